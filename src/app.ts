@@ -1,0 +1,81 @@
+// createApp(): middleware order, feature routers, error mapping and the OpenAPI document.
+import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "./env";
+import { requestId } from "./middleware/request-id";
+import { dbHandle } from "./middleware/db";
+import { authenticate } from "./middleware/auth";
+import { onError } from "./middleware/error-handler";
+import { ApiError, notFound } from "./platform/errors";
+import { validationHook } from "./platform/validation";
+import { REQUEST_LIMITS } from "./config";
+import { authRoutes } from "./auth/routes";
+import { accountRoutes } from "./account/routes";
+import { keyRoutes } from "./keys/routes";
+import { devRoutes } from "./dev/routes";
+import { siteRoutes, notFoundPage } from "./pages/routes";
+
+/** Routes that stream file bytes and so are exempt from the JSON body limit. */
+const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+)$/;
+
+export function createApi() {
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  api.use(authenticate());
+  api.route("/auth", authRoutes);
+  api.route("/account", accountRoutes);
+  api.route("/keys", keyRoutes);
+  api.route("/dev", devRoutes);
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "A session access token (JWT) or an API key (pk_ + 32 base58 characters).",
+  });
+  return api;
+}
+
+let openApiDocumentCache: { base: string; doc: unknown } | undefined;
+
+export function createApp() {
+  const api = createApi();
+  api.get("/openapi.json", (c) => c.json(openApiDocument(api, c.env)));
+
+  const app = new Hono<AppEnv>();
+  app.use(requestId());
+  app.use(dbHandle());
+  app.use(
+    "/api/v1/*",
+    async (c, next) => {
+      if (STREAMING_UPLOAD.test(c.req.path)) return next();
+      return bodyLimit({
+        maxSize: REQUEST_LIMITS.jsonBodyBytes,
+        onError: () => {
+          throw new ApiError(413, `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`, { code: "body_too_large" });
+        },
+      })(c, next);
+    },
+  );
+  app.route("/api/v1", api);
+  app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env) }));
+  app.notFound((c) => {
+    if (c.req.path.startsWith("/api/")) throw notFound(`No route for ${c.req.method} ${c.req.path}`);
+    return notFoundPage(c);
+  });
+  app.onError(onError);
+  return app;
+}
+
+function openApiDocument(api: OpenAPIHono<AppEnv>, env: Env) {
+  if (openApiDocumentCache?.base === env.BASE_URL) return openApiDocumentCache.doc;
+  const doc = api.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Image hosting API",
+      version: "1.0.0",
+      description: "JSON-over-HTTP API of the image host. Errors are `{ error, message, details }`; 429 is `{ error, retryAfter, remaining }`.",
+    },
+    servers: [{ url: env.BASE_URL }],
+  });
+  openApiDocumentCache = { base: env.BASE_URL, doc };
+  return doc;
+}

@@ -1,0 +1,132 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { emailTokens, users, type UserRow } from "../db/schema";
+import { newId } from "../platform/ids";
+import { randomToken, sha256Hex } from "../platform/crypto";
+import { burnPasswordCheck, hashPassword, verifyPassword } from "../platform/passwords";
+import { ApiError, badRequest, conflict } from "../platform/errors";
+import { SESSION } from "../config";
+import { queueMail } from "../mail/outbox";
+import { findLiveUserByEmail, findUserById } from "./queries";
+import { createSession } from "./sessions";
+import { countLoginAttempt, forgiveLoginAttempt } from "./login-guard";
+
+export type SignupInput = {
+  email: string;
+  password: string;
+  username: string;
+  firstName?: string;
+  lastName?: string;
+  ageConfirmed?: boolean;
+};
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+function isUniqueViolation(err: unknown): boolean {
+  return String((err as { cause?: unknown })?.cause ?? err).includes("UNIQUE constraint failed");
+}
+
+export async function signup(db: Db, env: Env, input: SignupInput) {
+  const email = normalizeEmail(input.email);
+  const now = new Date();
+  const user: UserRow = {
+    id: newId("usr"),
+    email,
+    username: input.username,
+    firstName: input.firstName ?? "",
+    lastName: input.lastName ?? "",
+    passwordHash: await hashPassword(input.password),
+    role: "user",
+    plan: "free",
+    ageConfirmed: input.ageConfirmed ?? false,
+    safeMode: true,
+    emailVerifiedAt: null,
+    storageUsed: 0,
+    storageReserved: 0,
+    bannedAt: null,
+    deletedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await db.insert(users).values(user);
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      const taken = await findLiveUserByEmail(db, email);
+      if (taken) throw conflict("An account with this e-mail already exists", "email_taken");
+      throw conflict("This username is taken", "username_taken");
+    }
+    throw err;
+  }
+  await sendVerification(db, env, user);
+  const session = await createSession(db, env, user.id);
+  return { user, session };
+}
+
+const invalidCredentials = () => new ApiError(401, "Invalid e-mail or password", { code: "invalid_credentials" });
+
+export async function login(db: Db, env: Env, emailInput: string, password: string, ip: string) {
+  const email = normalizeEmail(emailInput);
+  await countLoginAttempt(env, email, ip);
+  const user = await findLiveUserByEmail(db, email);
+  if (!user) {
+    await burnPasswordCheck(password);
+    throw invalidCredentials();
+  }
+  const result = await verifyPassword(password, user.passwordHash);
+  if (!result.ok) throw invalidCredentials();
+  if (user.bannedAt) throw new ApiError(403, "This account has been suspended", { code: "account_banned" });
+  await forgiveLoginAttempt(env, email, ip);
+  if (result.needsRehash) {
+    // Parameters were raised since this hash was made: upgrade it now that we hold the password.
+    await db.update(users).set({ passwordHash: await hashPassword(password), updatedAt: new Date() }).where(eq(users.id, user.id));
+  }
+  const session = await createSession(db, env, user.id);
+  return { user, session };
+}
+
+export async function sendVerification(db: Db, env: Env, user: Pick<UserRow, "id" | "email">) {
+  const token = randomToken();
+  const now = Date.now();
+  await db.insert(emailTokens).values({
+    tokenHash: await sha256Hex(token),
+    userId: user.id,
+    purpose: "verify_email",
+    createdAt: new Date(now),
+    expiresAt: new Date(now + SESSION.emailTokenSeconds * 1000),
+  });
+  const link = `${env.SITE_URL}/verify-email?token=${encodeURIComponent(token)}`;
+  await queueMail(db, env, {
+    to: user.email,
+    subject: "Verify your e-mail address",
+    kind: "verify_email",
+    text: `Welcome! Confirm your e-mail address by opening this link:\n${link}\n\nOr paste this verification token: ${token}\n\nThe link expires in 48 hours.`,
+  });
+}
+
+function adminEmails(env: Env): Set<string> {
+  return new Set(env.ADMIN_EMAILS.split(",").map(normalizeEmail).filter(Boolean));
+}
+
+/** Marks the address verified; the bootstrap admins named in ADMIN_EMAILS become admins at this moment. */
+export async function verifyEmail(db: Db, env: Env, token: string): Promise<UserRow> {
+  const tokenHash = await sha256Hex(token);
+  const now = new Date();
+  const used = await db
+    .update(emailTokens)
+    .set({ usedAt: now })
+    .where(and(eq(emailTokens.tokenHash, tokenHash), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
+    .returning({ userId: emailTokens.userId })
+    .get();
+  if (!used) throw badRequest("The verification token is invalid, used or expired", "invalid_token");
+  const user = await findUserById(db, used.userId);
+  if (!user || user.deletedAt) throw badRequest("The verification token is invalid, used or expired", "invalid_token");
+  const role = adminEmails(env).has(user.email) ? "admin" : user.role;
+  const updated = await db
+    .update(users)
+    .set({ emailVerifiedAt: user.emailVerifiedAt ?? now, role, updatedAt: now })
+    .where(eq(users.id, user.id))
+    .returning()
+    .get();
+  return updated;
+}

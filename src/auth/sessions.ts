@@ -1,0 +1,83 @@
+// Sessions: a refresh-token family (sessions row) plus short-lived access JWTs that name it (`sid`).
+// Refresh tokens are opaque, stored as SHA-256, single use; presenting a used one revokes the family.
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { refreshTokens, sessions, users } from "../db/schema";
+import { newId } from "../platform/ids";
+import { randomToken, sha256Hex } from "../platform/crypto";
+import { signToken } from "../platform/jwt";
+import { jwtConfig } from "../env";
+import { SESSION } from "../config";
+import { ApiError } from "../platform/errors";
+
+export type SessionBody = { access_token: string; refresh_token: string; expires_in: number; token_type: "Bearer" };
+
+const refreshRefused = (code: string) => new ApiError(401, "Invalid or expired refresh token", { code });
+
+async function issue(env: Env, userId: string, sessionId: string) {
+  const refresh = randomToken();
+  const now = Date.now();
+  const row = {
+    tokenHash: await sha256Hex(refresh),
+    sessionId,
+    createdAt: new Date(now),
+    expiresAt: new Date(now + SESSION.refreshTokenSeconds * 1000),
+  };
+  const access = await signToken(jwtConfig(env), { sub: userId, typ: "access", sid: sessionId }, SESSION.accessTokenSeconds);
+  const body: SessionBody = { access_token: access, refresh_token: refresh, expires_in: SESSION.accessTokenSeconds, token_type: "Bearer" };
+  return { row, body };
+}
+
+export async function createSession(db: Db, env: Env, userId: string): Promise<SessionBody> {
+  const sessionId = newId("ses");
+  const now = Date.now();
+  const { row, body } = await issue(env, userId, sessionId);
+  await db.batch([
+    db.insert(sessions).values({ id: sessionId, userId, createdAt: new Date(now), expiresAt: new Date(now + SESSION.refreshTokenSeconds * 1000) }),
+    db.insert(refreshTokens).values(row),
+  ]);
+  return body;
+}
+
+export async function revokeSession(db: Db, sessionId: string, reason: string): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ revokedAt: new Date(), revokedReason: reason })
+    .where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt)));
+}
+
+/** Rotates a refresh token. A retired token presented again revokes its whole family. */
+export async function refreshSession(db: Db, env: Env, presented: string): Promise<SessionBody> {
+  const tokenHash = await sha256Hex(presented);
+  const found = await db
+    .select({ token: refreshTokens, session: sessions, bannedAt: users.bannedAt, deletedAt: users.deletedAt })
+    .from(refreshTokens)
+    .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(refreshTokens.tokenHash, tokenHash))
+    .get();
+  const now = Date.now();
+  if (!found) throw refreshRefused("invalid_refresh_token");
+  const { token, session } = found;
+  if (session.revokedAt || found.bannedAt || found.deletedAt) throw refreshRefused("session_revoked");
+  if (token.usedAt) {
+    await revokeSession(db, session.id, "refresh_token_reuse");
+    throw refreshRefused("refresh_token_reused");
+  }
+  if (token.expiresAt.getTime() <= now || session.expiresAt.getTime() <= now) throw refreshRefused("refresh_token_expired");
+
+  // Retire the token atomically: of two concurrent refreshes with one token, exactly one wins
+  // and the other counts as reuse.
+  const retired = await db
+    .update(refreshTokens)
+    .set({ usedAt: new Date(now) })
+    .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.usedAt)))
+    .run();
+  if (retired.meta.changes !== 1) {
+    await revokeSession(db, session.id, "refresh_token_reuse");
+    throw refreshRefused("refresh_token_reused");
+  }
+  const { row, body } = await issue(env, session.userId, session.id);
+  await db.insert(refreshTokens).values(row);
+  return body;
+}

@@ -1,0 +1,43 @@
+import type { Db } from "./platform/db";
+import type { JwtConfig } from "./platform/jwt";
+import type { Plan, Role } from "./config";
+
+export type Permission = "read" | "upload" | "manage";
+export const PERMISSIONS: readonly Permission[] = ["read", "upload", "manage"];
+
+/** The authenticated user as the auth middleware loaded it (one query per request). */
+export type AuthUser = {
+  id: string;
+  email: string;
+  username: string;
+  role: Role;
+  plan: Plan;
+  ageConfirmed: boolean;
+  safeMode: boolean;
+  emailVerified: boolean;
+};
+
+/** Who is calling. Exactly one place (middleware/auth.ts) builds it; guards in middleware/guards.ts read it. */
+export type Principal =
+  | { kind: "anonymous"; ip: string }
+  | { kind: "session"; ip: string; user: AuthUser; sessionId: string }
+  | { kind: "key"; ip: string; user: AuthUser; keyId: string; permissions: Permission[] }
+  /** An anonymous uploader's scoped token: may PUT and finalize exactly one file. */
+  | { kind: "upload"; ip: string; fileId: string };
+
+export type AppEnv = {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    db: Db;
+    principal: Principal;
+  };
+};
+
+export function jwtConfig(env: Env): JwtConfig {
+  return { secret: env.JWT_SECRET, issuer: env.SITE_URL, audience: env.BASE_URL };
+}
+
+export function isDevEnvironment(env: Env): boolean {
+  return env.ENVIRONMENT === "development" || env.ENVIRONMENT === "test";
+}

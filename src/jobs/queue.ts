@@ -1,0 +1,41 @@
+// The queue consumer: each message names a job type; its handler is a plain function. Messages are acked
+// when the handler succeeds and retried with exponential backoff when it throws; after max_retries the
+// platform moves them to the dead-letter queue, whose consumer runs the type's `onDeadLetter`.
+export type JobMessage = { type: string; [key: string]: unknown };
+
+export type JobHandler = {
+  run: (env: Env, body: JobMessage) => Promise<void>;
+  /** Runs for messages that exhausted their retries (e.g. record `analysis: failed`). */
+  onDeadLetter?: (env: Env, body: JobMessage) => Promise<void>;
+};
+
+/** Features register their handlers here (the analysis job, the purge job, ...). */
+export const jobHandlers: Record<string, JobHandler> = {};
+
+export const DEAD_LETTER_QUEUE = "image-jobs-dlq";
+
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(600, 2 ** Math.max(0, attempts - 1) * 5);
+}
+
+export async function handleQueue(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
+  const deadLetters = batch.queue === DEAD_LETTER_QUEUE;
+  for (const message of batch.messages) {
+    const body = message.body;
+    const handler = body && typeof body.type === "string" ? jobHandlers[body.type] : undefined;
+    if (!handler) {
+      // A message nobody can handle will never succeed: drop it loudly instead of retrying forever.
+      console.error(`queue ${batch.queue}: no handler for message ${message.id}`, body?.type);
+      message.ack();
+      continue;
+    }
+    try {
+      if (deadLetters) await handler.onDeadLetter?.(env, body);
+      else await handler.run(env, body);
+      message.ack();
+    } catch (err) {
+      console.error(`queue ${batch.queue}: job ${body.type} failed (attempt ${message.attempts})`, err);
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// The cron trigger's work. Each task is a plain function over the database/bindings so tests can call it.
+import { and, isNotNull, lt, or } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { createDb } from "../platform/db";
+import { emailTokens, refreshTokens } from "../db/schema";
+
+/** Deletes refresh and e-mail tokens that can no longer be used (expired, or used more than a day ago). */
+export async function purgeDeadTokens(db: Db, now = Date.now()): Promise<{ refresh: number; email: number }> {
+  const cutoff = new Date(now);
+  const dayAgo = new Date(now - 24 * 3600 * 1000);
+  // A used refresh token is kept for a day so that its reuse is still recognised (and revokes the family).
+  const [refresh, email] = await Promise.all([
+    db.delete(refreshTokens).where(or(lt(refreshTokens.expiresAt, cutoff), and(isNotNull(refreshTokens.usedAt), lt(refreshTokens.usedAt, dayAgo)))).run(),
+    db.delete(emailTokens).where(or(lt(emailTokens.expiresAt, cutoff), isNotNull(emailTokens.usedAt))).run(),
+  ]);
+  return { refresh: refresh.meta.changes, email: email.meta.changes };
+}
+
+export type ScheduledTask = (env: Env, db: Db, now: number) => Promise<unknown>;
+
+/** Later features add their tasks (upload cleanup, purge) here. */
+export const scheduledTasks: Record<string, ScheduledTask> = {
+  purgeDeadTokens: (_env, db, now) => purgeDeadTokens(db, now),
+};
+
+export async function runScheduled(env: Env, now = Date.now()): Promise<Record<string, unknown>> {
+  const db = createDb(env.DB);
+  const results: Record<string, unknown> = {};
+  // Tasks are independent: one failing must not stop the others.
+  for (const [name, task] of Object.entries(scheduledTasks)) {
+    try {
+      results[name] = await task(env, db, now);
+    } catch (err) {
+      console.error(`scheduled task ${name} failed`, err);
+      results[name] = { error: String(err) };
+    }
+  }
+  return results;
+}

@@ -1,0 +1,114 @@
+// API keys: `pk_` + 32 base58 characters, shown once, stored as SHA-256 only.
+import { and, count, desc, eq, gt, isNull, or } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { apiKeys, users } from "../db/schema";
+import { API_KEYS } from "../config";
+import { ApiError, badRequest, notFound } from "../platform/errors";
+import { isBase58, randomBase58 } from "../platform/base58";
+import { sha256Hex } from "../platform/crypto";
+import { newId } from "../platform/ids";
+import type { AuthUser, Permission } from "../env";
+import { toAuthUser } from "../auth/queries";
+
+export function generateApiKey(): string {
+  return API_KEYS.prefix + randomBase58(API_KEYS.bodyLength);
+}
+
+export function isWellFormedApiKey(token: string): boolean {
+  const body = token.slice(API_KEYS.prefix.length);
+  return token.startsWith(API_KEYS.prefix) && body.length === API_KEYS.bodyLength && isBase58(body);
+}
+
+const keyError = (error: string, message: string, code: string) => new ApiError(401, message, { code }, error);
+
+/** Checks a presented key; answers with the contract's exact 401 texts. */
+export async function authenticateApiKey(
+  db: Db,
+  token: string,
+  ctx: { waitUntil(promise: Promise<unknown>): void },
+): Promise<{ keyId: string; user: AuthUser; permissions: Permission[] }> {
+  if (!isWellFormedApiKey(token)) throw keyError("Invalid API key", "The API key is malformed or unknown", "invalid_api_key");
+  const row = await db
+    .select({ key: apiKeys, user: users })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(eq(apiKeys.keyHash, await sha256Hex(token)))
+    .get();
+  if (!row) throw keyError("Invalid API key", "The API key is malformed or unknown", "invalid_api_key");
+  const now = Date.now();
+  if (row.key.revokedAt || row.user.deletedAt) throw keyError("API key has been revoked", "This API key has been revoked", "api_key_revoked");
+  if (row.user.bannedAt) throw keyError("API key has been revoked", "The account that owns this key is suspended", "account_banned");
+  if (row.key.expiresAt && row.key.expiresAt.getTime() <= now) {
+    throw keyError("API key has expired", "This API key has expired", "api_key_expired");
+  }
+  const last = row.key.lastUsedAt?.getTime() ?? 0;
+  if (now - last > API_KEYS.lastUsedWriteIntervalSeconds * 1000) {
+    // Written at most once per interval per key, after the response: keys are not a D1 write per request.
+    ctx.waitUntil(
+      db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, row.key.id)).run().catch(() => undefined),
+    );
+  }
+  return { keyId: row.key.id, user: toAuthUser(row.user), permissions: row.key.permissions };
+}
+
+export function keyResource(k: typeof apiKeys.$inferSelect) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    permissions: k.permissions,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    createdAt: k.createdAt.toISOString(),
+    revokedAt: k.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export async function createApiKey(
+  db: Db,
+  user: AuthUser,
+  input: { name: string; permissions: Permission[]; expiresAt?: Date },
+) {
+  if (!user.emailVerified) {
+    throw new ApiError(403, "Verify your e-mail address before creating API keys", { code: "email_not_verified" });
+  }
+  const now = new Date();
+  const active = await db
+    .select({ n: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))))
+    .get();
+  if ((active?.n ?? 0) >= API_KEYS.maxPerUser) {
+    throw badRequest(`At most ${API_KEYS.maxPerUser} active API keys per account; revoke one first`, "too_many_keys");
+  }
+  const key = generateApiKey();
+  const row = {
+    id: newId("key"),
+    userId: user.id,
+    name: input.name,
+    keyHash: await sha256Hex(key),
+    prefix: key.slice(0, API_KEYS.displayPrefixLength),
+    permissions: [...new Set(input.permissions)],
+    expiresAt: input.expiresAt ?? null,
+    lastUsedAt: null,
+    revokedAt: null,
+    createdAt: now,
+  };
+  await db.insert(apiKeys).values(row);
+  return { key, resource: keyResource(row) };
+}
+
+export async function listApiKeys(db: Db, userId: string, limit: number, offset: number) {
+  const [rows, total] = await Promise.all([
+    db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.userId, userId)).get(),
+  ]);
+  const n = total?.n ?? 0;
+  return { keys: rows.map(keyResource), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
+}
+
+export async function revokeApiKey(db: Db, userId: string, keyId: string) {
+  const row = await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))).get();
+  if (!row) throw notFound("API key not found");
+  if (!row.revokedAt) await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
+}

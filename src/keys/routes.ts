@@ -1,0 +1,108 @@
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { PERMISSIONS, type AppEnv } from "../env";
+import { sessionOnly, sessionPrincipal } from "../middleware/guards";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { validationHook } from "../platform/validation";
+import { createApiKey, listApiKeys, revokeApiKey } from "./keys";
+import { Pagination, PageQuery } from "../platform/pagination";
+
+export const keyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const tags = ["API keys"];
+
+const Permission = z.enum(PERMISSIONS as unknown as ["read", "upload", "manage"]);
+
+const CreateKeyRequest = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    permissions: z.array(Permission).min(1).max(3).default(["read", "upload"]),
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .refine((v) => v === undefined || Date.parse(v) > Date.now(), "expiresAt must be in the future"),
+  })
+  .strict()
+  .openapi("CreateApiKeyRequest");
+
+const ApiKey = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string().openapi({ example: "pk_4hQ2vZ" }),
+    permissions: z.array(Permission),
+    expiresAt: z.string().nullable(),
+    lastUsedAt: z.string().nullable(),
+    createdAt: z.string(),
+    revokedAt: z.string().nullable(),
+  })
+  .openapi("ApiKey");
+
+const CreatedKey = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    key: z.string().openapi({ description: "The full key. Shown only in this response." }),
+    prefix: z.string(),
+    permissions: z.array(Permission),
+    expiresAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .openapi("CreatedApiKey");
+
+keyRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/",
+    tags,
+    summary: "Create an API key",
+    description: "Session only; the e-mail address must be verified. The key is returned once and stored only as a hash.",
+    security: bearer,
+    middleware: [sessionOnly()] as const,
+    request: { body: jsonBody(CreateKeyRequest) },
+    responses: { 201: json(CreatedKey, "Created"), ...errors(400, 401, 403) },
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    const { key, resource } = await createApiKey(c.get("db"), sessionPrincipal(c.get("principal")).user, {
+      name: input.name,
+      permissions: input.permissions,
+      expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined,
+    });
+    const { id, name, prefix, permissions, expiresAt, createdAt } = resource;
+    return c.json({ id, name, key, prefix, permissions, expiresAt, createdAt }, 201);
+  },
+);
+
+keyRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    tags,
+    summary: "List your API keys",
+    security: bearer,
+    middleware: [sessionOnly()] as const,
+    request: { query: PageQuery },
+    responses: { 200: json(z.object({ keys: z.array(ApiKey), pagination: Pagination }), "Keys"), ...errors(400, 401, 403) },
+  }),
+  async (c) => {
+    const { limit, offset } = c.req.valid("query");
+    return c.json(await listApiKeys(c.get("db"), sessionPrincipal(c.get("principal")).user.id, limit, offset), 200);
+  },
+);
+
+keyRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/{id}",
+    tags,
+    summary: "Revoke an API key",
+    description: "Takes effect on the very next request made with the key.",
+    security: bearer,
+    middleware: [sessionOnly()] as const,
+    request: { params: z.object({ id: z.string().max(64) }) },
+    responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404) },
+  }),
+  async (c) => {
+    await revokeApiKey(c.get("db"), sessionPrincipal(c.get("principal")).user.id, c.req.valid("param").id);
+    return c.json({ message: "API key revoked" }, 200);
+  },
+);

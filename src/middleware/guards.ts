@@ -1,0 +1,58 @@
+// Who may call a route. Routes list their guard in createRoute({ middleware }) so it is visible beside them.
+import { createMiddleware } from "hono/factory";
+import type { AppEnv, AuthUser, Permission, Principal } from "../env";
+import type { Role } from "../config";
+import { ApiError, forbidden, unauthorized } from "../platform/errors";
+
+export const API_KEY_SCOPE_MESSAGE =
+  "API keys can only access /upload, /files, /albums and POST /moderation/report; sign in for this endpoint";
+
+const apiKeyRefused = () => new ApiError(403, API_KEY_SCOPE_MESSAGE, { code: "api_key_not_allowed" }, "Forbidden");
+
+/** Anonymous callers welcome, API keys refused (signup, login, verify-email). */
+export const noApiKey = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (c.get("principal").kind === "key") throw apiKeyRefused();
+    await next();
+  });
+
+/** Session-only endpoints: an API key gets 403, no credentials get 401. */
+export const sessionOnly = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const p = c.get("principal");
+    if (p.kind === "key") throw apiKeyRefused();
+    if (p.kind !== "session") throw unauthorized();
+    await next();
+  });
+
+/** A signed-in user (session) or an API key holding `permission`. */
+export const requirePermission = (permission: Permission) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const p = c.get("principal");
+    if (p.kind === "anonymous" || p.kind === "upload") throw unauthorized();
+    if (p.kind === "key" && !p.permissions.includes(permission)) {
+      throw new ApiError(403, `This API key lacks the '${permission}' permission`, { code: "missing_permission", permission });
+    }
+    await next();
+  });
+
+/** Session-only and one of `roles` (moderation, admin). */
+export const requireRole = (...roles: Role[]) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const p = c.get("principal");
+    if (p.kind === "key") throw apiKeyRefused();
+    if (p.kind !== "session") throw unauthorized();
+    if (!roles.includes(p.user.role)) throw forbidden("Your role does not allow this", "insufficient_role");
+    await next();
+  });
+
+/** The user behind a session or key principal; guards have already refused everyone else. */
+export function callerUser(p: Principal): AuthUser {
+  if (p.kind === "session" || p.kind === "key") return p.user;
+  throw unauthorized();
+}
+
+export function sessionPrincipal(p: Principal): Extract<Principal, { kind: "session" }> {
+  if (p.kind !== "session") throw unauthorized();
+  return p;
+}

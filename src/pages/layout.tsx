@@ -1,0 +1,24 @@
+import type { Child } from "hono/jsx";
+
+export function Layout(props: { title: string; children: Child; description?: string }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{props.title}</title>
+        {props.description ? <meta name="description" content={props.description} /> : null}
+        <link rel="stylesheet" href="/assets/site.css" />
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/">imghost</a>
+          <nav>
+            <a href="/docs">API reference</a>
+          </nav>
+        </header>
+        <main>{props.children}</main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,55 @@
+// The site surface ({site_url}): server-rendered pages. Later features add their pages here.
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../env";
+import { Layout } from "./layout";
+import { DocsPage } from "./docs";
+import { SITE_CSS } from "./site.css";
+
+/** Pages load nothing but our own stylesheet and scripts; frames, plugins and foreign forms are refused. */
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data: https: http:; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+function pageHeaders(c: Context<AppEnv>) {
+  c.header("Content-Security-Policy", PAGE_CSP);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "strict-origin-when-cross-origin");
+  c.header("X-Frame-Options", "DENY");
+}
+
+export function notFoundPage(c: Context<AppEnv>) {
+  pageHeaders(c);
+  return c.html(
+    <Layout title="Not found">
+      <h1>Not found</h1>
+      <p>There is nothing at this address.</p>
+    </Layout>,
+    404,
+  );
+}
+
+export function siteRoutes(deps: { openApi: (env: Env) => unknown }) {
+  const site = new Hono<AppEnv>();
+
+  site.get("/assets/site.css", (c) => {
+    c.header("Cache-Control", "public, max-age=3600");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(SITE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+
+  site.get("/", (c) => {
+    pageHeaders(c);
+    return c.html(
+      <Layout title="imghost: image hosting at the edge">
+        <h1>Image hosting at the edge</h1>
+        <p>Upload images, organise them in albums and share short links. Developers: see the <a href="/docs">API reference</a>.</p>
+      </Layout>,
+    );
+  });
+
+  site.get("/docs", (c) => {
+    pageHeaders(c);
+    return c.html(<DocsPage doc={deps.openApi(c.env) as Parameters<typeof DocsPage>[0]["doc"]} />);
+  });
+
+  return site;
+}

@@ -1,0 +1,55 @@
+// One worker answers four public addresses ({base_url}, {image_url}, {cdn_url}, {site_url}). Each may be a
+// path prefix on one host (local) or a host of its own (production). dispatch() maps a public URL onto the
+// internal mount points of the app (/api/v1, /i, /cdn, /), so routes never care which form is configured.
+
+export type Surface = "api" | "image" | "cdn" | "site";
+
+const INTERNAL: Record<Surface, string> = { api: "/api/v1", image: "/i", cdn: "/cdn", site: "" };
+
+type Mount = { surface: Surface; host: string; prefix: string };
+
+let cached: { key: string; mounts: Mount[] } | undefined;
+
+function mounts(env: Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL">): Mount[] {
+  const key = `${env.BASE_URL}|${env.IMAGE_URL}|${env.CDN_URL}|${env.SITE_URL}`;
+  if (cached?.key === key) return cached.mounts;
+  const list: Mount[] = (
+    [
+      ["api", env.BASE_URL],
+      ["image", env.IMAGE_URL],
+      ["cdn", env.CDN_URL],
+      ["site", env.SITE_URL],
+    ] as const
+  ).map(([surface, url]) => {
+    const u = new URL(url);
+    return { surface, host: u.host, prefix: u.pathname.replace(/\/+$/, "") };
+  });
+  // Longest prefix first, so /api/v1 wins over the site's root on a shared host.
+  list.sort((a, b) => b.prefix.length - a.prefix.length);
+  cached = { key, mounts: list };
+  return list;
+}
+
+function underPrefix(path: string, prefix: string): boolean {
+  return prefix === "" || path === prefix || path.startsWith(prefix + "/");
+}
+
+/** The internal path for a public URL; matches on host and prefix, else on prefix alone (any host). */
+export function internalPath(url: URL, env: Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL">): { surface: Surface; path: string } {
+  const all = mounts(env);
+  const hit =
+    all.find((m) => m.host === url.host && underPrefix(url.pathname, m.prefix)) ??
+    all.find((m) => underPrefix(url.pathname, m.prefix));
+  if (!hit) return { surface: "site", path: url.pathname };
+  const rest = url.pathname.slice(hit.prefix.length);
+  return { surface: hit.surface, path: INTERNAL[hit.surface] + (rest.startsWith("/") ? rest : "/" + rest) };
+}
+
+/** Rewrites the request for the app when the public path differs from the internal one. */
+export function dispatch(request: Request, env: Env): Request {
+  const url = new URL(request.url);
+  const { path } = internalPath(url, env);
+  if (path === url.pathname) return request;
+  url.pathname = path;
+  return new Request(url, request);
+}

@@ -1,0 +1,27 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            ENVIRONMENT: "test",
+            JWT_SECRET: "test-secret-for-vitest-only-0123456789abcdef",
+            ADMIN_EMAILS: "root@example.com",
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ["test/**/*.test.ts"],
+      setupFiles: ["./test/support/apply-migrations.ts"],
+      testTimeout: 30_000,
+    },
+  };
+});
