@@ -1,6 +1,6 @@
 // The one drizzle schema. `npm run db:generate` turns changes here into a migration under migrations/.
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 const createdAt = () => integer("created_at", { mode: "timestamp_ms" }).notNull();
 
@@ -110,3 +110,251 @@ export const outbox = sqliteTable(
 
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+// ---------------------------------------------------------------------------------------------------------
+// Files and uploads (uploads/, files/, serving/, analysis/)
+
+export const VISIBILITIES = ["public", "unlisted", "private"] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export const files = sqliteTable(
+  "files",
+  {
+    id: text("id").primaryKey(),
+    /** Null for anonymous uploads. */
+    userId: text("user_id").references(() => users.id),
+    title: text("title").notNull().default(""),
+    description: text("description").notNull().default(""),
+    /** The sanitised client filename, as it appears in storeKey and the CDN link. */
+    filename: text("filename").notNull(),
+    mime: text("mime").notNull(),
+    bytes: integer("bytes").notNull(),
+    width: integer("width"),
+    height: integer("height"),
+    /** Hex SHA-256 of the original bytes: the exact-duplicate key. Null until known (multipart without one). */
+    sha256: text("sha256"),
+    storeKey: text("store_key").notNull(),
+    storeEtag: text("store_etag"),
+    thumbKey: text("thumb_key"),
+    visibility: text("visibility", { enum: VISIBILITIES }).notNull().default("public"),
+    /** created -> uploaded (bytes stored, status "ready") -> finalized; failed when verification failed. */
+    state: text("state", { enum: ["created", "uploaded", "finalized", "failed"] }).notNull().default("created"),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    hotlinkPolicy: text("hotlink_policy", { enum: ["allow", "whitelist", "block"] }).notNull().default("allow"),
+    hotlinkDomains: text("hotlink_domains", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    viewCount: integer("view_count").notNull().default(0),
+    downloadCount: integer("download_count").notNull().default(0),
+    nsfwScore: real("nsfw_score"),
+    /** Client-sent hint; the server's own score never goes below it (decisions.md § Uploads). */
+    clientNsfwScore: real("client_nsfw_score"),
+    ageRestricted: integer("age_restricted", { mode: "boolean" }).notNull().default(false),
+    /** Set by a moderator: overrides the score either way. */
+    ageRestrictedOverride: integer("age_restricted_override", { mode: "boolean" }),
+    phash: text("phash"),
+    /** Client-sent phash hint, used until the server's analysis lands. */
+    clientPhash: text("client_phash"),
+    analysis: text("analysis", { enum: ["none", "pending", "done", "failed"] }).notNull().default("none"),
+    analysisError: text("analysis_error"),
+    analyzedAt: integer("analyzed_at", { mode: "timestamp_ms" }),
+    /** SHA-256 hex of an anonymous uploader's delete token. */
+    deleteTokenHash: text("delete_token_hash"),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
+    deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),
+    /** Hidden while a high-priority report is under review (csam, terrorism). */
+    hiddenAt: integer("hidden_at", { mode: "timestamp_ms" }),
+    /** Banned by a moderator (ban_file, remove_file) or because its owner was banned. */
+    bannedAt: integer("banned_at", { mode: "timestamp_ms" }),
+    /** Matched the blocklist at analysis. */
+    quarantinedAt: integer("quarantined_at", { mode: "timestamp_ms" }),
+    /** When storage objects were removed and quota released; the row stays for 410s and audit. */
+    purgedAt: integer("purged_at", { mode: "timestamp_ms" }),
+    finalizedAt: integer("finalized_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    index("files_user_created").on(t.userId, t.createdAt),
+    index("files_user_views").on(t.userId, t.viewCount),
+    index("files_user_bytes").on(t.userId, t.bytes),
+    index("files_user_sha256").on(t.userId, t.sha256),
+    index("files_expires").on(t.expiresAt),
+    index("files_deleted").on(t.deletedAt),
+    index("files_state_created").on(t.state, t.createdAt),
+  ],
+);
+
+export const uploads = sqliteTable(
+  "uploads",
+  {
+    id: text("id").primaryKey(),
+    fileId: text("file_id").notNull().references(() => files.id),
+    userId: text("user_id").references(() => users.id),
+    kind: text("kind", { enum: ["direct", "multipart"] }).notNull(),
+    /** pending -> uploaded (direct PUT / multipart complete) -> finalized; or aborted / failed / expired. */
+    state: text("state", { enum: ["pending", "uploaded", "finalized", "aborted", "failed", "expired"] }).notNull().default("pending"),
+    bytes: integer("bytes").notNull(),
+    sha256: text("sha256"),
+    /** Quota held for this upload until finalize commits it or cleanup releases it; 0 once settled. */
+    reservedBytes: integer("reserved_bytes").notNull().default(0),
+    /** R2 multipart upload id. */
+    r2UploadId: text("r2_upload_id"),
+    partSize: integer("part_size"),
+    partCount: integer("part_count"),
+    storeEtag: text("store_etag"),
+    /** The finalize response, stored so a repeated finalize answers the same body. */
+    finalizeResponse: text("finalize_response", { mode: "json" }),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("uploads_file").on(t.fileId), index("uploads_state_expires").on(t.state, t.expiresAt), index("uploads_user").on(t.userId)],
+);
+
+export const uploadParts = sqliteTable(
+  "upload_parts",
+  {
+    uploadId: text("upload_id").notNull().references(() => uploads.id),
+    partNumber: integer("part_number").notNull(),
+    etag: text("etag").notNull(),
+    bytes: integer("bytes").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.uploadId, t.partNumber] })],
+);
+
+/**
+ * Perceptual-hash index for near-duplicate lookups without full scans (multi-index hashing): each 64-bit
+ * phash is split into bands; a row per (owner, band, value). `owner` is a user id, or "blocklist".
+ */
+export const phashBands = sqliteTable(
+  "phash_bands",
+  {
+    owner: text("owner").notNull(),
+    band: integer("band").notNull(),
+    value: integer("value").notNull(),
+    /** A file id, or a blocklist entry id. */
+    ref: text("ref").notNull(),
+    phash: text("phash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.band, t.value, t.ref] }), index("phash_bands_ref").on(t.ref)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Albums
+
+export const albums = sqliteTable(
+  "albums",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    visibility: text("visibility", { enum: VISIBILITIES }).notNull().default("public"),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** Self-describing password hash (platform/passwords.ts); null when the album has no password. */
+    passwordHash: text("password_hash"),
+    coverFileId: text("cover_file_id"),
+    viewCount: integer("view_count").notNull().default(0),
+    fileCount: integer("file_count").notNull().default(0),
+    deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("albums_user_created").on(t.userId, t.createdAt)],
+);
+
+export const albumFiles = sqliteTable(
+  "album_files",
+  {
+    albumId: text("album_id").notNull().references(() => albums.id),
+    fileId: text("file_id").notNull().references(() => files.id),
+    addedAt: integer("added_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.albumId, t.fileId] }), index("album_files_file").on(t.fileId), index("album_files_album_added").on(t.albumId, t.addedAt)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Moderation, audit, billing
+
+export const REPORT_REASONS = ["csam", "terrorism", "adult_content", "violence", "harassment", "hate_speech", "self_harm", "spam", "copyright", "other"] as const;
+
+export const reports = sqliteTable(
+  "reports",
+  {
+    id: text("id").primaryKey(),
+    fileId: text("file_id").notNull(),
+    reason: text("reason", { enum: REPORT_REASONS }).notNull(),
+    details: text("details").notNull().default(""),
+    email: text("email"),
+    reporterUserId: text("reporter_user_id"),
+    /** SHA-256 of the reporter's IP: enough to spot abuse, not enough to identify anyone. */
+    reporterIpHash: text("reporter_ip_hash"),
+    priority: text("priority", { enum: ["high", "normal"] }).notNull().default("normal"),
+    status: text("status", { enum: ["pending", "resolved"] }).notNull().default("pending"),
+    /** Repeated reports of one file aggregate into the open report. */
+    reportCount: integer("report_count").notNull().default(1),
+    action: text("action", { enum: ["dismiss", "remove_file", "ban_file", "ban_user"] }),
+    resolvedBy: text("resolved_by"),
+    resolvedAt: integer("resolved_at", { mode: "timestamp_ms" }),
+    note: text("note"),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    index("reports_queue").on(t.status, t.priority, t.createdAt),
+    uniqueIndex("reports_open_per_file").on(t.fileId).where(sql`status = 'pending'`),
+    index("reports_reporter").on(t.reporterUserId),
+  ],
+);
+
+export const blocklist = sqliteTable("blocklist", {
+  id: text("id").primaryKey(),
+  phash: text("phash").notNull(),
+  sourceFileId: text("source_file_id"),
+  reportId: text("report_id"),
+  createdBy: text("created_by"),
+  createdAt: createdAt(),
+});
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: text("id").primaryKey(),
+    actorId: text("actor_id"),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_target").on(t.targetType, t.targetId), index("audit_created").on(t.createdAt)],
+);
+
+export const planChanges = sqliteTable(
+  "plan_changes",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    fromPlan: text("from_plan").notNull(),
+    toPlan: text("to_plan").notNull(),
+    provider: text("provider").notNull(),
+    status: text("status", { enum: ["pending", "applied", "rejected", "cancelled"] }).notNull().default("pending"),
+    providerRef: text("provider_ref"),
+    decidedBy: text("decided_by"),
+    decidedAt: integer("decided_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("plan_changes_user").on(t.userId, t.createdAt), index("plan_changes_status").on(t.status, t.createdAt)],
+);
+
+/** Webhook event ids already applied: a replayed delivery changes nothing. */
+export const webhookEvents = sqliteTable("webhook_events", {
+  id: text("id").primaryKey(),
+  provider: text("provider").notNull(),
+  receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+export type FileRow = typeof files.$inferSelect;
+export type UploadRow = typeof uploads.$inferSelect;
+export type AlbumRow = typeof albums.$inferSelect;
+export type ReportRow = typeof reports.$inferSelect;

@@ -83,5 +83,5 @@ export class RateLimiter extends DurableObject<Env> {
 
 /** The stub for one subject, e.g. `user:usr_...`, `ip:203.0.113.9`, `login-email:a@b.c`. */
 export function limiterFor(env: Env, subject: string): DurableObjectStub<RateLimiter> {
-  return (env.RATE_LIMITER as unknown as DurableObjectNamespace<RateLimiter>).getByName(subject);
+  return env.RATE_LIMITER.getByName(subject);
 }
