@@ -1,0 +1,25 @@
+// The routes an API key may never use (api-v1.md § Authentication, rule 5; decisions.md § API keys).
+// Table-driven so later features only append rows: every row is checked by test/skeleton/permission-matrix.test.ts
+// for "API key -> 403 Forbidden with 'API keys can only access'" and "anonymous -> 401".
+// `body` is a valid-looking body so a guard, not validation, decides the answer.
+
+export type GuardedRoute = { method: string; path: string; body?: unknown };
+
+/** Session-only: an API key gets 403 (contract message), no credentials get 401. */
+export const SESSION_ONLY_ROUTES: GuardedRoute[] = [
+  { method: "POST", path: "/auth/logout" },
+  { method: "POST", path: "/auth/resend-verification" },
+  { method: "POST", path: "/keys", body: { name: "x" } },
+  { method: "GET", path: "/keys" },
+  { method: "DELETE", path: "/keys/key_V1StGXR8_Z5jdHi6B-myT" },
+  { method: "GET", path: "/account" },
+  { method: "PATCH", path: "/account", body: { safeMode: true } },
+];
+
+/** Anonymous welcome, API keys refused with 403 (signup, login, refresh, verify-email). */
+export const NO_API_KEY_ROUTES: GuardedRoute[] = [
+  { method: "POST", path: "/auth/signup", body: { email: "nobody@example.com", password: "long enough password", username: "nobody" } },
+  { method: "POST", path: "/auth/login", body: { email: "nobody@example.com", password: "long enough password" } },
+  { method: "POST", path: "/auth/refresh", body: { refresh_token: "not-a-real-token" } },
+  { method: "POST", path: "/auth/verify-email", body: { token: "not-a-real-token" } },
+];
