@@ -5,6 +5,7 @@ import { handleQueue, type JobMessage } from "./jobs/queue";
 import { runScheduled } from "./jobs/scheduled";
 
 export { RateLimiter } from "./limits/rate-limiter";
+export { ViewCounter } from "./serving/view-counter";
 
 const app = createApp();
 

@@ -1,0 +1,182 @@
+// View and download counting without a D1 write per request.
+//
+// Each hit is one RPC (sent after the response, via waitUntil) to a ViewCounter Durable Object chosen by a
+// stable hash of the counted thing: VIEW_COUNTER.shards objects in all. A shard adds the hit to a SQLite row
+// and, at most every VIEW_COUNTER.flushDelayMs, writes all its pending counts to D1 in one batch.
+//
+// Exactly-once into D1 over an at-least-once flush: the shard never sends "+n". For each key it keeps
+//   base    = the D1 value when the shard began counting the key (read from D1 once, at its first flush)
+//   counted = hits received since then          flushed = the part of `counted` already written
+// and writes the absolute value `col = MAX(col, base + counted)`. Repeating a flush after a crash (the alarm
+// is retried) writes the same number again, so nothing is counted twice; and since the hit is stored in
+// the shard's SQLite before the RPC answers, nothing acknowledged is lost. Rows whose counts are all
+// written are dropped; the next hit re-reads the base from D1, which by then holds everything written.
+// This is correct because a key is only ever written by its one shard (the mapping never changes at runtime).
+import { DurableObject } from "cloudflare:workers";
+import { VIEW_COUNTER } from "../config";
+
+export type CounterKind = "file_view" | "file_download" | "album_view";
+
+/** Where each kind lands in D1. Fixed identifiers, never from input. */
+const TARGETS: Record<CounterKind, { table: "files" | "albums"; column: "view_count" | "download_count" }> = {
+  file_view: { table: "files", column: "view_count" },
+  file_download: { table: "files", column: "download_count" },
+  album_view: { table: "albums", column: "view_count" },
+};
+
+const KINDS = Object.keys(TARGETS) as CounterKind[];
+
+type Row = { kind: CounterKind; id: string; base: number | null; counted: number; flushed: number };
+
+/** D1 binds at most 100 parameters per statement. */
+const IDS_PER_QUERY = 90;
+
+export class ViewCounter extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private alarmArmed = false;
+  private flushing: Promise<number> | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(
+      `CREATE TABLE IF NOT EXISTS counters (
+         kind TEXT NOT NULL, id TEXT NOT NULL, base INTEGER, counted INTEGER NOT NULL, flushed INTEGER NOT NULL DEFAULT 0,
+         PRIMARY KEY (kind, id))`,
+    );
+  }
+
+  /** Counts `n` hits. Stored before the RPC answers (output gate), flushed to D1 by the alarm. */
+  add(kind: CounterKind, id: string, n = 1): void {
+    if (!KINDS.includes(kind) || typeof id !== "string" || id.length > 64 || !Number.isSafeInteger(n) || n < 1) return;
+    this.sql.exec(
+      `INSERT INTO counters (kind, id, base, counted, flushed) VALUES (?, ?, NULL, ?, 0)
+       ON CONFLICT (kind, id) DO UPDATE SET counted = counted + excluded.counted`,
+      kind,
+      id,
+      n,
+    );
+    this.armAlarm();
+  }
+
+  /** Hits received but not yet written to D1. */
+  pending(): number {
+    return this.sql.exec<{ n: number | null }>("SELECT SUM(counted - flushed) AS n FROM counters").one().n ?? 0;
+  }
+
+  /** Writes everything pending now (tests and shutdown drains); returns the number of keys written. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < 100; i++) {
+      const n = await this.flush();
+      total += n;
+      if (n === 0 || this.pending() === 0) break;
+    }
+    return total;
+  }
+
+  override async alarm(): Promise<void> {
+    this.alarmArmed = false;
+    await this.flush();
+    if (this.pending() > 0) {
+      // More than one batch was waiting, or hits came in during the flush.
+      this.alarmArmed = true;
+      await this.ctx.storage.setAlarm(Date.now() + VIEW_COUNTER.flushDelayMs);
+    }
+  }
+
+  /** One batch; concurrent callers share the flush in progress. */
+  flush(): Promise<number> {
+    this.flushing ??= this.flushBatch().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+
+  private armAlarm() {
+    if (this.alarmArmed) return;
+    this.alarmArmed = true;
+    // Not awaited: the hit is already stored; an alarm that fails to be set is re-armed by the next hit of
+    // a fresh instance, and pending rows survive in storage meanwhile.
+    void this.ctx.storage
+      .getAlarm()
+      .then((at) => (at === null ? this.ctx.storage.setAlarm(Date.now() + VIEW_COUNTER.flushDelayMs) : undefined))
+      .catch(() => {
+        this.alarmArmed = false;
+      });
+  }
+
+  private async flushBatch(): Promise<number> {
+    const rows = this.sql
+      .exec<Row>("SELECT kind, id, base, counted, flushed FROM counters WHERE counted > flushed LIMIT ?", VIEW_COUNTER.flushBatch)
+      .toArray();
+    if (rows.length === 0) return 0;
+
+    await this.loadBases(rows.filter((r) => r.base === null));
+
+    // Re-read: hits may have arrived while the bases loaded; the snapshot below is what this flush writes.
+    const ready = rows
+      .map((r) => this.sql.exec<Row>("SELECT kind, id, base, counted, flushed FROM counters WHERE kind = ? AND id = ?", r.kind, r.id).toArray()[0])
+      .filter((r): r is Row => !!r && r.base !== null && r.counted > r.flushed);
+    if (ready.length === 0) return 0;
+
+    await this.env.DB.batch(
+      ready.map((r) => {
+        const { table, column } = TARGETS[r.kind];
+        return this.env.DB.prepare(`UPDATE ${table} SET ${column} = MAX(${column}, ?) WHERE id = ?`).bind((r.base ?? 0) + r.counted, r.id);
+      }),
+    );
+
+    for (const r of ready) {
+      this.sql.exec("UPDATE counters SET flushed = MAX(flushed, ?) WHERE kind = ? AND id = ?", r.counted, r.kind, r.id);
+    }
+    this.sql.exec("DELETE FROM counters WHERE counted = flushed");
+    return ready.length;
+  }
+
+  /** Reads D1's current value for keys this shard has not based yet; keys whose row is gone are dropped. */
+  private async loadBases(rows: Row[]) {
+    for (const kind of KINDS) {
+      const ids = rows.filter((r) => r.kind === kind).map((r) => r.id);
+      const { table, column } = TARGETS[kind];
+      for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+        const chunk = ids.slice(i, i + IDS_PER_QUERY);
+        const found = await this.env.DB.prepare(`SELECT id, ${column} AS value FROM ${table} WHERE id IN (${chunk.map(() => "?").join(",")})`)
+          .bind(...chunk)
+          .all<{ id: string; value: number }>();
+        const values = new Map(found.results.map((r) => [r.id, r.value]));
+        for (const id of chunk) {
+          const value = values.get(id);
+          if (value === undefined) this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);
+          else this.sql.exec("UPDATE counters SET base = ? WHERE kind = ? AND id = ? AND base IS NULL", value, kind, id);
+        }
+      }
+    }
+  }
+}
+
+/** FNV-1a: a stable, well-spread shard number for a key. */
+function shardOf(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % VIEW_COUNTER.shards;
+}
+
+export function viewCounterFor(env: Env, id: string): DurableObjectStub<ViewCounter> {
+  return env.VIEW_COUNTER.getByName(`views:${shardOf(id)}`);
+}
+
+type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
+
+/** Counts a hit after the response is sent; one retry covers a transient RPC failure. */
+export function countHit(env: Env, ctx: WaitUntil, kind: CounterKind, id: string): void {
+  const send = () => viewCounterFor(env, id).add(kind, id);
+  ctx.waitUntil(
+    send()
+      .catch(() => send())
+      .catch((err) => console.error(`view counter: lost a ${kind} hit for ${id}`, err)),
+  );
+}
