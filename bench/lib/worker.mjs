@@ -1,0 +1,207 @@
+// Starts `wrangler dev` for a benchmark: a given wrangler config on a given port, local state in a fresh
+// temporary --persist-to directory (so runs never touch .wrangler/state or each other), D1 migrations
+// applied there first when the config has a D1 database. Returns once the worker answers HTTP.
+//
+// The worker is bundled ONCE up front (`wrangler deploy --dry-run --outdir`, the deploy bundler) and served
+// with `wrangler dev --no-bundle`: wrangler dev otherwise watches the sources and restarts the worker in the
+// middle of a measurement whenever anyone edits a file under src/.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = path.join(root, "node_modules", ".bin");
+
+/** The environment wrangler needs here: no metrics, no request.cf fetch, no banner; node_modules/.bin first so its Node 22 runs it. */
+export function wranglerEnv(extra = {}) {
+  return {
+    ...process.env,
+    PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`,
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    WRANGLER_HIDE_BANNER: "true",
+    WRANGLER_LOG: process.env.WRANGLER_LOG ?? "warn",
+    ...extra,
+  };
+}
+
+/** The public-address vars of the app for a worker listening on `port` (all four surfaces as path prefixes). */
+export function appVars(port) {
+  const origin = `http://127.0.0.1:${port}`;
+  return { BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin };
+}
+
+const running = new Set();
+let exitHooked = false;
+function hookExit() {
+  if (exitHooked) return;
+  exitHooked = true;
+  const killAll = () => {
+    for (const child of running) killGroup(child, "SIGKILL");
+  };
+  process.on("exit", killAll);
+  for (const sig of ["SIGINT", "SIGTERM"]) {
+    process.on(sig, () => {
+      killAll();
+      process.exit(130);
+    });
+  }
+}
+
+// wrangler runs workerd as its own child: signal the whole process group that we created (detached).
+function killGroup(child, signal) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** Bundles the config's worker like a deploy would, into a temp dir; returns the entry file's path. */
+function prebuild(configPath, env) {
+  const outdir = mkdtempSync(path.join(tmpdir(), "bench-build-"));
+  const b = spawnSync("wrangler", ["deploy", "--dry-run", "--outdir", outdir, "-c", configPath], { cwd: root, env, encoding: "utf8" });
+  if (b.status !== 0) {
+    rmSync(outdir, { recursive: true, force: true });
+    throw new Error(`bundling ${configPath} failed:\n${b.stdout}\n${b.stderr}`);
+  }
+  const main = /^\s*main\s*=\s*"([^"]+)"/m.exec(readFileSync(configPath, "utf8"))?.[1];
+  const byMain = main && path.join(outdir, path.basename(main).replace(/\.[cm]?[jt]sx?$/, "") + ".js");
+  const scripts = readdirSync(outdir).filter((f) => /\.m?js$/.test(f));
+  const entry = byMain && existsSync(byMain) ? byMain : scripts.length === 1 ? path.join(outdir, scripts[0]) : null;
+  if (!entry) throw new Error(`cannot find the bundled entry in ${outdir}: ${scripts.join(", ")}`);
+  return { outdir, entry };
+}
+
+function hasD1(configPath) {
+  try {
+    return /\[\[\s*d1_databases\s*\]\]/.test(readFileSync(configPath, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntilAnswering(url, child, output, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}) before answering:\n${output.join("")}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs} ms:\n${output.join("")}`);
+}
+
+/**
+ * @param {object} opts
+ * @param {string} opts.config wrangler config file (relative to the repo root or absolute)
+ * @param {number} opts.port port to listen on (127.0.0.1)
+ * @param {Record<string,string>} [opts.vars] extra vars (--var); JWT_SECRET gets a random value unless given
+ * @param {boolean} [opts.migrate] apply D1 migrations to the temp state first (default: when the config has D1)
+ * @param {number} [opts.inspectorPort] devtools port (default port + 1000, so parallel runs do not fight over 9229)
+ * @param {number} [opts.timeoutMs] how long to wait for the first answer (default 90 s)
+ * @param {boolean} [opts.quiet] hide wrangler's output unless it fails (default true)
+ * @param {boolean} [opts.bundle] prebuild once and serve with --no-bundle (default true); false: plain `wrangler dev` (reloads on edits)
+ * @returns {Promise<{ url: string, persistTo: string, output: string[], processGroup: number, stop: () => Promise<void> }>}
+ */
+export async function startWorker({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = 90_000, quiet = true, bundle = true }) {
+  if (!config || !port) throw new Error("startWorker needs { config, port }");
+  hookExit();
+  const configPath = path.resolve(root, config);
+  const env = wranglerEnv();
+  const built = bundle ? prebuild(configPath, env) : null;
+  const persistTo = mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
+  const cleanup = () => {
+    rmSync(persistTo, { recursive: true, force: true });
+    if (built) rmSync(built.outdir, { recursive: true, force: true });
+  };
+
+  if (migrate ?? hasD1(configPath)) {
+    const m = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", "-c", configPath, "--persist-to", persistTo], {
+      cwd: root,
+      env: { ...env, CI: "true" }, // CI=true: no interactive "apply these migrations?" prompt
+      encoding: "utf8",
+    });
+    if (m.status !== 0) {
+      cleanup();
+      throw new Error(`D1 migrations failed:\n${m.stdout}\n${m.stderr}`);
+    }
+  }
+
+  const allVars = { JWT_SECRET: randomBytes(32).toString("base64url"), ...vars };
+  const args = ["dev", ...(built ? [built.entry, "--no-bundle"] : []), "-c", configPath, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
+  args.push("--inspector-port", String(inspectorPort ?? port + 1000), "--show-interactive-dev-session=false");
+  for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);
+
+  const child = spawn("wrangler", args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
+  const output = [];
+  const keep = (chunk) => {
+    output.push(chunk.toString());
+    if (output.length > 200) output.shift();
+    if (!quiet) process.stderr.write(chunk);
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilAnswering(url, child, output, timeoutMs);
+  } catch (err) {
+    killGroup(child, "SIGKILL");
+    running.delete(child);
+    cleanup();
+    throw err;
+  }
+
+  let stopped;
+  async function stop() {
+    stopped ??= (async () => {
+      killGroup(child, "SIGTERM");
+      const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+      running.delete(child);
+      cleanup();
+    })();
+    return stopped;
+  }
+  return { url, persistTo, output, processGroup: child.pid, stop };
+}
+
+/**
+ * CPU time (ms, all threads) used so far by the workerd processes of a worker started by startWorker
+ * (its processGroup), from /proc/<pid>/task/<tid>/schedstat (nanoseconds). null where /proc is unavailable.
+ * CPU time, unlike wall time, is not inflated when other work competes for the machine's cores.
+ */
+export function workerdCpuMs(processGroup) {
+  if (!existsSync("/proc/self/schedstat")) return null;
+  let ns = 0;
+  let found = false;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const comm = stat.slice(stat.indexOf("(") + 1, close);
+      const pgrp = Number(stat.slice(close + 2).split(" ")[2]);
+      if (pgrp !== processGroup || comm !== "workerd") continue;
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+      }
+      found = true;
+    } catch {
+      /* process or thread ended while reading */
+    }
+  }
+  return found ? ns / 1e6 : null;
+}
