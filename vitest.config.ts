@@ -14,6 +14,8 @@ export default defineConfig(async () => {
             ENVIRONMENT: "test",
             JWT_SECRET: "test-secret-for-vitest-only-0123456789abcdef",
             ADMIN_EMAILS: "root@example.com",
+            // Other suites sign up many users from one IP; test/limits sets real limits per file (see there).
+            RATE_LIMIT_MULTIPLIER: "1000",
           },
         },
       }),

@@ -6,6 +6,8 @@ import type { AppEnv } from "./env";
 import { requestId } from "./middleware/request-id";
 import { dbHandle } from "./middleware/db";
 import { authenticate } from "./middleware/auth";
+import { rateLimit, rateLimitFailedAuth } from "./limits/middleware";
+import { limitRoutes } from "./limits/routes";
 import { onError } from "./middleware/error-handler";
 import { ApiError, notFound } from "./platform/errors";
 import { validationHook } from "./platform/validation";
@@ -21,9 +23,12 @@ const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/p
 
 export function createApi() {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  api.use(rateLimitFailedAuth());
   api.use(authenticate());
+  api.use(rateLimit());
   api.route("/auth", authRoutes);
   api.route("/account", accountRoutes);
+  api.route("/account", limitRoutes);
   api.route("/keys", keyRoutes);
   api.route("/dev", devRoutes);
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

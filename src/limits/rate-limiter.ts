@@ -1,6 +1,10 @@
 // One Durable Object per rate-limit subject (a user, an IP, an e-mail under login protection).
-// Fixed windows; each bucket is one SQLite row. RPC methods run one at a time inside the object,
-// so a count can never be exceeded by concurrent callers. An alarm deletes rows of ended windows.
+// Fixed windows aligned to the clock (an hourly bucket resets at the top of the hour); each bucket is one
+// SQLite row. RPC methods are synchronous over SQLite, so each runs to completion before the next request
+// is delivered: a count can never be exceeded by concurrent callers. An alarm deletes rows of ended windows.
+//
+// Every method takes an optional `now` (epoch ms). Production never passes it; tests do, to move through
+// windows without sleeping.
 import { DurableObject } from "cloudflare:workers";
 
 export type LimitState = {
@@ -11,10 +15,22 @@ export type LimitState = {
   reset: number;
 };
 
+/** One bucket of a subject: its name, the limit per window and the window length. */
+export type BucketSpec = { name: string; limit: number; windowSeconds: number; cost?: number };
+
+export type ConsumeResult = {
+  /** True when every bucket in `hits` had room; then all of them were counted, else none was. */
+  allowed: boolean;
+  hits: LimitState[];
+  peeks: LimitState[];
+};
+
 type Row = { window_start: number; count: number; window_ms: number };
 
 export class RateLimiter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** The alarm time this instance last set; saves a storage read per request. */
+  private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -26,23 +42,36 @@ export class RateLimiter extends DurableObject<Env> {
   }
 
   /** Counts `cost` against the bucket when it fits; refuses (and counts nothing) when it does not. */
-  hit(bucket: string, limit: number, windowSeconds: number, cost = 1): LimitState {
-    const { start, windowMs, count } = this.current(bucket, windowSeconds);
-    const reset = Math.ceil((start + windowMs) / 1000);
-    if (count + cost > limit) return { allowed: false, limit, remaining: Math.max(0, limit - count), reset };
-    this.write(bucket, start, windowMs, count + cost);
-    return { allowed: true, limit, remaining: limit - count - cost, reset };
+  hit(bucket: string, limit: number, windowSeconds: number, cost = 1, now = Date.now()): LimitState {
+    return this.consume([{ name: bucket, limit, windowSeconds, cost }], [], now).hits[0];
+  }
+
+  /**
+   * Several buckets in one round trip, all or nothing: when every bucket in `hits` has room for its cost,
+   * all are counted; when any is full, none is (a refused request uses up nothing). `peeks` are reported
+   * without being counted.
+   */
+  consume(hits: BucketSpec[], peeks: BucketSpec[] = [], now = Date.now()): ConsumeResult {
+    const current = hits.map((b) => ({ spec: b, cost: b.cost ?? 1, ...this.current(b.name, b.windowSeconds, now) }));
+    const allowed = current.every((b) => b.count + b.cost <= b.spec.limit);
+    const hitStates = current.map((b): LimitState => {
+      const reset = resetOf(b.start, b.windowMs);
+      if (!allowed) return { allowed: b.count + b.cost <= b.spec.limit, limit: b.spec.limit, remaining: Math.max(0, b.spec.limit - b.count), reset };
+      this.write(b.spec.name, b.start, b.windowMs, b.count + b.cost);
+      return { allowed: true, limit: b.spec.limit, remaining: Math.max(0, b.spec.limit - b.count - b.cost), reset };
+    });
+    return { allowed, hits: hitStates, peeks: peeks.map((b) => this.peek(b.name, b.limit, b.windowSeconds, now)) };
   }
 
   /** The bucket's state without counting anything. */
-  peek(bucket: string, limit: number, windowSeconds: number): LimitState {
-    const { start, windowMs, count } = this.current(bucket, windowSeconds);
-    return { allowed: count < limit, limit, remaining: Math.max(0, limit - count), reset: Math.ceil((start + windowMs) / 1000) };
+  peek(bucket: string, limit: number, windowSeconds: number, now = Date.now()): LimitState {
+    const { start, windowMs, count } = this.current(bucket, windowSeconds, now);
+    return { allowed: count < limit, limit, remaining: Math.max(0, limit - count), reset: resetOf(start, windowMs) };
   }
 
   /** Gives back `cost` from the current window (e.g. a successful login is not a failure). */
-  refund(bucket: string, windowSeconds: number, cost = 1): void {
-    const { start, windowMs, count } = this.current(bucket, windowSeconds);
+  refund(bucket: string, windowSeconds: number, cost = 1, now = Date.now()): void {
+    const { start, windowMs, count } = this.current(bucket, windowSeconds, now);
     if (count > 0) this.write(bucket, start, windowMs, Math.max(0, count - cost));
   }
 
@@ -50,16 +79,26 @@ export class RateLimiter extends DurableObject<Env> {
     this.sql.exec("DELETE FROM buckets WHERE name = ?", bucket);
   }
 
-  override async alarm(): Promise<void> {
-    const now = Date.now();
+  /** Deletes the rows of windows that ended by `now`; returns when the next one ends (null: none left). */
+  sweep(now = Date.now()): number | null {
     this.sql.exec("DELETE FROM buckets WHERE window_start + window_ms <= ?", now);
-    const next = this.sql.exec<{ ends: number | null }>("SELECT MIN(window_start + window_ms) AS ends FROM buckets").one().ends;
+    return this.sql.exec<{ ends: number | null }>("SELECT MIN(window_start + window_ms) AS ends FROM buckets").one().ends;
+  }
+
+  /** Number of bucket rows held (tests check the alarm's cleanup with it). */
+  rowCount(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM buckets").one().n;
+  }
+
+  override async alarm(): Promise<void> {
+    const next = this.sweep();
+    this.alarmAt = next;
     if (next !== null) await this.ctx.storage.setAlarm(next);
   }
 
-  private current(bucket: string, windowSeconds: number) {
+  private current(bucket: string, windowSeconds: number, now: number) {
     const windowMs = windowSeconds * 1000;
-    const start = Math.floor(Date.now() / windowMs) * windowMs;
+    const start = Math.floor(now / windowMs) * windowMs;
     const row = this.sql.exec<Row>("SELECT window_start, window_ms, count FROM buckets WHERE name = ?", bucket).toArray()[0];
     const count = row && row.window_start === start && row.window_ms === windowMs ? row.count : 0;
     return { start, windowMs, count };
@@ -71,14 +110,27 @@ export class RateLimiter extends DurableObject<Env> {
        ON CONFLICT(name) DO UPDATE SET window_start = excluded.window_start, window_ms = excluded.window_ms, count = excluded.count`,
       bucket, start, windowMs, count,
     );
-    // Storage writes are not awaited by RPC callers; the alarm only tidies rows, so its timing is loose.
-    void this.ensureAlarm(start + windowMs);
+    this.ensureAlarm(start + windowMs);
   }
 
-  private async ensureAlarm(at: number) {
-    const existing = await this.ctx.storage.getAlarm();
-    if (existing === null || existing > at) await this.ctx.storage.setAlarm(at);
+  /** The alarm only tidies rows (counts reset by timestamp), so its exact timing does not matter. */
+  private ensureAlarm(at: number) {
+    if (this.alarmAt !== undefined && this.alarmAt !== null && this.alarmAt <= at) return;
+    // Not awaited: the RPC answer must not wait for it, and a lost alarm is re-armed by the next write
+    // of a new instance (alarmAt starts undefined).
+    void this.ctx.storage.getAlarm().then(async (existing) => {
+      if (existing !== null && existing <= at) {
+        this.alarmAt = existing;
+        return;
+      }
+      this.alarmAt = at;
+      await this.ctx.storage.setAlarm(at);
+    });
   }
+}
+
+function resetOf(start: number, windowMs: number): number {
+  return Math.ceil((start + windowMs) / 1000);
 }
 
 /** The stub for one subject, e.g. `user:usr_...`, `ip:203.0.113.9`, `login-email:a@b.c`. */

@@ -36,6 +36,27 @@ export const requirePermission = (permission: Permission) =>
     await next();
   });
 
+/** Any signed-in caller: a session, or an API key whatever its permissions (GET /account/limits). */
+export const signedIn = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const p = c.get("principal");
+    if (p.kind !== "session" && p.kind !== "key") throw unauthorized();
+    await next();
+  });
+
+/**
+ * Public reads (GET /files/:id, GET /albums/:id): anonymous callers pass (what they may see is decided by
+ * the resource's visibility), an API key must hold `permission`.
+ */
+export const optionalPermission = (permission: Permission) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const p = c.get("principal");
+    if (p.kind === "key" && !p.permissions.includes(permission)) {
+      throw new ApiError(403, `This API key lacks the '${permission}' permission`, { code: "missing_permission", permission });
+    }
+    await next();
+  });
+
 /** Session-only and one of `roles` (moderation, admin). */
 export const requireRole = (...roles: Role[]) =>
   createMiddleware<AppEnv>(async (c, next) => {

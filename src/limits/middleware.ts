@@ -1,0 +1,96 @@
+// The per-request rate limit: one Durable Object round trip per API request. It runs right after the auth
+// middleware (it needs the principal); a request whose credentials were refused never gets that far, so
+// `rateLimitFailedAuth()` (before auth) counts those against the caller's IP as anonymous calls.
+import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { clientIp } from "../middleware/auth";
+import { onError } from "../middleware/error-handler";
+import { RateLimitError } from "../platform/errors";
+import { limiterFor, type LimitState } from "./rate-limiter";
+import { bucketsFor, isUploadStart, multiplierOf, subjectOf } from "./policy";
+
+/** What the limiter answered for this request; GET /account/limits reads it instead of asking again. */
+export type RequestLimits = { api: LimitState; uploads: LimitState };
+
+declare module "hono" {
+  interface ContextVariableMap {
+    rateLimits?: RequestLimits;
+  }
+}
+
+/** Routes outside the per-caller limits. The payment processor delivers every customer's events from a
+ *  few addresses; refusing them would lose billing events, and unsigned ones cost one HMAC to refuse. */
+const EXEMPT = /\/billing\/webhook\/?$/;
+
+export const rateLimit = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const multiplier = multiplierOf(c.env);
+    if (multiplier === "off" || EXEMPT.test(c.req.path)) return next();
+    const { subject, plan } = subjectOf(c.get("principal"));
+    const limits = await countRequest(c.env, subject, plan, multiplier, isUploadStart(c.req.method, c.req.path));
+    c.set("rateLimits", limits.state);
+    if (!limits.allowed) throw tooManyRequests(limits.refusedBy);
+    try {
+      await next();
+    } catch (err) {
+      // Only the not-found handler's error reaches here (Hono maps handler errors one level down);
+      // map it now so the 404 carries the headers too.
+      if (!(err instanceof Error)) throw err;
+      c.error = err;
+      c.res = await onError(err, c);
+    }
+    setHeaders(c, limits.shown);
+  });
+
+/** Before auth: a request refused with 401 is still an API call, counted against the caller's IP. */
+export const rateLimitFailedAuth = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    await next();
+    const multiplier = multiplierOf(c.env);
+    // The principal is set exactly when authentication succeeded; then rateLimit() has done the work.
+    if (c.get("principal") || multiplier === "off" || EXEMPT.test(c.req.path)) return;
+    const limits = await countRequest(c.env, `ip:${clientIp(c.req.raw)}`, "anonymous", multiplier, false);
+    if (!limits.allowed) {
+      const err = tooManyRequests(limits.refusedBy);
+      c.res = new Response(JSON.stringify(err.body()), { status: 429, headers: { "content-type": "application/json" } });
+      c.res.headers.set("Retry-After", String(err.retryAfter));
+    }
+    setHeaders(c, limits.shown);
+  });
+
+async function countRequest(env: Env, subject: string, plan: Parameters<typeof bucketsFor>[0], multiplier: number, upload: boolean) {
+  const buckets = bucketsFor(plan, multiplier);
+  // Uploads count against both buckets in one call; elsewhere the uploads bucket is only looked at.
+  const hits = upload ? [buckets.api, buckets.uploads] : [buckets.api];
+  const peeks = upload ? [] : [buckets.uploads];
+  const res = await limiterFor(env, subject).consume(hits, peeks);
+  const state: RequestLimits = { api: res.hits[0], uploads: upload ? res.hits[1] : res.peeks[0] };
+  // Headers describe the uploads bucket on upload endpoints and the API bucket elsewhere; a 429 describes
+  // the bucket that refused it, so Retry-After and X-RateLimit-Reset agree.
+  const refusedBy = res.hits.find((s) => !s.allowed) ?? state.api;
+  const shown = !res.allowed ? { ...refusedBy, remaining: 0 } : upload ? state.uploads : state.api;
+  return { allowed: res.allowed, state, refusedBy, shown };
+}
+
+function tooManyRequests(state: LimitState): RateLimitError {
+  const retryAfter = Math.max(1, state.reset - Math.floor(Date.now() / 1000));
+  return new RateLimitError(retryAfter, state.limit, state.reset);
+}
+
+function setHeaders(c: Context<AppEnv>, s: LimitState) {
+  // A more specific limit (e.g. login attempts) may already have described itself on its own 429.
+  if (c.res.headers.has("X-RateLimit-Limit")) return;
+  const values: [string, string][] = [
+    ["X-RateLimit-Limit", String(s.limit)],
+    ["X-RateLimit-Remaining", String(s.remaining)],
+    ["X-RateLimit-Reset", String(s.reset)],
+  ];
+  try {
+    for (const [k, v] of values) c.res.headers.set(k, v);
+  } catch {
+    // Responses passed through from a binding (e.g. fetch) have immutable headers: copy once.
+    c.res = new Response(c.res.body, c.res);
+    for (const [k, v] of values) c.res.headers.set(k, v);
+  }
+}

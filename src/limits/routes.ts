@@ -1,0 +1,89 @@
+// GET /account/limits: the caller's plan, size limit, storage quota and both rate-limit buckets.
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import type { AppEnv } from "../env";
+import { callerUser, signedIn } from "../middleware/guards";
+import { bearer, errors, json } from "../platform/openapi";
+import { validationHook } from "../platform/validation";
+import { unauthorized } from "../platform/errors";
+import { PLAN_LIMITS } from "../config";
+import { users } from "../db/schema";
+import { limiterFor, type LimitState } from "./rate-limiter";
+import { bucketsFor, multiplierOf, subjectOf, WINDOW_SECONDS } from "./policy";
+
+export const limitRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+const Bucket = z
+  .object({
+    limit: z.number().int().nullable().openapi({ description: "Requests per window; null when limits are switched off" }),
+    remaining: z.number().int().nullable(),
+    reset: z.number().int().nullable().openapi({ description: "Unix epoch seconds when the window ends" }),
+    windowSeconds: z.number().int(),
+  })
+  .openapi("RateLimitBucket");
+
+export const LimitsBody = z
+  .object({
+    plan: z.enum(["free", "pro", "enterprise"]),
+    maxFileBytes: z.number().int(),
+    quota: z.object({
+      used: z.number().int(),
+      reserved: z.number().int().openapi({ description: "Held for uploads in flight" }),
+      total: z.number().int(),
+      remaining: z.number().int(),
+    }),
+    rateLimits: z.object({ apiCalls: Bucket, uploads: Bucket }),
+  })
+  .openapi("AccountLimits");
+
+const bucket = (s: LimitState | undefined) => ({
+  limit: s?.limit ?? null,
+  remaining: s?.remaining ?? null,
+  reset: s?.reset ?? null,
+  windowSeconds: WINDOW_SECONDS,
+});
+
+limitRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/limits",
+    tags: ["Account"],
+    summary: "The caller's plan limits, storage quota and rate-limit buckets",
+    description:
+      "Works with a session or an API key (any permission). Both buckets are as they stand after counting this request; " +
+      "reading them consumes nothing else.",
+    security: bearer,
+    middleware: [signedIn()] as const,
+    responses: { 200: json(LimitsBody, "Limits"), ...errors(401, 429) },
+  }),
+  async (c) => {
+    const principal = c.get("principal");
+    const caller = callerUser(principal);
+    const row = await c
+      .get("db")
+      .select({ plan: users.plan, used: users.storageUsed, reserved: users.storageReserved })
+      .from(users)
+      .where(eq(users.id, caller.id))
+      .get();
+    if (!row) throw unauthorized();
+    // The rate-limit middleware already asked the limiter about both buckets for this request.
+    let limits = c.get("rateLimits");
+    const multiplier = multiplierOf(c.env);
+    if (!limits && multiplier !== "off") {
+      const b = bucketsFor(row.plan, multiplier);
+      const res = await limiterFor(c.env, subjectOf(principal).subject).consume([], [b.api, b.uploads]);
+      limits = { api: res.peeks[0], uploads: res.peeks[1] };
+    }
+    const plan = PLAN_LIMITS[row.plan];
+    const total = plan.storageQuotaBytes ?? 0;
+    return c.json(
+      {
+        plan: row.plan,
+        maxFileBytes: plan.maxFileBytes,
+        quota: { used: row.used, reserved: row.reserved, total, remaining: Math.max(0, total - row.used - row.reserved) },
+        rateLimits: { apiCalls: bucket(limits?.api), uploads: bucket(limits?.uploads) },
+      },
+      200,
+    );
+  },
+);
