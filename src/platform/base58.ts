@@ -7,7 +7,8 @@ export const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnop
 export function randomBase58(length: number): string {
   let out = "";
   while (out.length < length) {
-    const bytes = crypto.getRandomValues(new Uint8Array(length * 2));
+    // getRandomValues refuses more than 65,536 bytes per call.
+    const bytes = crypto.getRandomValues(new Uint8Array(Math.min((length - out.length) * 2, 65_536)));
     for (const b of bytes) {
       if (b >= 232) continue;
       out += BASE58_ALPHABET[b % 58];

@@ -34,12 +34,16 @@ function underPrefix(path: string, prefix: string): boolean {
   return prefix === "" || path === prefix || path.startsWith(prefix + "/");
 }
 
-/** The internal path for a public URL; matches on host and prefix, else on prefix alone (any host). */
+/**
+ * The internal path for a public URL; matches on host and prefix, else on a non-empty prefix alone (any host),
+ * else the site. A bare host (empty prefix) only claims requests to that host: otherwise, in host mode, every
+ * stray path on the API host or an unknown host would land on the first bare host's surface (the image links).
+ */
 export function internalPath(url: URL, env: Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL">): { surface: Surface; path: string } {
   const all = mounts(env);
   const hit =
     all.find((m) => m.host === url.host && underPrefix(url.pathname, m.prefix)) ??
-    all.find((m) => underPrefix(url.pathname, m.prefix));
+    all.find((m) => m.prefix !== "" && underPrefix(url.pathname, m.prefix));
   if (!hit) return { surface: "site", path: url.pathname };
   const rest = url.pathname.slice(hit.prefix.length);
   return { surface: hit.surface, path: INTERNAL[hit.surface] + (rest.startsWith("/") ? rest : "/" + rest) };
