@@ -16,7 +16,10 @@ import { authRoutes } from "./auth/routes";
 import { accountRoutes } from "./account/routes";
 import { keyRoutes } from "./keys/routes";
 import { devRoutes } from "./dev/routes";
+import { uploadRoutes } from "./uploads/routes";
 import { siteRoutes, notFoundPage } from "./pages/routes";
+import { fileRoutes } from "./files/routes";
+import { imageRoutes, cdnRoutes } from "./serving/routes";
 
 /** Routes that stream file bytes and so are exempt from the JSON body limit. */
 const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+)$/;
@@ -31,6 +34,8 @@ export function createApi() {
   api.route("/account", limitRoutes);
   api.route("/keys", keyRoutes);
   api.route("/dev", devRoutes);
+  api.route("/upload", uploadRoutes);
+  api.route("/files", fileRoutes);
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
@@ -60,6 +65,9 @@ export function createApp() {
       })(c, next);
     },
   );
+  // Byte serving sits beside the API, outside its auth and rate-limit chain: the hot path (serving/routes.ts).
+  app.route("/i", imageRoutes);
+  app.route("/cdn", cdnRoutes);
   app.route("/api/v1", api);
   app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env) }));
   app.notFound((c) => {

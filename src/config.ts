@@ -65,3 +65,101 @@ export const REQUEST_LIMITS = {
   /** JSON bodies of the API (uploads stream separately). */
   jsonBodyBytes: 64 * 1024,
 };
+
+const MiB = 1024 * 1024;
+
+/** Uploads (decisions.md § Uploads). Per-plan size limits and quotas are in PLAN_LIMITS. */
+export const UPLOADS = {
+  /** The mime allow-list; anything else is 415. */
+  mimeTypes: ["image/jpeg", "image/png", "image/gif", "image/webp", "image/avif", "image/bmp"] as const,
+  /** Workers accept request bodies up to 100 MB, so bigger files must use multipart. */
+  maxDirectBytes: 100 * MB,
+  multipartPartBytes: { min: 5 * MiB, max: 100 * MiB, default: 8 * MiB },
+  /** R2's limit on parts per multipart upload. */
+  maxParts: 10_000,
+  /** How long a presigned direct upload may wait for its PUT and finalize (matches the upload token). */
+  directTtlSeconds: 3600,
+  /** How long a multipart upload may stay open before cleanup aborts it. */
+  multipartTtlSeconds: 24 * 3600,
+  /** Bounds of `expiresIn` (file lifetime) at presign / init. */
+  fileExpiresInSeconds: { min: 60, max: 10 * 365 * 24 * 3600 },
+  filenameMaxBytes: 100,
+  titleMaxChars: 200,
+  descriptionMaxChars: 5_000,
+  /** Exact duplicates returned by finalize, at most. */
+  duplicatesLimit: 20,
+  /** Rows handled per cleanup step and cron run (each row costs a few subrequests). */
+  cleanupBatchSize: 100,
+  /** Records of failed / aborted / expired uploads are deleted this long after their storage was removed. */
+  endedRecordsRetentionSeconds: 7 * 24 * 3600,
+};
+export type UploadMime = (typeof UPLOADS.mimeTypes)[number];
+
+// ---------------------------------------------------------------------------------------------------------
+// Files, albums, byte serving, view counting, purge (files/, albums/, serving/, jobs/purge.ts)
+
+export const FILE_METADATA = {
+  titleMaxLength: 200,
+  descriptionMaxLength: 5_000,
+  maxTags: 30,
+  tagMaxLength: 50,
+  maxHotlinkDomains: 50,
+  /** expiresIn (seconds) upper bound: ten years. */
+  maxExpiresInSeconds: 10 * 365 * 24 * 3600,
+};
+
+export const SERVING = {
+  /** Short links ({image_url}/<id>): browsers and proxies may keep bytes this long, so a delete or a
+   *  visibility change reaches them within it. */
+  shortLinkMaxAgeSeconds: 300,
+  /** CDN links name the stored object itself, which never changes: cached for a year, immutable. */
+  cdnMaxAgeSeconds: 365 * 24 * 3600,
+  /** A thumbnail request answered with the original while analysis has not produced the thumbnail yet. */
+  thumbnailPendingMaxAgeSeconds: 60,
+};
+
+export const VIEW_COUNTER = {
+  /** Counter Durable Objects; a key always maps to the same shard. Changing this needs the old shards drained. */
+  shards: 32,
+  /** Increments wait at most this long in a shard before one batched D1 write. */
+  flushDelayMs: 5_000,
+  /** Keys written per D1 batch (each is one UPDATE statement). */
+  flushBatch: 50,
+};
+
+export const PURGE = {
+  /** Deleted and expired files keep their objects this long (undo window, abuse evidence) before the purge. */
+  retentionSeconds: 7 * 24 * 3600,
+  /** The job looks this far back past the retention cutoff, so its index scans stay bounded. */
+  lookbackSeconds: 60 * 24 * 3600,
+  batchSize: 100,
+};
+
+export const ALBUMS = {
+  maxFileIdsPerRequest: 500,
+  passwordMinLength: 4,
+  /** Wrong X-Album-Password attempts allowed per album and client IP in each window. */
+  passwordFailuresPerWindow: 10,
+  passwordWindowSeconds: 15 * 60,
+};
+
+/** The image-analysis queue job (src/analysis). */
+export const ANALYSIS = {
+  /** Refused before decode: a decoded image costs width x height x 4 bytes (decisions: 40 megapixels). */
+  maxPixels: 40_000_000,
+  /** Refused before decode: animated images with more frames than this. */
+  maxFrames: 1_000,
+  /** Objects larger than this are not loaded into the isolate (128 MB) for analysis; they end `failed`. */
+  maxBytes: 32 * MB,
+  thumbnailMaxSide: 320,
+  thumbnailJpegQuality: 80,
+  /** nsfwjs MobileNetV2 input size. */
+  nsfwInputSize: 224,
+  /** Defaults for the NSFW_THRESHOLD and PHASH_DISTANCE vars. */
+  defaultNsfwThreshold: 0.8,
+  defaultPhashDistance: 8,
+  /** Hamming distance within which a new file matches a blocklisted phash (quarantine + high-priority report). */
+  blocklistDistance: 8,
+  /** At most this many `duplicates` are listed per file (exact ones first, then by distance). */
+  maxDuplicates: 20,
+};

@@ -64,6 +64,12 @@ export class ViewCounter extends DurableObject<Env> {
     return this.sql.exec<{ n: number | null }>("SELECT SUM(counted - flushed) AS n FROM counters").one().n ?? 0;
   }
 
+  /** Hits of one key not yet written to D1. */
+  pendingOf(kind: CounterKind, id: string): number {
+    const row = this.sql.exec<{ n: number }>("SELECT counted - flushed AS n FROM counters WHERE kind = ? AND id = ?", kind, id).toArray()[0];
+    return row?.n ?? 0;
+  }
+
   /** Writes everything pending now (tests and shutdown drains); returns the number of keys written. */
   async drain(): Promise<number> {
     let total = 0;

@@ -1,0 +1,112 @@
+// Who may see a file. The one place that turns a file's state and a caller into 200 / 403 / 404 / 410,
+// used by the files API, byte serving, album listings and the pages.
+import { eq } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { files, users, type FileRow } from "../db/schema";
+import type { Principal } from "../env";
+import { ApiError, gone, notFound } from "../platform/errors";
+import { isId } from "../platform/ids";
+
+/** A file row plus what its owner's account state says about it (a banned owner's files are gone). */
+export type LoadedFile = { file: FileRow; ownerGoneAt: Date | null };
+
+/** The caller as far as visibility is concerned. API keys act as their user. */
+export type Viewer = {
+  userId: string | null;
+  /** Signed in, age confirmed and safe mode off: may see age-restricted files. */
+  adult: boolean;
+};
+
+export const ANONYMOUS_VIEWER: Viewer = { userId: null, adult: false };
+
+export function viewerOf(p: Principal): Viewer {
+  if (p.kind === "session" || p.kind === "key") {
+    return { userId: p.user.id, adult: p.user.ageConfirmed && !p.user.safeMode };
+  }
+  return ANONYMOUS_VIEWER;
+}
+
+export function isOwner(file: Pick<FileRow, "userId">, viewer: Viewer): boolean {
+  return viewer.userId !== null && file.userId === viewer.userId;
+}
+
+/** A moderator's override wins over the score-derived flag, either way. */
+export function isAgeRestricted(file: Pick<FileRow, "ageRestricted" | "ageRestrictedOverride">): boolean {
+  return file.ageRestrictedOverride ?? file.ageRestricted;
+}
+
+export type GoneReason = "deleted" | "expired" | "banned" | "hidden" | "quarantined" | "owner_unavailable" | "purged";
+
+/** Why a finalized file no longer reads (410), or null while it is live. */
+export function goneReason(loaded: LoadedFile, now: number): GoneReason | null {
+  const f = loaded.file;
+  if (f.deletedAt) return "deleted";
+  if (f.bannedAt) return "banned";
+  if (f.hiddenAt) return "hidden";
+  if (f.quarantinedAt) return "quarantined";
+  if (loaded.ownerGoneAt) return "owner_unavailable";
+  if (f.expiresAt && f.expiresAt.getTime() <= now) return "expired";
+  if (f.purgedAt) return "purged";
+  return null;
+}
+
+const GONE_MESSAGE: Record<GoneReason, [string, string]> = {
+  deleted: ["This file has been deleted", "file_deleted"],
+  expired: ["This file has expired", "file_expired"],
+  banned: ["This file has been removed", "file_banned"],
+  // Review and blocklist states are not spelled out to the public: they read like a removal.
+  hidden: ["This file is not available", "file_unavailable"],
+  quarantined: ["This file is not available", "file_unavailable"],
+  owner_unavailable: ["This file is not available", "file_unavailable"],
+  purged: ["This file has been deleted", "file_deleted"],
+};
+
+export function goneError(reason: GoneReason): ApiError {
+  const [message, code] = GONE_MESSAGE[reason];
+  return gone(message, code);
+}
+
+export const fileNotFound = () => notFound("File not found", "file_not_found");
+
+export type ReadCheck = {
+  /** Apply safe mode (the API and pages do; byte links do not, see serving/routes.ts). */
+  safeMode: boolean;
+};
+
+/**
+ * Throws the contract's error when `viewer` may not read the file, in this order:
+ * missing or not finalized -> 404; private and not the owner -> 404 (existence not revealed, even when gone);
+ * deleted / expired / banned / hidden / quarantined / owner banned -> 410; age-restricted under safe mode -> 403.
+ */
+export function assertReadable(loaded: LoadedFile | undefined, viewer: Viewer, now: number, check: ReadCheck): asserts loaded is LoadedFile {
+  if (!loaded || loaded.file.state !== "finalized") throw fileNotFound();
+  const owner = isOwner(loaded.file, viewer);
+  if (loaded.file.visibility === "private" && !owner) throw fileNotFound();
+  const reason = goneReason(loaded, now);
+  if (reason) throw goneError(reason);
+  if (check.safeMode && isAgeRestricted(loaded.file) && !owner && !viewer.adult) {
+    throw new ApiError(403, "This file is age-restricted; sign in with an age-confirmed account and turn safe mode off to see it", {
+      code: "content_restricted",
+    });
+  }
+}
+
+/** One indexed read: the file by primary key and its owner's ban / deletion state. */
+export async function loadFile(db: Db, id: string): Promise<LoadedFile | undefined> {
+  if (!isId("file", id)) return undefined;
+  const row = await db
+    .select({ file: files, ownerBannedAt: users.bannedAt, ownerDeletedAt: users.deletedAt })
+    .from(files)
+    .leftJoin(users, eq(users.id, files.userId))
+    .where(eq(files.id, id))
+    .get();
+  if (!row) return undefined;
+  return { file: row.file, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null };
+}
+
+/** Loads and checks in one step; returns the live file. */
+export async function readableFile(db: Db, id: string, viewer: Viewer, now: number, check: ReadCheck): Promise<LoadedFile> {
+  const loaded = await loadFile(db, id);
+  assertReadable(loaded, viewer, now, check);
+  return loaded;
+}

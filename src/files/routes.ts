@@ -1,0 +1,224 @@
+// The files API: GET /files, GET|PATCH|DELETE /files/:id, GET /files/:id/download.
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { Pagination } from "../platform/pagination";
+import { validationHook } from "../platform/validation";
+import { ApiError, forbidden, unauthorized } from "../platform/errors";
+import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
+import { FileIdParam, FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "./schemas";
+import { assertReadable, goneError, goneReason, isOwner, loadFile, readableFile, viewerOf, fileNotFound } from "./access";
+import { listOwnFiles, softDeleteFile, updateFile } from "./queries";
+import { fileListItem, fileResource } from "./resource";
+import { fileDuplicates } from "./duplicates";
+import { contentDisposition } from "./content-disposition";
+import { countHit } from "../serving/view-counter";
+import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { BYTES_CSP, servedType } from "../serving/serve";
+import { quoteEtag } from "../serving/range";
+import type { FileRow } from "../db/schema";
+
+export const fileRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const tags = ["Files"];
+
+async function fullResource(env: Env, db: AppEnv["Variables"]["db"], file: FileRow, owner: boolean, now: number) {
+  // Duplicates are only ever among the caller's own files (decisions.md § Uploads).
+  const duplicates = owner ? await fileDuplicates(env, db, file, now) : [];
+  return fileResource(env, file, { duplicates, owner });
+}
+
+fileRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    tags,
+    summary: "List your files",
+    description:
+      "The caller's live files (not deleted, expired or removed), newest first by default. Unlisted files are listed to their owner; " +
+      "age-restricted files are left out unless excludeNsfw=false.",
+    security: bearer,
+    middleware: [requirePermission("read")] as const,
+    request: { query: ListFilesQuery },
+    responses: { 200: json(z.object({ files: z.array(FileListItemSchema), pagination: Pagination }), "One page of files"), ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const q = c.req.valid("query");
+    const user = callerUser(c.get("principal"));
+    const { rows, total } = await listOwnFiles(
+      c.get("db"),
+      user.id,
+      { limit: q.limit, offset: q.offset, sort: q.sort, order: q.order, visibility: q.visibility, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1" },
+      Date.now(),
+    );
+    return c.json(
+      {
+        files: rows.map((r) => fileListItem(c.env, r)),
+        pagination: { total, limit: q.limit, offset: q.offset, hasMore: q.offset + rows.length < total },
+      },
+      200,
+    );
+  },
+);
+
+fileRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}",
+    tags,
+    summary: "Get a file",
+    description:
+      "Public and unlisted files need no credentials; private files are 404 to all but their owner. Deleted, expired and removed files are 410; " +
+      "age-restricted files are 403 (content_restricted) unless the caller is the owner or signed in with ageConfirmed and safe mode off. Counts a view.",
+    security: [...bearer, {}],
+    middleware: [optionalPermission("read")] as const,
+    request: { params: FileIdParam },
+    responses: { 200: json(FileSchema, "The file"), ...errors(401, 403, 404, 410, 429) },
+  }),
+  async (c) => {
+    const now = Date.now();
+    const viewer = viewerOf(c.get("principal"));
+    const { file } = await readableFile(c.get("db"), c.req.valid("param").id, viewer, now, { safeMode: true });
+    countHit(c.env, c.executionCtx, "file_view", file.id);
+    return c.json(await fullResource(c.env, c.get("db"), file, isOwner(file, viewer), now), 200);
+  },
+);
+
+/** Loads a file the caller must own: invisible -> 404, gone -> 410, visible but someone else's -> 403. */
+async function ownFile(c: Context<AppEnv>, id: string, now: number) {
+  const viewer = viewerOf(c.get("principal"));
+  const loaded = await loadFile(c.get("db"), id);
+  assertReadable(loaded, viewer, now, { safeMode: false });
+  if (!isOwner(loaded.file, viewer)) throw forbidden("Only the file's owner can change it", "not_owner");
+  return loaded.file;
+}
+
+fileRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/{id}",
+    tags,
+    summary: "Change a file's metadata",
+    description:
+      "Only title, description, visibility, hotlinkPolicy, hotlinkDomains, tags and expiresIn can be changed; any other field is refused (400). " +
+      "API keys need the manage permission.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: FileIdParam, body: jsonBody(PatchFileRequest) },
+    responses: { 200: json(z.object({ message: z.string(), file: FileSchema }), "Updated"), ...errors(400, 401, 403, 404, 410, 429) },
+  }),
+  async (c) => {
+    const now = Date.now();
+    const file = await ownFile(c, c.req.valid("param").id, now);
+    const body = c.req.valid("json");
+    const updated = await updateFile(
+      c.get("db"),
+      file.id,
+      {
+        title: body.title,
+        description: body.description,
+        visibility: body.visibility,
+        hotlinkPolicy: body.hotlinkPolicy,
+        hotlinkDomains: body.hotlinkDomains ? [...new Set(body.hotlinkDomains)] : undefined,
+        tags: body.tags,
+        expiresIn: body.expiresIn === null ? null : body.expiresIn === undefined ? undefined : Math.ceil(body.expiresIn),
+      },
+      now,
+    );
+    if (!updated) throw goneError("deleted"); // stopped being live between the read and the write
+    return c.json({ message: "File updated", file: await fullResource(c.env, c.get("db"), updated, true, now) }, 200);
+  },
+);
+
+/**
+ * DELETE is the owner's (a session, or an API key with `manage`) or, for anonymous uploads, whoever holds the
+ * delete token returned at presign (X-Delete-Token). The token path is checked in the handler.
+ */
+const ownerOrDeleteToken = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (c.req.header("x-delete-token") !== undefined) return next();
+    return requirePermission("manage")(c, next);
+  });
+
+fileRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/{id}",
+    tags,
+    summary: "Delete a file",
+    description:
+      "Soft delete: reads give 410 at once; the stored objects are purged after the retention window and the storage quota is released then. " +
+      "The owner (API keys need manage) or, for anonymous uploads, the X-Delete-Token returned at presign.",
+    security: [...bearer, {}],
+    middleware: [ownerOrDeleteToken()] as const,
+    request: {
+      params: FileIdParam,
+      headers: z.object({ "x-delete-token": z.string().max(256).optional().openapi({ description: "An anonymous uploader's delete token" }) }),
+    },
+    responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 410, 429) },
+  }),
+  async (c) => {
+    const now = Date.now();
+    const id = c.req.valid("param").id;
+    const token = c.req.header("x-delete-token");
+    let file: FileRow;
+    if (token !== undefined) {
+      const loaded = await loadFile(c.get("db"), id);
+      if (!loaded || loaded.file.state !== "finalized") throw fileNotFound();
+      // Hash then compare in constant time: the stored value is the token's SHA-256, never the token.
+      const presented = await sha256Hex(token);
+      if (!loaded.file.deleteTokenHash || !timingSafeEqualString(presented, loaded.file.deleteTokenHash)) {
+        throw new ApiError(403, "The delete token does not match this file", { code: "invalid_delete_token" });
+      }
+      const reason = goneReason(loaded, now);
+      if (reason) throw goneError(reason);
+      file = loaded.file;
+    } else {
+      if (c.get("principal").kind === "anonymous") throw unauthorized();
+      file = await ownFile(c, id, now);
+    }
+    if (!(await softDeleteFile(c.get("db"), file.id, now))) throw goneError("deleted");
+    c.executionCtx.waitUntil(purgeFileFromEdgeCache(c.env, file));
+    return c.json({ message: "File deleted" }, 200);
+  },
+);
+
+fileRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}/download",
+    tags,
+    summary: "Download a file",
+    description:
+      "The original bytes with Content-Disposition: attachment (RFC 6266 filename plus filename*). Same visibility rules as GET /files/:id. Counts a download.",
+    security: [...bearer, {}],
+    middleware: [optionalPermission("read")] as const,
+    request: { params: FileIdParam },
+    responses: {
+      200: { description: "The file's bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+      ...errors(401, 403, 404, 410, 429),
+    },
+  }),
+  async (c) => {
+    const now = Date.now();
+    const viewer = viewerOf(c.get("principal"));
+    const { file } = await readableFile(c.get("db"), c.req.valid("param").id, viewer, now, { safeMode: true });
+    const obj = await c.env.BUCKET.get(file.storeKey);
+    if (!obj) throw new ApiError(404, "File content not found", { code: "content_missing" });
+    countHit(c.env, c.executionCtx, "file_download", file.id);
+    return new Response(obj.body, {
+      status: 200,
+      headers: {
+        "Content-Type": servedType(file.mime),
+        "Content-Length": String(obj.size),
+        "Content-Disposition": contentDisposition(file.filename, "attachment"),
+        ETag: quoteEtag(file.storeEtag ?? obj.etag),
+        "Cache-Control": "private, no-store",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": BYTES_CSP,
+      },
+    }) as any;
+  },
+);

@@ -1,0 +1,115 @@
+// Request and response schemas of the files API (OpenAPI-described).
+import { z } from "@hono/zod-openapi";
+import { VISIBILITIES } from "../db/schema";
+import { FILE_METADATA } from "../config";
+import { PageQuery } from "../platform/pagination";
+
+export const Visibility = z.enum(VISIBILITIES);
+export const HotlinkPolicy = z.enum(["allow", "whitelist", "block"]);
+
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+// eslint-disable-next-line no-control-regex
+const NO_CONTROL_EXCEPT_NEWLINES = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/;
+
+export const Title = z.string().trim().max(FILE_METADATA.titleMaxLength).regex(NO_CONTROL, "Control characters are not allowed");
+export const Description = z
+  .string()
+  .max(FILE_METADATA.descriptionMaxLength)
+  .regex(NO_CONTROL_EXCEPT_NEWLINES, "Control characters other than line breaks are not allowed");
+
+/** Tags: trimmed, 1..50 characters each, at most 30, duplicates (case-insensitive) removed. */
+export const Tags = z
+  .array(z.string().trim().min(1).max(FILE_METADATA.tagMaxLength).regex(NO_CONTROL, "Control characters are not allowed"))
+  .max(FILE_METADATA.maxTags)
+  .transform((tags) => {
+    const seen = new Set<string>();
+    return tags.filter((t) => {
+      const k = t.toLowerCase();
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  });
+
+const HOSTNAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+export const Hostname = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(HOSTNAME, "Give a host name such as example.com (no scheme, port or path)");
+
+export const FileIdParam = z.object({ id: z.string().max(64).openapi({ example: "file_V1StGXR8_Z5jdHi6B-myT" }) });
+
+const BoolString = z.enum(["true", "false", "1", "0"]);
+
+export const ListFilesQuery = PageQuery.extend({
+  sort: z.enum(["created", "views", "size"]).default("created"),
+  order: z.enum(["asc", "desc"]).default("desc"),
+  visibility: Visibility.optional(),
+  excludeNsfw: BoolString.default("true").openapi({ description: "Leave out age-restricted files (default true)" }),
+});
+
+export const PatchFileRequest = z
+  .object({
+    title: Title.optional(),
+    description: Description.optional(),
+    visibility: Visibility.optional(),
+    hotlinkPolicy: HotlinkPolicy.optional(),
+    hotlinkDomains: z.array(Hostname).max(FILE_METADATA.maxHotlinkDomains).optional().openapi({
+      description: "Hosts allowed to embed the file when hotlinkPolicy is whitelist",
+    }),
+    tags: Tags.optional(),
+    expiresIn: z.number().positive().max(FILE_METADATA.maxExpiresInSeconds).nullable().optional().openapi({
+      description: "Seconds from now until the file expires; null removes the expiry",
+    }),
+  })
+  .strict()
+  .openapi("PatchFileRequest");
+
+export const Duplicate = z
+  .object({ fileId: z.string(), url: z.string(), distance: z.number().int(), match: z.enum(["exact", "similar"]) })
+  .openapi("Duplicate");
+
+export const FileSchema = z
+  .object({
+    id: z.string().openapi({ example: "file_V1StGXR8_Z5jdHi6B-myT" }),
+    url: z.string(),
+    cdnUrl: z.string(),
+    thumbnailUrl: z.string(),
+    title: z.string(),
+    description: z.string(),
+    mime: z.string(),
+    bytes: z.number().int(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    visibility: Visibility,
+    viewCount: z.number().int(),
+    downloadCount: z.number().int(),
+    nsfwScore: z.number().nullable(),
+    ageRestricted: z.boolean(),
+    tags: z.array(z.string()),
+    hotlinkPolicy: HotlinkPolicy,
+    hotlinkDomains: z.array(z.string()).optional().openapi({ description: "Shown to the owner only" }),
+    phash: z.string().nullable(),
+    duplicates: z.array(Duplicate),
+    analysis: z.enum(["pending", "done", "failed"]),
+    createdAt: z.string(),
+    expiresAt: z.string().nullable(),
+  })
+  .openapi("File");
+
+export const FileListItemSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    thumbnailUrl: z.string(),
+    title: z.string(),
+    mime: z.string(),
+    bytes: z.number().int(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    viewCount: z.number().int(),
+    createdAt: z.string(),
+  })
+  .openapi("FileListItem");

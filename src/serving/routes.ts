@@ -1,0 +1,22 @@
+// Byte serving, mounted on the app itself (not under the API router): no JSON body limit, no API
+// authentication or rate-limit middleware on the hot path. dispatch() maps the public {image_url} and
+// {cdn_url} onto /i and /cdn.
+//   GET|HEAD {image_url}/<file_id>                            the image (short link)
+//   GET|HEAD {image_url}/<file_id>/thumb                      its thumbnail (the original until analysis made one)
+//   GET|HEAD {cdn_url}/uploads/<date>/<file_id>/<filename>    the image under its storage key, immutable
+import { Hono } from "hono";
+import type { AppEnv } from "../env";
+import { serveFile } from "./serve";
+
+// Hono answers HEAD with the GET route (and drops the body); serveFile sees the HEAD method and skips R2.
+export const imageRoutes = new Hono<AppEnv>();
+
+imageRoutes.get("/:fileId", (c) => serveFile(c, { fileId: c.req.param("fileId"), variant: "original", link: "short" }));
+imageRoutes.get("/:fileId/thumb", (c) => serveFile(c, { fileId: c.req.param("fileId"), variant: "thumb", link: "short" }));
+
+export const cdnRoutes = new Hono<AppEnv>();
+
+cdnRoutes.get("/uploads/:date/:fileId/:filename", (c) => {
+  const { date, fileId, filename } = c.req.param();
+  return serveFile(c, { fileId, variant: "original", link: "cdn", storeKeyPath: `uploads/${date}/${fileId}/${filename}` });
+});

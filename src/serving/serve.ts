@@ -1,0 +1,227 @@
+// Streams a file's bytes (or its thumbnail) from R2: the hot path behind {image_url} and {cdn_url}.
+//
+// Per request: one indexed D1 read (the row and its owner's state decide 404/410/403), then the cheapest
+// way to the bytes: a 304 or a HEAD needs no R2 at all when the row knows the ETag and size; a whole GET
+// comes from the edge cache when it can; only misses and ranges read R2. Counting a view is an RPC sent
+// after the response (serving/view-counter.ts), never a D1 write.
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import type { FileRow } from "../db/schema";
+import { ApiError } from "../platform/errors";
+import { authenticate } from "../middleware/auth";
+import { SERVING } from "../config";
+import { ANONYMOUS_VIEWER, assertReadable, loadFile, viewerOf, type Viewer } from "../files/access";
+import { contentDisposition } from "../files/content-disposition";
+import { hotlinkAllowed, ownHosts } from "./hotlink";
+import { etagMatches, parseRange, quoteEtag } from "./range";
+import { EDGE_CACHE_SECONDS, edgeCacheKey, edgeCacheMatch, edgeCachePut, type Variant } from "./edge-cache";
+import { isPreviewBot } from "./bots";
+import { countHit } from "./view-counter";
+
+/** Bytes never render as anything but an inert image: no scripts, no plugins, no same-origin powers. */
+export const BYTES_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
+
+const SERVABLE_TYPE = /^image\/(jpeg|png|gif|webp|avif|bmp)$/;
+
+/** Only the image types we accept are served as themselves; anything else is an opaque download. */
+export function servedType(mime: string | undefined | null): string {
+  const m = (mime ?? "").toLowerCase().split(";")[0].trim();
+  return SERVABLE_TYPE.test(m) ? m : "application/octet-stream";
+}
+
+export type ServeRequest = {
+  fileId: string;
+  variant: Variant;
+  link: "short" | "cdn";
+  /** For CDN links: the decoded `uploads/<date>/<file_id>/<filename>`, which must be the file's storeKey. */
+  storeKeyPath?: string;
+};
+
+type Meta = { type: string; size: number; etag: string };
+
+let hostsCache: { key: string; hosts: Set<string> } | undefined;
+function cachedOwnHosts(env: Env) {
+  const key = `${env.SITE_URL}|${env.IMAGE_URL}|${env.CDN_URL}|${env.BASE_URL}`;
+  if (hostsCache?.key !== key) hostsCache = { key, hosts: ownHosts(env) };
+  return hostsCache.hosts;
+}
+
+/** Private files are the owner's alone; an <img> carries no credentials, so only a Bearer header can prove it. */
+async function bearerViewer(c: Context<AppEnv>): Promise<Viewer> {
+  if (!c.req.header("authorization")) return ANONYMOUS_VIEWER;
+  try {
+    await authenticate()(c, async () => {});
+    return viewerOf(c.get("principal"));
+  } catch {
+    return ANONYMOUS_VIEWER; // a bad token proves nothing: the private file stays 404
+  }
+}
+
+function cacheControl(file: FileRow, req: ServeRequest, thumbPending: boolean): string {
+  if (file.visibility === "private") return "private, no-cache";
+  // Hotlink rules depend on the Referer: shared caches must not hand one referer's answer to another.
+  const scope = file.hotlinkPolicy === "allow" ? "public" : "private";
+  if (thumbPending) return `${scope}, max-age=${SERVING.thumbnailPendingMaxAgeSeconds}`;
+  if (req.link === "cdn") return `${scope}, max-age=${SERVING.cdnMaxAgeSeconds}, immutable`;
+  return `${scope}, max-age=${SERVING.shortLinkMaxAgeSeconds}`;
+}
+
+function baseHeaders(file: FileRow, meta: Pick<Meta, "type" | "etag">, cache: string): Headers {
+  return new Headers({
+    "Content-Type": meta.type,
+    ETag: meta.etag,
+    "Cache-Control": cache,
+    "Accept-Ranges": "bytes",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": BYTES_CSP,
+    "Cross-Origin-Resource-Policy": "cross-origin",
+    "Content-Disposition": contentDisposition(file.filename, "inline"),
+  });
+}
+
+/** What the row itself tells about the original object: enough for HEAD and 304 without touching R2. */
+function originalMeta(file: FileRow): Meta | undefined {
+  const tag = file.storeEtag ?? file.sha256;
+  return tag ? { type: servedType(file.mime), size: file.bytes, etag: quoteEtag(tag) } : undefined;
+}
+
+function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+  return c.json(err.body(), err.status, { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
+}
+
+const contentMissing = () => new ApiError(404, "File content not found", { code: "content_missing" });
+
+export async function serveFile(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
+  try {
+    return await serve(c, req);
+  } catch (err) {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    throw err;
+  }
+}
+
+async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
+  const now = Date.now();
+  const loaded = await loadFile(c.get("db"), req.fileId);
+  // A CDN path must name this file's object exactly; any other date/filename does not exist.
+  const wrongPath = req.link === "cdn" && loaded !== undefined && loaded.file.storeKey !== req.storeKeyPath;
+  const viewer = loaded?.file.visibility === "private" && !wrongPath ? await bearerViewer(c) : ANONYMOUS_VIEWER;
+  // Safe mode is a signed-in viewer's preference and byte links carry no identity, so it is applied by
+  // the API and the pages, not here (see README: "age-restricted files and direct links").
+  const target = wrongPath ? undefined : loaded;
+  assertReadable(target, viewer, now, { safeMode: false });
+  const file = target.file;
+
+  if (!hotlinkAllowed(file, c.req.header("referer"), cachedOwnHosts(c.env))) {
+    throw new ApiError(403, "This file may not be embedded on that site", { code: "hotlink_refused" });
+  }
+
+  const thumbPending = req.variant === "thumb" && !file.thumbKey;
+  const objectKey = req.variant === "thumb" && file.thumbKey ? file.thumbKey : file.storeKey;
+  const objectVariant: Variant = objectKey === file.storeKey ? "original" : "thumb";
+  const cache = cacheControl(file, req, thumbPending);
+  const isHead = c.req.method === "HEAD";
+  const known = objectVariant === "original" ? originalMeta(file) : undefined;
+
+  if (known && etagMatches(c.req.header("if-none-match"), known.etag)) return notModified(file, known, cache);
+  if (known && isHead) return headersOnly(file, known, cache);
+
+  // Ranges: honoured on GET unless If-Range names another version.
+  const rangeHeader = !isHead && ifRangeHolds(c.req.header("if-range"), known?.etag) ? c.req.header("range") : undefined;
+  if (rangeHeader) {
+    const size = known?.size ?? (await c.env.BUCKET.head(objectKey))?.size;
+    if (size === undefined) throw contentMissing();
+    const range = parseRange(rangeHeader, size);
+    if (range.kind === "unsatisfiable") {
+      return new Response(null, { status: 416, headers: { "Content-Range": `bytes */${size}`, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" } });
+    }
+    if (range.kind === "partial") {
+      const obj = await c.env.BUCKET.get(objectKey, { range: { offset: range.start, length: range.end - range.start + 1 } });
+      if (!obj) throw contentMissing();
+      const headers = baseHeaders(file, known ?? { type: servedType(obj.httpMetadata?.contentType), etag: obj.httpEtag }, cache);
+      headers.set("Content-Range", `bytes ${range.start}-${range.end}/${size}`);
+      headers.set("Content-Length", String(range.end - range.start + 1));
+      if (range.start === 0) countView(c, file, req);
+      return new Response(obj.body, { status: 206, headers });
+    }
+  }
+
+  const cacheKey = edgeCacheKey(c.env, file.id, objectVariant, objectKey);
+  const cached = await edgeCacheMatch(cacheKey);
+  if (cached) {
+    const meta: Meta = {
+      type: known?.type ?? servedType(cached.headers.get("content-type")),
+      size: Number(cached.headers.get("content-length") ?? known?.size ?? 0),
+      etag: known?.etag ?? cached.headers.get("etag") ?? '"0"',
+    };
+    if (etagMatches(c.req.header("if-none-match"), meta.etag)) {
+      await cached.body?.cancel();
+      return notModified(file, meta, cache);
+    }
+    if (isHead) {
+      await cached.body?.cancel();
+      return headersOnly(file, meta, cache);
+    }
+    countView(c, file, req);
+    const headers = baseHeaders(file, meta, cache);
+    headers.set("Content-Length", String(meta.size));
+    return new Response(cached.body, { status: 200, headers });
+  }
+
+  if (isHead) {
+    const head = await c.env.BUCKET.head(objectKey);
+    if (!head) throw contentMissing();
+    return headersOnly(file, { type: servedType(head.httpMetadata?.contentType), size: head.size, etag: head.httpEtag }, cache);
+  }
+
+  const obj = await c.env.BUCKET.get(objectKey);
+  if (!obj) throw contentMissing();
+  const meta: Meta = known ?? { type: servedType(obj.httpMetadata?.contentType), size: obj.size, etag: obj.httpEtag };
+  if (etagMatches(c.req.header("if-none-match"), meta.etag)) {
+    await obj.body.cancel();
+    return notModified(file, meta, cache);
+  }
+  const [forClient, forCache] = obj.body.tee();
+  c.executionCtx.waitUntil(
+    edgeCachePut(
+      cacheKey,
+      new Response(forCache, {
+        headers: {
+          "Content-Type": meta.type,
+          "Content-Length": String(obj.size),
+          ETag: meta.etag,
+          "Cache-Control": `public, max-age=${EDGE_CACHE_SECONDS}`,
+        },
+      }),
+    ),
+  );
+  countView(c, file, req);
+  const headers = baseHeaders(file, meta, cache);
+  headers.set("Content-Length", String(obj.size));
+  return new Response(forClient, { status: 200, headers });
+}
+
+function ifRangeHolds(ifRange: string | undefined, etag: string | undefined): boolean {
+  if (!ifRange) return true;
+  // Only strong ETag validators are honoured; a date or an unknown tag means "send it all".
+  return etag !== undefined && ifRange.trim() === etag;
+}
+
+function notModified(file: FileRow, meta: Pick<Meta, "type" | "etag">, cache: string): Response {
+  const headers = baseHeaders(file, meta, cache);
+  headers.delete("Content-Type");
+  return new Response(null, { status: 304, headers });
+}
+
+function headersOnly(file: FileRow, meta: Meta, cache: string): Response {
+  const headers = baseHeaders(file, meta, cache);
+  headers.set("Content-Length", String(meta.size));
+  return new Response(null, { status: 200, headers });
+}
+
+/** A view is a person's GET of the image itself: not HEAD, not thumbnails, not link-preview bots. */
+function countView(c: Context<AppEnv>, file: FileRow, req: ServeRequest) {
+  if (req.variant !== "original" || c.req.method !== "GET") return;
+  if (isPreviewBot(c.req.header("user-agent"))) return;
+  countHit(c.env, c.executionCtx, "file_view", file.id);
+}
