@@ -1,0 +1,58 @@
+// Who may start and continue uploads. Built on the shared principal and requirePermission guard:
+//   start (presign, multipart init): anonymous callers, sessions, API keys with `upload`;
+//   continue (PUT, parts, complete, finalize, status, abort): the owner's session or `upload` key, or the
+//   anonymous uploader's upload token (a JWT scoped to exactly one file).
+import { createMiddleware } from "hono/factory";
+import type { AppEnv, AuthUser, Principal } from "../env";
+import { requirePermission } from "../middleware/guards";
+import { forbidden, notFound, unauthorized } from "../platform/errors";
+import type { UploadWithFile } from "./records";
+
+export type Uploader = { kind: "user"; user: AuthUser } | { kind: "anonymous" } | { kind: "token"; fileId: string };
+
+const needsUpload = requirePermission("upload");
+
+export const canStartUpload = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const p = c.get("principal");
+    if (p.kind === "anonymous") return next();
+    if (p.kind === "upload") {
+      throw forbidden("An upload token only works for the file it was issued for; start a new upload without it", "upload_token_scope");
+    }
+    return needsUpload(c, next);
+  });
+
+export const canContinueUpload = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (c.get("principal").kind === "upload") return next();
+    return needsUpload(c, next);
+  });
+
+export function uploaderOf(p: Principal): Uploader {
+  switch (p.kind) {
+    case "session":
+    case "key":
+      return { kind: "user", user: p.user };
+    case "upload":
+      return { kind: "token", fileId: p.fileId };
+    case "anonymous":
+      return { kind: "anonymous" };
+  }
+}
+
+export const wrongUploadToken = () => unauthorized("This upload token is not valid for this upload", "invalid_upload_token");
+export const uploadNotFound = () => notFound("Upload not found", "upload_not_found");
+
+/**
+ * The record when the caller may act on it. Someone else's upload is 404 (existence is not revealed); an
+ * upload token presented for another file is 401 (it is simply the wrong credential here).
+ */
+export function ownedBy(uploader: Uploader, record: UploadWithFile | undefined): UploadWithFile {
+  if (uploader.kind === "anonymous") throw unauthorized();
+  if (uploader.kind === "token") {
+    if (!record || record.upload.fileId !== uploader.fileId || record.upload.userId !== null) throw wrongUploadToken();
+    return record;
+  }
+  if (!record || record.upload.userId !== uploader.user.id) throw uploadNotFound();
+  return record;
+}

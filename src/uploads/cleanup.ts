@@ -1,0 +1,68 @@
+// The scheduled clean-up of uploads, so nothing is orphaned in D1 or R2:
+//   1. live uploads (pending, or uploaded but never finalized) past expiresAt -> expired, reservation
+//      released, file failed;
+//   2. failed files whose storage was not removed yet (expired above, or a request's own removal failed) ->
+//      open multipart upload aborted, object deleted, file marked purged;
+//   3. records of ended uploads, purged more than a retention period ago -> deleted from D1.
+// Every step is a bounded batch; what is left is picked up by the next run. `now` is a parameter so tests
+// advance time instead of sleeping.
+import { and, asc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { UPLOADS } from "../config";
+import { files, uploadParts, uploads } from "../db/schema";
+import type { Db } from "../platform/db";
+import { removeStoredBytes } from "./lifecycle";
+import { ENDED_UPLOAD_STATES, LIVE_UPLOAD_STATES, endUpload } from "./records";
+
+export type CleanupResult = { expired: number; purged: number; deleted: number; errors: number };
+
+export async function cleanupUploads(env: Env, db: Db, now = Date.now()): Promise<CleanupResult> {
+  const at = new Date(now);
+  const result: CleanupResult = { expired: 0, purged: 0, deleted: 0, errors: 0 };
+
+  const stale = await db
+    .select({ id: uploads.id, fileId: uploads.fileId })
+    .from(uploads)
+    .where(and(inArray(uploads.state, [...LIVE_UPLOAD_STATES]), lt(uploads.expiresAt, at)))
+    .orderBy(asc(uploads.expiresAt))
+    .limit(UPLOADS.cleanupBatchSize);
+  for (const upload of stale) {
+    // Conditional: an upload finalized a moment ago is left alone.
+    if (await endUpload(db, upload, "expired", at)) result.expired += 1;
+  }
+
+  const unpurged = await db
+    .select({ fileId: files.id, storeKey: files.storeKey, kind: uploads.kind, r2UploadId: uploads.r2UploadId })
+    .from(files)
+    .innerJoin(uploads, eq(uploads.fileId, files.id))
+    .where(and(eq(files.state, "failed"), isNull(files.purgedAt)))
+    .limit(UPLOADS.cleanupBatchSize);
+  for (const row of unpurged) {
+    try {
+      await removeStoredBytes(env.BUCKET, db, row, row.storeKey, at);
+      result.purged += 1;
+    } catch (err) {
+      result.errors += 1;
+      console.error(`upload cleanup: removing ${row.storeKey} failed`, err);
+    }
+  }
+
+  const retainedSince = new Date(now - UPLOADS.endedRecordsRetentionSeconds * 1000);
+  const old = await db
+    .select({ uploadId: uploads.id, fileId: files.id })
+    .from(uploads)
+    .innerJoin(files, eq(files.id, uploads.fileId))
+    .where(and(inArray(uploads.state, [...ENDED_UPLOAD_STATES]), eq(files.state, "failed"), isNotNull(files.purgedAt), lt(files.purgedAt, retainedSince)))
+    .limit(UPLOADS.cleanupBatchSize / 2); // two ids per row in one IN list: stays under D1's 100 bound parameters
+  if (old.length > 0) {
+    const uploadIds = old.map((r) => r.uploadId);
+    const fileIds = old.map((r) => r.fileId);
+    await db.batch([
+      db.delete(uploadParts).where(inArray(uploadParts.uploadId, uploadIds)),
+      db.delete(uploads).where(inArray(uploads.id, uploadIds)),
+      // a failed file is never in an album, but a foreign key must not be able to stop the whole batch
+      db.delete(files).where(and(inArray(files.id, fileIds), eq(files.state, "failed"), sql`NOT EXISTS (SELECT 1 FROM album_files WHERE file_id = ${files.id})`)),
+    ]);
+    result.deleted = old.length;
+  }
+  return result;
+}

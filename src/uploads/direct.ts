@@ -1,0 +1,80 @@
+// PUT /upload/direct/:fileId: the body streams into R2 at the file's storeKey and is verified against the
+// presign (magic bytes, length, SHA-256). A body that fails any check is not kept and ends the upload.
+import type { UploadMime } from "../config";
+import type { Db } from "../platform/db";
+import { ApiError, badRequest, conflict } from "../platform/errors";
+import { isId } from "../platform/ids";
+import { fileUrl } from "../platform/urls";
+import { ownedBy, type Uploader } from "./access";
+import { assertAcceptingBytes, failVerification, removeStoredBytes } from "./lifecycle";
+import { findUploadByFileId, transitionUpload } from "./records";
+import { putVerified } from "./streams";
+
+export type DirectUploadResult = {
+  body: { fileId: string; url: string; mime: string; bytes: number; status: "ready" };
+  etag: string;
+};
+
+const mediaType = (header: string | null) => header?.split(";")[0].trim().toLowerCase() || null;
+
+export async function receiveDirectUpload(env: Env, db: Db, uploader: Uploader, fileId: string, request: Request): Promise<DirectUploadResult> {
+  const record = ownedBy(uploader, isId("file", fileId) ? await findUploadByFileId(db, fileId) : undefined);
+  const { upload, file } = record;
+  if (upload.kind !== "direct") throw conflict("This file is being uploaded in parts; use its multipart upload", "multipart_upload");
+  assertAcceptingBytes(upload, new Date());
+
+  // A Content-Type that names another image type is a client mistake caught before any byte is read.
+  const contentType = mediaType(request.headers.get("content-type"));
+  if (contentType && contentType !== "application/octet-stream" && contentType !== file.mime) {
+    throw new ApiError(415, `Content-Type is ${contentType} but the upload was presigned as ${file.mime}`, {
+      code: "content_type_mismatch",
+      expected: file.mime,
+    });
+  }
+  const length = request.headers.get("content-length");
+  if ((length !== null && Number(length) !== upload.bytes) || request.body === null) {
+    throw await failVerification(env, db, record, "size_mismatch", length !== null ? Number(length) : 0);
+  }
+  if (!upload.sha256) throw new Error(`direct upload ${upload.id} has no sha256`); // presign requires it
+
+  const outcome = await putVerified(env.BUCKET, file.storeKey, request.body, {
+    bytes: upload.bytes,
+    sha256: upload.sha256,
+    mime: file.mime as UploadMime,
+    fileId: file.id,
+  });
+  if (!outcome.ok) {
+    if (outcome.reason === "interrupted") {
+      // The client went away mid-body: nothing was stored, the upload stays pending for a retry.
+      throw badRequest("The request body ended early", "incomplete_body");
+    }
+    throw await failVerification(env, db, record, outcome.reason, outcome.receivedBytes);
+  }
+
+  const now = new Date();
+  const etag = outcome.object.httpEtag;
+  const applied = await transitionUpload(db, {
+    upload,
+    from: ["pending"],
+    to: "uploaded",
+    quota: "keep",
+    uploadSet: { storeEtag: etag },
+    fileFrom: ["created"],
+    fileSet: { state: "uploaded", storeEtag: etag, sha256: upload.sha256 },
+    now,
+  });
+  if (!applied) {
+    const current = await findUploadByFileId(db, fileId);
+    const state = current?.upload.state;
+    // Another PUT of the same (verified, hence identical) bytes won: its object is this object.
+    if (state === "uploaded" || state === "finalized") throw conflict("The bytes of this upload have already been received", "already_uploaded");
+    // The upload ended meanwhile (expired by cleanup, aborted): the object must not stay.
+    await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now);
+    assertAcceptingBytes(current?.upload ?? { ...upload, state: "expired" }, now);
+    throw conflict("The upload changed state during the transfer", "upload_state_changed");
+  }
+  return {
+    body: { fileId: file.id, url: fileUrl(env, file.id), mime: file.mime, bytes: upload.bytes, status: "ready" },
+    etag,
+  };
+}

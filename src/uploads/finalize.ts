@@ -1,0 +1,163 @@
+// POST /upload/finalize: ties the upload's identifiers together, commits the quota reservation, reports
+// exact duplicates and hands the file to the analysis job. Idempotent: the answer is stored with the state
+// change (one batch), so a repeated call returns the same body and enqueues nothing new.
+import { and, asc, eq, isNull, ne } from "drizzle-orm";
+import { files } from "../db/schema";
+import type { Db } from "../platform/db";
+import { badRequest, conflict } from "../platform/errors";
+import { isId } from "../platform/ids";
+import { cdnUrl, fileUrl } from "../platform/urls";
+import { UPLOADS } from "../config";
+import { ownedBy, type Uploader } from "./access";
+import { assertNotEnded } from "./lifecycle";
+import { findUploadById, transitionUpload, type UploadWithFile } from "./records";
+
+export type FinalizeInput = {
+  uploadId: string;
+  fileId: string;
+  storeKey: string;
+  storeEtag: string;
+  width?: number;
+  height?: number;
+  phash?: string;
+  nsfwScore?: number;
+};
+
+export type Duplicate = { fileId: string; url: string; distance: number; match: "exact" | "similar" };
+
+export type FinalizeResponse = {
+  fileId: string;
+  url: string;
+  cdnUrl: string;
+  mime: string;
+  bytes: number;
+  width: number | null;
+  height: number | null;
+  nsfwScore: number | null;
+  ageRestricted: boolean;
+  visibility: string;
+  expiresAt: string | null;
+  phash: string | null;
+  duplicates: Duplicate[];
+};
+
+/** The analysis job's message (the analysis feature consumes it). */
+export type AnalyzeJob = { type: "analyze"; fileId: string };
+
+const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+
+export function nsfwThreshold(env: Env): number {
+  const value = Number.parseFloat(env.NSFW_THRESHOLD);
+  return Number.isFinite(value) ? value : 0.8;
+}
+
+/** Exact duplicates by content hash among the caller's own live, finalized files. */
+async function exactDuplicates(env: Env, db: Db, userId: string | null, fileId: string, sha256: string | null): Promise<Duplicate[]> {
+  if (!userId || !sha256) return [];
+  const rows = await db
+    .select({ id: files.id })
+    .from(files)
+    .where(
+      and(
+        eq(files.userId, userId),
+        eq(files.sha256, sha256),
+        eq(files.state, "finalized"),
+        ne(files.id, fileId),
+        isNull(files.deletedAt),
+        isNull(files.bannedAt),
+        isNull(files.purgedAt),
+      ),
+    )
+    .orderBy(asc(files.createdAt))
+    .limit(UPLOADS.duplicatesLimit);
+  return rows.map((r) => ({ fileId: r.id, url: fileUrl(env, r.id), distance: 0, match: "exact" as const }));
+}
+
+function checkIdentifiers(record: UploadWithFile, input: FinalizeInput) {
+  const { upload, file } = record;
+  const mismatch = (field: string) => badRequest(`${field} does not belong to this upload`, "upload_mismatch", { field });
+  if (upload.fileId !== input.fileId) throw mismatch("fileId");
+  if (file.storeKey !== input.storeKey) throw mismatch("storeKey");
+  // Checked only once the bytes are in (before that there is no etag to compare).
+  if (upload.storeEtag && normalizeEtag(upload.storeEtag) !== normalizeEtag(input.storeEtag)) throw mismatch("storeEtag");
+}
+
+function answerFromState(record: UploadWithFile, now: Date): FinalizeResponse {
+  const { upload } = record;
+  if (upload.state === "finalized" && upload.finalizeResponse) return upload.finalizeResponse as FinalizeResponse;
+  if (upload.state === "pending") {
+    throw conflict(
+      upload.kind === "direct" ? "PUT the file's bytes before finalizing" : "Complete the multipart upload before finalizing",
+      "not_uploaded",
+    );
+  }
+  assertNotEnded(upload, now);
+  throw conflict("The upload changed state; try again", "upload_state_changed");
+}
+
+export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
+  const record = ownedBy(uploader, isId("upl", input.uploadId) ? await findUploadById(db, input.uploadId) : undefined);
+  checkIdentifiers(record, input);
+  const { upload, file } = record;
+  const now = new Date();
+  if (upload.state !== "uploaded" || upload.expiresAt.getTime() <= now.getTime()) return answerFromState(record, now);
+
+  // Client hints: dimensions and phash until the analysis job has the real ones; a client nsfwScore can
+  // only raise the score (decisions.md: it never lowers the server's).
+  const clientScore = input.nsfwScore ?? null;
+  const nsfwScore = clientScore === null ? file.nsfwScore : Math.max(file.nsfwScore ?? 0, clientScore);
+  const ageRestricted = file.ageRestrictedOverride ?? (nsfwScore !== null && nsfwScore >= nsfwThreshold(env));
+  const width = file.width ?? input.width ?? null;
+  const height = file.height ?? input.height ?? null;
+  const clientPhash = input.phash?.toLowerCase() ?? null;
+
+  const body: FinalizeResponse = {
+    fileId: file.id,
+    url: fileUrl(env, file.id),
+    cdnUrl: cdnUrl(env, file.storeKey),
+    mime: file.mime,
+    bytes: file.bytes,
+    width,
+    height,
+    nsfwScore,
+    ageRestricted,
+    visibility: file.visibility,
+    expiresAt: file.expiresAt?.toISOString() ?? null,
+    phash: file.phash ?? clientPhash,
+    duplicates: await exactDuplicates(env, db, upload.userId, file.id, file.sha256),
+  };
+
+  const applied = await transitionUpload(db, {
+    upload,
+    from: ["uploaded"],
+    to: "finalized",
+    quota: "commit",
+    uploadSet: { finalizeResponse: body },
+    fileFrom: ["uploaded"],
+    fileSet: {
+      state: "finalized",
+      finalizedAt: now,
+      width,
+      height,
+      clientPhash,
+      clientNsfwScore: clientScore,
+      nsfwScore,
+      ageRestricted,
+      analysis: "pending",
+    },
+    now,
+  });
+  if (!applied) {
+    // A concurrent finalize won (same answer), or the upload ended meanwhile.
+    const current = await findUploadById(db, upload.id);
+    return answerFromState(current ?? record, now);
+  }
+
+  try {
+    await env.JOBS.send({ type: "analyze", fileId: file.id } satisfies AnalyzeJob);
+  } catch (err) {
+    // The file is finalized either way; it keeps analysis "pending" and shows the client's hints.
+    console.error(`finalize ${file.id}: could not enqueue the analysis job`, err);
+  }
+  return body;
+}

@@ -1,0 +1,72 @@
+// Shared rules of an upload's life: which state allows what, and how a failed verification ends it so that
+// nothing stays behind (no object, no live record, no reservation).
+import type { Db } from "../platform/db";
+import { ApiError, conflict, gone } from "../platform/errors";
+import type { UploadRow } from "../db/schema";
+import { endUpload, markFilePurged, type UploadWithFile } from "./records";
+
+/** 410 for an upload that ended (or whose time ran out), 409 when the bytes are already in. */
+export function assertAcceptingBytes(upload: UploadRow, now: Date) {
+  if (upload.state === "uploaded" || upload.state === "finalized") {
+    throw conflict("The bytes of this upload have already been received", "already_uploaded");
+  }
+  assertNotEnded(upload, now);
+}
+
+export function assertNotEnded(upload: UploadRow, now: Date) {
+  if (upload.state === "aborted") throw gone("This upload was aborted; start a new one", "upload_aborted");
+  if (upload.state === "failed") throw gone("This upload failed verification; start a new one", "upload_failed");
+  if (upload.state === "expired" || (upload.state !== "finalized" && upload.expiresAt.getTime() <= now.getTime())) {
+    throw gone("This upload expired; start a new one", "upload_expired");
+  }
+}
+
+export type VerificationFailure = "magic_mismatch" | "size_mismatch" | "checksum_mismatch";
+
+export function verificationError(reason: VerificationFailure, record: UploadWithFile, receivedBytes?: number): ApiError {
+  const { upload, file } = record;
+  switch (reason) {
+    case "magic_mismatch":
+      return new ApiError(415, `The file's first bytes are not those of ${file.mime}`, { code: "magic_mismatch", mime: file.mime });
+    case "size_mismatch":
+      return new ApiError(400, `Expected exactly ${upload.bytes} bytes`, {
+        code: "size_mismatch",
+        expected: upload.bytes,
+        ...(receivedBytes !== undefined ? { received: receivedBytes } : {}),
+      });
+    case "checksum_mismatch":
+      return new ApiError(400, "The SHA-256 of the bytes received does not match the one declared", { code: "checksum_mismatch" });
+  }
+}
+
+/** Removes whatever R2 holds for the file (object and/or open multipart upload) and marks the file purged. */
+export async function removeStoredBytes(bucket: R2Bucket, db: Db, upload: Pick<UploadRow, "fileId" | "kind" | "r2UploadId">, storeKey: string, now: Date) {
+  if (upload.kind === "multipart" && upload.r2UploadId) {
+    // fails when the multipart upload was already completed or aborted: then there is nothing to abort
+    await bucket.resumeMultipartUpload(storeKey, upload.r2UploadId).abort().catch(() => undefined);
+  }
+  await bucket.delete(storeKey);
+  await markFilePurged(db, upload.fileId, now);
+}
+
+/**
+ * Ends a pending upload whose bytes failed verification: reservation released, upload and file failed,
+ * stored bytes removed. Only the request that wins the state change removes bytes, so a concurrent
+ * successful upload of the same file is never deleted. Returns the error to answer with.
+ */
+export async function failVerification(
+  env: Env,
+  db: Db,
+  record: UploadWithFile,
+  reason: VerificationFailure,
+  receivedBytes?: number,
+): Promise<ApiError> {
+  const now = new Date();
+  if (await endUpload(db, record.upload, "failed", now, ["pending"])) {
+    // Failing here leaves the file failed and unpurged; the cleanup job retries the removal.
+    await removeStoredBytes(env.BUCKET, db, record.upload, record.file.storeKey, now).catch((err) =>
+      console.error(`upload ${record.upload.id}: removing bytes after ${reason} failed`, err),
+    );
+  }
+  return verificationError(reason, record, receivedBytes);
+}

@@ -1,0 +1,215 @@
+// The multipart flow on R2's native multipart API. The worker keeps no state between requests
+// (resumeMultipartUpload per part); D1 remembers the parts received so a client can resume.
+//
+// Whole-file SHA-256: part digests combined are not a file digest, so when the client declares `sha256` at
+// init, complete streams the assembled object back from R2 through crypto.DigestStream and compares
+// (mismatch: the object is deleted, the upload fails, 400 checksum_mismatch). Without it files.sha256 stays
+// null until the analysis job computes it, and finalize can report no exact duplicates for that file.
+import { and, asc, eq, sql } from "drizzle-orm";
+import { UPLOADS, type UploadMime } from "../config";
+import { uploadParts, type UploadRow } from "../db/schema";
+import type { Db } from "../platform/db";
+import { ApiError, badRequest, conflict, gone } from "../platform/errors";
+import { isId } from "../platform/ids";
+import { apiUrl } from "../platform/urls";
+import { ownedBy, type Uploader } from "./access";
+import { assertAcceptingBytes, assertNotEnded, failVerification, removeStoredBytes } from "./lifecycle";
+import { endUpload, findUploadById, transitionUpload, type UploadWithFile } from "./records";
+import { startUpload, type StartInput } from "./start";
+import { putPart, storedSha256 } from "./streams";
+
+export const partUrl = (env: Env, uploadId: string, partNumber: number) => apiUrl(env, `/upload/multipart/${uploadId}/parts/${partNumber}`);
+
+/** Bytes of part `n` (1-based): every part but the last is exactly partSize, the last the remainder. */
+export function partBytes(totalBytes: number, partSize: number, partNumber: number): number {
+  const partCount = Math.ceil(totalBytes / partSize);
+  return partNumber < partCount ? partSize : totalBytes - partSize * (partCount - 1);
+}
+
+const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+
+export type InitInput = Omit<StartInput, "bytes"> & { totalBytes: number; partSize?: number };
+
+export async function initMultipart(env: Env, db: Db, uploader: Uploader, input: InitInput) {
+  const partSize = input.partSize ?? UPLOADS.multipartPartBytes.default;
+  const partCount = Math.ceil(input.totalBytes / partSize);
+  if (partCount > UPLOADS.maxParts) {
+    throw badRequest(`At most ${UPLOADS.maxParts} parts; use a larger partSize`, "too_many_parts", { partCount, maxParts: UPLOADS.maxParts });
+  }
+  const { totalBytes, partSize: _ignored, ...rest } = input;
+  const started = await startUpload(env, db, uploader, { ...rest, bytes: totalBytes }, {
+    kind: "multipart",
+    partSize,
+    partCount,
+    createMultipart: async (key, mime) => (await env.BUCKET.createMultipartUpload(key, { httpMetadata: { contentType: mime } })).uploadId,
+    abortMultipart: (key, id) => env.BUCKET.resumeMultipartUpload(key, id).abort(),
+  });
+  return {
+    uploadId: started.uploadId,
+    fileId: started.fileId,
+    storeKey: started.storeKey,
+    partSize,
+    partCount,
+    parts: Array.from({ length: partCount }, (_, i) => ({ partNumber: i + 1, url: partUrl(env, started.uploadId, i + 1) })),
+    expiresAt: started.expiresAt.toISOString(),
+    ...(started.uploadToken ? { uploadToken: started.uploadToken, deleteToken: started.deleteToken } : {}),
+  };
+}
+
+async function ownedMultipart(db: Db, uploader: Uploader, uploadId: string): Promise<UploadWithFile & { upload: UploadRow & { r2UploadId: string; partSize: number; partCount: number } }> {
+  const record = ownedBy(uploader, isId("upl", uploadId) ? await findUploadById(db, uploadId) : undefined);
+  const { upload } = record;
+  if (upload.kind !== "multipart" || !upload.r2UploadId || !upload.partSize || !upload.partCount) {
+    throw conflict("This is a direct upload; PUT its bytes to /upload/direct/<fileId>", "not_multipart");
+  }
+  return record as never;
+}
+
+export async function receivePart(env: Env, db: Db, uploader: Uploader, uploadId: string, partNumber: number, request: Request) {
+  const record = await ownedMultipart(db, uploader, uploadId);
+  const { upload, file } = record;
+  assertAcceptingBytes(upload, new Date());
+  if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > upload.partCount) {
+    throw badRequest(`partNumber must be 1 to ${upload.partCount}`, "invalid_part_number", { partCount: upload.partCount });
+  }
+  const expected = partBytes(upload.bytes, upload.partSize, partNumber);
+  const length = request.headers.get("content-length");
+  if (length === null) {
+    throw new ApiError(411, `Send Content-Length: ${expected} with part ${partNumber}`, { code: "length_required", expected });
+  }
+  // A wrong-sized part is refused before anything is stored; the upload stays open for a correct one.
+  if (Number(length) !== expected || request.body === null) {
+    throw new ApiError(400, `Part ${partNumber} must be exactly ${expected} bytes`, { code: "size_mismatch", expected, received: Number(length) || 0 });
+  }
+
+  const r2 = env.BUCKET.resumeMultipartUpload(file.storeKey, upload.r2UploadId);
+  const sniffAs = partNumber === 1 ? (file.mime as UploadMime) : undefined;
+  const outcome = await putPart(r2, partNumber, request.body, expected, sniffAs);
+  if (!outcome.ok) {
+    if (outcome.reason === "magic_mismatch") throw await failVerification(env, db, record, "magic_mismatch");
+    throw badRequest("The request body ended early", "incomplete_body");
+  }
+
+  // Recorded only while the upload is still open; re-sending a part replaces it.
+  const now = Date.now();
+  const res = await db.run(sql`
+    INSERT INTO upload_parts (upload_id, part_number, etag, bytes, created_at)
+    SELECT ${upload.id}, ${partNumber}, ${outcome.part.etag}, ${expected}, ${now}
+    WHERE EXISTS (SELECT 1 FROM uploads WHERE id = ${upload.id} AND state = 'pending')
+    ON CONFLICT (upload_id, part_number) DO UPDATE SET etag = excluded.etag, bytes = excluded.bytes, created_at = excluded.created_at`);
+  if (res.meta.changes !== 1) {
+    const current = await findUploadById(db, upload.id);
+    assertAcceptingBytes(current?.upload ?? upload, new Date());
+  }
+  return { partNumber, etag: outcome.part.etag };
+}
+
+async function recordedParts(db: Db, uploadId: string) {
+  return db
+    .select({ partNumber: uploadParts.partNumber, etag: uploadParts.etag, bytes: uploadParts.bytes })
+    .from(uploadParts)
+    .where(eq(uploadParts.uploadId, uploadId))
+    .orderBy(asc(uploadParts.partNumber));
+}
+
+export async function describeMultipart(db: Db, uploader: Uploader, uploadId: string) {
+  const { upload, file } = await ownedMultipart(db, uploader, uploadId);
+  const parts = upload.state === "pending" ? await recordedParts(db, upload.id) : [];
+  return {
+    uploadId: upload.id,
+    fileId: file.id,
+    storeKey: file.storeKey,
+    state: upload.state,
+    totalBytes: upload.bytes,
+    partSize: upload.partSize,
+    partCount: upload.partCount,
+    expiresAt: upload.expiresAt.toISOString(),
+    parts,
+  };
+}
+
+const invalidPart = (message: string, extra: Record<string, unknown> = {}) => badRequest(message, "invalid_part", extra);
+
+export type CompleteInput = { uploadId: string; fileId: string; storeKey: string; parts: { partNumber: number; etag: string }[] };
+
+export async function completeMultipart(env: Env, db: Db, uploader: Uploader, input: CompleteInput) {
+  const record = await ownedMultipart(db, uploader, input.uploadId);
+  const { upload, file } = record;
+  if (file.id !== input.fileId) throw badRequest("fileId does not belong to this upload", "upload_mismatch", { field: "fileId" });
+  if (file.storeKey !== input.storeKey) throw badRequest("storeKey does not belong to this upload", "upload_mismatch", { field: "storeKey" });
+  const done = (etag: string | null) => ({ fileId: file.id, storeEtag: etag ?? "", bytes: upload.bytes, status: "ready" as const });
+  // A retried complete (e.g. after a lost response) answers as the first did.
+  if (upload.state === "uploaded" || upload.state === "finalized") return done(upload.storeEtag);
+  assertAcceptingBytes(upload, new Date());
+
+  const recorded = await recordedParts(db, upload.id);
+  const byNumber = new Map(recorded.map((p) => [p.partNumber, p]));
+  if (input.parts.length !== upload.partCount) {
+    throw invalidPart(`Expected ${upload.partCount} parts, got ${input.parts.length}`, { expected: upload.partCount });
+  }
+  const seen = new Set<number>();
+  for (const p of input.parts) {
+    const mine = byNumber.get(p.partNumber);
+    if (seen.has(p.partNumber)) throw invalidPart(`Part ${p.partNumber} is listed twice`, { partNumber: p.partNumber });
+    seen.add(p.partNumber);
+    if (!mine) throw invalidPart(`Part ${p.partNumber} was not uploaded`, { partNumber: p.partNumber });
+    if (normalizeEtag(p.etag) !== normalizeEtag(mine.etag)) throw invalidPart(`Wrong etag for part ${p.partNumber}`, { partNumber: p.partNumber });
+  }
+
+  const r2 = env.BUCKET.resumeMultipartUpload(file.storeKey, upload.r2UploadId);
+  let object: R2Object;
+  try {
+    object = await r2.complete(recorded.map((p) => ({ partNumber: p.partNumber, etag: p.etag })));
+  } catch (err) {
+    const current = await findUploadById(db, upload.id);
+    if (current && (current.upload.state === "uploaded" || current.upload.state === "finalized")) return done(current.upload.storeEtag);
+    if (current) assertNotEnded(current.upload, new Date());
+    console.error(`upload ${upload.id}: R2 refused to complete`, err);
+    throw invalidPart("Storage refused the parts; re-send them and complete again");
+  }
+
+  if (object.size !== upload.bytes) throw await failVerification(env, db, record, "size_mismatch", object.size);
+  if (upload.sha256 && (await storedSha256(env.BUCKET, file.storeKey)) !== upload.sha256) {
+    throw await failVerification(env, db, record, "checksum_mismatch");
+  }
+
+  const now = new Date();
+  const etag = object.httpEtag;
+  const applied = await transitionUpload(db, {
+    upload,
+    from: ["pending"],
+    to: "uploaded",
+    quota: "keep",
+    uploadSet: { storeEtag: etag },
+    fileFrom: ["created"],
+    fileSet: { state: "uploaded", storeEtag: etag, sha256: upload.sha256 },
+    extra: [db.delete(uploadParts).where(and(eq(uploadParts.uploadId, upload.id), sql`(SELECT state FROM uploads WHERE id = ${upload.id}) = 'uploaded'`))],
+    now,
+  });
+  if (!applied) {
+    const current = await findUploadById(db, upload.id);
+    if (current && (current.upload.state === "uploaded" || current.upload.state === "finalized")) return done(current.upload.storeEtag);
+    await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now);
+    if (current) assertNotEnded(current.upload, now);
+    throw gone("This upload ended during completion", "upload_ended");
+  }
+  return done(etag);
+}
+
+export async function abortMultipart(env: Env, db: Db, uploader: Uploader, uploadId: string) {
+  const { upload, file } = await ownedMultipart(db, uploader, uploadId);
+  if (upload.state === "finalized") throw conflict("This upload is finalized; delete the file instead", "already_finalized");
+  if (upload.state === "aborted") return { message: "Upload aborted" };
+  if (upload.state === "failed" || upload.state === "expired") assertNotEnded(upload, new Date());
+  const now = new Date();
+  if (!(await endUpload(db, upload, "aborted", now))) {
+    const current = await findUploadById(db, upload.id);
+    if (current?.upload.state === "aborted") return { message: "Upload aborted" };
+    if (current?.upload.state === "finalized") throw conflict("This upload is finalized; delete the file instead", "already_finalized");
+    if (current) assertNotEnded(current.upload, now);
+    throw conflict("The upload changed state; try again", "upload_state_changed");
+  }
+  // If this fails the file stays failed and unpurged, and the cleanup job retries the removal.
+  await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now).catch((err) => console.error(`upload ${upload.id}: abort cleanup failed`, err));
+  return { message: "Upload aborted" };
+}

@@ -1,0 +1,204 @@
+// /upload/*: the direct flow (presign -> PUT -> finalize) and the multipart flow (init -> PUT parts ->
+// complete -> finalize). The two byte-streaming routes are exempt from the JSON body limit (app.ts).
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { validationHook } from "../platform/validation";
+import { apiUrl } from "../platform/urls";
+import { UPLOADS } from "../config";
+import { canContinueUpload, canStartUpload, uploaderOf } from "./access";
+import { startUpload } from "./start";
+import { receiveDirectUpload } from "./direct";
+import { finalizeUpload } from "./finalize";
+import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";
+import {
+  DirectUploadResponse,
+  FileIdParam,
+  FinalizeRequest,
+  FinalizeResponse,
+  MultipartCompleteRequest,
+  MultipartCompleteResponse,
+  MultipartInitRequest,
+  MultipartInitResponse,
+  MultipartStatus,
+  PartParam,
+  PartResponse,
+  PresignRequest,
+  PresignResponse,
+  UploadIdParam,
+} from "./schemas";
+
+export const uploadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const tags = ["Uploads"];
+
+const binaryBody = (description: string) => ({
+  required: true,
+  description,
+  content: Object.fromEntries(UPLOADS.mimeTypes.map((m) => [m, { schema: z.string().openapi({ format: "binary" }) }])),
+});
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/presign",
+    tags,
+    summary: "Start a direct upload",
+    description:
+      "Anonymous callers, sessions and API keys with `upload`. Reserves the storage quota and creates the file record " +
+      "(state created). Anonymous callers also get `uploadToken` (Bearer token for the PUT and finalize) and `deleteToken`. " +
+      `Files above ${UPLOADS.maxDirectBytes} bytes must use multipart (413, details.code use_multipart).`,
+    security: [...bearer, {}],
+    middleware: [canStartUpload()] as const,
+    request: { body: jsonBody(PresignRequest) },
+    responses: { 201: json(PresignResponse, "File record created"), ...errors(400, 401, 402, 403, 413, 415, 429) },
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    const started = await startUpload(c.env, c.get("db"), uploaderOf(c.get("principal")), input, { kind: "direct" });
+    return c.json(
+      {
+        uploadId: started.uploadId,
+        uploadUrl: apiUrl(c.env, `/upload/direct/${started.fileId}`),
+        fileId: started.fileId,
+        storeKey: started.storeKey,
+        message: "File record created. PUT the file's bytes to uploadUrl, then call POST /upload/finalize.",
+        ...(started.uploadToken ? { uploadToken: started.uploadToken, deleteToken: started.deleteToken } : {}),
+      },
+      201,
+    );
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "put",
+    path: "/direct/{fileId}",
+    tags,
+    summary: "Upload a file's bytes (direct flow)",
+    description:
+      "The raw body must be exactly the presigned `bytes` with the presigned `sha256` (400 size_mismatch / checksum_mismatch), " +
+      "and start with the magic bytes of the declared mime (415 magic_mismatch). A failed check ends the upload and keeps nothing. " +
+      "The response's ETag header is the `storeEtag` for finalize. A second PUT is 409.",
+    security: bearer,
+    middleware: [canContinueUpload()] as const,
+    request: { params: FileIdParam, body: binaryBody("The file's bytes") },
+    responses: { 200: json(DirectUploadResponse, "Stored and verified"), ...errors(400, 401, 403, 404, 409, 410, 415) },
+  }),
+  async (c) => {
+    const { fileId } = c.req.valid("param");
+    const result = await receiveDirectUpload(c.env, c.get("db"), uploaderOf(c.get("principal")), fileId, c.req.raw);
+    c.header("ETag", result.etag);
+    return c.json(result.body, 200);
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/finalize",
+    tags,
+    summary: "Finalize an upload",
+    description:
+      "After the PUT (or multipart complete). Commits the quota, reports exact duplicates among your files, and queues the " +
+      "analysis (nsfwScore, phash, dimensions, thumbnail). Idempotent: a repeated call answers the same body. 409 not_uploaded before the bytes are in.",
+    security: bearer,
+    middleware: [canContinueUpload()] as const,
+    request: { body: jsonBody(FinalizeRequest) },
+    responses: { 200: json(FinalizeResponse, "Finalized"), ...errors(400, 401, 403, 404, 409, 410) },
+  }),
+  async (c) => {
+    const body = await finalizeUpload(c.env, c.get("db"), uploaderOf(c.get("principal")), c.req.valid("json"));
+    return c.json(body as z.infer<typeof FinalizeResponse>, 200);
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/multipart/init",
+    tags,
+    summary: "Start a multipart upload",
+    description:
+      "Reserves the quota and opens an R2 multipart upload. PUT each part to its `url` with the same Bearer token; every part but " +
+      "the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete.",
+    security: [...bearer, {}],
+    middleware: [canStartUpload()] as const,
+    request: { body: jsonBody(MultipartInitRequest) },
+    responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 413, 415, 429) },
+  }),
+  async (c) => {
+    const result = await initMultipart(c.env, c.get("db"), uploaderOf(c.get("principal")), c.req.valid("json"));
+    return c.json(result, 201);
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "put",
+    path: "/multipart/{uploadId}/parts/{partNumber}",
+    tags,
+    summary: "Upload one part",
+    description: "Exact Content-Length required (411 without, 400 size_mismatch when wrong). Re-sending a part replaces it. Part 1 is checked for the mime's magic bytes.",
+    security: bearer,
+    middleware: [canContinueUpload()] as const,
+    request: { params: PartParam, body: binaryBody("The part's bytes") },
+    responses: { 200: json(PartResponse, "Part stored"), ...errors(400, 401, 403, 404, 409, 410, 411, 415) },
+  }),
+  async (c) => {
+    const { uploadId, partNumber } = c.req.valid("param");
+    const result = await receivePart(c.env, c.get("db"), uploaderOf(c.get("principal")), uploadId, Number(partNumber), c.req.raw);
+    return c.json(result, 200);
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/multipart/{uploadId}",
+    tags,
+    summary: "Parts received so far (resume)",
+    security: bearer,
+    middleware: [canContinueUpload()] as const,
+    request: { params: UploadIdParam },
+    responses: { 200: json(MultipartStatus, "The upload and its parts"), ...errors(401, 403, 404, 409) },
+  }),
+  async (c) => {
+    return c.json(await describeMultipart(c.get("db"), uploaderOf(c.get("principal")), c.req.valid("param").uploadId), 200);
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/multipart/complete",
+    tags,
+    summary: "Complete a multipart upload",
+    description:
+      "Lists every part with the etag its PUT answered (400 invalid_part when one is wrong or missing). Then finalize as in the direct flow. " +
+      "A repeated complete answers the same body.",
+    security: bearer,
+    middleware: [canContinueUpload()] as const,
+    request: { body: jsonBody(MultipartCompleteRequest) },
+    responses: { 200: json(MultipartCompleteResponse, "Assembled and verified"), ...errors(400, 401, 403, 404, 409, 410) },
+  }),
+  async (c) => {
+    return c.json(await completeMultipart(c.env, c.get("db"), uploaderOf(c.get("principal")), c.req.valid("json")), 200);
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/multipart/{uploadId}",
+    tags,
+    summary: "Abort a multipart upload",
+    description: "Releases the reserved quota and removes every stored part. Aborting twice is fine; a finalized upload is 409 (delete the file instead).",
+    security: bearer,
+    middleware: [canContinueUpload()] as const,
+    request: { params: UploadIdParam },
+    responses: { 200: json(MessageBody, "Aborted"), ...errors(401, 403, 404, 409, 410) },
+  }),
+  async (c) => {
+    return c.json(await abortMultipart(c.env, c.get("db"), uploaderOf(c.get("principal")), c.req.valid("param").uploadId), 200);
+  },
+);

@@ -1,0 +1,145 @@
+// Starting an upload (presign for the direct flow, init for multipart): the checks of decisions.md § Uploads
+// in order (mime 415, plan size 413, direct-body limit 413, quota 402), then the atomic quota reservation and
+// the file + upload records, created together.
+import { jwtConfig } from "../env";
+import { PLAN_LIMITS, UPLOADS, type PlanOrAnonymous, type UploadMime } from "../config";
+import type { Visibility } from "../db/schema";
+import type { Db } from "../platform/db";
+import { ApiError, badRequest } from "../platform/errors";
+import { newId } from "../platform/ids";
+import { randomToken, sha256Hex } from "../platform/crypto";
+import { signToken } from "../platform/jwt";
+import { SESSION } from "../config";
+import type { Uploader } from "./access";
+import { buildStoreKey, sanitizeFilename } from "./filename";
+import { insertUploadRecords } from "./records";
+import { releaseReservationStatement, reserveQuota } from "./quota";
+
+export type StartInput = {
+  filename: string;
+  mime: string;
+  bytes: number;
+  sha256?: string;
+  title?: string;
+  description?: string;
+  visibility?: Visibility;
+  /** File lifetime in seconds; none = the file does not expire. */
+  expiresIn?: number;
+};
+
+export type StartOptions =
+  | { kind: "direct" }
+  | { kind: "multipart"; partSize: number; partCount: number; createMultipart: (storeKey: string, mime: UploadMime) => Promise<string>; abortMultipart: (storeKey: string, r2UploadId: string) => Promise<void> };
+
+export type Started = {
+  uploadId: string;
+  fileId: string;
+  storeKey: string;
+  expiresAt: Date;
+  /** Anonymous callers only: the Bearer token for this file's PUT / parts / finalize, and the delete token. */
+  uploadToken?: string;
+  deleteToken?: string;
+};
+
+export function isAllowedMime(mime: string): mime is UploadMime {
+  return (UPLOADS.mimeTypes as readonly string[]).includes(mime);
+}
+
+/** The mime allow-list, the plan's size limit, the direct-body limit; throws the contract's 415 / 413. */
+export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: number, kind: "direct" | "multipart"): UploadMime {
+  const type = mime.trim().toLowerCase();
+  if (!isAllowedMime(type)) {
+    throw new ApiError(415, `Only ${UPLOADS.mimeTypes.join(", ")} can be uploaded`, { code: "unsupported_media_type", allowed: [...UPLOADS.mimeTypes] });
+  }
+  const limit = PLAN_LIMITS[plan].maxFileBytes;
+  if (bytes > limit) {
+    throw new ApiError(413, `The ${plan} plan allows files up to ${limit} bytes`, { code: "file_too_large", limit, plan });
+  }
+  if (kind === "direct" && bytes > UPLOADS.maxDirectBytes) {
+    throw new ApiError(413, `Bodies through the direct upload are limited to ${UPLOADS.maxDirectBytes} bytes; use POST /upload/multipart/init`, {
+      code: "use_multipart",
+      limit: UPLOADS.maxDirectBytes,
+    });
+  }
+  return type;
+}
+
+export async function startUpload(env: Env, db: Db, uploader: Uploader, input: StartInput, opts: StartOptions): Promise<Started> {
+  if (uploader.kind === "token") throw new Error("upload tokens cannot start uploads"); // the guard refuses them
+  const user = uploader.kind === "user" ? uploader.user : null;
+  const plan: PlanOrAnonymous = user ? user.plan : "anonymous";
+  const mime = checkUploadable(plan, input.mime, input.bytes, opts.kind);
+  const visibility = input.visibility ?? "public";
+  if (!user && visibility === "private") {
+    throw badRequest("Anonymous uploads cannot be private: nobody could ever read them. Use unlisted, or sign in.", "private_requires_account");
+  }
+
+  const now = new Date();
+  const fileId = newId("file");
+  const uploadId = newId("upl");
+  const filename = sanitizeFilename(input.filename, mime);
+  const storeKey = buildStoreKey(fileId, filename, now);
+  const ttl = opts.kind === "direct" ? UPLOADS.directTtlSeconds : UPLOADS.multipartTtlSeconds;
+  const expiresAt = new Date(now.getTime() + ttl * 1000);
+  const deleteToken = user ? undefined : randomToken();
+
+  if (user && !(await reserveQuota(db, user.id, user.plan, input.bytes))) {
+    throw new ApiError(402, "This upload would exceed your storage quota", {
+      code: "quota_exceeded",
+      quota: PLAN_LIMITS[user.plan].storageQuotaBytes,
+      requested: input.bytes,
+    });
+  }
+  // From here on a reservation is held: any failure gives it back.
+  let r2UploadId: string | null = null;
+  try {
+    if (opts.kind === "multipart") r2UploadId = await opts.createMultipart(storeKey, mime);
+    await insertUploadRecords(
+      db,
+      {
+        id: fileId,
+        userId: user?.id ?? null,
+        title: input.title ?? "",
+        description: input.description ?? "",
+        filename,
+        mime,
+        bytes: input.bytes,
+        sha256: null,
+        storeKey,
+        visibility,
+        state: "created",
+        deleteTokenHash: deleteToken ? await sha256Hex(deleteToken) : null,
+        expiresAt: input.expiresIn !== undefined ? new Date(now.getTime() + input.expiresIn * 1000) : null,
+        createdAt: now,
+        updatedAt: now,
+      },
+      {
+        id: uploadId,
+        fileId,
+        userId: user?.id ?? null,
+        kind: opts.kind,
+        state: "pending",
+        bytes: input.bytes,
+        sha256: input.sha256?.toLowerCase() ?? null,
+        reservedBytes: user ? input.bytes : 0,
+        r2UploadId,
+        partSize: opts.kind === "multipart" ? opts.partSize : null,
+        partCount: opts.kind === "multipart" ? opts.partCount : null,
+        expiresAt,
+        createdAt: now,
+        updatedAt: now,
+      },
+    );
+  } catch (err) {
+    if (user) await releaseReservationStatement(db, user.id, input.bytes).catch(() => undefined);
+    if (r2UploadId && opts.kind === "multipart") await opts.abortMultipart(storeKey, r2UploadId).catch(() => undefined);
+    throw err;
+  }
+
+  const started: Started = { uploadId, fileId, storeKey, expiresAt };
+  if (!user) {
+    started.uploadToken = await signToken(jwtConfig(env), { sub: "anonymous", typ: "upload", fid: fileId }, SESSION.uploadTokenSeconds);
+    started.deleteToken = deleteToken;
+  }
+  return started;
+}
