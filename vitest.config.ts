@@ -16,6 +16,7 @@ export default defineConfig(async () => {
             ADMIN_EMAILS: "root@example.com",
             // Other suites sign up many users from one IP; test/limits sets real limits per file (see there).
             RATE_LIMIT_MULTIPLIER: "1000",
+            BILLING_WEBHOOK_SECRET: "test-webhook-secret-for-vitest-only",
           },
         },
       }),
