@@ -1,5 +1,6 @@
 // Helpers for bench/*.bench.mjs. See bench/README.md.
-export { startWorker, appVars, wranglerEnv, root } from "./worker.mjs";
+export { startWorker, startBenchApp, appVars, wranglerEnv, workerdCpuMs, workerdProcesses, root } from "./worker.mjs";
+export { benchConfigPath, BENCH_CONFIG } from "./bench-config.mjs";
 export { load, findWrk } from "./load.mjs";
 export { inWorkerd } from "./workerd.mjs";
 export { stats, fmt, ratio, printTable, writeSummary, environment, quick, benchPort, resultsDir } from "./report.mjs";

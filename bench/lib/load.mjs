@@ -1,12 +1,14 @@
 // HTTP load generator for benchmarks against a local worker (loopback only). Uses `wrk` when it is installed
 // (Debian package "wrk"; much less client overhead) and a built-in Node fetch loop otherwise, or when a fixed
 // request count is asked for (wrk only runs for a duration). Both report the same shape:
-//   { tool, requests, seconds, rps, latencyMs: { p50, p90, p99, mean, max }, errors: { network, status, timeout }, bytesRead }
+//   { tool, requests, seconds, rps, latencyMs: { p50, p90, p99, mean, max }, errors: { network, status, timeout }, bytesRead,
+//     cpuMsPerRequest }   (cpuMsPerRequest: only with `worker`, the workerd runtime's CPU per request)
 import { spawnSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { stats } from "./report.mjs";
+import { workerdCpuMs } from "./worker.mjs";
 
 let wrkPath;
 /** Path of the wrk binary, or null when it is not installed (or BENCH_LOAD=node forces the Node loop). */
@@ -44,16 +46,19 @@ function toBytes(body) {
  * @param {number} [o.requests] send exactly this many requests (Node loop)
  * @param {number} [o.timeoutSeconds] per-request timeout (default 10)
  * @param {"wrk"|"node"} [o.tool] force a tool
+ * @param {{ processGroup: number }} [o.worker] a startWorker() result: also report the CPU time its workerd
+ *   runtime spent per request (cpuMsPerRequest; includes local dev's fixed per-request overhead, ~1-2 ms here)
  */
 export async function load(o) {
   assertLoopback(o.url);
   const tool = o.tool ?? (o.requests === undefined && findWrk() ? "wrk" : "node");
-  if (tool === "wrk") {
-    if (!findWrk()) throw new Error("wrk is not installed (apt-get install -y wrk)");
-    if (o.requests !== undefined) throw new Error("wrk runs for a duration; use tool: 'node' for a request count");
-    return loadWithWrk(o);
-  }
-  return loadWithNode(o);
+  if (tool === "wrk" && !findWrk()) throw new Error("wrk is not installed (apt-get install -y wrk)");
+  if (tool === "wrk" && o.requests !== undefined) throw new Error("wrk runs for a duration; use tool: 'node' for a request count");
+  const cpu0 = o.worker ? workerdCpuMs(o.worker.processGroup) : null;
+  const result = tool === "wrk" ? await loadWithWrk(o) : await loadWithNode(o);
+  const cpu1 = o.worker ? workerdCpuMs(o.worker.processGroup) : null;
+  result.cpuMsPerRequest = cpu0 !== null && cpu1 !== null && result.requests ? (cpu1 - cpu0) / result.requests : null;
+  return result;
 }
 
 const luaString = (s) => {
@@ -65,7 +70,7 @@ const luaString = (s) => {
 function loadWithWrk({ url, method = "GET", headers = {}, body, connections = 10, durationSeconds = 10, timeoutSeconds = 10 }) {
   const dir = mkdtempSync(path.join(tmpdir(), "bench-wrk-"));
   const lua = [`wrk.method = ${luaString(method)}`];
-  for (const [k, v] of Object.entries(headers)) lua.push(`wrk.headers[${luaString(k)}] = ${luaString(String(v))}`);
+  for (const [k, v] of Object.entries(headers)) lua.push(`wrk.headers[ ${luaString(k)} ] = ${luaString(String(v))}`);
   const bytes = toBytes(body);
   if (bytes) {
     const bodyFile = path.join(dir, "body.bin");

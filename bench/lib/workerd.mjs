@@ -5,7 +5,8 @@
 //
 // Timing, two ways per sample (each sample = one request running the case `inner` times back to back,
 // `inner` calibrated so a sample lasts at least minSampleMs):
-// - cpuMsPerOp: CPU time of the workerd process (all threads, /proc schedstat, ns) over the request / inner.
+// - cpuMsPerOp: CPU time of the workerd process running the worker (all threads, /proc schedstat, ns; not
+//   wrangler dev's forwarding proxy) over the request / inner.
 //   Not inflated when other work competes for the cores; includes the request's own small overhead.
 // - msPerOp: wall time measured inside the isolate with performance.now() / inner. Local workerd advances
 //   the clock during execution (production freezes it between I/O), with 1 ms resolution.

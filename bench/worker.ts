@@ -1,0 +1,51 @@
+// BENCHMARK-ONLY worker entry (bench/wrangler.bench.toml; never in wrangler.toml): the real app, plus bare
+// baseline routes under /__bench/ that do only the platform call a feature is built on, so a benchmark can
+// say "the upload route costs N x a bare R2 put" with both measured in the same run on the same worker.
+//   GET  /__bench/json        static JSON (the floor: routing + a response)
+//   PUT  /__bench/r2/<key>    BUCKET.put(key, request.body) (send Content-Length: R2 needs a known length)
+//   GET  /__bench/r2/<key>    BUCKET.get(key), streamed back
+//   GET  /__bench/d1          SELECT 1 on D1
+import main from "../src/index";
+import type { JobMessage } from "../src/jobs/queue";
+
+// Every Durable Object class (and any other named export) of the real entry, so the bindings resolve.
+export * from "../src/index";
+
+const PREFIX = "/__bench/";
+// Objects written by the baseline routes live apart from the app's keys.
+const R2_PREFIX = "__bench/";
+
+async function baseline(request: Request, env: Env, path: string): Promise<Response> {
+  if (path === "json" && request.method === "GET") {
+    return Response.json({ ok: true, bench: "static" });
+  }
+  if (path === "d1" && request.method === "GET") {
+    const row = await env.DB.prepare("SELECT 1 AS one").first<{ one: number }>();
+    return Response.json({ ok: row?.one === 1 });
+  }
+  if (path.startsWith("r2/") && path.length > 3) {
+    const key = R2_PREFIX + path.slice(3);
+    if (request.method === "PUT" || request.method === "POST") {
+      if (!request.body) return Response.json({ error: "body required" }, { status: 400 });
+      const object = await env.BUCKET.put(key, request.body);
+      return Response.json({ key, size: object?.size ?? 0, etag: object?.etag ?? null }, { status: 201 });
+    }
+    if (request.method === "GET") {
+      const object = await env.BUCKET.get(key);
+      if (!object) return Response.json({ error: "not found" }, { status: 404 });
+      return new Response(object.body, {
+        headers: { "content-type": object.httpMetadata?.contentType ?? "application/octet-stream", etag: object.httpEtag },
+      });
+    }
+  }
+  return Response.json({ error: "no such bench route" }, { status: 404 });
+}
+
+export default {
+  ...main,
+  fetch(request, env, ctx) {
+    const { pathname } = new URL(request.url);
+    if (pathname.startsWith(PREFIX)) return baseline(request, env, pathname.slice(PREFIX.length));
+    return main.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<Env, JobMessage>;
