@@ -77,6 +77,13 @@ function prebuild(configPath, env) {
   return { outdir, entry };
 }
 
+function requiredSecrets(configPath) {
+  const text = readFileSync(configPath, "utf8");
+  const section = /^\[secrets\]\s*$([\s\S]*?)(?=^\[)/m.exec(text + "\n[")?.[1] ?? "";
+  const list = /^\s*required\s*=\s*\[([^\]]*)\]/m.exec(section)?.[1] ?? "";
+  return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+}
+
 function hasD1(configPath) {
   try {
     return /\[\[\s*d1_databases\s*\]\]/.test(readFileSync(configPath, "utf8"));
@@ -104,7 +111,7 @@ async function waitUntilAnswering(url, child, output, timeoutMs) {
  * @param {object} opts
  * @param {string} opts.config wrangler config file (relative to the repo root or absolute)
  * @param {number} opts.port port to listen on (127.0.0.1)
- * @param {Record<string,string>} [opts.vars] extra vars (--var); JWT_SECRET gets a random value unless given
+ * @param {Record<string,string>} [opts.vars] extra vars (--var); the config's required secrets get random values unless given
  * @param {boolean} [opts.migrate] apply D1 migrations to the temp state first (default: when the config has D1)
  * @param {number} [opts.inspectorPort] devtools port (default port + 1000, so parallel runs do not fight over 9229)
  * @param {number} [opts.timeoutMs] how long to wait for the first answer (default 90 s)
@@ -136,7 +143,9 @@ export async function startWorker({ config, port, vars = {}, migrate, inspectorP
     }
   }
 
-  const allVars = { JWT_SECRET: randomBytes(32).toString("base64url"), ...vars };
+  // Required secrets ([secrets] required = [...]) get random local values unless given.
+  const secrets = Object.fromEntries(requiredSecrets(configPath).map((name) => [name, randomBytes(32).toString("base64url")]));
+  const allVars = { ...secrets, ...vars };
   const args = ["dev", ...(built ? [built.entry, "--no-bundle"] : []), "-c", configPath, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
   args.push("--inspector-port", String(inspectorPort ?? port + 1000), "--show-interactive-dev-session=false");
   for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);

@@ -85,7 +85,7 @@ export async function inWorkerd({ module, port, compatibilityDate = "2026-10-01"
       "",
     ].join("\n"),
   );
-  const worker = await startWorker({ config: path.join(dir, "wrangler.toml"), port, migrate: false, vars: { JWT_SECRET: "unused" } });
+  const worker = await startWorker({ config: path.join(dir, "wrangler.toml"), port, migrate: false });
   const cases = await (await fetch(`${worker.url}/cases`)).json();
 
   /**
