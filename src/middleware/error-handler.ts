@@ -11,6 +11,10 @@ function fromHttpException(err: HTTPException): ApiError {
   if (err.status === 400 && /content-type/i.test(msg)) {
     return new ApiError(415, "Send the request body as application/json", { code: "unsupported_content_type" });
   }
+  // @hono/zod-openapi's media-type gate (a Content-Type the route does not declare) throws a bare 415.
+  if (err.status === 415) {
+    return new ApiError(415, "This endpoint does not accept the request's Content-Type", { code: "unsupported_content_type" });
+  }
   if (err.status === 413) return new ApiError(413, "The request body is too large", { code: "body_too_large" });
   const status = err.status >= 400 && err.status < 600 ? err.status : 500;
   return new ApiError(status as ApiError["status"], status >= 500 ? "Internal error" : msg || "Request failed", { code: "http_error" });

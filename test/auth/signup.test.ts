@@ -131,7 +131,7 @@ describe("POST /auth/signup", () => {
         headers: { "content-type": "text/plain" },
       });
       expect(res.status).toBe(415);
-      expect(res.body).toMatchObject({ error: "Unsupported Media Type" });
+      expect(res.body).toMatchObject({ error: "Unsupported Media Type", details: { code: "unsupported_content_type" } });
       expect(isErrorBody(res.body)).toBe(true);
     });
 
@@ -141,6 +141,12 @@ describe("POST /auth/signup", () => {
         headers: { "content-type": "application/x-www-form-urlencoded" },
       });
       expect(res.status).toBe(415);
+    });
+
+    it("a JSON body without Content-Type -> 415", async () => {
+      const res = await call("/auth/signup", { raw: JSON.stringify(signupBody()) });
+      expect(res.status).toBe(415);
+      expect(res.body.details.code).toBe("unsupported_content_type");
     });
 
     it("no body at all -> 4xx, never 500", async () => {

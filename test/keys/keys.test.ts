@@ -249,3 +249,25 @@ describe("authenticating with a key", () => {
     expect((await call("/account", { token: key })).status).toBe(401);
   });
 });
+
+describe("key limits and order", () => {
+  it("at most 50 active keys; revoked keys do not count", async () => {
+    const user = await verifiedUser();
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) ids.push((await createKey(user, { name: `k${i}` })).id);
+    const over = await call("/keys", { token: user.access, body: { name: "one too many" } });
+    expect(over.status).toBe(400);
+    expect(over.body.details.code).toBe("too_many_keys");
+    expect((await call(`/keys/${ids[0]}`, { method: "DELETE", token: user.access })).status).toBe(200);
+    expect((await call("/keys", { token: user.access, body: { name: "room again" } })).status).toBe(201);
+  });
+
+  it("lists newest first", async () => {
+    const user = await verifiedUser();
+    const a = await createKey(user, { name: "old" });
+    await new Promise((r) => setTimeout(r, 5));
+    const b = await createKey(user, { name: "new" });
+    const res = await call("/keys", { token: user.access });
+    expect(res.body.keys.map((k: any) => k.id)).toEqual([b.id, a.id]);
+  });
+});

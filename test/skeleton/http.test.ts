@@ -1,7 +1,10 @@
 // The HTTP skeleton: request ids, the JSON 404, the OpenAPI document, the docs page.
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { BASE, call, isErrorBody, signup } from "../support/api";
 import { PAGE_CSP } from "../../src/pages/routes";
+import { createApp } from "../../src/app";
 
 const SITE = "http://localhost:8787";
 
@@ -127,5 +130,23 @@ describe("errors never leak as 500", () => {
       expect(res.status, `${path} ${JSON.stringify(opts)}`).toBeLessThan(500);
       expect(isErrorBody(res.body)).toBe(true);
     }
+  });
+});
+
+describe("unexpected failures", () => {
+  it("answer 500 in the contract body with the request id and no internals", async () => {
+    const app = createApp();
+    app.get("/boom", () => {
+      throw new Error("secret internal detail");
+    });
+    const ctx = createExecutionContext();
+    const res = await app.fetch(new Request("http://localhost:8787/boom"), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(500);
+    const id = res.headers.get("x-request-id");
+    expect(id).toMatch(/^req_/);
+    const body = (await res.json()) as any;
+    expect(body).toEqual({ error: "Internal Server Error", message: expect.any(String), details: { code: "internal_error", requestId: id } });
+    expect(JSON.stringify(body)).not.toContain("secret internal detail");
   });
 });

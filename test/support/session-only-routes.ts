@@ -3,6 +3,8 @@
 // for "API key -> 403 Forbidden with 'API keys can only access'" and "anonymous -> 401".
 // `body` is a valid-looking body so a guard, not validation, decides the answer.
 
+import type { Permission } from "../../src/env";
+
 export type GuardedRoute = { method: string; path: string; body?: unknown };
 
 /** Session-only: an API key gets 403 (contract message), no credentials get 401. */
@@ -23,3 +25,13 @@ export const NO_API_KEY_ROUTES: GuardedRoute[] = [
   { method: "POST", path: "/auth/refresh", body: { refresh_token: "not-a-real-token" } },
   { method: "POST", path: "/auth/verify-email", body: { token: "not-a-real-token" } },
 ];
+
+/**
+ * Routes an API key may use only with `permission` (decisions.md: read = GET files/albums, upload = /upload/*,
+ * manage = PATCH/DELETE files and album writes). A key holding every other permission must get 403
+ * (`details.code` missing_permission). `anonymous` is the status expected without credentials, when fixed
+ * (e.g. 401); leave it out where anonymous callers are welcome or the answer depends on the resource.
+ * Features append their rows here.
+ */
+export type PermissionRoute = GuardedRoute & { permission: Permission; anonymous?: number };
+export const KEY_PERMISSION_ROUTES: PermissionRoute[] = [];
