@@ -2,23 +2,22 @@
 // production Workers allow) against PBKDF2 at OWASP's 600k, and scrypt / argon2id in pure JS (@noble/hashes,
 // the only way to get them on Workers). Baseline: one SHA-256. Ratios are against PBKDF2-100k.
 // Run: npm run bench -- passwords   (add --quick for fewer samples)
-import { benchPort, fmt, inWorkerd, printTable, quick, ratio, writeSummary } from "./lib/index.mjs";
+import { benchPort, fmt, inWorkerd, printTable, quick, ratio, summarize, writeSummary } from "./lib/index.mjs";
 import os from "node:os";
 
-const heavy = quick ? 2 : 7; // samples for the ~0.1-0.5 s cases
-const light = quick ? 3 : 15;
+const rounds = quick ? 3 : 15;
 
-// [label, case, params, samples, note]
+// [label, case, params, note]
 const CASES = [
-  ["SHA-256 (WebCrypto), baseline", "sha256WebCrypto", {}, light, "one digest"],
-  ["PBKDF2-SHA256 100k (WebCrypto)", "pbkdf2WebCrypto", { iterations: 100_000 }, light, "our choice; production max"],
-  ["hashPassword() (src/platform)", "ourHashPassword", {}, light, "signup path, incl. encoding"],
-  ["verifyPassword() (src/platform)", "ourVerifyPassword", {}, light, "login path"],
-  ["PBKDF2-SHA256 600k (WebCrypto)", "pbkdf2WebCrypto", { iterations: 600_000 }, heavy, "OWASP 2023; refused in production"],
-  ["PBKDF2-SHA256 100k (noble, JS)", "pbkdf2NobleJs", { iterations: 100_000 }, heavy, "same work without native code"],
-  ["scrypt N=2^14 r=8 p=1 (noble)", "scryptNoble", { logN: 14 }, heavy, "16 MiB"],
-  ["scrypt N=2^15 r=8 p=1 (noble)", "scryptNoble", { logN: 15 }, heavy, "32 MiB"],
-  ["argon2id m=19MiB t=2 p=1 (noble)", "argon2idNoble", { m: 19 * 1024, t: 2, p: 1 }, heavy, "OWASP's first choice"],
+  ["SHA-256 (WebCrypto), baseline", "sha256WebCrypto", {}, "one digest"],
+  ["PBKDF2-SHA256 100k (WebCrypto)", "pbkdf2WebCrypto", { iterations: 100_000 }, "our choice; production max"],
+  ["hashPassword() (src/platform)", "ourHashPassword", {}, "signup path, incl. encoding"],
+  ["verifyPassword() (src/platform)", "ourVerifyPassword", {}, "login path"],
+  ["PBKDF2-SHA256 600k (WebCrypto)", "pbkdf2WebCrypto", { iterations: 600_000 }, "OWASP 2023; refused in production"],
+  ["PBKDF2-SHA256 100k (noble, JS)", "pbkdf2NobleJs", { iterations: 100_000 }, "same work without native code"],
+  ["scrypt N=2^14 r=8 p=1 (noble)", "scryptNoble", { logN: 14 }, "16 MiB"],
+  ["scrypt N=2^15 r=8 p=1 (noble)", "scryptNoble", { logN: 15 }, "32 MiB"],
+  ["argon2id m=19MiB t=2 p=1 (noble)", "argon2idNoble", { m: 19 * 1024, t: 2, p: 1 }, "OWASP's first choice"],
 ];
 
 const worker = await inWorkerd({ module: "bench/snippets/passwords.mjs", port: benchPort(1) });
@@ -26,11 +25,22 @@ const rows = [];
 let probe;
 try {
   probe = await worker.call("pbkdf2SingleCall", { iterations: 600_000 });
-  for (const [label, name, params, samples, note] of CASES) {
-    process.stdout.write(`  ${label} ...`);
-    const r = await worker.measure(name, { params, samples, warmup: 1, minSampleMs: 100 });
+  // Warm up and size each case's batch, then take the samples round-robin (one per case per round), so a
+  // change in the machine's load during the run hits every case alike and the ratios stay fair.
+  const inner = [];
+  for (const [label, name, params] of CASES) {
+    inner.push(await worker.calibrate(name, { params, warmup: 1, minSampleMs: 100 }));
+    process.stdout.write(`  calibrated ${label}: ${inner.at(-1)} per sample\n`);
+  }
+  const taken = CASES.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    process.stdout.write(`\r  round ${round + 1}/${rounds}`);
+    for (const [i, [, name, params]] of CASES.entries()) taken[i].push(await worker.sample(name, { params, inner: inner[i] }));
+  }
+  process.stdout.write("\n");
+  for (const [i, [label, name, params, note]] of CASES.entries()) {
+    const r = summarize(name, params, inner[i], taken[i]);
     const s = r.cpuStats ?? r.stats; // CPU time when /proc is there, else wall time inside the isolate
-    process.stdout.write(` ${fmt(s.median)} ms\n`);
     rows.push({
       label, case: name, params, note, inner: r.inner, samples: r.msPerOp.length,
       metric: r.cpuStats ? "cpu" : "wall",

@@ -66,7 +66,7 @@ export default {
  * @param {number} o.port port for the harness worker
  * @param {string} [o.compatibilityDate] default: the project's (2026-10-01)
  * @param {string[]} [o.compatibilityFlags] default ["nodejs_compat"]
- * @returns {Promise<{ url: string, cases: string[], measure: Function, call: Function, stop: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, cases: string[], measure: Function, calibrate: Function, sample: Function, call: Function, stop: () => Promise<void> }>}
  */
 export async function inWorkerd({ module, port, compatibilityDate = "2026-10-01", compatibilityFlags = ["nodejs_compat"] }) {
   const modulePath = path.resolve(root, module);
@@ -88,47 +88,45 @@ export async function inWorkerd({ module, port, compatibilityDate = "2026-10-01"
   const worker = await startWorker({ config: path.join(dir, "wrangler.toml"), port, migrate: false });
   const cases = await (await fetch(`${worker.url}/cases`)).json();
 
+  async function run(caseName, body) {
+    const res = await fetch(`${worker.url}/run`, { method: "POST", body: JSON.stringify({ name: caseName, ...body }) });
+    const text = await res.text();
+    let json;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new Error(`inWorkerd ${caseName}: HTTP ${res.status}: ${text.slice(0, 300)}`);
+    }
+    if (!res.ok) throw new Error(`inWorkerd ${caseName}: ${json.error}`);
+    return json;
+  }
+
+  /** Warms case `name` up and returns the batch size (`inner`) that makes one sample last >= minSampleMs. */
+  async function calibrate(caseName, { params = {}, warmup = 1, minSampleMs = 20 } = {}) {
+    return (await run(caseName, { params, samples: 1, warmup, minSampleMs })).inner;
+  }
+
+  /** One sample: one request running the case `inner` times. Returns per-operation CPU ms (null without /proc) and wall ms. */
+  async function sample(caseName, { params = {}, inner }) {
+    const before = workerdCpuMs(worker.processGroup);
+    const r = await run(caseName, { params, samples: 1, warmup: 0, inner });
+    const after = workerdCpuMs(worker.processGroup);
+    return { cpuMsPerOp: before !== null && after !== null ? (after - before) / inner : null, msPerOp: r.msPerOp[0] };
+  }
+
   /**
-   * Runs case `name` inside workerd. Returns, per sample, wall ms per operation inside the isolate
-   * (msPerOp, stats) and workerd CPU ms per operation (cpuMsPerOp, cpuStats; null without /proc).
+   * Runs case `name` inside workerd: calibrate, then `samples` samples. Returns, per sample, wall ms per
+   * operation inside the isolate (msPerOp, stats) and workerd CPU ms per operation (cpuMsPerOp, cpuStats;
+   * null without /proc). To compare cases under changing machine load, interleave calibrate()/sample() instead.
    * @param {string} caseName
    * @param {{ params?: object, samples?: number, warmup?: number, minSampleMs?: number, inner?: number }} [opts]
    */
   async function measure(caseName, { params = {}, samples = 10, warmup = 1, minSampleMs = 20, inner } = {}) {
     const t0 = performance.now();
-    const run = async (body) => {
-      const res = await fetch(`${worker.url}/run`, { method: "POST", body: JSON.stringify({ name: caseName, params, ...body }) });
-      const text = await res.text();
-      let json;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new Error(`inWorkerd ${caseName}: HTTP ${res.status}: ${text.slice(0, 300)}`);
-      }
-      if (!res.ok) throw new Error(`inWorkerd ${caseName}: ${json.error}`);
-      return json;
-    };
-    // Warm-up and calibration of `inner` in one request, then one request per sample.
-    const first = await run({ samples: 1, warmup, minSampleMs, inner });
-    const msPerOp = [];
-    const cpuMsPerOp = [];
-    for (let i = 0; i < samples; i++) {
-      const before = workerdCpuMs(worker.processGroup);
-      const r = await run({ samples: 1, warmup: 0, inner: first.inner });
-      const after = workerdCpuMs(worker.processGroup);
-      msPerOp.push(r.msPerOp[0]);
-      if (before !== null && after !== null) cpuMsPerOp.push((after - before) / first.inner);
-    }
-    return {
-      name: caseName,
-      params,
-      inner: first.inner,
-      msPerOp,
-      cpuMsPerOp: cpuMsPerOp.length ? cpuMsPerOp : null,
-      stats: stats(msPerOp),
-      cpuStats: cpuMsPerOp.length ? stats(cpuMsPerOp) : null,
-      wallMs: performance.now() - t0,
-    };
+    const n = inner ?? (await calibrate(caseName, { params, warmup, minSampleMs }));
+    const taken = [];
+    for (let i = 0; i < samples; i++) taken.push(await sample(caseName, { params, inner: n }));
+    return summarize(caseName, params, n, taken, performance.now() - t0);
   }
 
   /** Runs case `name` once inside workerd and returns its (JSON) result. */
@@ -139,5 +137,12 @@ export async function inWorkerd({ module, port, compatibilityDate = "2026-10-01"
     return body.result;
   }
 
-  return { url: worker.url, cases, measure, call, stop: worker.stop };
+  return { url: worker.url, cases, measure, calibrate, sample, call, stop: worker.stop };
+}
+
+/** Statistics of samples taken with sample(): { name, params, inner, msPerOp, cpuMsPerOp, stats, cpuStats }. */
+export function summarize(name, params, inner, taken, wallMs) {
+  const msPerOp = taken.map((t) => t.msPerOp);
+  const cpu = taken.every((t) => t.cpuMsPerOp !== null) ? taken.map((t) => t.cpuMsPerOp) : null;
+  return { name, params, inner, msPerOp, cpuMsPerOp: cpu, stats: stats(msPerOp), cpuStats: cpu ? stats(cpu) : null, wallMs };
 }
