@@ -8,6 +8,8 @@ import { dbHandle } from "./middleware/db";
 import { authenticate } from "./middleware/auth";
 import { rateLimit, rateLimitFailedAuth } from "./limits/middleware";
 import { limitRoutes } from "./limits/routes";
+import { billingRoutes } from "./billing/routes";
+import { adminRoutes } from "./admin/routes";
 import { onError } from "./middleware/error-handler";
 import { ApiError, notFound } from "./platform/errors";
 import { validationHook } from "./platform/validation";
@@ -19,6 +21,8 @@ import { devRoutes } from "./dev/routes";
 import { uploadRoutes } from "./uploads/routes";
 import { siteRoutes, notFoundPage } from "./pages/routes";
 import { fileRoutes } from "./files/routes";
+import { albumRoutes } from "./albums/routes";
+import { moderationRoutes } from "./moderation/routes";
 import { imageRoutes, cdnRoutes } from "./serving/routes";
 
 /** Routes that stream file bytes and so are exempt from the JSON body limit. */
@@ -32,10 +36,14 @@ export function createApi() {
   api.route("/auth", authRoutes);
   api.route("/account", accountRoutes);
   api.route("/account", limitRoutes);
+  api.route("/billing", billingRoutes);
+  api.route("/admin", adminRoutes);
   api.route("/keys", keyRoutes);
   api.route("/dev", devRoutes);
   api.route("/upload", uploadRoutes);
   api.route("/files", fileRoutes);
+  api.route("/albums", albumRoutes);
+  api.route("/moderation", moderationRoutes);
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",

@@ -163,3 +163,16 @@ export const ANALYSIS = {
   /** At most this many `duplicates` are listed per file (exact ones first, then by distance). */
   maxDuplicates: 20,
 };
+
+/** Reports and the moderation queue (src/moderation). */
+export const MODERATION = {
+  /** Report reasons that hide the file at once and escalate to the moderators (decisions.md § Moderation). */
+  highPriorityReasons: ["csam", "terrorism"] as const,
+  detailsMaxLength: 2_000,
+  noteMaxLength: 2_000,
+  emailMaxLength: 254,
+  /** Later reports of a file append their reason and details to the open report's, up to this length. */
+  aggregatedDetailsMaxLength: 20_000,
+  /** Escalation mail goes to at most this many moderators/admins (oldest accounts first). */
+  escalationMaxRecipients: 50,
+};

@@ -1,0 +1,40 @@
+// The moderators' view of a reported file's bytes. Hidden, quarantined and banned files read 410 on every
+// public address, so reviewing them needs a way in that only the moderation role has. Every view is audited.
+import type { Db } from "../platform/db";
+import type { AuthUser } from "../env";
+import { ApiError } from "../platform/errors";
+import { isId } from "../platform/ids";
+import { auditInsert } from "../admin/audit";
+import { BYTES_CSP, servedType } from "../serving/serve";
+import { contentDisposition } from "../files/content-disposition";
+import { findReport } from "./queue";
+import { reportNotFound } from "./resolve";
+
+export async function reportedContent(env: Env, db: Db, actor: AuthUser, reportId: string, now: number): Promise<Response> {
+  const found = isId("rep", reportId) ? await findReport(db, reportId) : undefined;
+  if (!found) throw reportNotFound();
+  const file = found.file;
+  const obj = file ? await env.BUCKET.get(file.storeKey) : null;
+  if (!file || !obj) throw new ApiError(404, "The file's content is no longer stored", { code: "content_missing" });
+  await auditInsert(db, {
+    actorId: actor.id,
+    action: "report.content_viewed",
+    targetType: "report",
+    targetId: reportId,
+    details: { fileId: file.id },
+    at: new Date(now),
+  });
+  return new Response(obj.body, {
+    status: 200,
+    headers: {
+      "Content-Type": servedType(file.mime),
+      "Content-Length": String(obj.size),
+      "Content-Disposition": contentDisposition(file.filename, "inline"),
+      // Never kept by a browser or proxy: this bypasses every public access rule.
+      "Cache-Control": "private, no-store",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": BYTES_CSP,
+      "Referrer-Policy": "no-referrer",
+    },
+  });
+}

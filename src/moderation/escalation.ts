@@ -1,0 +1,58 @@
+// Escalation of a high-priority report (csam, terrorism): an outbox message to every moderator and admin,
+// and an audit record. Recipients are the accounts holding the role; a fresh deployment without any falls
+// back to the ADMIN_EMAILS var, so the message always has somewhere to go.
+import { and, asc, inArray, isNull } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { users, type FileRow } from "../db/schema";
+import { MODERATION } from "../config";
+import { queueMail } from "../mail/outbox";
+import { auditInsert } from "../admin/audit";
+import { apiUrl } from "../platform/urls";
+
+export type Escalation = {
+  reportId: string;
+  file: Pick<FileRow, "id" | "userId">;
+  reason: string;
+  fileHidden: boolean;
+  now: number;
+};
+
+export async function moderatorAddresses(db: Db, env: Pick<Env, "ADMIN_EMAILS">): Promise<string[]> {
+  const rows = await db
+    .select({ email: users.email })
+    .from(users)
+    .where(and(inArray(users.role, ["moderator", "admin"]), isNull(users.bannedAt), isNull(users.deletedAt)))
+    .orderBy(asc(users.createdAt))
+    .limit(MODERATION.escalationMaxRecipients);
+  if (rows.length > 0) return rows.map((r) => r.email);
+  return String(env.ADMIN_EMAILS ?? "")
+    .split(",")
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e.includes("@"))
+    .slice(0, MODERATION.escalationMaxRecipients);
+}
+
+export async function escalate(env: Env, db: Db, e: Escalation): Promise<string[]> {
+  const recipients = await moderatorAddresses(db, env);
+  // No reporter contact or free text in the mail: moderators read those in the queue, behind their login.
+  const text = [
+    `A ${e.reason} report needs urgent review.`,
+    "",
+    `Report: ${e.reportId}`,
+    `File: ${e.file.id}${e.fileHidden ? " (hidden from everyone until the report is resolved)" : ""}`,
+    `Queue: ${apiUrl(env, "/moderation/queue?priority=high")}`,
+    `Resolve: POST ${apiUrl(env, `/moderation/reports/${e.reportId}/resolve`)}`,
+  ].join("\n");
+  const subject = `[Escalation] ${e.reason} report ${e.reportId}`;
+  await Promise.all(recipients.map((to) => queueMail(db, env, { to, subject, text, kind: "moderation_escalation" })));
+  await auditInsert(db, {
+    actorId: null,
+    action: "report.escalated",
+    targetType: "report",
+    targetId: e.reportId,
+    details: { fileId: e.file.id, ownerId: e.file.userId, reason: e.reason, fileHidden: e.fileHidden, notified: recipients.length },
+    at: new Date(e.now),
+  });
+  if (recipients.length === 0) console.error(`moderation: no moderator to notify of report ${e.reportId}`);
+  return recipients;
+}

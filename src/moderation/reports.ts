@@ -1,0 +1,148 @@
+// Filing a report (POST /moderation/report): who may report which file, aggregation into the file's one
+// open report, and the automatic actions of high-priority reasons (decisions.md § Moderation).
+import { sql } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { reports, type REPORT_REASONS } from "../db/schema";
+import { MODERATION } from "../config";
+import { ApiError } from "../platform/errors";
+import { newId } from "../platform/ids";
+import { sha256Hex } from "../platform/crypto";
+import { assertReadable, goneReason, loadFile, type LoadedFile, type Viewer } from "../files/access";
+import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { escalate } from "./escalation";
+
+export type ReportReason = (typeof REPORT_REASONS)[number];
+
+export type ReportInput = { fileId: string; reason: ReportReason; details: string; email?: string };
+
+/** Who filed it: the signed-in user (session or API key) if any, and the client IP (stored only hashed). */
+export type Reporter = { viewer: Viewer; ip: string };
+
+export type FiledReport = {
+  reportId: string;
+  priority: "high" | "normal";
+  /** False when the report was aggregated into the file's already open report. */
+  created: boolean;
+  /** The file was hidden by this report (it was visible before). */
+  hidden: boolean;
+  /** Moderators were notified by this report. */
+  escalated: boolean;
+};
+
+export function isHighPriority(reason: ReportReason): boolean {
+  return (MODERATION.highPriorityReasons as readonly string[]).includes(reason);
+}
+
+/**
+ * Which files can be reported, answered without revealing more than a read would:
+ * - unknown ids, unfinished uploads and other people's private files: 404 "File not found", the very
+ *   answer GET /files/:id gives, so a report never confirms that a private file exists;
+ * - files already gone for good (deleted, expired, banned, purged, owner banned): the read's 410;
+ * - files under review (hidden by an earlier report, quarantined by the blocklist) stay reportable, so
+ *   further reports aggregate into the open one.
+ */
+export function assertReportable(loaded: LoadedFile | undefined, viewer: Viewer, now: number): asserts loaded is LoadedFile {
+  try {
+    assertReadable(loaded, viewer, now, { safeMode: false });
+  } catch (err) {
+    const reason = loaded && err instanceof ApiError && err.status === 410 ? goneReason(loaded, now) : null;
+    if (reason === "hidden" || reason === "quarantined") return;
+    throw err;
+  }
+}
+
+/** A keyed hash: lets moderators see that reports came from one address without storing the address. */
+export function reporterIpHash(env: Pick<Env, "JWT_SECRET">, ip: string): Promise<string> {
+  return sha256Hex(`report-ip:${env.JWT_SECRET}:${ip}`);
+}
+
+export async function fileReport(env: Env, db: Db, input: ReportInput, reporter: Reporter, now: number): Promise<FiledReport> {
+  const loaded = await loadFile(db, input.fileId);
+  assertReportable(loaded, reporter.viewer, now);
+  const file = loaded.file;
+  const high = isHighPriority(input.reason);
+  const newReportId = newId("rep");
+  const at = new Date(now);
+  const ipHash = await reporterIpHash(env, reporter.ip);
+  // What a later report adds to the open one: its reason and words, so moderators see every reporter's case.
+  const appended = input.details ? `[${input.reason}] ${input.details}` : "";
+  const cap = MODERATION.aggregatedDetailsMaxLength;
+
+  // One transaction: hide the file, escalate an open normal report, then insert-or-aggregate. The partial
+  // unique index reports_open_per_file makes "one open report per file" hold under concurrent reports.
+  const hide = db.run(
+    sql`UPDATE files SET hidden_at = ${now}, updated_at = ${now} WHERE id = ${file.id} AND hidden_at IS NULL`,
+  );
+  const raise = db.run(
+    sql`UPDATE reports SET priority = 'high', reason = ${input.reason}, updated_at = ${now}
+        WHERE file_id = ${file.id} AND status = 'pending' AND priority = 'normal'`,
+  );
+  const upsert = db
+    .insert(reports)
+    .values({
+      id: newReportId,
+      fileId: file.id,
+      reason: input.reason,
+      details: input.details,
+      email: input.email ?? null,
+      reporterUserId: reporter.viewer.userId,
+      reporterIpHash: ipHash,
+      priority: high ? "high" : "normal",
+      status: "pending",
+      reportCount: 1,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .onConflictDoUpdate({
+      target: reports.fileId,
+      targetWhere: sql`status = 'pending'`,
+      set: {
+        reportCount: sql`${reports.reportCount} + 1`,
+        details: sql`CASE
+          WHEN ${appended} = '' OR length(${reports.details}) >= ${cap} THEN ${reports.details}
+          WHEN ${reports.details} = '' THEN substr(${appended}, 1, ${cap})
+          ELSE substr(${reports.details} || char(10) || ${appended}, 1, ${cap}) END`,
+        updatedAt: at,
+      },
+    })
+    .returning({ id: reports.id, priority: reports.priority });
+
+  let hidden = false;
+  let raised = false;
+  let row: { id: string; priority: "high" | "normal" } | undefined;
+  if (high) {
+    const [hid, rose, rows] = await db.batch([hide, raise, upsert]);
+    hidden = hid.meta.changes === 1;
+    raised = rose.meta.changes === 1;
+    row = rows[0];
+  } else {
+    [row] = await upsert;
+  }
+  if (!row) throw new Error("report upsert returned no row");
+  const created = row.id === newReportId;
+
+  if (high) {
+    // Access checks already refuse the file; dropping the cached bytes is hygiene, not the gate.
+    await purgeFileFromEdgeCache(env, file);
+  }
+  // Escalate once per report: when it is created high, turns high, or hides the file again.
+  const escalated = high && (created || raised || hidden);
+  if (escalated) {
+    await escalate(env, db, { reportId: row.id, file, reason: input.reason, fileHidden: hidden, now });
+  }
+  return { reportId: row.id, priority: row.priority, created, hidden, escalated };
+}
+
+export function complianceMessage(report: FiledReport): string {
+  if (report.priority === "high") {
+    return (
+      "This report was escalated to our moderators for urgent review and the file is no longer shown to anyone while it is reviewed. " +
+      "If someone is in immediate danger, contact your local law enforcement. Material depicting child sexual abuse can also be " +
+      "reported to NCMEC (report.cybertip.org) or the IWF (report.iwf.org.uk)."
+    );
+  }
+  return (
+    "Our moderators review reports in order of priority and act under our terms of service and applicable law. " +
+    "If you gave an e-mail address, we may contact you about this report. Copyright owners: include the work and your contact details."
+  );
+}

@@ -1,0 +1,177 @@
+// Resolving a report (POST /moderation/reports/:id/resolve): dismiss | remove_file | ban_file | ban_user.
+//
+// One D1 batch (one transaction) claims the report (pending -> resolved, only if still pending) and applies
+// the action; every other statement of the batch carries the condition "this very claim happened", so two
+// moderators resolving the same report at once cannot both act: the loser's statements change nothing and
+// it answers 409. The blocklist index rows come from the analysis feature as plain D1 statements
+// (indexStatements), which is why the batch is built as D1 statements rather than drizzle queries.
+import { and, eq, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { files, reports, users } from "../db/schema";
+import type { AuthUser } from "../env";
+import { ApiError, conflict, forbidden, notFound } from "../platform/errors";
+import { isId, newId } from "../platform/ids";
+import { auditInsertIf } from "../admin/audit";
+import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { detachFileFromAlbumsStatements } from "../albums/membership";
+import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
+import { isPhash } from "../analysis/phash";
+import { findReport, type ReportWithFile } from "./queue";
+import type { ResolveActionName } from "./schemas";
+
+export type ResolveEffects = {
+  /** dismiss: the file was hidden or quarantined and is visible again. */
+  fileRestored: boolean;
+  /** remove_file: the file is soft-deleted (410, purged after the retention window). */
+  fileRemoved: boolean;
+  /** ban_file / ban_user: the file is banned (410). */
+  fileBanned: boolean;
+  /** ban_user: the banned account's id. */
+  userBanned: string | null;
+  /** ban_file / ban_user: the blocklist entry holding the file's phash (null when the file has no phash yet). */
+  blocklistEntryId: string | null;
+};
+
+type Query = { toSQL(): { sql: string; params: unknown[] } } | { getQuery(): { sql: string; params: unknown[] } };
+
+/** A drizzle query as a plain D1 statement, so it can share a batch with other features' D1 statements. */
+function prepared(d1: D1Database, q: Query): D1PreparedStatement {
+  const { sql: text, params } = "toSQL" in q ? q.toSQL() : q.getQuery();
+  return d1.prepare(text).bind(...params);
+}
+
+export const reportNotFound = () => notFound("Report not found", "report_not_found");
+
+export async function resolveReport(
+  env: Env,
+  db: Db,
+  actor: AuthUser,
+  reportId: string,
+  action: ResolveActionName,
+  note: string,
+  now: number,
+): Promise<{ report: ReportWithFile; effects: ResolveEffects }> {
+  const found = isId("rep", reportId) ? await findReport(db, reportId) : undefined;
+  if (!found) throw reportNotFound();
+  if (found.report.status !== "pending") throw conflict("This report has already been resolved", "report_already_resolved");
+  const file = found.file;
+  if (action !== "dismiss" && !file) throw conflict("The reported file no longer exists", "file_missing");
+
+  let ownerId: string | null = null;
+  if (action === "ban_user") {
+    ownerId = file!.userId;
+    if (!ownerId) throw conflict("The file was uploaded anonymously: there is no account to ban", "no_owner_account");
+    if (ownerId === actor.id) throw conflict("You cannot ban your own account", "cannot_ban_self");
+    const owner = await db.select({ role: users.role }).from(users).where(eq(users.id, ownerId)).get();
+    if (owner && owner.role !== "user" && actor.role !== "admin") {
+      throw forbidden("Only an admin can ban a moderator or an admin", "insufficient_role");
+    }
+  }
+
+  const d1 = env.DB;
+  const at = new Date(now);
+  const fileId = found.report.fileId;
+  // True exactly when the claim below was made by this request (same actor, same instant, same action).
+  const claimed: SQL = sql`EXISTS (SELECT 1 FROM reports WHERE id = ${reportId} AND status = 'resolved'
+    AND resolved_by = ${actor.id} AND resolved_at = ${now} AND action = ${action})`;
+
+  const statements: D1PreparedStatement[] = [];
+  const slot = (s: D1PreparedStatement) => statements.push(s) - 1;
+
+  const claim = slot(
+    prepared(
+      d1,
+      db
+        .update(reports)
+        .set({ status: "resolved", action, resolvedBy: actor.id, resolvedAt: at, note, updatedAt: at })
+        .where(and(eq(reports.id, reportId), eq(reports.status, "pending"))),
+    ),
+  );
+
+  let restore = -1;
+  let remove = -1;
+  let ban = -1;
+  let banUser = -1;
+  let blocklistEntryId: string | null = null;
+
+  if (action === "dismiss") {
+    // Unhide, unless another high-priority report of the file is open (one can only be: a report filed
+    // after this one was claimed). A dismissal also lifts a blocklist quarantine: the moderator looked.
+    restore = slot(
+      prepared(
+        d1,
+        db
+          .update(files)
+          .set({ hiddenAt: null, quarantinedAt: null, updatedAt: at })
+          .where(
+            and(
+              eq(files.id, fileId),
+              or(isNotNull(files.hiddenAt), isNotNull(files.quarantinedAt)),
+              sql`NOT EXISTS (SELECT 1 FROM reports WHERE file_id = ${fileId} AND status = 'pending' AND priority = 'high')`,
+              claimed,
+            ),
+          ),
+      ),
+    );
+  } else if (action === "remove_file") {
+    remove = slot(
+      prepared(d1, db.update(files).set({ deletedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.deletedAt), claimed))),
+    );
+  } else {
+    ban = slot(
+      prepared(d1, db.update(files).set({ bannedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.bannedAt), claimed))),
+    );
+    const phash = file!.phash ?? file!.clientPhash;
+    if (phash && isPhash(phash)) {
+      blocklistEntryId = newId("blk");
+      slot(
+        prepared(
+          d1,
+          db.run(sql`INSERT INTO blocklist (id, phash, source_file_id, report_id, created_by, created_at)
+                     SELECT ${blocklistEntryId}, ${phash}, ${fileId}, ${reportId}, ${actor.id}, ${now} WHERE ${claimed}`),
+        ),
+      );
+      // Unconditional (the analysis feature's statements): removed again below if the claim fails; an
+      // index row without its blocklist row is ignored by matchBlocklist meanwhile.
+      for (const s of indexStatements(d1, BLOCKLIST_OWNER, blocklistEntryId, phash)) slot(s);
+    }
+    if (action === "ban_user") {
+      banUser = slot(
+        prepared(d1, db.update(users).set({ bannedAt: at, updatedAt: at }).where(and(eq(users.id, ownerId!), isNull(users.bannedAt), claimed))),
+      );
+    }
+  }
+
+  const auditDetails = { fileId, ownerId: file?.userId ?? null, reason: found.report.reason, note, blocklistEntryId };
+  slot(prepared(d1, auditInsertIf(db, { actorId: actor.id, action: `report.${action}`, targetType: "report", targetId: reportId, details: auditDetails, at }, claimed)));
+  if (action === "ban_user") {
+    slot(prepared(d1, auditInsertIf(db, { actorId: actor.id, action: "user.ban", targetType: "user", targetId: ownerId!, details: { reportId, fileId, note }, at }, claimed)));
+  }
+
+  const results = await d1.batch(statements);
+  const changed = (i: number) => i >= 0 && results[i].meta.changes > 0;
+  if (!changed(claim)) {
+    if (blocklistEntryId) await d1.batch([unindexStatement(d1, blocklistEntryId)]);
+    throw conflict("This report has already been resolved", "report_already_resolved");
+  }
+
+  const effects: ResolveEffects = {
+    fileRestored: changed(restore),
+    fileRemoved: changed(remove),
+    fileBanned: changed(ban),
+    userBanned: changed(banUser) ? ownerId : null,
+    blocklistEntryId,
+  };
+  if (file && (effects.fileRemoved || effects.fileBanned)) {
+    await purgeFileFromEdgeCache(env, file);
+    // Follow-ups that are idempotent and outside the claim: a gone file leaves its albums, as a delete does.
+    try {
+      await db.batch(detachFileFromAlbumsStatements(db, fileId, now));
+    } catch (err) {
+      console.error(`moderation: could not detach ${fileId} from its albums`, err);
+    }
+  }
+  const report = await findReport(db, reportId);
+  if (!report) throw new ApiError(500, "Report vanished while resolving");
+  return { report, effects };
+}
