@@ -1,6 +1,8 @@
 // The queue consumer: each message names a job type; its handler is a plain function. Messages are acked
 // when the handler succeeds and retried with exponential backoff when it throws; after max_retries the
 // platform moves them to the dead-letter queue, whose consumer runs the type's `onDeadLetter`.
+import { analyzeJob } from "../analysis/job";
+
 export type JobMessage = { type: string; [key: string]: unknown };
 
 export type JobHandler = {
@@ -11,6 +13,7 @@ export type JobHandler = {
 
 /** Features register their handlers here (the analysis job, the purge job, ...). */
 export const jobHandlers: Record<string, JobHandler> = {};
+jobHandlers.analyze = analyzeJob;
 
 export const DEAD_LETTER_QUEUE = "image-jobs-dlq";
 

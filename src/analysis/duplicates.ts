@@ -1,0 +1,130 @@
+// The near-duplicate index (phash_bands) and the `duplicates` of a file (decisions.md § Uploads):
+// `exact` = same content hash (sha256) among the owner's live files, `similar` = phash within PHASH_DISTANCE.
+// Lookups are indexed point seeks (see bands.ts): no scan of the owner's files, whatever their number.
+import { and, eq, inArray, ne } from "drizzle-orm";
+import { ANALYSIS } from "../config";
+import { files, type FileRow } from "../db/schema";
+import { liveFileCondition } from "../files/queries";
+import type { Db } from "../platform/db";
+import { fileUrl } from "../platform/urls";
+import { bandProbes, bandValues } from "./bands";
+import { hammingDistance, isPhash } from "./phash";
+
+export type Duplicate = { fileId: string; url: string; distance: number; match: "exact" | "similar" };
+
+export type NearHash = { ref: string; phash: string; distance: number };
+
+/** Owner value of blocklist rows in phash_bands (user ids start with `usr_`, so they never collide). */
+export const BLOCKLIST_OWNER = "blocklist";
+
+/** PHASH_DISTANCE, default 8, clamped to 0..32 (larger radii make lookups probe too many values). */
+export function phashDistance(env: Pick<Env, "PHASH_DISTANCE">): number {
+  const n = Number.parseInt(env.PHASH_DISTANCE ?? "", 10);
+  return Number.isFinite(n) ? Math.min(32, Math.max(0, n)) : ANALYSIS.defaultPhashDistance;
+}
+
+/**
+ * Statements that (re)index `ref`'s phash under `owner`: old rows of that ref go, the three band rows are
+ * upserted. Idempotent; meant for a D1 batch with the caller's other writes.
+ */
+export function indexStatements(d1: D1Database, owner: string, ref: string, phash: string): D1PreparedStatement[] {
+  return [
+    d1.prepare("DELETE FROM phash_bands WHERE ref = ?1 AND owner = ?2 AND phash <> ?3").bind(ref, owner, phash),
+    ...bandValues(phash).map((value, band) =>
+      d1.prepare("INSERT OR IGNORE INTO phash_bands (owner, band, value, ref, phash) VALUES (?1, ?2, ?3, ?4, ?5)").bind(owner, band, value, ref, phash),
+    ),
+  ];
+}
+
+/** Statement that removes `ref` from the index (a purged file, a lifted blocklist entry). */
+export function unindexStatement(d1: D1Database, ref: string): D1PreparedStatement {
+  return d1.prepare("DELETE FROM phash_bands WHERE ref = ?1").bind(ref);
+}
+
+/**
+ * Blocklist entries are indexed like files, under owner "blocklist". The moderation feature calls this
+ * when it adds an entry (ban_file), so analysis finds it with an indexed lookup.
+ */
+export async function indexBlocklistEntry(d1: D1Database, entryId: string, phash: string): Promise<void> {
+  if (!isPhash(phash)) throw new Error("not a phash");
+  await d1.batch(indexStatements(d1, BLOCKLIST_OWNER, entryId, phash));
+}
+
+const MAX_VALUES_PER_STATEMENT = 1_000;
+
+export type NearHashLookup = { matches: NearHash[]; candidates: number; rowsRead: number; statements: number };
+
+/**
+ * Every indexed hash of `owner` within `maxDistance` of `phash`, nearest first. One D1 round trip: a batch
+ * of `SELECT ... WHERE owner = ? AND band = ? AND value IN (...)` (primary-key index seeks). The probe
+ * values are integers computed here, so they are inlined into the SQL rather than bound (D1 allows 100
+ * bound parameters per statement).
+ */
+export async function findNearHashes(d1: D1Database, owner: string, phash: string, maxDistance: number): Promise<NearHashLookup> {
+  if (!isPhash(phash)) return { matches: [], candidates: 0, rowsRead: 0, statements: 0 };
+  const statements: D1PreparedStatement[] = [];
+  bandProbes(phash, maxDistance).forEach((values, band) => {
+    for (let i = 0; i < values.length; i += MAX_VALUES_PER_STATEMENT) {
+      const list = values.slice(i, i + MAX_VALUES_PER_STATEMENT).join(",");
+      statements.push(d1.prepare(`SELECT ref, phash FROM phash_bands WHERE owner = ?1 AND band = ?2 AND value IN (${list})`).bind(owner, band));
+    }
+  });
+  const results = await d1.batch<{ ref: string; phash: string }>(statements);
+  const seen = new Map<string, NearHash>();
+  let candidates = 0;
+  let rowsRead = 0;
+  for (const result of results) {
+    rowsRead += result.meta?.rows_read ?? 0;
+    for (const row of result.results) {
+      candidates++;
+      if (seen.has(row.ref)) continue;
+      const distance = hammingDistance(phash, row.phash);
+      if (distance <= maxDistance) seen.set(row.ref, { ref: row.ref, phash: row.phash, distance });
+    }
+  }
+  const matches = [...seen.values()].sort((a, b) => a.distance - b.distance || a.ref.localeCompare(b.ref));
+  return { matches, candidates, rowsRead, statements: statements.length };
+}
+
+export type DuplicateSubject = Pick<FileRow, "id" | "userId" | "sha256" | "phash"> & Partial<Pick<FileRow, "clientPhash">>;
+
+/**
+ * The `duplicates` of a file among its owner's live files (for GET /files/:id and finalize): exact
+ * (same sha256, distance 0) first, then similar (phash within PHASH_DISTANCE) by distance; at most
+ * ANALYSIS.maxDuplicates. Uses the server's phash, or the client's hint until analysis has run.
+ * Anonymous files (no owner) have none. Cost: one indexed query for exact matches, one D1 batch of
+ * band lookups, one query to keep only live files.
+ */
+export async function findDuplicates(db: Db, env: Env, file: DuplicateSubject, now = Date.now()): Promise<Duplicate[]> {
+  if (!file.userId) return [];
+  const limit = ANALYSIS.maxDuplicates;
+  const exact = file.sha256
+    ? await db
+        .select({ id: files.id })
+        .from(files)
+        .where(and(eq(files.userId, file.userId), eq(files.sha256, file.sha256), ne(files.id, file.id), liveFileCondition(now)))
+        .limit(limit)
+    : [];
+  const out: Duplicate[] = exact.map((r) => ({ fileId: r.id, url: fileUrl(env, r.id), distance: 0, match: "exact" }));
+  const hash = file.phash ?? file.clientPhash ?? null;
+  if (out.length >= limit || !isPhash(hash)) return out;
+
+  const exactIds = new Set([file.id, ...exact.map((r) => r.id)]);
+  const near = (await findNearHashes(env.DB, file.userId, hash, phashDistance(env))).matches.filter((m) => !exactIds.has(m.ref));
+  // Keep the nearest live ones; dead rows (deleted, purged files) are skipped, a few spare ones cover them.
+  const wanted = near.slice(0, Math.min(90, limit - out.length + 20));
+  if (wanted.length === 0) return out;
+  const live = new Set(
+    (
+      await db
+        .select({ id: files.id })
+        .from(files)
+        .where(and(inArray(files.id, wanted.map((m) => m.ref)), eq(files.userId, file.userId), liveFileCondition(now)))
+    ).map((r) => r.id),
+  );
+  for (const m of wanted) {
+    if (out.length >= limit) break;
+    if (live.has(m.ref)) out.push({ fileId: m.ref, url: fileUrl(env, m.ref), distance: m.distance, match: "similar" });
+  }
+  return out;
+}

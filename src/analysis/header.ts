@@ -1,0 +1,270 @@
+// Reads an image's format, dimensions and frame count from its header bytes WITHOUT decoding, so a pixel
+// bomb (a small file claiming 100000 x 100000 pixels) is refused before the decoder allocates w x h x 4 bytes.
+// Pure and total: any byte sequence gives a result, never an exception.
+
+export type ImageFormat = "png" | "jpeg" | "gif" | "webp" | "bmp" | "avif";
+
+export type ImageHeader = {
+  format: ImageFormat;
+  width: number;
+  height: number;
+  frames: number;
+  /** Largest pixel count a decoder allocates (a GIF frame may exceed the logical screen); >= width x height. */
+  decodePixels: number;
+};
+
+export type HeaderResult = ({ ok: true } & ImageHeader) | { ok: false; reason: string };
+
+export type HeaderLimits = { maxPixels: number; maxFrames: number };
+
+/** Parses the header, then applies the limits: the one question the job asks before decoding. */
+export function inspectImage(bytes: Uint8Array, limits: HeaderLimits): HeaderResult {
+  const header = parseImageHeader(bytes);
+  if (!header.ok) return header;
+  const { width, height, frames, format, decodePixels } = header;
+  if (width <= 0 || height <= 0) return { ok: false, reason: `${format} header has no dimensions` };
+  if (decodePixels > limits.maxPixels) {
+    return { ok: false, reason: `image too large: ${width}x${height} is over ${limits.maxPixels / 1e6} megapixels` };
+  }
+  if (frames < 1 || frames > limits.maxFrames) return { ok: false, reason: `too many frames: ${frames} (limit ${limits.maxFrames})` };
+  return header;
+}
+
+export function parseImageHeader(bytes: Uint8Array): HeaderResult {
+  try {
+    const r = new Reader(bytes);
+    if (r.matches(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return parsePng(r);
+    if (r.matches(0, [0xff, 0xd8, 0xff])) return parseJpeg(r);
+    if (r.ascii(0, 6) === "GIF87a" || r.ascii(0, 6) === "GIF89a") return parseGif(r);
+    if (r.ascii(0, 4) === "RIFF" && r.ascii(8, 4) === "WEBP") return parseWebp(r);
+    if (r.ascii(0, 2) === "BM") return parseBmp(r);
+    if (r.ascii(4, 4) === "ftyp") return parseAvif(r);
+    return fail("unrecognised image format");
+  } catch (err) {
+    // Reader throws Truncated when a field lies past the end; anything else is a bug worth surfacing.
+    if (err instanceof Truncated) return fail("truncated image header");
+    throw err;
+  }
+}
+
+class Truncated extends Error {}
+
+const fail = (reason: string): HeaderResult => ({ ok: false, reason });
+const ok = (format: ImageFormat, width: number, height: number, frames = 1, decodePixels = width * height): HeaderResult => ({
+  ok: true,
+  format,
+  width,
+  height,
+  frames,
+  decodePixels: Math.max(decodePixels, width * height),
+});
+
+/** Bounds-checked big/little-endian reads; an out-of-range read throws Truncated. */
+class Reader {
+  constructor(readonly b: Uint8Array) {}
+  get length() {
+    return this.b.length;
+  }
+  need(offset: number, n: number) {
+    if (offset < 0 || n < 0 || offset + n > this.b.length) throw new Truncated();
+  }
+  u8(o: number) {
+    this.need(o, 1);
+    return this.b[o];
+  }
+  u16be(o: number) {
+    this.need(o, 2);
+    return (this.b[o] << 8) | this.b[o + 1];
+  }
+  u16le(o: number) {
+    this.need(o, 2);
+    return this.b[o] | (this.b[o + 1] << 8);
+  }
+  u24le(o: number) {
+    this.need(o, 3);
+    return this.b[o] | (this.b[o + 1] << 8) | (this.b[o + 2] << 16);
+  }
+  u32be(o: number) {
+    this.need(o, 4);
+    return this.b[o] * 0x1000000 + ((this.b[o + 1] << 16) | (this.b[o + 2] << 8) | this.b[o + 3]);
+  }
+  u32le(o: number) {
+    this.need(o, 4);
+    return this.b[o + 3] * 0x1000000 + ((this.b[o + 2] << 16) | (this.b[o + 1] << 8) | this.b[o]);
+  }
+  i32le(o: number) {
+    this.need(o, 4);
+    return this.b[o] | (this.b[o + 1] << 8) | (this.b[o + 2] << 16) | (this.b[o + 3] << 24);
+  }
+  ascii(o: number, n: number) {
+    if (o < 0 || o + n > this.b.length) return "";
+    return String.fromCharCode(...this.b.subarray(o, o + n));
+  }
+  matches(o: number, sig: number[]) {
+    return o + sig.length <= this.b.length && sig.every((v, i) => this.b[o + i] === v);
+  }
+}
+
+// PNG: IHDR is the first chunk; an APNG's acTL (frame count) must come before the first IDAT.
+function parsePng(r: Reader): HeaderResult {
+  if (r.ascii(12, 4) !== "IHDR") return fail("png: first chunk is not IHDR");
+  const width = r.u32be(16);
+  const height = r.u32be(20);
+  let frames = 1;
+  let pos = 8;
+  while (pos + 8 <= r.length) {
+    const length = r.u32be(pos);
+    const type = r.ascii(pos + 4, 4);
+    if (type === "IDAT" || type === "IEND") break;
+    if (type === "acTL") frames = r.u32be(pos + 8);
+    pos += 12 + length;
+  }
+  return ok("png", width, height, frames);
+}
+
+// JPEG: walk marker segments to the first SOFn (baseline, progressive, lossless, arithmetic variants).
+const JPEG_SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+function parseJpeg(r: Reader): HeaderResult {
+  let pos = 2;
+  for (;;) {
+    if (r.u8(pos) !== 0xff) return fail("jpeg: expected a marker");
+    let marker = r.u8(pos + 1);
+    while (marker === 0xff) marker = r.u8(++pos + 1); // fill bytes
+    pos += 2;
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) continue; // no length
+    if (marker === 0xd9 || marker === 0xda) return fail("jpeg: no frame header before scan data");
+    const length = r.u16be(pos);
+    if (length < 2) return fail("jpeg: bad segment length");
+    if (JPEG_SOF.has(marker)) {
+      const height = r.u16be(pos + 3);
+      const width = r.u16be(pos + 5);
+      if (height === 0) return fail("jpeg: height defined by DNL is not supported");
+      return ok("jpeg", width, height);
+    }
+    pos += length;
+  }
+}
+
+// GIF: logical screen size, then count image descriptors (walking every block, since frames have no index).
+function parseGif(r: Reader): HeaderResult {
+  const width = r.u16le(6);
+  const height = r.u16le(8);
+  const flags = r.u8(10);
+  let pos = 13;
+  if (flags & 0x80) pos += 3 * (2 << (flags & 7));
+  let frames = 0;
+  let maxFramePixels = 0;
+  const skipSubBlocks = () => {
+    for (;;) {
+      const size = r.u8(pos);
+      pos += 1 + size;
+      if (size === 0) return;
+    }
+  };
+  while (pos < r.length) {
+    const block = r.u8(pos);
+    if (block === 0x3b) break; // trailer
+    if (block === 0x21) {
+      pos += 2; // introducer + label
+      skipSubBlocks();
+    } else if (block === 0x2c) {
+      const fw = r.u16le(pos + 5);
+      const fh = r.u16le(pos + 7);
+      maxFramePixels = Math.max(maxFramePixels, fw * fh);
+      const fflags = r.u8(pos + 9);
+      pos += 10;
+      if (fflags & 0x80) pos += 3 * (2 << (fflags & 7));
+      pos += 1; // LZW minimum code size
+      skipSubBlocks();
+      frames++;
+    } else {
+      break; // garbage after the last frame: decoders stop here too
+    }
+  }
+  if (frames === 0) return fail("gif: no image frames");
+  // A frame may be larger than the logical screen; decoders allocate the larger of the two.
+  return ok("gif", width, height, frames, maxFramePixels);
+}
+
+// WebP: RIFF container; simple lossy (VP8), lossless (VP8L) or extended (VP8X, with ANMF frames).
+function parseWebp(r: Reader): HeaderResult {
+  const chunk = r.ascii(12, 4);
+  const data = 20;
+  if (chunk === "VP8 ") {
+    if (!r.matches(data + 3, [0x9d, 0x01, 0x2a])) return fail("webp: bad VP8 start code");
+    return ok("webp", r.u16le(data + 6) & 0x3fff, r.u16le(data + 8) & 0x3fff);
+  }
+  if (chunk === "VP8L") {
+    if (r.u8(data) !== 0x2f) return fail("webp: bad VP8L signature");
+    const bits = r.u32le(data + 1);
+    return ok("webp", (bits & 0x3fff) + 1, ((bits >>> 14) & 0x3fff) + 1);
+  }
+  if (chunk === "VP8X") {
+    const animated = (r.u8(data) & 0x02) !== 0;
+    const width = r.u24le(data + 4) + 1;
+    const height = r.u24le(data + 7) + 1;
+    let frames = 0;
+    if (animated) {
+      let pos = 12;
+      while (pos + 8 <= r.length) {
+        if (r.ascii(pos, 4) === "ANMF") frames++;
+        const size = r.u32le(pos + 4);
+        pos += 8 + size + (size & 1);
+      }
+    }
+    return ok("webp", width, height, Math.max(frames, 1));
+  }
+  return fail("webp: unknown first chunk");
+}
+
+function parseBmp(r: Reader): HeaderResult {
+  const dib = r.u32le(14);
+  if (dib === 12) return ok("bmp", r.u16le(18), r.u16le(20));
+  if (dib < 40) return fail("bmp: unknown header");
+  const width = r.i32le(18);
+  const height = Math.abs(r.i32le(22)); // negative height = top-down rows
+  if (width <= 0) return fail("bmp: bad width");
+  return ok("bmp", width, height);
+}
+
+// AVIF (ISO BMFF): `ispe` properties carry each image item's size; take the largest (grid, alpha and
+// thumbnail items all have one). Sequences (avis) count samples in `stsz`.
+const AVIF_CONTAINERS = new Set(["meta", "iprp", "ipco", "moov", "trak", "mdia", "minf", "stbl"]);
+function parseAvif(r: Reader): HeaderResult {
+  const brands = r.ascii(8, Math.max(0, Math.min(r.u32be(0), r.length) - 8));
+  if (!/avif|avis/.test(brands)) return fail("unrecognised image format");
+  let width = 0;
+  let height = 0;
+  let frames = 0;
+  let boxes = 0;
+  const walk = (start: number, end: number) => {
+    let pos = start;
+    while (pos + 8 <= end) {
+      if (++boxes > 10_000) throw new Truncated();
+      let size = r.u32be(pos);
+      const type = r.ascii(pos + 4, 4);
+      let header = 8;
+      if (size === 1) {
+        const high = r.u32be(pos + 8);
+        if (high !== 0) return; // > 4 GiB: not in a file we hold in memory
+        size = r.u32be(pos + 12);
+        header = 16;
+      } else if (size === 0) size = end - pos;
+      if (size < header) return;
+      const boxEnd = Math.min(pos + size, end);
+      if (type === "ispe") {
+        const w = r.u32be(pos + header + 4);
+        const h = r.u32be(pos + header + 8);
+        if (w * h > width * height) [width, height] = [w, h];
+      } else if (type === "stsz") {
+        frames = Math.max(frames, r.u32be(pos + header + 8));
+      } else if (AVIF_CONTAINERS.has(type)) {
+        walk(pos + header + (type === "meta" ? 4 : 0), boxEnd);
+      }
+      pos += size;
+    }
+  };
+  walk(0, r.length);
+  if (!width || !height) return fail("avif: no image size (ispe) found");
+  return ok("avif", width, height, Math.max(frames, 1));
+}

@@ -1,0 +1,196 @@
+// The analysis queue job ({ type: "analyze", fileId }, sent by finalize): reads the object from R2, scrubs
+// private metadata, refuses pixel bombs before decoding, decodes with photon, and records the true size,
+// phash, thumbnail, NSFW score, near-duplicate index rows and blocklist matches.
+//
+// Delivery is at least once, so the job is idempotent: a file whose analysis is already `done` or `failed`
+// is left alone, every write is an upsert or conditional on `analysis <> 'done'`, and the final writes are
+// one D1 batch (a transaction). Failures split in two:
+//   - about the image itself (too large, not an image, undecodable): `analysis: failed` + reason, acked;
+//   - about the platform (object missing, R2 / D1 errors): thrown, so the queue retries with backoff; after
+//     the last retry the dead-letter consumer (onDeadLetter) records `failed` with the last error.
+// Optional steps that fail on their own (thumbnail encoding, the NSFW model) are noted in analysisError
+// and the analysis still completes.
+import { eq } from "drizzle-orm";
+import { ANALYSIS } from "../config";
+import { files } from "../db/schema";
+import type { JobHandler, JobMessage } from "../jobs/queue";
+import { createDb } from "../platform/db";
+import { isId } from "../platform/ids";
+import { blocklistReportStatement, matchBlocklist, type BlocklistMatch } from "./blocklist";
+import { indexStatements } from "./duplicates";
+import { inspectImage } from "./header";
+import { decodeImage, DecodeError, type Thumbnail } from "./imaging";
+import { scrubMetadata } from "./metadata";
+import { classifyNsfw, combinedScore, isAgeRestricted, nsfwThreshold } from "./nsfw";
+import { phashFromLuma } from "./phash";
+
+export type AnalyzeMessage = { type: "analyze"; fileId: string; /** Re-analyse even when done or failed. */ force?: boolean };
+
+export type AnalysisOutcome =
+  | { status: "skipped"; reason: string }
+  | { status: "failed"; reason: string }
+  | {
+      status: "done";
+      width: number;
+      height: number;
+      phash: string;
+      nsfwScore: number | null;
+      thumbKey: string | null;
+      scrubbed: string[];
+      blocklist: BlocklistMatch | null;
+      stepErrors: string[];
+    };
+
+export type AnalyzeOptions = {
+  force?: boolean;
+  /** Skip the NSFW model (benchmarks of the other steps); the job always runs it. */
+  skipNsfw?: boolean;
+  now?: () => number;
+};
+
+export const thumbnailKey = (fileId: string, ext: Thumbnail["extension"]) => `thumbs/${fileId}.${ext}`;
+
+function message(err: unknown): string {
+  return (err instanceof Error ? err.message || err.name : String(err)).slice(0, 500);
+}
+
+/** Records a final failure (about the image itself); never overwrites a completed analysis. */
+async function recordFailure(d1: D1Database, fileId: string, reason: string, now: number): Promise<AnalysisOutcome> {
+  await d1
+    .prepare("UPDATE files SET analysis = 'failed', analysis_error = ?1, analyzed_at = ?2, updated_at = ?2 WHERE id = ?3 AND analysis <> 'done'")
+    .bind(reason, now, fileId)
+    .run();
+  return { status: "failed", reason };
+}
+
+/** Analyses one file; returns what it did. Throws on errors worth retrying. */
+export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOptions = {}): Promise<AnalysisOutcome> {
+  const now = options.now ?? Date.now;
+  const db = createDb(env.DB);
+  const [file] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
+  if (!file) return { status: "skipped", reason: "no such file" };
+  if (file.deletedAt || file.purgedAt) return { status: "skipped", reason: "file deleted" };
+  if (file.state !== "finalized") return { status: "skipped", reason: `file is ${file.state}, not finalized` };
+  if (!options.force && (file.analysis === "done" || file.analysis === "failed")) return { status: "skipped", reason: `analysis already ${file.analysis}` };
+
+  if (file.bytes > ANALYSIS.maxBytes) return recordFailure(env.DB, fileId, `file too large to analyse: ${file.bytes} bytes (limit ${ANALYSIS.maxBytes})`, now());
+  const object = await env.BUCKET.get(file.storeKey);
+  if (!object) throw new Error(`object ${file.storeKey} is missing from storage`);
+  if (object.size > ANALYSIS.maxBytes) return recordFailure(env.DB, fileId, `file too large to analyse: ${object.size} bytes (limit ${ANALYSIS.maxBytes})`, now());
+  const bytes = new Uint8Array(await object.arrayBuffer());
+
+  // 1. Privacy first, even for images refused below: blank GPS / serial numbers in place and write back.
+  const scrub = scrubMetadata(bytes);
+  if (scrub.changed) {
+    const written = await env.BUCKET.put(file.storeKey, bytes, {
+      onlyIf: { etagMatches: object.etag },
+      httpMetadata: object.httpMetadata,
+      customMetadata: { ...object.customMetadata, privacyScrubbed: scrub.findings.join(",") },
+    });
+    // Someone replaced the object meanwhile (a concurrent delivery scrubbing it): start over on the new one.
+    if (!written) throw new Error("object changed while scrubbing metadata; retrying");
+  }
+
+  // 2. Safety before decode.
+  const header = inspectImage(bytes, { maxPixels: ANALYSIS.maxPixels, maxFrames: ANALYSIS.maxFrames });
+  if (!header.ok) return recordFailure(env.DB, fileId, header.reason, now());
+
+  // 3. Decode and derive (photon); frees its images itself.
+  let decoded;
+  try {
+    decoded = await decodeImage(bytes, {
+      orientation: scrub.orientation,
+      thumbnailMaxSide: ANALYSIS.thumbnailMaxSide,
+      thumbnailJpegQuality: ANALYSIS.thumbnailJpegQuality,
+      nsfwSize: options.skipNsfw ? 0 : ANALYSIS.nsfwInputSize,
+    });
+  } catch (err) {
+    if (err instanceof DecodeError) return recordFailure(env.DB, fileId, err.message, now());
+    throw err;
+  }
+  const stepErrors = [...decoded.stepErrors];
+  const phash = phashFromLuma(decoded.luma, decoded.width, decoded.height);
+  // Width and height as displayed: EXIF orientations 5-8 turn the stored image by 90 degrees.
+  const turned = scrub.orientation !== null && scrub.orientation >= 5;
+  const width = turned ? decoded.height : decoded.width;
+  const height = turned ? decoded.width : decoded.height;
+
+  // 4. Thumbnail (served by the serving feature at {image_url}/<id>/thumb, Content-Type from R2 metadata).
+  let thumbKey: string | null = null;
+  if (decoded.thumbnail) {
+    thumbKey = thumbnailKey(fileId, decoded.thumbnail.extension);
+    await env.BUCKET.put(thumbKey, decoded.thumbnail.bytes, {
+      httpMetadata: { contentType: decoded.thumbnail.contentType, cacheControl: "public, max-age=31536000, immutable" },
+      customMetadata: { fileId, width: String(decoded.thumbnail.width), height: String(decoded.thumbnail.height) },
+    });
+  }
+
+  // 5. NSFW score: the model failing is recorded, not fatal; the client's hint stays the floor.
+  let serverScore: number | null = null;
+  if (decoded.nsfwInput) {
+    try {
+      serverScore = (await classifyNsfw(decoded.nsfwInput)).score;
+    } catch (err) {
+      stepErrors.push(`nsfw: ${message(err)}`);
+    }
+  }
+  const nsfwScore = combinedScore(serverScore, file.clientNsfwScore);
+  const ageRestricted = isAgeRestricted(nsfwScore, nsfwThreshold(env), file.ageRestrictedOverride);
+
+  // 6. Blocklist (indexed lookup), then every write in one transaction.
+  const blocklist = await matchBlocklist(env.DB, phash);
+  const at = now();
+  const statements: D1PreparedStatement[] = [];
+  if (blocklist) statements.push(blocklistReportStatement(env.DB, fileId, blocklist, at));
+  statements.push(
+    env.DB.prepare(
+      `UPDATE files SET width = ?1, height = ?2, phash = ?3, nsfw_score = ?4, age_restricted = ?5, thumb_key = COALESCE(?6, thumb_key),
+         analysis = 'done', analysis_error = ?7, analyzed_at = ?8, updated_at = ?8,
+         quarantined_at = CASE WHEN ?9 THEN COALESCE(quarantined_at, ?8) ELSE quarantined_at END
+       WHERE id = ?10 AND (analysis <> 'done' OR ?11)`,
+    ).bind(width, height, phash, nsfwScore, ageRestricted ? 1 : 0, thumbKey, stepErrors.length ? stepErrors.join("; ").slice(0, 1000) : null, at, blocklist ? 1 : 0, fileId, options.force ? 1 : 0),
+  );
+  if (file.userId) statements.push(...indexStatements(env.DB, file.userId, fileId, phash));
+  await env.DB.batch(statements);
+
+  return { status: "done", width, height, phash, nsfwScore, thumbKey, scrubbed: scrub.findings, blocklist, stepErrors };
+}
+
+function fileIdOf(body: JobMessage): string | null {
+  return typeof body.fileId === "string" && isId("file", body.fileId) ? body.fileId : null;
+}
+
+/** The queue handler: jobHandlers.analyze (src/jobs/queue.ts). */
+export const analyzeJob: JobHandler = {
+  async run(env, body) {
+    const fileId = fileIdOf(body);
+    if (!fileId) {
+      console.error("analyze: message without a valid fileId; dropped", body);
+      return;
+    }
+    try {
+      const outcome = await analyzeFile(env, fileId, { force: body.force === true });
+      if (outcome.status !== "done") console.log(`analyze ${fileId}: ${outcome.status} (${outcome.reason})`);
+    } catch (err) {
+      // Keep the last error so the dead-letter handler can say why the analysis gave up.
+      await env.DB.prepare("UPDATE files SET analysis_error = ?1 WHERE id = ?2 AND analysis IN ('none', 'pending')")
+        .bind(message(err), fileId)
+        .run()
+        .catch(() => undefined);
+      throw err;
+    }
+  },
+  async onDeadLetter(env, body) {
+    const fileId = fileIdOf(body);
+    if (!fileId) return;
+    const now = Date.now();
+    await env.DB.prepare(
+      `UPDATE files SET analysis = 'failed', analysis_error = 'gave up after retries: ' || COALESCE(analysis_error, 'unknown error'),
+         analyzed_at = ?1, updated_at = ?1
+       WHERE id = ?2 AND analysis IN ('none', 'pending')`,
+    )
+      .bind(now, fileId)
+      .run();
+  },
+};
+

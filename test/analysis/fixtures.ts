@@ -1,0 +1,28 @@
+/// <reference types="vite/client" />
+// The committed image fixtures (test/fixtures/images), inlined at build time by Vite (`?inline` -> data URL),
+// since tests run inside workerd without a file system. Expected hashes come from reference_phash.py.
+import expected from "../fixtures/images/expected-phash.json";
+
+const inlined = import.meta.glob("../fixtures/images/*.{png,jpg,webp,gif,bmp}", { query: "?inline", import: "default", eager: true }) as Record<string, string>;
+
+const byName = new Map(Object.entries(inlined).map(([path, url]) => [path.split("/").pop()!, url]));
+
+export const FIXTURE_NAMES = [...byName.keys()].sort();
+
+/** A fresh copy of the fixture's bytes (callers may mutate it). */
+export function fixture(name: string): Uint8Array {
+  const url = byName.get(name);
+  if (!url) throw new Error(`no fixture ${name}`);
+  const binary = atob(url.slice(url.indexOf(",") + 1));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export const EXPECTED_PHASH: Record<string, string> = expected.hashes;
+export const EXPECTED_RESIZED32: Record<string, string> = expected.resized32;
+
+export function base64ToBytes(b64: string): Uint8Array {
+  const binary = atob(b64);
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
