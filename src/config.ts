@@ -176,37 +176,3 @@ export const MODERATION = {
   /** Escalation mail goes to at most this many moderators/admins (oldest accounts first). */
   escalationMaxRecipients: 50,
 };
-
-/** The image-analysis queue job (src/analysis). */
-export const ANALYSIS = {
-  /** Refused before decode: a decoded image costs width x height x 4 bytes (decisions: 40 megapixels). */
-  maxPixels: 40_000_000,
-  /** Refused before decode: animated images with more frames than this. */
-  maxFrames: 1_000,
-  /** Objects larger than this are not loaded into the isolate (128 MB) for analysis; they end `failed`. */
-  maxBytes: 32 * MB,
-  thumbnailMaxSide: 320,
-  thumbnailJpegQuality: 80,
-  /** nsfwjs MobileNetV2 input size. */
-  nsfwInputSize: 224,
-  /** Defaults for the NSFW_THRESHOLD and PHASH_DISTANCE vars. */
-  defaultNsfwThreshold: 0.8,
-  defaultPhashDistance: 8,
-  /** Hamming distance within which a new file matches a blocklisted phash (quarantine + high-priority report). */
-  blocklistDistance: 8,
-  /** At most this many `duplicates` are listed per file (exact ones first, then by distance). */
-  maxDuplicates: 20,
-};
-
-/** Reports and the moderation queue (src/moderation). */
-export const MODERATION = {
-  /** Report reasons that hide the file at once and escalate to the moderators (decisions.md § Moderation). */
-  highPriorityReasons: ["csam", "terrorism"] as const,
-  detailsMaxLength: 2_000,
-  noteMaxLength: 2_000,
-  emailMaxLength: 254,
-  /** Later reports of a file append their reason and details to the open report's, up to this length. */
-  aggregatedDetailsMaxLength: 20_000,
-  /** Escalation mail goes to at most this many moderators/admins (oldest accounts first). */
-  escalationMaxRecipients: 50,
-};
