@@ -1,8 +1,10 @@
-// Album membership changes that other features trigger (a file deleted, expired or purged leaves every
-// album it was in). Statements, not calls, so callers put them in the same D1 batch (one transaction)
+// Album membership changes that other features trigger (a file deleted, expired, purged or banned leaves
+// every album it was in). Statements, not calls, so callers put them in the same D1 batch (one transaction)
 // as their own change: `file_count` and `cover_file_id` can never disagree with album_files.
-import { sql } from "drizzle-orm";
+// (Query builders, not db.run(sql``): drizzle 0.45 cannot batch raw statements that carry parameters.)
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../platform/db";
+import { albumFiles, albums } from "../db/schema";
 
 /**
  * Removes `fileId` from all albums: decrements their counts, clears it as cover, bumps updatedAt, then
@@ -11,9 +13,14 @@ import type { Db } from "../platform/db";
  */
 export function detachFileFromAlbumsStatements(db: Db, fileId: string, now: number) {
   return [
-    db.run(sql`UPDATE albums SET file_count = MAX(0, file_count - 1), updated_at = ${now},
-                 cover_file_id = CASE WHEN cover_file_id = ${fileId} THEN NULL ELSE cover_file_id END
-               WHERE id IN (SELECT album_id FROM album_files WHERE file_id = ${fileId})`),
-    db.run(sql`DELETE FROM album_files WHERE file_id = ${fileId}`),
+    db
+      .update(albums)
+      .set({
+        fileCount: sql`MAX(0, ${albums.fileCount} - 1)`,
+        updatedAt: new Date(now),
+        coverFileId: sql`CASE WHEN ${albums.coverFileId} = ${fileId} THEN NULL ELSE ${albums.coverFileId} END`,
+      })
+      .where(inArray(albums.id, db.select({ id: albumFiles.albumId }).from(albumFiles).where(eq(albumFiles.fileId, fileId)))),
+    db.delete(albumFiles).where(eq(albumFiles.fileId, fileId)),
   ] as const;
 }

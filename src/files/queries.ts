@@ -5,11 +5,15 @@ import type { Db } from "../platform/db";
 import { files, type FileRow, type Visibility } from "../db/schema";
 import { detachFileFromAlbumsStatements } from "../albums/membership";
 
-/** Finalized and not deleted, banned, hidden, quarantined, purged or expired (by `now`). */
+/**
+ * Finalized and not deleted, banned, hidden, quarantined, purged or expired (by `now`).
+ * The unary `+` keeps SQLite from driving a query by files_state_created or files_deleted (which span every
+ * user's files): these are filters on rows already found by id or by a (user_id, ...) index.
+ */
 export function liveFileCondition(now: number): SQL {
   return and(
-    eq(files.state, "finalized"),
-    isNull(files.deletedAt),
+    sql`+${files.state} = 'finalized'`,
+    sql`+${files.deletedAt} IS NULL`,
     isNull(files.bannedAt),
     isNull(files.hiddenAt),
     isNull(files.quarantinedAt),
@@ -44,24 +48,32 @@ export const LIST_COLUMNS = {
   createdAt: files.createdAt,
 };
 
-/** The caller's live files, one page of them, and how many there are in all. */
-export async function listOwnFiles(db: Db, userId: string, q: ListQuery, now: number) {
-  const where = and(
+function listWhere(userId: string, q: ListQuery, now: number) {
+  return and(
     eq(files.userId, userId),
     liveFileCondition(now),
     q.visibility ? eq(files.visibility, q.visibility) : undefined,
     q.excludeNsfw ? notAgeRestricted : undefined,
   );
+}
+
+/** The page query on its own (tests check its plan uses the index). */
+export function listPageQuery(db: Db, userId: string, q: ListQuery, now: number) {
   const column = SORT_COLUMN[q.sort];
+  return db
+    .select(LIST_COLUMNS)
+    .from(files)
+    .where(listWhere(userId, q, now))
+    .orderBy(q.order === "asc" ? asc(column) : desc(column))
+    .limit(q.limit)
+    .offset(q.offset);
+}
+
+/** The caller's live files, one page of them, and how many there are in all. */
+export async function listOwnFiles(db: Db, userId: string, q: ListQuery, now: number) {
   const [rows, total] = await Promise.all([
-    db
-      .select(LIST_COLUMNS)
-      .from(files)
-      .where(where)
-      .orderBy(q.order === "asc" ? asc(column) : desc(column))
-      .limit(q.limit)
-      .offset(q.offset),
-    db.select({ n: count() }).from(files).where(where).get(),
+    listPageQuery(db, userId, q, now),
+    db.select({ n: count() }).from(files).where(listWhere(userId, q, now)).get(),
   ]);
   return { rows, total: total?.n ?? 0 };
 }
@@ -100,7 +112,10 @@ export async function updateFile(db: Db, fileId: string, patch: FilePatch, now: 
  */
 export async function softDeleteFile(db: Db, fileId: string, now: number): Promise<boolean> {
   const [marked] = await db.batch([
-    db.run(sql`UPDATE files SET deleted_at = ${now}, updated_at = ${now} WHERE id = ${fileId} AND deleted_at IS NULL`),
+    db
+      .update(files)
+      .set({ deletedAt: new Date(now), updatedAt: new Date(now) })
+      .where(and(eq(files.id, fileId), isNull(files.deletedAt))),
     ...detachFileFromAlbumsStatements(db, fileId, now),
   ]);
   return marked.meta.changes === 1;

@@ -1,0 +1,183 @@
+// Albums in D1. Membership changes and the counters they move are one D1 batch (a transaction), and
+// file_count is recounted from album_files inside it, so it can never drift from the truth.
+import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { albumFiles, albums, files, users, type AlbumRow, type Visibility } from "../db/schema";
+import { newId } from "../platform/ids";
+import { isId } from "../platform/ids";
+import { LIST_COLUMNS, liveFileCondition, notAgeRestricted } from "../files/queries";
+
+/** D1 binds at most 100 parameters per statement; album inserts use a few besides the ids. */
+const IDS_PER_STATEMENT = 90;
+
+export type LoadedAlbum = { album: AlbumRow; ownerGoneAt: Date | null };
+
+export async function loadAlbum(db: Db, id: string): Promise<LoadedAlbum | undefined> {
+  if (!isId("alb", id)) return undefined;
+  const row = await db
+    .select({ album: albums, ownerBannedAt: users.bannedAt, ownerDeletedAt: users.deletedAt })
+    .from(albums)
+    .innerJoin(users, eq(users.id, albums.userId))
+    .where(and(eq(albums.id, id), isNull(albums.deletedAt)))
+    .get();
+  return row ? { album: row.album, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null } : undefined;
+}
+
+/** Inserts the caller's own live files among `fileIds` that are not in the album yet (one statement per chunk). */
+function addOwnFilesStatements(db: Db, albumId: string, userId: string, fileIds: string[], now: number) {
+  const unique = [...new Set(fileIds)];
+  const statements = [];
+  for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
+    const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
+    statements.push(
+      db
+        .insert(albumFiles)
+        .select(
+          sql`SELECT ${albumId}, ${files.id}, ${now} FROM ${files}
+              WHERE ${files.id} IN (${sql.join(chunk.map((id) => sql`${id}`), sql`, `)})
+                AND ${files.userId} = ${userId} AND ${liveFileCondition(now)}`,
+        )
+        .onConflictDoNothing(),
+    );
+  }
+  return statements;
+}
+
+/** file_count from album_files itself; updatedAt moves only when the count did. */
+function recountStatement(db: Db, albumId: string, now: number) {
+  const n = sql`(SELECT COUNT(*) FROM ${albumFiles} WHERE ${albumFiles.albumId} = ${albumId})`;
+  return db
+    .update(albums)
+    .set({ updatedAt: sql`CASE WHEN ${albums.fileCount} = ${n} THEN ${albums.updatedAt} ELSE ${now} END`, fileCount: n })
+    .where(eq(albums.id, albumId));
+}
+
+export type NewAlbum = {
+  title: string;
+  description: string;
+  visibility: Visibility;
+  tags: string[];
+  passwordHash: string | null;
+  fileIds: string[];
+};
+
+export async function createAlbum(db: Db, userId: string, input: NewAlbum, now: number): Promise<AlbumRow> {
+  const id = newId("alb");
+  const at = new Date(now);
+  await db.batch([
+    db.insert(albums).values({
+      id,
+      userId,
+      title: input.title,
+      description: input.description,
+      visibility: input.visibility,
+      tags: input.tags,
+      passwordHash: input.passwordHash,
+      createdAt: at,
+      updatedAt: at,
+    }),
+    ...addOwnFilesStatements(db, id, userId, input.fileIds, now),
+    // The album is new: its count is simply what went in, and updatedAt stays createdAt.
+    db
+      .update(albums)
+      .set({ fileCount: sql`(SELECT COUNT(*) FROM ${albumFiles} WHERE ${albumFiles.albumId} = ${id})` })
+      .where(eq(albums.id, id)),
+  ]);
+  return (await db.select().from(albums).where(eq(albums.id, id)).get())!;
+}
+
+export async function listAlbums(db: Db, userId: string, limit: number, offset: number) {
+  // albums_user_created index: (user_id, created_at).
+  const where = and(eq(albums.userId, userId), isNull(albums.deletedAt));
+  const [rows, total] = await Promise.all([
+    db.select().from(albums).where(where).orderBy(desc(albums.createdAt)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(albums).where(where).get(),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+/** Which of an album's files a viewer sees: live ones; private ones only for the owner; age-restricted ones not under safe mode. */
+function visibleFilesWhere(albumId: string, opts: { owner: boolean; adult: boolean }, now: number): SQL {
+  return and(
+    eq(albumFiles.albumId, albumId),
+    liveFileCondition(now),
+    opts.owner ? undefined : ne(files.visibility, "private"),
+    opts.owner || opts.adult ? undefined : notAgeRestricted,
+  )!;
+}
+
+/** One page of the files a viewer sees in an album, in the order they were added (album_files_album_added). */
+export async function albumFilesPage(db: Db, albumId: string, opts: { owner: boolean; adult: boolean }, limit: number, offset: number, now: number) {
+  const where = visibleFilesWhere(albumId, opts, now);
+  const [rows, total] = await Promise.all([
+    db
+      .select(LIST_COLUMNS)
+      .from(albumFiles)
+      .innerJoin(files, eq(files.id, albumFiles.fileId))
+      .where(where)
+      .orderBy(asc(albumFiles.addedAt), asc(albumFiles.fileId))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(albumFiles).innerJoin(files, eq(files.id, albumFiles.fileId)).where(where).get(),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export type AlbumPatch = {
+  title?: string;
+  description?: string;
+  visibility?: Visibility;
+  tags?: string[];
+  /** A new hash, or null to remove the password. */
+  passwordHash?: string | null;
+  /** A file id (must be in the album) or null. */
+  coverFileId?: string | null;
+};
+
+export type PatchOutcome = { ok: true; album: AlbumRow } | { ok: false; reason: "missing" | "cover_not_in_album" };
+
+/** Only the listed fields, in one UPDATE; a cover is set only while that file is in the album (checked in the same statement). */
+export async function updateAlbum(db: Db, albumId: string, patch: AlbumPatch, now: number): Promise<PatchOutcome> {
+  const set: Partial<typeof albums.$inferInsert> = { updatedAt: new Date(now) };
+  if (patch.title !== undefined) set.title = patch.title;
+  if (patch.description !== undefined) set.description = patch.description;
+  if (patch.visibility !== undefined) set.visibility = patch.visibility;
+  if (patch.tags !== undefined) set.tags = patch.tags;
+  if (patch.passwordHash !== undefined) set.passwordHash = patch.passwordHash;
+  if (patch.coverFileId !== undefined) set.coverFileId = patch.coverFileId;
+  const coverCheck =
+    typeof patch.coverFileId === "string"
+      ? sql`EXISTS (SELECT 1 FROM album_files WHERE album_id = ${albumId} AND file_id = ${patch.coverFileId})`
+      : undefined;
+  const updated = await db
+    .update(albums)
+    .set(set)
+    .where(and(eq(albums.id, albumId), isNull(albums.deletedAt), coverCheck))
+    .returning()
+    .get();
+  if (updated) return { ok: true, album: updated };
+  return { ok: false, reason: coverCheck ? "cover_not_in_album" : "missing" };
+}
+
+/** Deletes the album and its membership rows; the files themselves stay. */
+export async function deleteAlbum(db: Db, albumId: string): Promise<boolean> {
+  const [, removed] = await db.batch([db.delete(albumFiles).where(eq(albumFiles.albumId, albumId)), db.delete(albums).where(eq(albums.id, albumId))]);
+  return removed.meta.changes === 1;
+}
+
+/** Adds the caller's own live files; returns how many were new to the album. */
+export async function addFilesToAlbum(db: Db, albumId: string, userId: string, fileIds: string[], now: number): Promise<number> {
+  const inserts = addOwnFilesStatements(db, albumId, userId, fileIds, now);
+  const results = await db.batch([inserts[0], ...inserts.slice(1), recountStatement(db, albumId, now)]);
+  return results.slice(0, inserts.length).reduce((n, r) => n + r.meta.changes, 0);
+}
+
+/** Removes one file; clears it as cover. False when it was not in the album. */
+export async function removeFileFromAlbum(db: Db, albumId: string, fileId: string, now: number): Promise<boolean> {
+  const [removed] = await db.batch([
+    db.delete(albumFiles).where(and(eq(albumFiles.albumId, albumId), eq(albumFiles.fileId, fileId))),
+    db.update(albums).set({ coverFileId: null }).where(and(eq(albums.id, albumId), eq(albums.coverFileId, fileId))),
+    recountStatement(db, albumId, now),
+  ]);
+  return removed.meta.changes === 1;
+}

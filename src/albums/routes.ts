@@ -1,0 +1,218 @@
+// The albums API: POST/GET /albums, GET/PATCH/DELETE /albums/:id, POST /albums/:id/files,
+// DELETE /albums/:id/files/:fileId.
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { Pagination, PageQuery } from "../platform/pagination";
+import { validationHook } from "../platform/validation";
+import { badRequest, notFound } from "../platform/errors";
+import { hashPassword } from "../platform/passwords";
+import { viewerOf } from "../files/access";
+import { fileListItem } from "../files/resource";
+import { countHit } from "../serving/view-counter";
+import {
+  AddFilesRequest,
+  AlbumDetailSchema,
+  AlbumFileParams,
+  AlbumFilesQuery,
+  AlbumIdParam,
+  AlbumSchema,
+  CreateAlbumRequest,
+  PatchAlbumRequest,
+} from "./schemas";
+import { addFilesToAlbum, albumFilesPage, createAlbum, deleteAlbum, listAlbums, removeFileFromAlbum, updateAlbum } from "./queries";
+import { albumNotFound, albumResource, checkAlbumPassword, isAlbumOwner, ownAlbum, visibleAlbum } from "./service";
+
+export const albumRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const tags = ["Albums"];
+
+albumRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/",
+    tags,
+    summary: "Create an album",
+    description: "fileIds: only your own live files are added (others are skipped silently). API keys need manage.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { body: jsonBody(CreateAlbumRequest) },
+    responses: { 201: json(AlbumSchema, "Created"), ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    const user = callerUser(c.get("principal"));
+    const album = await createAlbum(
+      c.get("db"),
+      user.id,
+      {
+        title: body.title,
+        description: body.description ?? "",
+        visibility: body.visibility,
+        tags: body.tags ?? [],
+        passwordHash: body.password ? await hashPassword(body.password) : null,
+        fileIds: body.fileIds ?? [],
+      },
+      Date.now(),
+    );
+    return c.json(albumResource(c.env, album), 201);
+  },
+);
+
+albumRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    tags,
+    summary: "List your albums",
+    security: bearer,
+    middleware: [requirePermission("read")] as const,
+    request: { query: PageQuery },
+    responses: { 200: json(z.object({ albums: z.array(AlbumSchema), pagination: Pagination }), "One page of albums"), ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const { limit, offset } = c.req.valid("query");
+    const { rows, total } = await listAlbums(c.get("db"), callerUser(c.get("principal")).id, limit, offset);
+    return c.json({ albums: rows.map((a) => albumResource(c.env, a)), pagination: { total, limit, offset, hasMore: offset + rows.length < total } }, 200);
+  },
+);
+
+albumRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}",
+    tags,
+    summary: "Get an album and its files",
+    description:
+      "Private albums are 404 to all but their owner. Password-protected albums need X-Album-Password (missing 401 album_password_required, " +
+      "wrong 403 invalid_album_password, too many wrong attempts 429). `files` are list items in the order they were added, paged with limit/offset; " +
+      "viewers other than the owner see only live, non-private files, and under safe mode no age-restricted ones. Counts a view.",
+    security: [...bearer, {}],
+    middleware: [optionalPermission("read")] as const,
+    request: {
+      params: AlbumIdParam,
+      query: AlbumFilesQuery,
+      headers: z.object({ "x-album-password": z.string().max(1024).optional() }),
+    },
+    responses: { 200: json(AlbumDetailSchema, "The album"), ...errors(400, 401, 403, 404, 429) },
+  }),
+  async (c) => {
+    const now = Date.now();
+    const viewer = viewerOf(c.get("principal"));
+    const { album } = await visibleAlbum(c.get("db"), c.req.valid("param").id, viewer);
+    await checkAlbumPassword(c.env, album, viewer, c.get("principal").ip, c.req.header("x-album-password"));
+    const { limit, offset } = c.req.valid("query");
+    const { rows, total } = await albumFilesPage(c.get("db"), album.id, { owner: isAlbumOwner(album, viewer), adult: viewer.adult }, limit, offset, now);
+    countHit(c.env, c.executionCtx, "album_view", album.id);
+    return c.json(
+      {
+        ...albumResource(c.env, album),
+        files: rows.map((r) => fileListItem(c.env, r)),
+        pagination: { total, limit, offset, hasMore: offset + rows.length < total },
+      },
+      200,
+    );
+  },
+);
+
+albumRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/{id}",
+    tags,
+    summary: "Change an album",
+    description: "coverImageId must be a file in the album (null clears it); password null removes the password. API keys need manage.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: AlbumIdParam, body: jsonBody(PatchAlbumRequest) },
+    responses: { 200: json(z.object({ message: z.string(), album: AlbumSchema }), "Updated"), ...errors(400, 401, 403, 404, 429) },
+  }),
+  async (c) => {
+    const album = await ownAlbum(c.get("db"), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const body = c.req.valid("json");
+    const outcome = await updateAlbum(
+      c.get("db"),
+      album.id,
+      {
+        title: body.title,
+        description: body.description,
+        visibility: body.visibility,
+        tags: body.tags,
+        passwordHash: body.password === undefined ? undefined : body.password === null ? null : await hashPassword(body.password),
+        coverFileId: body.coverImageId,
+      },
+      Date.now(),
+    );
+    if (!outcome.ok) {
+      if (outcome.reason === "cover_not_in_album") throw badRequest("coverImageId must be a file in this album", "cover_not_in_album");
+      throw albumNotFound();
+    }
+    return c.json({ message: "Album updated", album: albumResource(c.env, outcome.album) }, 200);
+  },
+);
+
+albumRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/{id}",
+    tags,
+    summary: "Delete an album",
+    description: "Deletes the album only; its files stay. API keys need manage.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: AlbumIdParam },
+    responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 429) },
+  }),
+  async (c) => {
+    const album = await ownAlbum(c.get("db"), c.req.valid("param").id, viewerOf(c.get("principal")));
+    if (!(await deleteAlbum(c.get("db"), album.id))) throw albumNotFound();
+    return c.json({ message: "Album deleted" }, 200);
+  },
+);
+
+albumRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/{id}/files",
+    tags,
+    summary: "Add files to an album",
+    description:
+      "Adds those of fileIds that are your own live files and not yet in the album. `requested` counts the distinct ids sent, `added` those newly added. API keys need manage.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: AlbumIdParam, body: jsonBody(AddFilesRequest) },
+    responses: {
+      200: json(z.object({ message: z.string(), added: z.number().int(), requested: z.number().int() }), "Added"),
+      ...errors(400, 401, 403, 404, 429),
+    },
+  }),
+  async (c) => {
+    const user = callerUser(c.get("principal"));
+    const album = await ownAlbum(c.get("db"), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const ids = [...new Set(c.req.valid("json").fileIds)];
+    const added = await addFilesToAlbum(c.get("db"), album.id, user.id, ids, Date.now());
+    return c.json({ message: `${added} of ${ids.length} files added to the album`, added, requested: ids.length }, 200);
+  },
+);
+
+albumRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/{id}/files/{fileId}",
+    tags,
+    summary: "Remove a file from an album",
+    description: "The file itself stays. If it was the cover, the album has no cover afterwards. API keys need manage.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: AlbumFileParams },
+    responses: { 200: json(MessageBody, "Removed"), ...errors(401, 403, 404, 429) },
+  }),
+  async (c) => {
+    const { id, fileId } = c.req.valid("param");
+    const album = await ownAlbum(c.get("db"), id, viewerOf(c.get("principal")));
+    if (!(await removeFileFromAlbum(c.get("db"), album.id, fileId, Date.now()))) {
+      throw notFound("That file is not in this album", "file_not_in_album");
+    }
+    return c.json({ message: "File removed from the album" }, 200);
+  },
+);

@@ -1,0 +1,81 @@
+// Album access: visibility, owner state and the album password, shared by the API and the album page.
+import type { Db } from "../platform/db";
+import type { AlbumRow } from "../db/schema";
+import { ApiError, RateLimitError, forbidden, notFound } from "../platform/errors";
+import { verifyPassword } from "../platform/passwords";
+import { limiterFor } from "../limits/rate-limiter";
+import { albumUrl } from "../platform/urls";
+import { ALBUMS } from "../config";
+import type { Viewer } from "../files/access";
+import { loadAlbum, type LoadedAlbum } from "./queries";
+
+export const albumNotFound = () => notFound("Album not found", "album_not_found");
+
+export function isAlbumOwner(album: Pick<AlbumRow, "userId">, viewer: Viewer): boolean {
+  return viewer.userId !== null && album.userId === viewer.userId;
+}
+
+export function albumResource(env: Env, a: AlbumRow) {
+  return {
+    id: a.id,
+    title: a.title,
+    description: a.description,
+    visibility: a.visibility,
+    tags: a.tags,
+    url: albumUrl(env, a.id),
+    coverImageId: a.coverFileId,
+    passwordProtected: a.passwordHash !== null,
+    viewCount: a.viewCount,
+    fileCount: a.fileCount,
+    createdAt: a.createdAt.toISOString(),
+    updatedAt: a.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Loads an album the viewer may see (password aside): missing, deleted, or owned by a banned or deleted
+ * account -> 404; private -> 404 to all but the owner (existence not revealed).
+ */
+export async function visibleAlbum(db: Db, id: string, viewer: Viewer): Promise<LoadedAlbum> {
+  const loaded = await loadAlbum(db, id);
+  if (!loaded || loaded.ownerGoneAt) throw albumNotFound();
+  if (loaded.album.visibility === "private" && !isAlbumOwner(loaded.album, viewer)) throw albumNotFound();
+  return loaded;
+}
+
+/** An album the viewer must own to change: invisible -> 404, visible but someone else's -> 403. */
+export async function ownAlbum(db: Db, id: string, viewer: Viewer): Promise<AlbumRow> {
+  const { album } = await visibleAlbum(db, id, viewer);
+  if (!isAlbumOwner(album, viewer)) throw forbidden("Only the album's owner can change it", "not_owner");
+  return album;
+}
+
+const PASSWORD_BUCKET = "album-password-failures";
+
+/**
+ * The album password gate (owners pass). Missing -> 401 album_password_required; wrong -> 403
+ * invalid_album_password and one failure counted for this album and client; once the failures of the
+ * window are used up -> 429 before any check, so guessing stays slow. The hash comparison itself is
+ * constant-time (platform/passwords.ts).
+ */
+export async function checkAlbumPassword(env: Env, album: AlbumRow, viewer: Viewer, ip: string, presented: string | undefined): Promise<void> {
+  if (album.passwordHash === null || isAlbumOwner(album, viewer)) return;
+  if (presented === undefined || presented === "") {
+    throw new ApiError(401, "This album is password-protected; send the password in X-Album-Password", { code: "album_password_required" });
+  }
+  const limiter = limiterFor(env, `album:${album.id}:${ip}`);
+  // A guard against guessing, like the login limits: not scaled by RATE_LIMIT_MULTIPLIER.
+  const limit = ALBUMS.passwordFailuresPerWindow;
+  const state = await limiter.peek(PASSWORD_BUCKET, limit, ALBUMS.passwordWindowSeconds);
+  if (!state.allowed) throw tooManyAttempts(state.reset, limit);
+  const { ok } = await verifyPassword(presented.slice(0, 1024), album.passwordHash);
+  if (ok) return;
+  const after = await limiter.hit(PASSWORD_BUCKET, limit, ALBUMS.passwordWindowSeconds);
+  if (!after.allowed) throw tooManyAttempts(after.reset, limit);
+  throw new ApiError(403, "The album password is wrong", { code: "invalid_album_password" });
+}
+
+function tooManyAttempts(reset: number, limit: number) {
+  const retryAfter = Math.max(1, reset - Math.floor(Date.now() / 1000));
+  return new RateLimitError(retryAfter, limit, reset, "Too many wrong album passwords; try again later");
+}
