@@ -10,6 +10,7 @@ import { sha256Hex } from "../platform/crypto";
 import { assertReadable, goneReason, loadFile, type LoadedFile, type Viewer } from "../files/access";
 import { purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { escalate } from "./escalation";
+import { prepared } from "./statements";
 
 export type ReportReason = (typeof REPORT_REASONS)[number];
 
@@ -111,10 +112,15 @@ export async function fileReport(env: Env, db: Db, input: ReportInput, reporter:
   let raised = false;
   let row: { id: string; priority: "high" | "normal" } | undefined;
   if (high) {
-    const [hid, rose, rows] = await db.batch([hide, raise, upsert]);
+    const d1 = env.DB;
+    const [hid, rose, upserted] = await d1.batch<{ id: string; priority: "high" | "normal" }>([
+      prepared(d1, hide),
+      prepared(d1, raise),
+      prepared(d1, upsert),
+    ]);
     hidden = hid.meta.changes === 1;
     raised = rose.meta.changes === 1;
-    row = rows[0];
+    row = upserted.results[0];
   } else {
     [row] = await upsert;
   }

@@ -17,6 +17,7 @@ import { detachFileFromAlbumsStatements } from "../albums/membership";
 import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
 import { isPhash } from "../analysis/phash";
 import { findReport, type ReportWithFile } from "./queue";
+import { prepared } from "./statements";
 import type { ResolveActionName } from "./schemas";
 
 export type ResolveEffects = {
@@ -31,14 +32,6 @@ export type ResolveEffects = {
   /** ban_file / ban_user: the blocklist entry holding the file's phash (null when the file has no phash yet). */
   blocklistEntryId: string | null;
 };
-
-type Query = { toSQL(): { sql: string; params: unknown[] } } | { getQuery(): { sql: string; params: unknown[] } };
-
-/** A drizzle query as a plain D1 statement, so it can share a batch with other features' D1 statements. */
-function prepared(d1: D1Database, q: Query): D1PreparedStatement {
-  const { sql: text, params } = "toSQL" in q ? q.toSQL() : q.getQuery();
-  return d1.prepare(text).bind(...params);
-}
 
 export const reportNotFound = () => notFound("Report not found", "report_not_found");
 
@@ -166,7 +159,7 @@ export async function resolveReport(
     await purgeFileFromEdgeCache(env, file);
     // Follow-ups that are idempotent and outside the claim: a gone file leaves its albums, as a delete does.
     try {
-      await db.batch(detachFileFromAlbumsStatements(db, fileId, now));
+      await d1.batch(detachFileFromAlbumsStatements(db, fileId, now).map((q) => prepared(d1, q)));
     } catch (err) {
       console.error(`moderation: could not detach ${fileId} from its albums`, err);
     }
