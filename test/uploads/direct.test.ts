@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, isErrorBody, signup } from "../support/api";
-import { SMALL_PNG, directUpload, expectNothingLeft, fileRow, finalize, makePng, objectExists, presign, putDirect, sha256, storage, uploadRow } from "./helpers";
+import { SMALL_PNG, directUpload, randomIp, expectNothingLeft, fileRow, finalize, makePng, objectExists, presign, putDirect, sha256, storage, uploadRow } from "./helpers";
 
 const NOTHING_LEFT = { object: false, uploadState: "failed", fileState: "failed", uploadReserved: 0, userReserved: 0 };
 
@@ -127,6 +127,7 @@ describe("anonymous direct upload", () => {
 
   it("anonymous limits: 10 MB and no private files", async () => {
     const big = await call("/upload/presign", {
+      ip: randomIp(),
       body: { filename: "a.png", mime: "image/png", bytes: 10_000_001, sha256: "a".repeat(64) },
     });
     expect(big.status).toBe(413);

@@ -86,6 +86,13 @@ export function makePng(width: number, height: number, seed = 1): Uint8Array {
 /** A small real PNG (8x8). */
 export const SMALL_PNG = makePng(8, 8, 7);
 
+/** Byte-for-byte equality (vitest's deep equality is slow on megabytes). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -96,11 +103,17 @@ export async function sha256(bytes: Uint8Array): Promise<string> {
 
 export type PresignOptions = { token?: string; bytes?: Uint8Array; mime?: string; filename?: string; extra?: Record<string, unknown>; ip?: string };
 
+/** A fresh client IP: anonymous callers are rate limited per IP (5 uploads an hour). */
+export function randomIp() {
+  const b = crypto.getRandomValues(new Uint8Array(3));
+  return `10.${b[0]}.${b[1]}.${b[2]}`;
+}
+
 export async function presign(opts: PresignOptions = {}): Promise<Reply> {
   const bytes = opts.bytes ?? SMALL_PNG;
   return call("/upload/presign", {
     token: opts.token,
-    ip: opts.ip,
+    ip: opts.ip ?? (opts.token ? undefined : randomIp()),
     body: {
       filename: opts.filename ?? "photo.png",
       mime: opts.mime ?? "image/png",
