@@ -1,0 +1,108 @@
+// /admin: accounts and plan-change decisions. Admin role, session only (API keys get the contract's 403).
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { requireRole, sessionPrincipal } from "../middleware/guards";
+import { bearer, errors, json } from "../platform/openapi";
+import { validationHook } from "../platform/validation";
+import { decidePlanChange, listPlanChanges, planChangeResource } from "../billing/plan-changes";
+import { PlanChangeSchema } from "../billing/schemas";
+import { adminUserResource, findLiveUser, listUsers, updateUser } from "./users";
+import { AdminUser, DecisionBody, PlanChangeList, PlanChangeListQuery, UserIdParam, UserList, UserListQuery, UserPatchBody } from "./schemas";
+
+export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+const tags = ["Admin"];
+
+adminRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/users",
+    tags,
+    summary: "List accounts (newest first), optionally searched by e-mail",
+    security: bearer,
+    middleware: [requireRole("admin")] as const,
+    request: { query: UserListQuery },
+    responses: { 200: json(UserList, "Accounts"), ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const { limit, offset, ...filter } = c.req.valid("query");
+    return c.json(await listUsers(c.get("db"), filter, limit, offset), 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/users/{id}",
+    tags,
+    summary: "One account",
+    security: bearer,
+    middleware: [requireRole("admin")] as const,
+    request: { params: UserIdParam },
+    responses: { 200: json(z.object({ user: AdminUser }), "The account"), ...errors(401, 403, 404, 429) },
+  }),
+  async (c) => c.json({ user: adminUserResource(await findLiveUser(c.get("db"), c.req.valid("param").id)) }, 200),
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/users/{id}",
+    tags,
+    summary: "Change an account's role, plan or ban",
+    description:
+      "A ban stops the user's sessions and API keys at their next request and makes their files answer 410; lifting it " +
+      "restores both. Every change writes an audit record.",
+    security: bearer,
+    middleware: [requireRole("admin")] as const,
+    request: { params: UserIdParam, body: { required: true, content: { "application/json": { schema: UserPatchBody } } } },
+    responses: { 200: json(z.object({ message: z.string(), user: AdminUser }), "Updated"), ...errors(400, 401, 403, 404, 429) },
+  }),
+  async (c) => {
+    const admin = sessionPrincipal(c.get("principal")).user;
+    const user = await updateUser(c.get("db"), admin.id, c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ message: "User updated", user: adminUserResource(user) }, 200);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/plan-changes",
+    tags,
+    summary: "Plan change requests (newest first); ?status=pending for the ones waiting for a decision",
+    security: bearer,
+    middleware: [requireRole("admin")] as const,
+    request: { query: PlanChangeListQuery },
+    responses: { 200: json(PlanChangeList, "Plan changes"), ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const { limit, offset, status } = c.req.valid("query");
+    return c.json(await listPlanChanges(c.get("db"), status, limit, offset), 200);
+  },
+);
+
+const PlanChangeIdParam = z.object({ id: z.string().max(100).openapi({ param: { name: "id", in: "path" } }) });
+
+for (const decision of ["approve", "reject"] as const) {
+  adminRoutes.openapi(
+    createRoute({
+      method: "post",
+      path: `/plan-changes/{id}/${decision}`,
+      tags,
+      summary: decision === "approve" ? "Approve a pending plan change (the user's plan changes now)" : "Reject a pending plan change",
+      security: bearer,
+      middleware: [requireRole("admin")] as const,
+      request: { params: PlanChangeIdParam, body: { required: false, content: { "application/json": { schema: DecisionBody } } } },
+      responses: {
+        200: json(z.object({ message: z.string(), planChange: PlanChangeSchema }), "Decided"),
+        ...errors(400, 401, 403, 404, 409, 429),
+      },
+    }),
+    async (c) => {
+      const admin = sessionPrincipal(c.get("principal")).user;
+      const body = c.req.valid("json") as z.infer<typeof DecisionBody> | undefined;
+      const row = await decidePlanChange(c.get("db"), c.req.valid("param").id, admin.id, decision, body?.note);
+      return c.json({ message: decision === "approve" ? "Plan change applied" : "Plan change rejected", planChange: planChangeResource(row) }, 200);
+    },
+  );
+}

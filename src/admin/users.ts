@@ -1,0 +1,99 @@
+// Admin work on accounts: listing and changing role, plan and ban. Each change is one transaction with its
+// audit records.
+import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../platform/db";
+import { users, type UserRow } from "../db/schema";
+import { badRequest, notFound } from "../platform/errors";
+import { isId } from "../platform/ids";
+import type { Plan, Role } from "../config";
+import { applyPlanChange } from "../billing/plan-changes";
+import { auditInsert } from "./audit";
+
+export function adminUserResource(u: UserRow) {
+  return {
+    id: u.id,
+    email: u.email,
+    username: u.username,
+    role: u.role,
+    plan: u.plan,
+    emailVerified: u.emailVerifiedAt !== null,
+    banned: u.bannedAt !== null,
+    bannedAt: u.bannedAt?.toISOString() ?? null,
+    storageUsed: u.storageUsed,
+    storageReserved: u.storageReserved,
+    createdAt: u.createdAt.toISOString(),
+    updatedAt: u.updatedAt.toISOString(),
+  };
+}
+
+export type UserFilter = { search?: string; role?: Role; plan?: Plan; banned?: boolean };
+
+/** `%` and `_` in the search text are literal, not wildcards. */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
+
+export async function listUsers(db: Db, filter: UserFilter, limit: number, offset: number) {
+  const where: SQL[] = [isNull(users.deletedAt)];
+  if (filter.search) where.push(sql`${users.email} LIKE ${`%${likeEscape(filter.search.toLowerCase())}%`} ESCAPE '\\'`);
+  if (filter.role) where.push(eq(users.role, filter.role));
+  if (filter.plan) where.push(eq(users.plan, filter.plan));
+  if (filter.banned !== undefined) where.push(filter.banned ? isNotNull(users.bannedAt) : isNull(users.bannedAt));
+  const cond = and(...where);
+  const [rows, total] = await Promise.all([
+    db.select().from(users).where(cond).orderBy(desc(users.createdAt), desc(users.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(users).where(cond).get(),
+  ]);
+  const n = total?.n ?? 0;
+  return { users: rows.map(adminUserResource), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
+}
+
+export async function findLiveUser(db: Db, id: string): Promise<UserRow> {
+  const row = isId("usr", id) ? await db.select().from(users).where(and(eq(users.id, id), isNull(users.deletedAt))).get() : undefined;
+  if (!row) throw notFound("User not found", "user_not_found");
+  return row;
+}
+
+export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
+
+/**
+ * Applies an admin's change. A ban takes effect on the user's next request: the auth middleware reads
+ * users.banned_at on every session and key use, and files/access.ts reads the owner's ban with each file
+ * (so their files answer 410 without rewriting every file row, and an unban restores them exactly).
+ */
+export async function updateUser(db: Db, actorId: string, id: string, patch: UserPatch): Promise<UserRow> {
+  const target = await findLiveUser(db, id);
+  if (target.id === actorId && (patch.banned === true || (patch.role !== undefined && patch.role !== "admin"))) {
+    throw badRequest("Admins cannot ban themselves or give up their own admin role", "cannot_modify_self");
+  }
+  const now = new Date();
+  const audit = (action: string, details: Record<string, unknown>) =>
+    auditInsert(db, { actorId, action, targetType: "user", targetId: id, details, at: now });
+  const statements: BatchItem<"sqlite">[] = [];
+  const set: Partial<UserRow> = {};
+  if (patch.role !== undefined && patch.role !== target.role) {
+    set.role = patch.role;
+    statements.push(audit("user.role_change", { from: target.role, to: patch.role }));
+  }
+  if (patch.banned !== undefined && patch.banned !== (target.bannedAt !== null)) {
+    set.bannedAt = patch.banned ? now : null;
+    statements.push(audit(patch.banned ? "user.ban" : "user.unban", {}));
+  }
+  if (Object.keys(set).length > 0) {
+    statements.unshift(db.update(users).set({ ...set, updatedAt: now }).where(eq(users.id, id)));
+  }
+  if (patch.plan !== undefined && patch.plan !== target.plan) {
+    // Through the plan history, like every plan change; pending requests of the user are superseded.
+    await applyPlanChange(db, {
+      userId: id,
+      fromPlan: target.plan,
+      toPlan: patch.plan,
+      provider: "admin",
+      decidedBy: actorId,
+      now,
+      also: [...statements, audit("user.plan_change", { from: target.plan, to: patch.plan })],
+    });
+  } else if (statements.length > 0) {
+    await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  }
+  return (await db.select().from(users).where(eq(users.id, id)).get()) ?? target;
+}

@@ -1,0 +1,160 @@
+// Plan changes: the plan_changes history and the users.plan it drives. Every change is one db.batch
+// (a D1 transaction), so the history and the plan never disagree.
+import { and, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../platform/db";
+import { planChanges, users } from "../db/schema";
+import { newId } from "../platform/ids";
+import { conflict, notFound } from "../platform/errors";
+import { auditInsertIf } from "../admin/audit";
+import type { Plan } from "../config";
+
+export type PlanChangeRow = typeof planChanges.$inferSelect;
+export type PlanChangeStatus = PlanChangeRow["status"];
+
+export function planChangeResource(r: PlanChangeRow) {
+  return {
+    id: r.id,
+    userId: r.userId,
+    fromPlan: r.fromPlan as Plan,
+    toPlan: r.toPlan as Plan,
+    status: r.status,
+    provider: r.provider,
+    createdAt: r.createdAt.toISOString(),
+    decidedAt: r.decidedAt?.toISOString() ?? null,
+  };
+}
+
+type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+
+/** Older pending requests are superseded by any newer decision or request. */
+function cancelPending(db: Db, userId: string, now: Date, exceptId?: string) {
+  const where: SQL[] = [eq(planChanges.userId, userId), eq(planChanges.status, "pending")];
+  if (exceptId) where.push(ne(planChanges.id, exceptId));
+  return db.update(planChanges).set({ status: "cancelled", decidedAt: now }).where(and(...where));
+}
+
+export function findPendingChange(db: Db, userId: string) {
+  return db
+    .select()
+    .from(planChanges)
+    .where(and(eq(planChanges.userId, userId), eq(planChanges.status, "pending")))
+    .orderBy(desc(planChanges.createdAt))
+    .get();
+}
+
+export type ApplyInput = {
+  userId: string;
+  fromPlan: Plan;
+  toPlan: Plan;
+  provider: string;
+  providerRef?: string | null;
+  /** Who decided: the user themselves (downgrade), an admin, or null (a payment processor's webhook). */
+  decidedBy: string | null;
+  now?: Date;
+  /** More statements for the same transaction (an audit record, a webhook event id). */
+  also?: BatchItem<"sqlite">[];
+};
+
+/** Sets the plan now and records it as an applied change; pending requests of the user are cancelled. */
+export async function applyPlanChange(db: Db, input: ApplyInput): Promise<PlanChangeRow> {
+  const now = input.now ?? new Date();
+  const row: PlanChangeRow = {
+    id: newId("pch"),
+    userId: input.userId,
+    fromPlan: input.fromPlan,
+    toPlan: input.toPlan,
+    provider: input.provider,
+    status: "applied",
+    providerRef: input.providerRef ?? null,
+    decidedBy: input.decidedBy,
+    decidedAt: now,
+    createdAt: now,
+  };
+  const statements: Batch = [
+    ...(input.also ?? []),
+    cancelPending(db, input.userId, now),
+    db.update(users).set({ plan: input.toPlan, updatedAt: now }).where(eq(users.id, input.userId)),
+    db.insert(planChanges).values(row),
+  ] as unknown as Batch;
+  await db.batch(statements);
+  return row;
+}
+
+/** Records a request that waits for a decision (an admin, or the payment processor's webhook). */
+export async function requestPlanChange(db: Db, input: { userId: string; fromPlan: Plan; toPlan: Plan; provider: string; now?: Date }) {
+  const now = input.now ?? new Date();
+  const row: PlanChangeRow = {
+    id: newId("pch"),
+    userId: input.userId,
+    fromPlan: input.fromPlan,
+    toPlan: input.toPlan,
+    provider: input.provider,
+    status: "pending",
+    providerRef: null,
+    decidedBy: null,
+    decidedAt: null,
+    createdAt: now,
+  };
+  await db.batch([cancelPending(db, input.userId, now), db.insert(planChanges).values(row)]);
+  return row;
+}
+
+/** Cancels the caller's pending request (they asked for the plan they already have). */
+export async function cancelPendingChanges(db: Db, userId: string): Promise<number> {
+  const res = await cancelPending(db, userId, new Date()).run();
+  return res.meta.changes;
+}
+
+/**
+ * An admin approves or rejects a pending request. One transaction whose later statements only act when its
+ * first one (pending -> decided, stamped with this admin and instant) did: two admins deciding at once
+ * cannot both win, and the plan, the superseded requests and the audit record follow the winner.
+ */
+export async function decidePlanChange(db: Db, id: string, adminId: string, decision: "approve" | "reject", note?: string) {
+  const found = await db.select().from(planChanges).where(eq(planChanges.id, id)).get();
+  if (!found) throw notFound("Plan change not found", "plan_change_not_found");
+  if (found.status !== "pending") throw conflict(`This plan change is already ${found.status}`, "plan_change_decided");
+  const now = new Date();
+  const status = decision === "approve" ? "applied" : "rejected";
+  const ours = sql`EXISTS (SELECT 1 FROM plan_changes WHERE id = ${id} AND status = ${status} AND decided_by = ${adminId} AND decided_at = ${now.getTime()})`;
+  const statements: Batch = [
+    db.update(planChanges).set({ status, decidedBy: adminId, decidedAt: now }).where(and(eq(planChanges.id, id), eq(planChanges.status, "pending"))),
+  ];
+  if (decision === "approve") {
+    statements.push(
+      db
+        .update(users)
+        .set({ plan: found.toPlan as Plan, updatedAt: now })
+        .where(and(eq(users.id, found.userId), sql`deleted_at IS NULL`, ours)),
+      db
+        .update(planChanges)
+        .set({ status: "cancelled", decidedAt: now })
+        .where(and(eq(planChanges.userId, found.userId), eq(planChanges.status, "pending"), ne(planChanges.id, id), ours)),
+    );
+  }
+  const audit = auditInsertIf(db, {
+    actorId: adminId,
+    action: decision === "approve" ? "plan_change.approve" : "plan_change.reject",
+    targetType: "plan_change",
+    targetId: id,
+    details: { userId: found.userId, fromPlan: found.fromPlan, toPlan: found.toPlan, ...(note ? { note } : {}) },
+    at: now,
+  }, ours);
+  const results = await db.batch([...statements, audit] as Batch);
+  if ((results[0] as D1Result).meta.changes !== 1) {
+    // Lost the race: the other statements saw no row stamped by us, so nothing else changed.
+    throw conflict("This plan change was decided by someone else", "plan_change_decided");
+  }
+  return { ...found, status, decidedBy: adminId, decidedAt: now } as PlanChangeRow;
+}
+
+export async function listPlanChanges(db: Db, status: PlanChangeStatus | undefined, limit: number, offset: number) {
+  const cond = status ? eq(planChanges.status, status) : undefined;
+  const [rows, total] = await Promise.all([
+    db.select().from(planChanges).where(cond).orderBy(desc(planChanges.createdAt), desc(planChanges.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(planChanges).where(cond).get(),
+  ]);
+  const n = total?.n ?? 0;
+  return { planChanges: rows.map(planChangeResource), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
+}
