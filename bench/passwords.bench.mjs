@@ -32,10 +32,17 @@ try {
     inner.push(await worker.calibrate(name, { params, warmup: 1, minSampleMs: 100 }));
     process.stdout.write(`  calibrated ${label}: ${inner.at(-1)} per sample\n`);
   }
+  // Each round visits the cases in a new random order, after a short pause: garbage one case leaves behind
+  // (65k SHA-256 digests allocate a lot) is collected on background threads that count as workerd CPU, so a
+  // fixed order would bill it to whichever case always came next.
   const taken = CASES.map(() => []);
   for (let round = 0; round < rounds; round++) {
     process.stdout.write(`\r  round ${round + 1}/${rounds}`);
-    for (const [i, [, name, params]] of CASES.entries()) taken[i].push(await worker.sample(name, { params, inner: inner[i] }));
+    for (const i of shuffle([...CASES.keys()])) {
+      await new Promise((r) => setTimeout(r, 50));
+      const [, name, params] = CASES[i];
+      taken[i].push(await worker.sample(name, { params, inner: inner[i] }));
+    }
   }
   process.stdout.write("\n");
   for (const [i, [label, name, params, note]] of CASES.entries()) {
@@ -51,6 +58,14 @@ try {
   }
 } finally {
   await worker.stop();
+}
+
+function shuffle(a) {
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
 }
 
 const base = rows.find((r) => r.case === "sha256WebCrypto").median;
