@@ -4,6 +4,7 @@ import type { Db } from "../platform/db";
 import { createDb } from "../platform/db";
 import { emailTokens, refreshTokens } from "../db/schema";
 import { cleanupUploads } from "../uploads/cleanup";
+import { purgeGoneFiles } from "./purge";
 
 /** Deletes refresh and e-mail tokens that can no longer be used (expired, or used more than a day ago). */
 export async function purgeDeadTokens(db: Db, now = Date.now()): Promise<{ refresh: number; email: number }> {
@@ -23,6 +24,7 @@ export type ScheduledTask = (env: Env, db: Db, now: number) => Promise<unknown>;
 export const scheduledTasks: Record<string, ScheduledTask> = {
   purgeDeadTokens: (_env, db, now) => purgeDeadTokens(db, now),
   uploads: (env, db, now) => cleanupUploads(env, db, now),
+  purgeGoneFiles: (env, db, now) => purgeGoneFiles(env, db, now),
 };
 
 export async function runScheduled(env: Env, now = Date.now()): Promise<Record<string, unknown>> {

@@ -1,0 +1,114 @@
+// The purge (a scheduled task, see jobs/scheduled.ts). Soft-deleted and expired files read 410 at once
+// (files/access.ts); their stored objects stay for PURGE.retentionSeconds after the deletion or expiry
+// (an undo window and evidence for abuse reports), then this job removes the object and its thumbnail from
+// R2, drops the edge-cache entries, releases the owner's storage quota and sets purgedAt.
+//
+// Safe to run twice or concurrently: R2 deletes are idempotent, and the quota release is conditional on the
+// row not being purged yet, in the same D1 transaction that marks it purged, so bytes are freed once.
+// Expired files also leave their albums right away (not after the retention), so album counts stay true.
+import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { albumFiles, files, users, type FileRow } from "../db/schema";
+import { PURGE } from "../config";
+import { detachFileFromAlbumsStatements } from "../albums/membership";
+import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+
+export type PurgeResult = { detached: number; purged: number; freedBytes: number };
+
+/** Files per D1 batch: each costs four statements. */
+const FILES_PER_BATCH = 20;
+
+/**
+ * Candidates past the retention cutoff. Each arm walks its own index (files_deleted, files_expires) over a
+ * bounded window [cutoff - lookback, cutoff], so a growing history of purged rows is never rescanned.
+ */
+async function purgeCandidates(db: Db, now: number, limit: number): Promise<FileRow[]> {
+  const cutoff = new Date(now - PURGE.retentionSeconds * 1000);
+  const floor = new Date(now - (PURGE.retentionSeconds + PURGE.lookbackSeconds) * 1000);
+  const [deleted, expired] = await Promise.all([
+    db
+      .select()
+      .from(files)
+      .where(and(lte(files.deletedAt, cutoff), gt(files.deletedAt, floor), isNull(files.purgedAt)))
+      .limit(limit),
+    db
+      .select()
+      .from(files)
+      .where(and(lte(files.expiresAt, cutoff), gt(files.expiresAt, floor), isNull(files.purgedAt)))
+      .limit(limit),
+  ]);
+  const byId = new Map<string, FileRow>();
+  for (const f of [...deleted, ...expired]) byId.set(f.id, f);
+  return [...byId.values()].slice(0, limit);
+}
+
+/** Frees the file's bytes from its owner's quota only if it is still unpurged and was committed (finalized). */
+function releaseQuotaStatement(db: Db, file: FileRow) {
+  return db
+    .update(users)
+    .set({ storageUsed: sql`MAX(0, ${users.storageUsed} - ${file.bytes})` })
+    .where(
+      and(
+        eq(users.id, file.userId!),
+        sql`EXISTS (SELECT 1 FROM ${files} WHERE ${files.id} = ${file.id} AND ${files.purgedAt} IS NULL AND ${files.state} = 'finalized')`,
+      ),
+    );
+}
+
+function markPurgedStatement(db: Db, fileId: string, now: number) {
+  return db
+    .update(files)
+    .set({ purgedAt: new Date(now), updatedAt: new Date(now) })
+    .where(and(eq(files.id, fileId), isNull(files.purgedAt)));
+}
+
+/** Expired (not yet purged) files still listed in albums leave them now. */
+async function detachExpiredFromAlbums(db: Db, now: number): Promise<number> {
+  const floor = new Date(now - (PURGE.retentionSeconds + PURGE.lookbackSeconds) * 1000);
+  const rows = await db
+    .selectDistinct({ id: files.id })
+    .from(files)
+    .innerJoin(albumFiles, eq(albumFiles.fileId, files.id))
+    .where(and(lte(files.expiresAt, new Date(now)), gt(files.expiresAt, floor), isNull(files.purgedAt)))
+    .limit(PURGE.batchSize);
+  for (let i = 0; i < rows.length; i += FILES_PER_BATCH) {
+    const statements = rows.slice(i, i + FILES_PER_BATCH).flatMap((r) => detachFileFromAlbumsStatements(db, r.id, now));
+    await db.batch(statements as unknown as Parameters<Db["batch"]>[0]);
+  }
+  return rows.length;
+}
+
+export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promise<PurgeResult> {
+  const detached = await detachExpiredFromAlbums(db, now);
+  const candidates = await purgeCandidates(db, now, PURGE.batchSize);
+  if (candidates.length === 0) return { detached, purged: 0, freedBytes: 0 };
+
+  // Objects first: if the run dies after this, the rows are still unpurged and the next run finishes them.
+  const keys = candidates.flatMap((f) => (f.thumbKey ? [f.storeKey, f.thumbKey] : [f.storeKey]));
+  await env.BUCKET.delete(keys);
+  await Promise.all(candidates.map((f) => purgeFileFromEdgeCache(env, f)));
+
+  let purged = 0;
+  let freedBytes = 0;
+  for (let i = 0; i < candidates.length; i += FILES_PER_BATCH) {
+    const chunk = candidates.slice(i, i + FILES_PER_BATCH);
+    const statements = chunk.flatMap((f) => [
+      ...(f.userId ? [releaseQuotaStatement(db, f)] : []),
+      markPurgedStatement(db, f.id, now),
+      ...detachFileFromAlbumsStatements(db, f.id, now),
+    ]);
+    const results = await db.batch(statements as unknown as Parameters<Db["batch"]>[0]);
+    // Walk the results in the same order to see which rows this run actually purged.
+    let r = 0;
+    for (const f of chunk) {
+      const released = f.userId ? results[r++] : undefined;
+      const marked = results[r++];
+      r += 2;
+      if ((marked as D1Result).meta.changes === 1) {
+        purged++;
+        if (released && (released as D1Result).meta.changes === 1) freedBytes += f.bytes;
+      }
+    }
+  }
+  return { detached, purged, freedBytes };
+}

@@ -1,0 +1,51 @@
+// Content-Disposition for downloads: property tests that no stored filename can escape its parameters.
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { cleanFilename, contentDisposition } from "../../src/files/content-disposition";
+
+/** Parses what a strict RFC 6266 reader would: the type, the quoted ASCII filename and the RFC 8187 filename*. */
+const SHAPE = /^attachment; filename="([\x20\x21\x23-\x5b\x5d-\x7e]*)"; filename\*=UTF-8''([A-Za-z0-9!#$&+\-.^_`|~%]*)$/;
+
+const hostile = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 300 }),
+  fc.string({ unit: "grapheme", maxLength: 80 }),
+  fc
+    .array(fc.constantFrom('"', "\\", "/", ";", "\r", "\n", "\u0000", "%", "'", "=", " ", "é", "😀", "\u2028", "..", "a", ".png"), { maxLength: 40 })
+    .map((parts) => parts.join("")),
+);
+
+describe("contentDisposition", () => {
+  it("always yields one attachment header with a safe ASCII filename and an exact filename*", () => {
+    fc.assert(
+      fc.property(hostile, (name) => {
+        const header = contentDisposition(name);
+        const m = SHAPE.exec(header);
+        expect(m, header).not.toBeNull();
+        expect(header).not.toMatch(/[\r\n\u0000]/);
+        // filename* round-trips to the cleaned name: nothing is lost beyond what cleaning removes.
+        expect(decodeURIComponent(m![2])).toBe(cleanFilename(name));
+        expect(m![1].length).toBeGreaterThan(0);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("keeps plain names as they are", () => {
+    expect(contentDisposition("photo 1.jpg")).toBe(`attachment; filename="photo 1.jpg"; filename*=UTF-8''photo%201.jpg`);
+    expect(contentDisposition("résumé.png")).toBe(`attachment; filename="resume.png"; filename*=UTF-8''r%C3%A9sum%C3%A9.png`);
+    expect(contentDisposition("x.png", "inline")).toMatch(/^inline; /);
+  });
+
+  it("falls back to a neutral name for empty and dot-only names", () => {
+    for (const name of ["", "   ", ".", "..", "/", "\r\n"]) {
+      expect(contentDisposition(name)).toBe(`attachment; filename="download"; filename*=UTF-8''download`);
+    }
+  });
+
+  it("keeps the extension when it shortens long names", () => {
+    const long = "a".repeat(500) + ".jpeg";
+    const cleaned = cleanFilename(long);
+    expect(cleaned.endsWith(".jpeg")).toBe(true);
+    expect([...cleaned].length).toBeLessThanOrEqual(150);
+  });
+});

@@ -1,0 +1,113 @@
+// The purge job: objects of deleted and expired files leave R2 only after the retention window; quota is
+// released once; runs are idempotent. Time moves by passing `now`, never by sleeping.
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { call, signup } from "../support/api";
+import { fileRow, pngLikeBytes, seedFile } from "../support/files";
+import { createDb } from "../../src/platform/db";
+import { purgeGoneFiles } from "../../src/jobs/purge";
+import { runScheduled, scheduledTasks } from "../../src/jobs/scheduled";
+import { PURGE } from "../../src/config";
+
+const db = createDb(env.DB);
+const RETENTION = PURGE.retentionSeconds * 1000;
+
+async function storageUsed(userId: string) {
+  return (await env.DB.prepare("SELECT storage_used AS n FROM users WHERE id = ?").bind(userId).first<{ n: number }>())!.n;
+}
+
+async function setStorageUsed(userId: string, n: number) {
+  await env.DB.prepare("UPDATE users SET storage_used = ? WHERE id = ?").bind(n, userId).run();
+}
+
+async function exists(key: string) {
+  return (await env.BUCKET.head(key)) !== null;
+}
+
+describe("purgeGoneFiles", () => {
+  it("keeps a deleted file's objects until the retention has passed, then removes them and frees the quota", async () => {
+    const u = await signup();
+    const f = await seedFile(u.id, { content: pngLikeBytes(4000), thumb: pngLikeBytes(100) });
+    await setStorageUsed(u.id, 10_000);
+    expect((await call(`/files/${f.id}`, { method: "DELETE", token: u.access })).status).toBe(200);
+    const deletedAt = (await fileRow(f.id))!.deletedAt!.getTime();
+
+    for (const now of [deletedAt, deletedAt + RETENTION - 1000, deletedAt + RETENTION - 1]) {
+      await purgeGoneFiles(env, db, now);
+      expect(await exists(f.storeKey), `not purged at +${now - deletedAt}ms`).toBe(true);
+      expect((await fileRow(f.id))!.purgedAt).toBeNull();
+    }
+    expect(await storageUsed(u.id)).toBe(10_000);
+
+    const result = await purgeGoneFiles(env, db, deletedAt + RETENTION + 1000);
+    expect(result.purged).toBeGreaterThanOrEqual(1);
+    expect(await exists(f.storeKey)).toBe(false);
+    expect(await exists(f.thumbKey!)).toBe(false);
+    const row = (await fileRow(f.id))!;
+    expect(row.purgedAt!.getTime()).toBe(deletedAt + RETENTION + 1000);
+    expect(await storageUsed(u.id)).toBe(10_000 - 4000);
+    // Still 410, never 404 or 500.
+    expect((await call(`/files/${f.id}`)).status).toBe(410);
+  });
+
+  it("purges expired files after the same retention, counted from the expiry", async () => {
+    const u = await signup();
+    const expiresAt = Date.now() - 60_000;
+    const f = await seedFile(u.id, { expiresAt: new Date(expiresAt), content: pngLikeBytes(1234) });
+    await setStorageUsed(u.id, 5000);
+    await purgeGoneFiles(env, db, expiresAt + RETENTION - 1);
+    expect(await exists(f.storeKey)).toBe(true);
+    await purgeGoneFiles(env, db, expiresAt + RETENTION);
+    expect(await exists(f.storeKey)).toBe(false);
+    expect(await storageUsed(u.id)).toBe(5000 - 1234);
+  });
+
+  it("is idempotent: repeated and concurrent runs free the quota once", async () => {
+    const u = await signup();
+    const deletedAt = Date.now() - RETENTION - 60_000;
+    const files = await Promise.all([1, 2, 3].map((i) => seedFile(u.id, { deletedAt: new Date(deletedAt), content: pngLikeBytes(1000 * i) })));
+    await setStorageUsed(u.id, 100_000);
+    const now = Date.now();
+    await Promise.all([purgeGoneFiles(env, db, now), purgeGoneFiles(env, db, now)]);
+    await purgeGoneFiles(env, db, now + 1000);
+    expect(await storageUsed(u.id)).toBe(100_000 - 6000);
+    for (const f of files) {
+      expect(await exists(f.storeKey)).toBe(false);
+      expect((await fileRow(f.id))!.purgedAt).not.toBeNull();
+    }
+  });
+
+  it("never touches live files or files expiring later; anonymous uploads purge without a quota", async () => {
+    const u = await signup();
+    const live = await seedFile(u.id);
+    const later = await seedFile(u.id, { expiresAt: new Date(Date.now() + 3_600_000) });
+    const anon = await seedFile(null, { deletedAt: new Date(Date.now() - RETENTION - 1) });
+    await purgeGoneFiles(env, db, Date.now());
+    expect(await exists(live.storeKey)).toBe(true);
+    expect(await exists(later.storeKey)).toBe(true);
+    expect(await exists(anon.storeKey)).toBe(false);
+    expect((await fileRow(anon.id))!.purgedAt).not.toBeNull();
+    expect((await call(`/files/${live.id}`)).status).toBe(200);
+  });
+
+  it("takes expired files out of albums at once, keeping album counts true", async () => {
+    const u = await signup();
+    const keep = await seedFile(u.id);
+    const soon = await seedFile(u.id, { expiresAt: new Date(Date.now() + 5_000) });
+    const album = await call("/albums", { token: u.access, body: { title: "a", fileIds: [keep.id, soon.id] } });
+    expect(album.body.fileCount).toBe(2);
+    await call(`/albums/${album.body.id}`, { method: "PATCH", token: u.access, body: { coverImageId: soon.id } });
+    const result = await purgeGoneFiles(env, db, Date.now() + 10_000);
+    expect(result.detached).toBeGreaterThanOrEqual(1);
+    const after = await call(`/albums/${album.body.id}`, { token: u.access });
+    expect(after.body.fileCount).toBe(1);
+    expect(after.body.coverImageId).toBeNull();
+    expect(await exists(soon.storeKey)).toBe(true); // objects wait for the retention
+  });
+
+  it("is registered as a scheduled task", async () => {
+    expect(scheduledTasks).toHaveProperty("purgeGoneFiles");
+    const results = await runScheduled(env, Date.now());
+    expect(results.purgeGoneFiles).toMatchObject({ purged: expect.any(Number) });
+  });
+});
