@@ -81,7 +81,9 @@ export async function listQueue(db: Db, q: QueueFilter): Promise<{ rows: ReportW
   if (q.priority) conditions.push(eq(reports.priority, q.priority));
   if (q.fileId) conditions.push(eq(reports.fileId, q.fileId));
   const where = conditions.length ? and(...conditions) : undefined;
-  const [rows, [{ total }]] = await db.batch([
+  // Two queries, not one db.batch: drizzle maps a batched joined select by column name, and the joined
+  // tables share names (id, created_at, ...), which shifts the columns.
+  const [rows, [{ total }]] = await Promise.all([
     selectWithFile(db)
       .where(where)
       // 'high' sorts before 'normal', so ascending priority is "high first" and follows the
