@@ -34,4 +34,18 @@ export const NO_API_KEY_ROUTES: GuardedRoute[] = [
  * Features append their rows here.
  */
 export type PermissionRoute = GuardedRoute & { permission: Permission; anonymous?: number };
-export const KEY_PERMISSION_ROUTES: PermissionRoute[] = [];
+export const KEY_PERMISSION_ROUTES: PermissionRoute[] = [
+  // Files and albums (the read side): read = GETs, manage = changes. Ids need not exist: the guard answers first.
+  { method: "GET", path: "/files", permission: "read", anonymous: 401 },
+  { method: "GET", path: "/files/file_V1StGXR8_Z5jdHi6B-myT", permission: "read" },
+  { method: "GET", path: "/files/file_V1StGXR8_Z5jdHi6B-myT/download", permission: "read" },
+  { method: "PATCH", path: "/files/file_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401, body: { title: "x" } },
+  { method: "DELETE", path: "/files/file_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401 },
+  { method: "POST", path: "/albums", permission: "manage", anonymous: 401, body: { title: "x" } },
+  { method: "GET", path: "/albums", permission: "read", anonymous: 401 },
+  { method: "GET", path: "/albums/alb_V1StGXR8_Z5jdHi6B-myT", permission: "read" },
+  { method: "PATCH", path: "/albums/alb_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401, body: { title: "x" } },
+  { method: "DELETE", path: "/albums/alb_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401 },
+  { method: "POST", path: "/albums/alb_V1StGXR8_Z5jdHi6B-myT/files", permission: "manage", anonymous: 401, body: { fileIds: ["file_V1StGXR8_Z5jdHi6B-myT"] } },
+  { method: "DELETE", path: "/albums/alb_V1StGXR8_Z5jdHi6B-myT/files/file_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401 },
+];
