@@ -21,7 +21,7 @@ export async function userRow(id: string) {
 
 export async function auditFor(targetId: string) {
   const { results } = await env.DB.prepare("SELECT * FROM audit_log WHERE target_id = ? ORDER BY created_at, rowid").bind(targetId).all<Record<string, any>>();
-  return results.map((r) => ({ ...r, details: JSON.parse(r.details) }));
+  return results.map((r) => ({ ...r, details: JSON.parse(r.details) }) as Record<string, any>);
 }
 
 export async function planChangesOf(userId: string) {
