@@ -1,12 +1,14 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { eq } from "drizzle-orm";
 import { BASE, PASSWORD, call, createKey, latestToken, signup, uniqueUsername, verifiedUser } from "../support/api";
 import { createApp } from "../../src/app";
 import { createDb } from "../../src/platform/db";
 import { emailTokens, users } from "../../src/db/schema";
 import { sha256Hex } from "../../src/platform/crypto";
+import { VERIFICATION_LIMITS } from "../../src/config";
+import { startOfNextWindow } from "../support/clock";
 
 const outbox = (to: string) => call(`/dev/outbox?to=${encodeURIComponent(to)}`);
 const verify = (token: string) => call("/auth/verify-email", { body: { token } });
@@ -127,6 +129,8 @@ describe("e-mail verification", () => {
     });
 
     it("429 after 5 per hour", async () => {
+      const restoreClock = startOfNextWindow(VERIFICATION_LIMITS.windowSeconds);
+      onTestFinished(restoreClock);
       const user = await signup();
       for (let i = 0; i < 5; i++) {
         expect((await call("/auth/resend-verification", { method: "POST", token: user.access })).status, `resend ${i + 1}`).toBe(200);
