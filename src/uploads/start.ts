@@ -79,7 +79,8 @@ export async function startUpload(env: Env, db: Db, uploader: Uploader, input: S
   const uploadId = newId("upl");
   const filename = sanitizeFilename(input.filename, mime);
   const storeKey = buildStoreKey(fileId, filename, now);
-  const ttl = opts.kind === "direct" ? UPLOADS.directTtlSeconds : UPLOADS.multipartTtlSeconds;
+  // An anonymous uploader can only act while its upload token lives, so its upload ends with the token.
+  const ttl = Math.min(opts.kind === "direct" ? UPLOADS.directTtlSeconds : UPLOADS.multipartTtlSeconds, user ? Infinity : SESSION.uploadTokenSeconds);
   const expiresAt = new Date(now.getTime() + ttl * 1000);
   const deleteToken = user ? undefined : randomToken();
 

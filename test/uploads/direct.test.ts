@@ -107,6 +107,13 @@ describe("anonymous direct upload", () => {
     expect(fin.status).toBe(200);
     expect(fin.body.duplicates).toEqual([]);
     expect(new Uint8Array(await (await env.BUCKET.get(pre.body.storeKey))!.arrayBuffer())).toEqual(SMALL_PNG);
+
+    // the delete token (not the upload token) lets the anonymous uploader delete the file later
+    const wrong = await call(`/files/${pre.body.fileId}`, { method: "DELETE", headers: { "x-delete-token": "A".repeat(43) } });
+    expect(wrong.status).toBe(403);
+    const del = await call(`/files/${pre.body.fileId}`, { method: "DELETE", headers: { "x-delete-token": pre.body.deleteToken } });
+    expect(del.status).toBe(200);
+    expect((await fileRow(pre.body.fileId))!.deleted_at).not.toBeNull();
   });
 
   it("an anonymous PUT without the token is 401, with another file's token 401, and changes nothing", async () => {

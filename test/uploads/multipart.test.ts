@@ -132,6 +132,8 @@ describe("multipart upload, end to end", () => {
     expect(res.status).toBe(201);
     expect(res.body.uploadToken.split(".")).toHaveLength(3);
     expect(typeof res.body.deleteToken).toBe("string");
+    // an anonymous upload lives as long as its upload token (1 hour), not a day
+    expect(Date.parse(res.body.expiresAt) - Date.now()).toBeLessThanOrEqual(3600_000);
     const token = res.body.uploadToken;
     expect((await putPart(res.body.parts[0].url, SMALL_PNG)).status).toBe(401);
     const parts = await sendAll(res.body, SMALL_PNG, token);
