@@ -1,6 +1,7 @@
 import type { Child } from "hono/jsx";
 
-export function Layout(props: { title: string; children: Child; description?: string }) {
+/** `head`: extra elements for <head> (OpenGraph tags, page-specific stylesheets and scripts). */
+export function Layout(props: { title: string; children: Child; description?: string; head?: Child }) {
   return (
     <html lang="en">
       <head>
@@ -9,6 +10,7 @@ export function Layout(props: { title: string; children: Child; description?: st
         <title>{props.title}</title>
         {props.description ? <meta name="description" content={props.description} /> : null}
         <link rel="stylesheet" href="/assets/site.css" />
+        {props.head ?? null}
       </head>
       <body>
         <header class="top">

@@ -4,6 +4,8 @@ import type { AppEnv } from "../env";
 import { Layout } from "./layout";
 import { DocsPage } from "./docs";
 import { SITE_CSS } from "./site.css";
+import { filePages } from "./file";
+import { albumPages } from "./album";
 
 /** Pages load nothing but our own stylesheet and scripts; frames, plugins and foreign forms are refused. */
 export const PAGE_CSP =
@@ -50,6 +52,11 @@ export function siteRoutes(deps: { openApi: (env: Env) => unknown }) {
     pageHeaders(c);
     return c.html(<DocsPage doc={deps.openApi(c.env) as Parameters<typeof DocsPage>[0]["doc"]} />);
   });
+
+  // File and album pages, oEmbed (pages/file.tsx, pages/album.tsx).
+  const pageDeps = { headers: pageHeaders, notFound: notFoundPage };
+  site.route("/", filePages(pageDeps));
+  site.route("/", albumPages(pageDeps));
 
   return site;
 }

@@ -1,0 +1,155 @@
+// {site_url}/a/<album_id>: the album's images as thumbnails linking to each image's page, with OpenGraph and
+// Twitter card tags. Password-protected albums show a form that POSTs the password to this same address
+// (never in a URL); wrong passwords count against the same per-album, per-client limit as the API.
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../env";
+import type { AlbumRow } from "../db/schema";
+import { ApiError, RateLimitError } from "../platform/errors";
+import { albumUrl, filePageUrl, thumbnailUrl, fileUrl } from "../platform/urls";
+import { clientIp } from "../middleware/auth";
+import { ANONYMOUS_VIEWER, assertReadable, loadFile } from "../files/access";
+import { albumFilesPage } from "../albums/queries";
+import { checkAlbumPassword, visibleAlbum } from "../albums/service";
+import { countHit } from "../serving/view-counter";
+import { Layout } from "./layout";
+import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
+
+const PAGE_SIZE = 60;
+const PROTECTED_PAGE_SIZE = 200;
+
+type Thumb = { id: string; title: string };
+
+function PasswordForm(props: { env: Env; album: AlbumRow; error?: string }) {
+  const { album, error } = props;
+  // No title, description or image of a protected album leaks into link previews.
+  return (
+    <Layout title={`Protected album - ${PROVIDER_NAME}`} head={<SocialTags title="Password-protected album" url={albumUrl(props.env, album.id)} />}>
+      <h1>This album is password-protected</h1>
+      {error ? <p class="error">{error}</p> : null}
+      <form class="password" method="post" action={`/a/${album.id}`}>
+        <input type="password" name="password" required autocomplete="current-password" aria-label="Album password" />
+        <button type="submit">Open</button>
+      </form>
+    </Layout>
+  );
+}
+
+function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number }) {
+  const { env, album, files, page, hasMore, cover } = props;
+  const description = album.description.trim() || undefined;
+  const url = albumUrl(env, album.id);
+  return (
+    <Layout
+      title={`${album.title} - ${PROVIDER_NAME}`}
+      description={description}
+      head={<SocialTags title={album.title} description={description} url={url} image={cover} oembed={`${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(url)}`} />}
+    >
+      <h1>{album.title}</h1>
+      {description ? <p>{description}</p> : null}
+      {files.length === 0 ? <p class="muted">No images to show.</p> : null}
+      <ul class="gallery">
+        {files.map((f) => (
+          <li>
+            <a href={filePageUrl(env, f.id)}>
+              <img src={thumbnailUrl(env, f.id)} alt={f.title || "Image"} loading="lazy" />
+            </a>
+          </li>
+        ))}
+      </ul>
+      {props.hidePager && props.hasMore ? (
+        <p class="muted">
+          Showing the first {files.length} of {props.total} images.
+        </p>
+      ) : null}
+      {props.hidePager ? null : (
+        <nav class="pager">
+          {page > 1 ? <a href={`/a/${album.id}?page=${page - 1}`}>Previous</a> : <span />}
+          {hasMore ? <a href={`/a/${album.id}?page=${page + 1}`}>Next</a> : <span />}
+        </nav>
+      )}
+    </Layout>
+  );
+}
+
+/** The cover for link previews: the chosen cover, else the first image, if an anonymous visitor may see it. */
+async function coverImage(c: Context<AppEnv>, album: AlbumRow, firstId: string | undefined): Promise<OgImage | undefined> {
+  const id = album.coverFileId ?? firstId;
+  if (!id) return undefined;
+  const loaded = await loadFile(c.get("db"), id);
+  try {
+    assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
+  } catch {
+    return undefined;
+  }
+  const f = loaded!.file;
+  return { url: fileUrl(c.env, f.id), width: f.width, height: f.height, alt: f.title || album.title };
+}
+
+export function albumPages(deps: PageDeps) {
+  const pages = new Hono<AppEnv>();
+
+  async function render(c: Context<AppEnv>, password: string | undefined, submitted: boolean) {
+    try {
+      const { album } = await visibleAlbum(c.get("db"), c.req.param("id") ?? "", ANONYMOUS_VIEWER);
+      deps.headers(c);
+      if (album.passwordHash !== null) {
+        // Protected pages are per visitor: never stored by shared caches.
+        c.header("Cache-Control", "private, no-store");
+        try {
+          await checkAlbumPassword(c.env, album, ANONYMOUS_VIEWER, clientIp(c.req.raw), submitted ? password ?? "" : undefined);
+        } catch (err) {
+          if (err instanceof RateLimitError) {
+            c.header("Retry-After", String(err.retryAfter));
+            return c.html(<PasswordForm env={c.env} album={album} error="Too many wrong passwords. Try again later." />, 429);
+          }
+          if (err instanceof ApiError && err.status === 401) return c.html(<PasswordForm env={c.env} album={album} />, 401);
+          if (err instanceof ApiError && err.status === 403) return c.html(<PasswordForm env={c.env} album={album} error="That password is not right." />, 403);
+          throw err;
+        }
+      } else {
+        c.header("Cache-Control", "public, max-age=60");
+      }
+      // A password album's page comes from a POST, which cannot carry the password on to a next page, so it
+      // shows one larger page (the API pages through any size).
+      const size = submitted ? PROTECTED_PAGE_SIZE : PAGE_SIZE;
+      const pageNo = submitted ? 1 : Math.min(10_000, Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+      const { rows, total } = await albumFilesPage(c.get("db"), album.id, { owner: false, adult: false }, size, (pageNo - 1) * size, Date.now());
+      const cover = album.passwordHash === null ? await coverImage(c, album, rows[0]?.id) : undefined;
+      countHit(c.env, c.executionCtx, "album_view", album.id);
+      return c.html(
+        <AlbumPage
+          env={c.env}
+          album={album}
+          files={rows.map((r) => ({ id: r.id, title: r.title }))}
+          page={pageNo}
+          hasMore={pageNo * size < total}
+          cover={cover}
+          hidePager={submitted}
+          total={total}
+        />,
+      );
+    } catch (err) {
+      return errorPage(c, deps, err);
+    }
+  }
+
+  pages.get("/a/:id", (c) => render(c, undefined, false));
+
+  pages.post(
+    "/a/:id",
+    bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.text("Request too large", 413) }),
+    async (c) => {
+      let password: string | undefined;
+      try {
+        const form = await c.req.parseBody();
+        password = typeof form.password === "string" ? form.password : undefined;
+      } catch {
+        password = undefined;
+      }
+      return render(c, password, true);
+    },
+  );
+
+  return pages;
+}

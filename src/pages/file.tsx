@@ -1,0 +1,280 @@
+// {site_url}/f/<file_id>: one image with copyable links (direct, markdown, HTML, BBCode), OpenGraph and
+// Twitter card tags so links unfurl in chat apps, and oEmbed discovery; {site_url}/oembed answers oEmbed.
+// Server-rendered with hono/jsx; the only script is a tiny click-to-copy helper served from our origin.
+import { Hono, type Context } from "hono";
+import type { Child } from "hono/jsx";
+import type { AppEnv } from "../env";
+import type { FileRow } from "../db/schema";
+import { ApiError } from "../platform/errors";
+import { ANONYMOUS_VIEWER, assertReadable, isAgeRestricted, loadFile } from "../files/access";
+import { fileUrl, filePageUrl, thumbnailUrl, albumUrl } from "../platform/urls";
+import { internalPath } from "../platform/dispatch";
+import { servedType } from "../serving/serve";
+import { visibleAlbum } from "../albums/service";
+import { Layout } from "./layout";
+
+/** What the site router lends its pages (kept as parameters so this module does not import routes.tsx). */
+export type PageDeps = {
+  headers: (c: Context<AppEnv>) => void;
+  notFound: (c: Context<AppEnv>) => Response | Promise<Response>;
+};
+
+export const PROVIDER_NAME = "imghost";
+
+export const MEDIA_CSS = `
+.media { text-align: center; margin: 1rem 0; }
+.media img { max-width: 100%; height: auto; border-radius: 6px; border: 1px solid var(--line); }
+.links { display: grid; gap: .5rem; max-width: 48rem; margin: 1.25rem auto; }
+.links label { display: grid; grid-template-columns: 7rem 1fr auto; gap: .5rem; align-items: center; }
+.links input { font: 13px/1.4 ui-monospace, monospace; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 4px; background: transparent; color: var(--fg); }
+.links button { padding: .3rem .7rem; border: 1px solid var(--line); border-radius: 4px; background: transparent; color: var(--accent); cursor: pointer; }
+.gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: .75rem; padding: 0; list-style: none; }
+.gallery img { width: 100%; aspect-ratio: 1; object-fit: cover; border-radius: 6px; border: 1px solid var(--line); }
+.notice { padding: .75rem 1rem; border: 1px solid var(--line); border-radius: 6px; }
+form.password { display: flex; gap: .5rem; max-width: 28rem; }
+form.password input { flex: 1; padding: .4rem .5rem; }
+.error { color: #c62828; }
+.pager { display: flex; justify-content: space-between; margin-top: 1rem; }
+`;
+
+const COPY_JS = `document.addEventListener("click", function (e) {
+  var button = e.target.closest && e.target.closest("button[data-copy]");
+  if (!button) return;
+  var input = document.getElementById(button.getAttribute("data-copy"));
+  if (!input) return;
+  input.select();
+  var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 1500); };
+  if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
+  else { document.execCommand("copy"); done(); }
+});
+`;
+
+export type OgImage = { url: string; width?: number | null; height?: number | null; type?: string; alt?: string };
+
+/** OpenGraph + Twitter card tags (and the oEmbed discovery link when given). */
+export function SocialTags(props: { title: string; description?: string; url: string; image?: OgImage; oembed?: string }): Child {
+  const { title, description, url, image, oembed } = props;
+  return (
+    <>
+      <meta property="og:site_name" content={PROVIDER_NAME} />
+      <meta property="og:type" content="website" />
+      <meta property="og:title" content={title} />
+      <meta property="og:url" content={url} />
+      {description ? <meta property="og:description" content={description} /> : null}
+      {image ? <meta property="og:image" content={image.url} /> : null}
+      {image?.type ? <meta property="og:image:type" content={image.type} /> : null}
+      {image?.width ? <meta property="og:image:width" content={String(image.width)} /> : null}
+      {image?.height ? <meta property="og:image:height" content={String(image.height)} /> : null}
+      {image?.alt ? <meta property="og:image:alt" content={image.alt} /> : null}
+      <meta name="twitter:card" content={image ? "summary_large_image" : "summary"} />
+      <meta name="twitter:title" content={title} />
+      {description ? <meta name="twitter:description" content={description} /> : null}
+      {image ? <meta name="twitter:image" content={image.url} /> : null}
+      <link rel="canonical" href={url} />
+      {oembed ? <link rel="alternate" type="application/json+oembed" href={oembed} title={title} /> : null}
+      <link rel="stylesheet" href="/assets/media.css" />
+    </>
+  );
+}
+
+export function fileTitle(f: Pick<FileRow, "title">): string {
+  return f.title.trim() || "Untitled image";
+}
+
+/** Renders the contract's 404 / 410 answers as pages. */
+export function errorPage(c: Context<AppEnv>, deps: PageDeps, err: unknown): Response | Promise<Response> {
+  if (!(err instanceof ApiError)) throw err;
+  if (err.status === 410) {
+    deps.headers(c);
+    return c.html(
+      <Layout title="Gone">
+        <h1>Gone</h1>
+        <p>{err.message}.</p>
+      </Layout>,
+      410,
+    );
+  }
+  if (err.status === 404) return deps.notFound(c);
+  throw err;
+}
+
+function CopyField(props: { id: string; label: string; value: string }) {
+  return (
+    <label>
+      <span>{props.label}</span>
+      <input id={props.id} type="text" readonly value={props.value} />
+      <button type="button" data-copy={props.id}>
+        Copy
+      </button>
+    </label>
+  );
+}
+
+/** The share formats people paste into forums, READMEs and web pages. */
+export function shareLinks(env: Env, f: FileRow) {
+  const direct = fileUrl(env, f.id);
+  const alt = fileTitle(f).replace(/[\[\]"<>]/g, "");
+  return {
+    direct,
+    page: filePageUrl(env, f.id),
+    markdown: `![${alt}](${direct})`,
+    html: `<img src="${direct}" alt="${alt}">`,
+    bbcode: `[img]${direct}[/img]`,
+  };
+}
+
+function oembedHref(env: Env, pageUrl: string) {
+  return `${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(pageUrl)}`;
+}
+
+function FilePage(props: { env: Env; file: FileRow }) {
+  const { env, file } = props;
+  const links = shareLinks(env, file);
+  const title = fileTitle(file);
+  const restricted = isAgeRestricted(file);
+  const description = file.description.trim() || undefined;
+  const image: OgImage | undefined = restricted
+    ? undefined
+    : { url: links.direct, width: file.width, height: file.height, type: servedType(file.mime), alt: title };
+  return (
+    <Layout
+      title={`${title} - ${PROVIDER_NAME}`}
+      description={description}
+      head={
+        <>
+          <SocialTags title={title} description={restricted ? "Age-restricted image" : description} url={links.page} image={image} oembed={oembedHref(env, links.page)} />
+          <script src="/assets/copy.js" defer></script>
+        </>
+      }
+    >
+      <h1>{title}</h1>
+      {restricted ? (
+        <div class="notice">
+          <p>This image is marked as age-restricted, so it is not shown here.</p>
+          <p>
+            <a href={links.direct} rel="nofollow noopener">Open the image</a> if you are of age and want to see it.
+          </p>
+        </div>
+      ) : (
+        <div class="media">
+          <a href={links.direct}>
+            <img src={links.direct} alt={title} width={file.width ?? undefined} height={file.height ?? undefined} />
+          </a>
+        </div>
+      )}
+      {description ? <p>{description}</p> : null}
+      <div class="links">
+        <CopyField id="link-direct" label="Direct link" value={links.direct} />
+        <CopyField id="link-page" label="Page" value={links.page} />
+        <CopyField id="link-markdown" label="Markdown" value={links.markdown} />
+        <CopyField id="link-html" label="HTML" value={links.html} />
+        <CopyField id="link-bbcode" label="BBCode" value={links.bbcode} />
+      </div>
+    </Layout>
+  );
+}
+
+/** Scales (w, h) down to fit maxwidth x maxheight, keeping the aspect ratio. */
+export function fitWithin(w: number, h: number, maxW?: number, maxH?: number): { width: number; height: number } {
+  let scale = 1;
+  if (maxW && maxW > 0 && w > maxW) scale = Math.min(scale, maxW / w);
+  if (maxH && maxH > 0 && h > maxH) scale = Math.min(scale, maxH / h);
+  return { width: Math.max(1, Math.round(w * scale)), height: Math.max(1, Math.round(h * scale)) };
+}
+
+const positiveInt = (v: string | undefined) => {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+};
+
+export function filePages(deps: PageDeps) {
+  const pages = new Hono<AppEnv>();
+
+  pages.get("/assets/media.css", (c) => {
+    c.header("Cache-Control", "public, max-age=3600");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(MEDIA_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+
+  pages.get("/assets/copy.js", (c) => {
+    c.header("Cache-Control", "public, max-age=3600");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(COPY_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
+  });
+
+  pages.get("/f/:id", async (c) => {
+    try {
+      // Pages carry no credentials: they show what an anonymous visitor may see (private -> 404).
+      const loaded = await loadFile(c.get("db"), c.req.param("id"));
+      assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: false });
+      deps.headers(c);
+      // The <img> on the page counts the view when it loads the short link; the page itself does not.
+      c.header("Cache-Control", "public, max-age=60");
+      return c.html(<FilePage env={c.env} file={loaded.file} />);
+    } catch (err) {
+      return errorPage(c, deps, err);
+    }
+  });
+
+  // oEmbed (https://oembed.com): `url` may be a file page, a short link, a CDN link or an album page.
+  pages.get("/oembed", async (c) => {
+    const format = c.req.query("format") ?? "json";
+    if (format !== "json") return c.json({ error: "Not Implemented", message: "Only format=json is supported", details: { code: "oembed_format" } }, 501);
+    const raw = c.req.query("url");
+    let target: URL;
+    try {
+      target = new URL(raw ?? "");
+    } catch {
+      return c.json({ error: "Bad Request", message: "url must be an absolute URL", details: { code: "oembed_url" } }, 400);
+    }
+    const notFound = () => c.json({ error: "Not Found", message: "No embeddable content at that URL", details: { code: "not_found" } }, 404);
+    const path = internalPath(target, c.env).path;
+    const maxW = positiveInt(c.req.query("maxwidth"));
+    const maxH = positiveInt(c.req.query("maxheight"));
+    const base = { version: "1.0", provider_name: PROVIDER_NAME, provider_url: c.env.SITE_URL, cache_age: 300 };
+    c.header("Cache-Control", "public, max-age=300");
+    c.header("X-Content-Type-Options", "nosniff");
+
+    const fileId = /^\/(?:f|i)\/([^/]+)(?:\/thumb)?$/.exec(path)?.[1] ?? /^\/cdn\/uploads\/[^/]+\/([^/]+)\/[^/]+$/.exec(path)?.[1];
+    if (fileId) {
+      const loaded = await loadFile(c.get("db"), fileId);
+      try {
+        assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
+      } catch {
+        return notFound(); // private, gone or age-restricted: nothing to embed
+      }
+      const f = loaded!.file;
+      const size = fitWithin(f.width ?? 0, f.height ?? 0, maxW, maxH);
+      return c.json({
+        ...base,
+        type: "photo",
+        title: fileTitle(f),
+        url: fileUrl(c.env, f.id),
+        width: size.width,
+        height: size.height,
+        thumbnail_url: thumbnailUrl(c.env, f.id),
+        web_page: filePageUrl(c.env, f.id),
+      });
+    }
+
+    const albumId = /^\/a\/([^/]+)$/.exec(path)?.[1];
+    if (albumId) {
+      try {
+        const { album } = await visibleAlbum(c.get("db"), albumId, ANONYMOUS_VIEWER);
+        if (album.passwordHash) return notFound();
+        return c.json({
+          ...base,
+          type: "link",
+          title: album.title,
+          ...(album.coverFileId ? { thumbnail_url: thumbnailUrl(c.env, album.coverFileId) } : {}),
+          web_page: albumUrl(c.env, album.id),
+        });
+      } catch {
+        return notFound();
+      }
+    }
+    return notFound();
+  });
+
+  return pages;
+}

@@ -1,0 +1,116 @@
+// {site_url}/f/<id> and {site_url}/oembed.
+import { beforeAll, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { signup, type TestUser } from "../support/api";
+import { SITE, fetchRaw, seedFile } from "../support/files";
+import { cdnUrl } from "../../src/platform/urls";
+import { fitWithin } from "../../src/pages/file";
+
+let owner: TestUser;
+beforeAll(async () => {
+  owner = await signup();
+});
+
+const meta = (html: string, key: string) =>
+  new RegExp(`<meta (?:property|name)="${key.replace(/[:.]/g, "\\$&")}" content="([^"]*)"`).exec(html)?.[1];
+
+describe("GET {site_url}/f/<id>", () => {
+  it("shows the image, copyable links and card tags", async () => {
+    const f = await seedFile(owner.id, { title: 'Cat <script>alert(1)</script> "quoted"', description: "A cat.", width: 1200, height: 800 });
+    const res = await fetchRaw(`${SITE}/f/${f.id}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = res.text;
+    const direct = `${env.IMAGE_URL}/${f.id}`;
+    expect(html).not.toContain("<script>alert(1)</script>");
+    expect(html).toContain(`<img src="${direct}"`);
+    expect(meta(html, "og:image")).toBe(direct);
+    expect(meta(html, "og:image:width")).toBe("1200");
+    expect(meta(html, "og:url")).toBe(`${env.SITE_URL}/f/${f.id}`);
+    expect(meta(html, "og:description")).toBe("A cat.");
+    expect(meta(html, "twitter:card")).toBe("summary_large_image");
+    expect(meta(html, "twitter:image")).toBe(direct);
+    expect(html).toContain('type="application/json+oembed"');
+    // The share formats, HTML-escaped inside value attributes.
+    expect(html).toContain(`value="${direct}"`);
+    expect(html).toContain(`[img]${direct}[/img]`);
+    expect(html).toContain(`![Cat scriptalert(1)/script quoted](${direct})`);
+    expect(html).toContain("&lt;img src=&quot;");
+    expect(html).toContain('<script src="/assets/copy.js"');
+  });
+
+  it("404 for private, unknown or unfinished files; 410 for gone ones", async () => {
+    const priv = await seedFile(owner.id, { visibility: "private" });
+    expect((await fetchRaw(`${SITE}/f/${priv.id}`)).status).toBe(404);
+    expect((await fetchRaw(`${SITE}/f/file_AAAAAAAAAAAAAAAAAAAAA`)).status).toBe(404);
+    const deleted = await seedFile(owner.id, { deletedAt: new Date() });
+    const gone = await fetchRaw(`${SITE}/f/${deleted.id}`);
+    expect(gone.status).toBe(410);
+    expect(gone.text).toContain("<h1>Gone</h1>");
+  });
+
+  it("age-restricted: no image and no card image, a notice instead", async () => {
+    const f = await seedFile(owner.id, { ageRestricted: true });
+    const res = await fetchRaw(`${SITE}/f/${f.id}`);
+    expect(res.status).toBe(200);
+    expect(meta(res.text, "og:image")).toBeUndefined();
+    expect(res.text).not.toContain(`<img src="${env.IMAGE_URL}/${f.id}"`);
+    expect(res.text).toContain("age-restricted");
+  });
+
+  it("serves its copy script and stylesheet", async () => {
+    const js = await fetchRaw(`${SITE}/assets/copy.js`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toContain("javascript");
+    expect((await fetchRaw(`${SITE}/assets/media.css`)).headers.get("content-type")).toContain("text/css");
+  });
+});
+
+describe("GET {site_url}/oembed", () => {
+  it("answers a photo for a file page, short link or CDN link", async () => {
+    const f = await seedFile(owner.id, { title: "Bridge", width: 2000, height: 1000 });
+    for (const url of [`${env.SITE_URL}/f/${f.id}`, `${env.IMAGE_URL}/${f.id}`, cdnUrl(env, f.storeKey)]) {
+      const res = await fetchRaw(`${SITE}/oembed?url=${encodeURIComponent(url)}`);
+      expect(res.status, url).toBe(200);
+      expect(res.json).toMatchObject({
+        version: "1.0",
+        type: "photo",
+        title: "Bridge",
+        url: `${env.IMAGE_URL}/${f.id}`,
+        width: 2000,
+        height: 1000,
+        provider_name: "imghost",
+        provider_url: env.SITE_URL,
+      });
+    }
+    const fitted = await fetchRaw(`${SITE}/oembed?maxwidth=500&url=${encodeURIComponent(`${env.SITE_URL}/f/${f.id}`)}`);
+    expect(fitted.json).toMatchObject({ width: 500, height: 250 });
+  });
+
+  it("answers a link for a public album", async () => {
+    const album = await (await import("../support/api")).call("/albums", { token: owner.access, body: { title: "Trip" } });
+    const res = await fetchRaw(`${SITE}/oembed?url=${encodeURIComponent(album.body.url)}`);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ type: "link", title: "Trip" });
+  });
+
+  it("404 for private, gone, age-restricted or foreign URLs; 400 / 501 for bad requests", async () => {
+    const priv = await seedFile(owner.id, { visibility: "private" });
+    const nsfw = await seedFile(owner.id, { ageRestricted: true });
+    const gone = await seedFile(owner.id, { deletedAt: new Date() });
+    for (const f of [priv, nsfw, gone]) {
+      expect((await fetchRaw(`${SITE}/oembed?url=${encodeURIComponent(`${env.SITE_URL}/f/${f.id}`)}`)).status).toBe(404);
+    }
+    expect((await fetchRaw(`${SITE}/oembed?url=${encodeURIComponent("https://elsewhere.example/x")}`)).status).toBe(404);
+    expect((await fetchRaw(`${SITE}/oembed?url=not-a-url`)).status).toBe(400);
+    expect((await fetchRaw(`${SITE}/oembed`)).status).toBe(400);
+    expect((await fetchRaw(`${SITE}/oembed?format=xml&url=${encodeURIComponent(`${env.SITE_URL}/f/x`)}`)).status).toBe(501);
+  });
+
+  it("fitWithin keeps the aspect ratio", () => {
+    expect(fitWithin(1000, 500, 100)).toEqual({ width: 100, height: 50 });
+    expect(fitWithin(1000, 500, undefined, 100)).toEqual({ width: 200, height: 100 });
+    expect(fitWithin(100, 50, 1000, 1000)).toEqual({ width: 100, height: 50 });
+  });
+});
