@@ -34,7 +34,8 @@ const tags = ["Uploads"];
 const binaryBody = (description: string) => ({
   required: true,
   description,
-  content: Object.fromEntries(UPLOADS.mimeTypes.map((m) => [m, { schema: z.string().openapi({ format: "binary" }) }])),
+  // the declared image type, or application/octet-stream (another image type is 415 content_type_mismatch)
+  content: Object.fromEntries([...UPLOADS.mimeTypes, "application/octet-stream"].map((m) => [m, { schema: z.string().openapi({ format: "binary" }) }])),
 });
 
 uploadRoutes.openapi(
