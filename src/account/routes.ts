@@ -4,7 +4,9 @@ import type { AppEnv } from "../env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { validationHook } from "../platform/validation";
-import { AccountPatch, AccountSchema } from "./schemas";
+import { AccountPatch, AccountSchema, DeleteAccountBody } from "./schemas";
+import { exportStream } from "./export";
+import { deleteAccount } from "./delete";
 import { accountResource, findUserById } from "../auth/queries";
 import { users } from "../db/schema";
 import { conflict, unauthorized } from "../platform/errors";
@@ -61,5 +63,59 @@ accountRoutes.openapi(
     }
     if (!updated) throw unauthorized();
     return c.json({ message: "Account updated", user: accountResource(updated) }, 200);
+  },
+);
+
+accountRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/export",
+    tags,
+    summary: "Everything held about you, as one JSON document (GDPR export)",
+    description:
+      "Streamed as it is read: profile, files (with their links, including deleted ones not yet purged), albums and their files, " +
+      "API keys (metadata only), sessions, reports you filed, plan changes, administrative changes to the account and mail " +
+      "subjects. No secrets: no password or key hashes, no tokens.",
+    security: bearer,
+    middleware: [sessionOnly()] as const,
+    responses: {
+      200: { description: "The export (application/json, sent as an attachment)", content: { "application/json": { schema: z.object({}).loose().openapi("AccountExport") } } },
+      ...errors(401, 403, 429),
+    },
+  }),
+  (c) => {
+    const user = sessionPrincipal(c.get("principal")).user;
+    const day = new Date().toISOString().slice(0, 10);
+    const headers = {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Disposition": `attachment; filename="account-export-${day}.json"`,
+      "Cache-Control": "no-store",
+    };
+    // A streamed body, not c.json(): the route's typing expects JSON built in memory, hence the cast.
+    return new Response(exportStream(c.get("db"), c.env, user.id), { status: 200, headers }) as never;
+  },
+);
+
+accountRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/",
+    tags,
+    summary: "Delete your account",
+    description:
+      "Needs the password again. Revokes every session and API key, soft-deletes your files and albums (they read 410 at once; " +
+      "stored objects are purged after the retention window) and frees your e-mail address for a new signup.",
+    security: bearer,
+    middleware: [sessionOnly()] as const,
+    request: { body: jsonBody(DeleteAccountBody) },
+    responses: {
+      200: json(z.object({ message: z.string(), deleted: z.object({ files: z.number().int(), albums: z.number().int(), sessions: z.number().int(), apiKeys: z.number().int() }) }), "Deleted"),
+      ...errors(400, 401, 403, 429),
+    },
+  }),
+  async (c) => {
+    const p = sessionPrincipal(c.get("principal"));
+    const deleted = await deleteAccount(c.get("db"), c.env, p.user.id, c.req.valid("json").password, p.ip);
+    return c.json({ message: "Your account has been deleted", deleted }, 200);
   },
 );

@@ -1,0 +1,37 @@
+// DELETE /account: the password again, then one transaction that ends the account. Sessions and keys are
+// revoked (the auth middleware also refuses a deleted user's tokens), files and albums are soft-deleted
+// (reads give 410 at once; the purge job (jobs/purge.ts) removes their objects after its retention window
+// and gives the storage quota back, so nothing is released early), pending plan requests are cancelled.
+// The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
+// only cover live rows, so the address and the username can sign up again at once.
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { albums, apiKeys, files, planChanges, sessions, users } from "../db/schema";
+import { ApiError, unauthorized } from "../platform/errors";
+import { verifyPassword } from "../platform/passwords";
+import { countLoginAttempt, forgiveLoginAttempt } from "../auth/login-guard";
+import { auditInsert } from "../admin/audit";
+
+export type DeletionResult = { files: number; albums: number; sessions: number; apiKeys: number };
+
+export async function deleteAccount(db: Db, env: Env, userId: string, password: string, ip: string, now = new Date()): Promise<DeletionResult> {
+  const user = await db.select().from(users).where(and(eq(users.id, userId), isNull(users.deletedAt))).get();
+  if (!user) throw unauthorized();
+  // Re-entering the password is a login attempt as far as guessing goes: the same per-account and per-IP limits.
+  await countLoginAttempt(env, user.email, ip);
+  const check = await verifyPassword(password, user.passwordHash);
+  if (!check.ok) throw new ApiError(403, "The password is not correct", { code: "invalid_password" });
+  await forgiveLoginAttempt(env, user.email, ip);
+
+  const results = await db.batch([
+    db.update(users).set({ deletedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.deletedAt))),
+    db.update(sessions).set({ revokedAt: now, revokedReason: "account_deleted" }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))),
+    db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))),
+    db.update(files).set({ deletedAt: now, updatedAt: now }).where(and(eq(files.userId, userId), isNull(files.deletedAt))),
+    db.update(albums).set({ deletedAt: now, updatedAt: now }).where(and(eq(albums.userId, userId), isNull(albums.deletedAt))),
+    db.update(planChanges).set({ status: "cancelled", decidedAt: now }).where(and(eq(planChanges.userId, userId), eq(planChanges.status, "pending"))),
+    auditInsert(db, { actorId: userId, action: "account.delete", targetType: "user", targetId: userId, at: now }),
+  ]);
+  const [, revokedSessions, revokedKeys, deletedFiles, deletedAlbums] = results.map((r) => (r as D1Result).meta.changes);
+  return { files: deletedFiles, albums: deletedAlbums, sessions: revokedSessions, apiKeys: revokedKeys };
+}
