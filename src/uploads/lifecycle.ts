@@ -61,6 +61,12 @@ export async function failVerification(
   reason: VerificationFailure,
   receivedBytes?: number,
 ): Promise<ApiError> {
+  await endFailedUpload(env, db, record, reason);
+  return verificationError(reason, record, receivedBytes);
+}
+
+/** The state change and clean-up behind every failed upload: failed, reservation released, bytes removed. */
+export async function endFailedUpload(env: Env, db: Db, record: UploadWithFile, reason: string): Promise<void> {
   const now = new Date();
   if (await endUpload(db, record.upload, "failed", now, ["pending"])) {
     // Failing here leaves the file failed and unpurged; the cleanup job retries the removal.
@@ -68,5 +74,4 @@ export async function failVerification(
       console.error(`upload ${record.upload.id}: removing bytes after ${reason} failed`, err),
     );
   }
-  return verificationError(reason, record, receivedBytes);
 }

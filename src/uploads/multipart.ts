@@ -13,7 +13,7 @@ import { ApiError, badRequest, conflict, gone } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { apiUrl } from "../platform/urls";
 import { ownedBy, type Uploader } from "./access";
-import { assertAcceptingBytes, assertNotEnded, failVerification, removeStoredBytes } from "./lifecycle";
+import { assertAcceptingBytes, assertNotEnded, endFailedUpload, failVerification, removeStoredBytes } from "./lifecycle";
 import { endUpload, findUploadById, transitionUpload, type UploadWithFile } from "./records";
 import { startUpload, type StartInput } from "./start";
 import { putPart, storedSha256 } from "./streams";
@@ -130,6 +130,21 @@ export async function describeMultipart(db: Db, uploader: Uploader, uploadId: st
 
 const invalidPart = (message: string, extra: Record<string, unknown> = {}) => badRequest(message, "invalid_part", extra);
 
+/** Why a client's parts list does not match the parts received, or null when it does. */
+function partListRefusal(listed: CompleteInput["parts"], recorded: { partNumber: number; etag: string }[], partCount: number): ApiError | null {
+  const byNumber = new Map(recorded.map((p) => [p.partNumber, p]));
+  if (listed.length !== partCount) return invalidPart(`Expected ${partCount} parts, got ${listed.length}`, { expected: partCount });
+  const seen = new Set<number>();
+  for (const p of listed) {
+    const mine = byNumber.get(p.partNumber);
+    if (seen.has(p.partNumber)) return invalidPart(`Part ${p.partNumber} is listed twice`, { partNumber: p.partNumber });
+    seen.add(p.partNumber);
+    if (!mine) return invalidPart(`Part ${p.partNumber} was not uploaded`, { partNumber: p.partNumber });
+    if (normalizeEtag(p.etag) !== normalizeEtag(mine.etag)) return invalidPart(`Wrong etag for part ${p.partNumber}`, { partNumber: p.partNumber });
+  }
+  return null;
+}
+
 export type CompleteInput = { uploadId: string; fileId: string; storeKey: string; parts: { partNumber: number; etag: string }[] };
 
 export async function completeMultipart(env: Env, db: Db, uploader: Uploader, input: CompleteInput) {
@@ -143,17 +158,12 @@ export async function completeMultipart(env: Env, db: Db, uploader: Uploader, in
   assertAcceptingBytes(upload, new Date());
 
   const recorded = await recordedParts(db, upload.id);
-  const byNumber = new Map(recorded.map((p) => [p.partNumber, p]));
-  if (input.parts.length !== upload.partCount) {
-    throw invalidPart(`Expected ${upload.partCount} parts, got ${input.parts.length}`, { expected: upload.partCount });
-  }
-  const seen = new Set<number>();
-  for (const p of input.parts) {
-    const mine = byNumber.get(p.partNumber);
-    if (seen.has(p.partNumber)) throw invalidPart(`Part ${p.partNumber} is listed twice`, { partNumber: p.partNumber });
-    seen.add(p.partNumber);
-    if (!mine) throw invalidPart(`Part ${p.partNumber} was not uploaded`, { partNumber: p.partNumber });
-    if (normalizeEtag(p.etag) !== normalizeEtag(mine.etag)) throw invalidPart(`Wrong etag for part ${p.partNumber}`, { partNumber: p.partNumber });
+  const refusal = partListRefusal(input.parts, recorded, upload.partCount);
+  if (refusal) {
+    // The owner's own complete with a wrong parts list ends the upload: nothing assembled stays, the parts
+    // are aborted and the reservation released (the client starts again, as after any failed check).
+    await endFailedUpload(env, db, record, "invalid_part");
+    throw refusal;
   }
 
   const r2 = env.BUCKET.resumeMultipartUpload(file.storeKey, upload.r2UploadId);

@@ -40,6 +40,7 @@ async function sendAll(up: Init, bytes: Uint8Array, token?: string, order?: numb
   return etags.sort((a, b) => a.partNumber - b.partNumber);
 }
 
+type Part = { partNumber: number; etag: string };
 function complete(up: Init, parts: { partNumber: number; etag: string }[], token?: string) {
   return call("/upload/multipart/complete", { token, body: { uploadId: up.uploadId, fileId: up.fileId, storeKey: up.storeKey, parts } });
 }
@@ -190,20 +191,29 @@ describe("multipart checks", () => {
     expect((await uploadRow(up.uploadId))!.state).toBe("pending");
   });
 
-  it("complete with a wrong or missing etag is 400 invalid_part and assembles nothing; abort then releases everything", async () => {
+  it.each([
+    ["a wrong etag", (p: Part[]) => [p[0], { partNumber: 2, etag: "0".repeat(32) }, p[2]]],
+    ["a missing part", (p: Part[]) => [p[0], p[1]]],
+    ["a part listed twice", (p: Part[]) => [p[0], p[0], p[2]]],
+  ])("complete with %s is 400 invalid_part and ends the upload: no object, no live record, no reservation", async (_name, list) => {
     const user = await signup();
     const up: Init = (await init(user.access, { totalBytes: BIG.length, partSize: PART, sha256: BIG_SHA })).body;
     const parts = await sendAll(up, BIG, user.access, [3, 1, 2]);
-    const wrong = await complete(up, [parts[0], { partNumber: 2, etag: "0".repeat(32) }, parts[2]], user.access);
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.details).toEqual({ code: "invalid_part", partNumber: 2 });
-    const missing = await complete(up, [parts[0], parts[1]], user.access);
-    expect(missing.status).toBe(400);
-    expect(missing.body.details.code).toBe("invalid_part");
-    const duplicate = await complete(up, [parts[0], parts[0], parts[2]], user.access);
-    expect(duplicate.status).toBe(400);
-    expect(duplicate.body.details.code).toBe("invalid_part");
+    const res = await complete(up, list(parts), user.access);
+    expect(res.status).toBe(400);
+    expect(res.body.details.code).toBe("invalid_part");
     expect(await objectExists(up.storeKey)).toBe(false);
+    expect(await multipartGone(up)).toBe(true);
+    expect(await uploadRow(up.uploadId)).toMatchObject({ state: "failed", reserved_bytes: 0 });
+    expect((await fileRow(up.fileId))!.state).toBe("failed");
+    expect(await storage(user.id)).toEqual({ used: 0, reserved: 0 });
+    expect((await complete(up, parts, user.access)).status).toBe(410);
+  });
+
+  it("finalize before complete is 409; abort then releases everything", async () => {
+    const user = await signup();
+    const up: Init = (await init(user.access, { totalBytes: BIG.length, partSize: PART, sha256: BIG_SHA })).body;
+    const parts = await sendAll(up, BIG, user.access, [3, 1, 2]);
     expect(await storage(user.id)).toEqual({ used: 0, reserved: BIG.length });
     // finalize before complete
     const early = await finalize(up, '"x"', user.access);
