@@ -1,0 +1,169 @@
+// The read side under load: GET /api/v1/files/<id> against the static JSON baseline, and the short link
+// {image_url}/<id> (a 1 MB image) against the bench worker's bare `GET /__bench/r2/<key>` (BUCKET.get,
+// streamed back), all measured in the same run on the same worker and printed as ratios.
+//   short link            the normal path: D1 row read, access + hotlink checks, edge cache (caches.default) hit,
+//                         view-count RPC to the ViewCounter shard (after the response)
+//   short link, Range 0-  the same checks but the bytes straight from R2 (ranges bypass the edge cache)
+//   short link, 304       If-None-Match: answered from the row alone, no R2, no cache
+//   CDN link              {cdn_url}/uploads/<date>/<id>/<name>: as the short link, path checked against storeKey
+// Run: npm run bench -- serving   (--quick: 2 s per case). Port: BENCH_PORT_BASE + 40 (default 8830).
+import { createHash, randomBytes } from "node:crypto";
+import { deflateSync } from "node:zlib";
+import { benchPort, fmt, load, printTable, quick, ratio, startBenchApp, writeSummary } from "./lib/index.mjs";
+
+const seconds = quick ? 2 : 8;
+const connections = 8;
+
+// --- a real, decodable ~1 MB PNG (random RGB pixels do not compress), so the analysis job succeeds ---------
+function crc32(buf) {
+  let c = ~0;
+  for (const b of buf) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+function chunk(type, data) {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from(type, "ascii"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(td));
+  return Buffer.concat([len, td, crc]);
+}
+function randomPng(side) {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(side, 0);
+  ihdr.writeUInt32BE(side, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const rows = [];
+  for (let y = 0; y < side; y++) rows.push(Buffer.from([0]), randomBytes(side * 3));
+  const idat = deflateSync(Buffer.concat(rows), { level: 1 });
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", Buffer.alloc(0))]);
+}
+
+async function expectJson(res, status, what) {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+const app = await startBenchApp({ port: benchPort(40) });
+const api = `${app.url}/api/v1`;
+const rows = [];
+let failed = false;
+let viewCheck;
+try {
+  // A user and one uploaded, finalized 1 MB image through the real upload flow.
+  const id = randomBytes(6).toString("hex");
+  const session = await expectJson(
+    await fetch(`${api}/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: `serve-${id}@example.com`, password: "bench password 123", username: `serve${id}`, ageConfirmed: true }),
+    }),
+    201,
+    "signup",
+  );
+  const token = session.session.access_token;
+  const auth = { authorization: `Bearer ${token}` };
+  const png = randomPng(580);
+  const sha256 = createHash("sha256").update(png).digest("hex");
+  const pre = await expectJson(
+    await fetch(`${api}/upload/presign`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...auth },
+      body: JSON.stringify({ filename: "bench.png", mime: "image/png", bytes: png.length, sha256, visibility: "public" }),
+    }),
+    201,
+    "presign",
+  );
+  const put = await fetch(`${api}/upload/direct/${pre.fileId}`, { method: "PUT", body: png, headers: { "content-type": "image/png", ...auth } });
+  await expectJson(put, 200, "direct PUT");
+  const fin = await expectJson(
+    await fetch(`${api}/upload/finalize`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...auth },
+      body: JSON.stringify({ uploadId: pre.uploadId, fileId: pre.fileId, storeKey: pre.storeKey, storeEtag: put.headers.get("etag"), width: 580, height: 580 }),
+    }),
+    200,
+    "finalize",
+  );
+  await expectJson(await fetch(`${app.url}/__bench/r2/serving-1mb`, { method: "PUT", body: png, headers: { "content-length": String(png.length) } }), 201, "bare R2 seed");
+
+  // Let the analysis job (queue consumer) finish so it does not compete with the measurements.
+  let file;
+  let polls = 0;
+  for (let i = 0; i < 60; i++) {
+    polls++;
+    file = await expectJson(await fetch(`${api}/files/${pre.fileId}`, { headers: auth }), 200, "GET file");
+    if (file.analysis !== "pending") break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  console.log(`  file ${pre.fileId}: ${png.length} bytes, analysis ${file.analysis}, ageRestricted ${file.ageRestricted}`);
+  // Public reads are anonymous; if the analysis flagged the noise image, read as its owner instead.
+  const fileHeaders = file.ageRestricted ? auth : {};
+  const etag = (await fetch(`${app.url}/i/${pre.fileId}`, { method: "HEAD" })).headers.get("etag");
+  const shortUrl = `${app.url}/i/${pre.fileId}`;
+  const cdnPath = new URL(fin.cdnUrl).pathname;
+
+  const cases = [
+    ["static JSON (baseline A)", { url: `${app.url}/__bench/json` }, "A"],
+    [`GET /api/v1/files/:id${file.ageRestricted ? " (owner)" : ""}`, { url: `${api}/files/${pre.fileId}`, headers: fileHeaders }, "A"],
+    ["bare R2 get 1 MB (baseline B)", { url: `${app.url}/__bench/r2/serving-1mb` }, "B"],
+    ["short link {image_url}/:id", { url: shortUrl }, "B"],
+    ["short link, Range: bytes=0- (R2)", { url: shortUrl, headers: { range: "bytes=0-" } }, "B"],
+    ["CDN link", { url: `${app.url}${cdnPath}` }, "B"],
+    ["short link, If-None-Match (304)", { url: shortUrl, headers: { "if-none-match": etag } }, "A"],
+  ];
+  for (const [, opts] of cases) {
+    const r = await fetch(opts.url, { headers: opts.headers });
+    await r.arrayBuffer();
+    if (r.status >= 400) throw new Error(`warm-up ${opts.url}: ${r.status}`);
+  }
+  for (const [label, opts, base] of cases) {
+    process.stdout.write(`  ${label} ...`);
+    const r = await load({ ...opts, connections, durationSeconds: seconds, worker: app });
+    process.stdout.write(` ${fmt(r.rps)} req/s (${r.tool})\n`);
+    const errorCount = r.errors.network + r.errors.status + r.errors.timeout;
+    if (errorCount) failed = true;
+    rows.push({ label, base, ...r, p50: r.latencyMs.p50, p99: r.latencyMs.p99, errorCount, mbPerSecond: r.bytesRead ? r.bytesRead / 1e6 / r.seconds : null });
+  }
+  // Views are counted after the response, aggregated per shard and flushed in batches: check the load was
+  // counted. Client-side count: every completed GET of /files/:id, the short link, the Range-from-0 and CDN
+  // cases (not the 304s) plus the warm-up and polling reads; wrk stops mid-flight, so the server may count a
+  // few more requests than the client saw complete.
+  const viewCases = rows.filter((r) => !r.label.startsWith("static") && !r.label.startsWith("bare") && !r.label.includes("304"));
+  const expected = viewCases.reduce((n, r) => n + r.requests, 0) + 4 + polls;
+  await new Promise((r) => setTimeout(r, 7000));
+  const after = await expectJson(await fetch(`${api}/files/${pre.fileId}`, { headers: auth }), 200, "GET file after");
+  console.log(`  viewCount after the run: ${after.viewCount}; completed counted requests seen by the client: ${expected}`);
+  viewCheck = { counted: after.viewCount, clientCompleted: expected };
+} finally {
+  await app.stop();
+}
+
+const baseOf = { A: rows.find((r) => r.base === "A"), B: rows.find((r) => r.base === "B" && r.label.startsWith("bare")) };
+console.log();
+printTable(rows, [
+  { key: "label", title: "route (bench worker, local wrangler dev)" },
+  { key: "rps", title: "req/s" },
+  { key: "mbPerSecond", title: "MB/s" },
+  { key: "p50", title: "p50 ms" },
+  { key: "p99", title: "p99 ms" },
+  { key: "cpuMsPerRequest", title: "CPU ms/req" },
+  { key: "errorCount", title: "errors" },
+  { key: "base", title: "vs" },
+  { key: "rps", title: "throughput vs baseline", format: (v, row) => ratio(v, baseOf[row.base].rps) },
+  { key: "p50", title: "p50 vs baseline", format: (v, row) => ratio(v, baseOf[row.base].p50) },
+  { key: "cpuMsPerRequest", title: "CPU vs baseline", format: (v, row) => ratio(v, baseOf[row.base].cpuMsPerRequest) },
+]);
+console.log(`${connections} connections, ${seconds} s per case, load generator: ${rows[0]?.tool}. Baseline A: static JSON route;
+baseline B: bare BUCKET.get of the same 1 MB object. CPU ms/req: the workerd runtime process, including local dev's own
+per-request overhead. Shared 2-core machine: compare ratios, not absolutes.\n`);
+
+writeSummary("serving", { baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)" }, connections, seconds, rows, viewCheck });
+if (failed) {
+  console.error("some requests failed");
+  process.exit(1);
+}
