@@ -1,25 +1,11 @@
-// `duplicates` of GET /files/:id: the owner's other live files with the same content.
-//
-// NOTE: the analysis feature owns duplicate detection (exact by sha256 and near by phash bands,
-// decisions.md § Uploads). Until it exports its `findDuplicates`, this computes the exact
-// (content-hash) duplicates itself; swap the body for a call into src/analysis when that lands.
-import { and, eq, ne } from "drizzle-orm";
+// `duplicates` of GET /files/:id: the owner's other live files with the same content (exact, sha256) or a
+// near perceptual hash (similar, within PHASH_DISTANCE). The analysis feature owns the index and the lookup.
 import type { Db } from "../platform/db";
-import { files, type FileRow } from "../db/schema";
-import { fileUrl } from "../platform/urls";
-import { liveFileCondition } from "./queries";
+import type { FileRow } from "../db/schema";
+import { findDuplicates, type Duplicate } from "../analysis/duplicates";
 
-export type Duplicate = { fileId: string; url: string; distance: number; match: "exact" | "similar" };
+export type { Duplicate };
 
-const MAX_DUPLICATES = 20;
-
-export async function fileDuplicates(env: Env, db: Db, file: FileRow, now: number): Promise<Duplicate[]> {
-  if (!file.userId || !file.sha256) return [];
-  // files_user_sha256 index: (user_id, sha256).
-  const rows = await db
-    .select({ id: files.id })
-    .from(files)
-    .where(and(eq(files.userId, file.userId), eq(files.sha256, file.sha256), ne(files.id, file.id), liveFileCondition(now)))
-    .limit(MAX_DUPLICATES);
-  return rows.map((r) => ({ fileId: r.id, url: fileUrl(env, r.id), distance: 0, match: "exact" as const }));
+export function fileDuplicates(env: Env, db: Db, file: FileRow, now: number): Promise<Duplicate[]> {
+  return findDuplicates(db, env, file, now);
 }

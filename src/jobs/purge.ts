@@ -5,6 +5,7 @@
 //
 // Safe to run twice or concurrently: R2 deletes are idempotent, and the quota release is conditional on the
 // row not being purged yet, in the same D1 transaction that marks it purged, so bytes are freed once.
+// Purged files also leave the phash index (analysis/duplicates.ts).
 // Expired files also leave their albums right away (not after the retention), so album counts stay true.
 import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../platform/db";
@@ -12,6 +13,7 @@ import { albumFiles, files, users, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
 import { detachFileFromAlbumsStatements } from "../albums/membership";
 import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { unindexStatement } from "../analysis/duplicates";
 
 export type PurgeResult = { detached: number; purged: number; freedBytes: number };
 
@@ -110,5 +112,7 @@ export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promis
       }
     }
   }
+  // Purged files leave the near-duplicate index (idempotent; a repeat deletes nothing).
+  await env.DB.batch(candidates.map((f) => unindexStatement(env.DB, f.id)));
   return { detached, purged, freedBytes };
 }

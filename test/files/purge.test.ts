@@ -8,6 +8,7 @@ import { createDb } from "../../src/platform/db";
 import { purgeGoneFiles } from "../../src/jobs/purge";
 import { runScheduled, scheduledTasks } from "../../src/jobs/scheduled";
 import { PURGE } from "../../src/config";
+import { indexStatements } from "../../src/analysis/duplicates";
 
 const db = createDb(env.DB);
 const RETENTION = PURGE.retentionSeconds * 1000;
@@ -103,6 +104,16 @@ describe("purgeGoneFiles", () => {
     expect(after.body.fileCount).toBe(1);
     expect(after.body.coverImageId).toBeNull();
     expect(await exists(soon.storeKey)).toBe(true); // objects wait for the retention
+  });
+
+  it("removes purged files from the near-duplicate index", async () => {
+    const u = await signup();
+    const f = await seedFile(u.id, { deletedAt: new Date(Date.now() - RETENTION - 1), phash: "0f0f0f0f0f0f0f0f" });
+    await env.DB.batch(indexStatements(env.DB, u.id, f.id, "0f0f0f0f0f0f0f0f"));
+    const count = async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM phash_bands WHERE ref = ?").bind(f.id).first<{ n: number }>())!.n;
+    expect(await count()).toBeGreaterThan(0);
+    await purgeGoneFiles(env, db, Date.now());
+    expect(await count()).toBe(0);
   });
 
   it("is registered as a scheduled task", async () => {

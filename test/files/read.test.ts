@@ -2,10 +2,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
-import { seedFile, settledCount } from "../support/files";
+import { pngLikeBytes, seedFile, settledCount } from "../support/files";
 import type { FileRow } from "../../src/db/schema";
 import { createDb } from "../../src/platform/db";
 import { listPageQuery } from "../../src/files/queries";
+import { indexStatements } from "../../src/analysis/duplicates";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -98,6 +99,15 @@ describe("GET /files/:id", () => {
     expect(mine.body.duplicates).toEqual([{ fileId: b.id, url: `${env.IMAGE_URL}/${b.id}`, distance: 0, match: "exact" }]);
     expect(mine.body.hotlinkDomains).toEqual([]);
     expect((await call(`/files/${a.id}`, { token: stranger.access })).body.duplicates).toEqual([]);
+  });
+
+  it("lists near duplicates (phash within PHASH_DISTANCE) as similar", async () => {
+    const a = await seedFile(owner.id, { phash: "ffff0000ffff0000", content: pngLikeBytes(3000, 41) });
+    const b = await seedFile(owner.id, { phash: "ffff0000ffff0001", content: pngLikeBytes(3000, 42) });
+    await env.DB.batch([...indexStatements(env.DB, owner.id, a.id, a.phash!), ...indexStatements(env.DB, owner.id, b.id, b.phash!)]);
+    const res = await call(`/files/${a.id}`, { token: owner.access });
+    expect(res.body.phash).toBe("ffff0000ffff0000");
+    expect(res.body.duplicates).toEqual([{ fileId: b.id, url: `${env.IMAGE_URL}/${b.id}`, distance: 1, match: "similar" }]);
   });
 
   describe("visibility matrix", () => {
