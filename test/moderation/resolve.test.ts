@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PASSWORD, call, createKey, verifiedUser, type TestUser } from "../support/api";
-import { IMAGE, CDN, fetchRaw, seedFile } from "../support/files";
+import { IMAGE, CDN, SITE, fetchRaw, seedFile } from "../support/files";
 import { auditOf, report, reportRow, reportsOfFile, resolve, testPhash, userWithRole } from "../support/moderation";
 import { matchBlocklist } from "../../src/analysis/blocklist";
 import { newId } from "../../src/platform/ids";
@@ -136,6 +136,7 @@ describe("dismiss", () => {
     expect((await fetchRaw(`${IMAGE}/${file.id}`)).status).toBe(200);
     expect((await fetchRaw(`${IMAGE}/${file.id}/thumb`)).status).toBe(200);
     expect((await fetchRaw(`${CDN}/${file.storeKey}`)).status).toBe(200);
+    expect((await fetchRaw(`${SITE}/f/${file.id}`)).status).toBe(200);
 
     const audit = await auditOf("report", id);
     expect(audit.map((a) => a.action)).toEqual(["report.escalated", "report.dismiss"]);
@@ -190,6 +191,7 @@ describe("remove_file", () => {
     expect(api.body.details.code).toBe("file_deleted");
     expect((await fetchRaw(`${IMAGE}/${file.id}`)).status).toBe(410);
     expect((await fetchRaw(`${CDN}/${file.storeKey}`)).status).toBe(410);
+    expect((await fetchRaw(`${SITE}/f/${file.id}`)).status).toBe(410);
 
     const album = await env.DB.prepare("SELECT file_count, cover_file_id FROM albums WHERE id = ?").bind(albumId).first<any>();
     expect(album).toEqual({ file_count: 0, cover_file_id: null });
@@ -226,6 +228,7 @@ describe("ban_file", () => {
     expect((await fetchRaw(`${IMAGE}/${file.id}`)).status).toBe(410);
     expect((await fetchRaw(`${IMAGE}/${file.id}/thumb`)).status).toBe(410);
     expect((await fetchRaw(`${CDN}/${file.storeKey}`)).status).toBe(410);
+    expect((await fetchRaw(`${SITE}/f/${file.id}`)).status).toBe(410);
 
     const entry = await env.DB.prepare("SELECT * FROM blocklist WHERE id = ?").bind(entryId).first<any>();
     expect(entry).toMatchObject({ phash, source_file_id: file.id, report_id: id, created_by: admin.id });
@@ -299,6 +302,7 @@ describe("ban_user", () => {
     expect((await call(`/files/${otherFile.id}`)).status).toBe(410);
     expect((await fetchRaw(`${IMAGE}/${otherFile.id}`)).status).toBe(410);
     expect((await fetchRaw(`${CDN}/${otherFile.storeKey}`)).status).toBe(410);
+    expect((await fetchRaw(`${SITE}/f/${otherFile.id}`)).status).toBe(410);
 
     const reportAudit = await auditOf("report", id);
     expect(reportAudit.at(-1)).toMatchObject({ actor_id: moderator.id, action: "report.ban_user" });
