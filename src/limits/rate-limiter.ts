@@ -31,6 +31,11 @@ export class RateLimiter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** The alarm time this instance last set; saves a storage read per request. */
   private alarmAt: number | null | undefined;
+  /**
+   * Rows as last read or written. This instance is the only writer of its storage and runs one method at a
+   * time, so the copy is exact; it saves the SELECT per bucket per request (writes still go to SQLite).
+   */
+  private readonly rows = new Map<string, Row>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -77,11 +82,13 @@ export class RateLimiter extends DurableObject<Env> {
 
   clear(bucket: string): void {
     this.sql.exec("DELETE FROM buckets WHERE name = ?", bucket);
+    this.rows.delete(bucket);
   }
 
   /** Deletes the rows of windows that ended by `now`; returns when the next one ends (null: none left). */
   sweep(now = Date.now()): number | null {
     this.sql.exec("DELETE FROM buckets WHERE window_start + window_ms <= ?", now);
+    this.rows.clear();
     return this.sql.exec<{ ends: number | null }>("SELECT MIN(window_start + window_ms) AS ends FROM buckets").one().ends;
   }
 
@@ -99,7 +106,12 @@ export class RateLimiter extends DurableObject<Env> {
   private current(bucket: string, windowSeconds: number, now: number) {
     const windowMs = windowSeconds * 1000;
     const start = Math.floor(now / windowMs) * windowMs;
-    const row = this.sql.exec<Row>("SELECT window_start, window_ms, count FROM buckets WHERE name = ?", bucket).toArray()[0];
+    let row = this.rows.get(bucket);
+    if (!row) {
+      // A bucket never written is remembered as an empty window, so peeks at it cost no query either.
+      row = this.sql.exec<Row>("SELECT window_start, window_ms, count FROM buckets WHERE name = ?", bucket).toArray()[0] ?? { window_start: -1, window_ms: 0, count: 0 };
+      this.rows.set(bucket, row);
+    }
     const count = row && row.window_start === start && row.window_ms === windowMs ? row.count : 0;
     return { start, windowMs, count };
   }
@@ -110,6 +122,7 @@ export class RateLimiter extends DurableObject<Env> {
        ON CONFLICT(name) DO UPDATE SET window_start = excluded.window_start, window_ms = excluded.window_ms, count = excluded.count`,
       bucket, start, windowMs, count,
     );
+    this.rows.set(bucket, { window_start: start, window_ms: windowMs, count });
     this.ensureAlarm(start + windowMs);
   }
 

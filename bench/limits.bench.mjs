@@ -1,0 +1,124 @@
+// The rate limiter's cost: API throughput, latency and CPU per request with the limiter on
+// (RATE_LIMIT_MULTIPLIER=1000: every request does its one RateLimiter Durable Object round trip, none is
+// refused) against the same app with it off ("off": no DO call at all), both through wrangler dev in this
+// run. Rounds alternate off/on so drifting machine load hits both sides alike.
+// Run: npm run bench -- limits   (--quick: 1 round of 2 s per case). Ports 8820/8821 (BENCH_PORT_BASE + 30/31).
+import { benchPort, fmt, load, printTable, quick, ratio, startBenchApp, writeSummary } from "./lib/index.mjs";
+
+const seconds = quick ? 2 : 5;
+const rounds = quick ? 1 : 3;
+const connections = 8;
+
+async function json(res) {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${res.status} ${text.slice(0, 200)}`);
+  }
+}
+
+/** A verified user with a session token and an API key on `app`. */
+async function setUp(app) {
+  const api = `${app.url}/api/v1`;
+  const email = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const post = (path, body, token) =>
+    fetch(api + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+  const signup = await post("/auth/signup", { email, password: "bench password 123", username: `bench${Date.now()}`, ageConfirmed: true });
+  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const { session } = await signup.json();
+  const mail = await json(await fetch(`${api}/dev/outbox?to=${encodeURIComponent(email)}`));
+  const token = /verification token: (\S+)/.exec(mail.messages[0].text)[1];
+  const verified = await post("/auth/verify-email", { token });
+  if (verified.status !== 200) throw new Error(`verify: ${verified.status} ${await verified.text()}`);
+  const key = await post("/keys", { name: "bench", permissions: ["read"] }, session.access_token);
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${await key.text()}`);
+  return { access: session.access_token, key: (await key.json()).key };
+}
+
+function cases(app, creds) {
+  return [
+    ["anonymous GET /dev/outbox (ip subject, 1 D1 read)", { url: `${app.url}/api/v1/dev/outbox?to=nobody%40example.com` }],
+    ["session GET /account (user subject, 2 D1 reads)", { url: `${app.url}/api/v1/account`, headers: { authorization: `Bearer ${creds.access}` } }],
+    ["API key GET /account/limits (user subject, 2 D1 reads)", { url: `${app.url}/api/v1/account/limits`, headers: { authorization: `Bearer ${creds.key}` } }],
+  ];
+}
+
+const off = await startBenchApp({ port: benchPort(30), vars: { RATE_LIMIT_MULTIPLIER: "off" } });
+let on;
+const samples = new Map(); // label -> { off: [], on: [] }
+let failures = 0;
+try {
+  on = await startBenchApp({ port: benchPort(31), vars: { RATE_LIMIT_MULTIPLIER: "1000" } });
+  const creds = { off: await setUp(off), on: await setUp(on) };
+
+  // The switch really is what differs: headers only where the limiter runs.
+  for (const [name, app, expected] of [["off", off, false], ["on", on, true]]) {
+    const res = await fetch(`${app.url}/api/v1/account`, { headers: { authorization: `Bearer ${creds[name].access}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200 || res.headers.has("x-ratelimit-limit") !== expected) {
+      throw new Error(`limiter ${name}: status ${res.status}, X-RateLimit-Limit ${res.headers.get("x-ratelimit-limit")}`);
+    }
+  }
+  // Warm-up: first requests pay for isolate start and DO creation.
+  for (const [name, app] of [["off", off], ["on", on]]) {
+    for (const [, opts] of cases(app, creds[name])) await load({ ...opts, connections: 2, durationSeconds: 1 });
+  }
+
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ["off", "on"] : ["on", "off"];
+    for (const name of order) {
+      const app = name === "off" ? off : on;
+      for (const [label, opts] of cases(app, creds[name])) {
+        process.stdout.write(`  round ${round + 1} limiter ${name}: ${label} ...`);
+        const r = await load({ ...opts, connections, durationSeconds: seconds, worker: app });
+        const errors = r.errors.network + r.errors.status + r.errors.timeout;
+        failures += errors;
+        process.stdout.write(` ${fmt(r.rps)} req/s, p50 ${fmt(r.latencyMs.p50)} ms${errors ? `, ${errors} errors` : ""}\n`);
+        if (!samples.has(label)) samples.set(label, { off: [], on: [] });
+        samples.get(label)[name].push(r);
+      }
+    }
+  }
+} finally {
+  await Promise.all([off.stop(), on?.stop()]);
+}
+
+const mean = (rs, f) => rs.reduce((s, r) => s + f(r), 0) / rs.length;
+const rows = [...samples].map(([label, s]) => {
+  const row = { label };
+  for (const side of ["off", "on"]) {
+    row[`${side}Rps`] = mean(s[side], (r) => r.rps);
+    row[`${side}P50`] = mean(s[side], (r) => r.latencyMs.p50);
+    row[`${side}Cpu`] = s[side].every((r) => r.cpuMsPerRequest !== null) ? mean(s[side], (r) => r.cpuMsPerRequest) : null;
+  }
+  row.cpuDelta = row.onCpu !== null && row.offCpu !== null ? row.onCpu - row.offCpu : null;
+  return row;
+});
+
+console.log();
+printTable(rows, [
+  { key: "label", title: "route" },
+  { key: "offRps", title: "req/s off" },
+  { key: "onRps", title: "req/s on" },
+  { key: "onRps", title: "throughput on/off", format: (_v, r) => ratio(r.onRps, r.offRps) },
+  { key: "offP50", title: "p50 ms off" },
+  { key: "onP50", title: "p50 ms on" },
+  { key: "offCpu", title: "CPU ms/req off" },
+  { key: "onCpu", title: "CPU ms/req on" },
+  { key: "cpuDelta", title: "limiter CPU ms/req" },
+]);
+console.log(`${rounds} round(s) of ${seconds} s per case and side, ${connections} connections, alternating off/on; means shown.
+Every request of a case comes from one subject, so all of them queue on ONE RateLimiter object: the hot-key
+worst case (real traffic spreads over one object per user / IP). CPU ms/req: the workerd runtime process,
+which also runs the Durable Object. Local wrangler dev, shared 2-core machine: compare the ratios.\n`);
+
+writeSummary("limits", { connections, seconds, rounds, rows });
+if (failures) {
+  console.error(`${failures} failed requests`);
+  process.exit(1);
+}
