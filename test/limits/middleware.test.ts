@@ -49,7 +49,11 @@ describe("headers on every response", () => {
       await call("/dev/outbox?to=x@example.com", { ip }),
       await call("/files/file_V1StGXR8_Z5jdHi6B-myT", { ip }),
       await call("/albums", { ip }),
+      await call("/moderation/report", { ip, body: {} }),
+      await call("/moderation/queue", { ip }),
+      await call("/upload/direct/file_V1StGXR8_Z5jdHi6B-myT", { ip, method: "PUT", raw: "x" }),
     ];
+    expect(replies[0].status).toBe(200);
     for (const res of replies) expectHeaders(res, 100);
     // Each call counted once, in order.
     expect(replies.map((r) => limitHeaders(r).remaining)).toEqual(replies.map((_, i) => 99 - i));
@@ -222,5 +226,26 @@ describe("windows", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe("OpenAPI document", () => {
+  it("describes the limits, billing, admin and account lifecycle routes", async () => {
+    const doc = (await call("/openapi.json", { ip: freshIp() })).body;
+    for (const [path, method] of [
+      ["/account/limits", "get"],
+      ["/account/export", "get"],
+      ["/account", "delete"],
+      ["/billing/plans", "get"],
+      ["/billing/subscription", "post"],
+      ["/billing/webhook", "post"],
+      ["/admin/users", "get"],
+      ["/admin/users/{id}", "patch"],
+      ["/admin/plan-changes/{id}/approve", "post"],
+      ["/admin/plan-changes/{id}/reject", "post"],
+    ]) {
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+    expect(doc.paths["/billing/subscription"].post.responses["429"]).toBeDefined();
   });
 });
