@@ -128,7 +128,8 @@ function pngBlocks(b: Uint8Array): Block[] {
     const start = pos + 8;
     const end = start + length;
     if (end + 4 > b.length || type === "IEND") break;
-    const fixCrc = (bytes: Uint8Array) => writeU32be(bytes, end, crc32(bytes.subarray(pos + 4, end)));
+    const typeAt = pos + 4; // captured now: `pos` moves on before the fix-up runs
+    const fixCrc = (bytes: Uint8Array) => writeU32be(bytes, end, crc32(bytes.subarray(typeAt, end)));
     if (type === "eXIf") blocks.push({ kind: "tiff", start, end, after: fixCrc });
     else if (type === "iTXt" || type === "tEXt" || type === "zTXt") {
       const nul = b.indexOf(0, start);

@@ -1,6 +1,7 @@
-// NSFW score with nsfwjs (MobileNetV2, weights bundled in the package: no network) on the tfjs CPU backend.
+// NSFW score with nsfwjs's MobileNetV2 model (the weights the package bundles: no network) on the tfjs CPU backend.
 // Everything is imported dynamically and the model is loaded once per isolate, on the first analysis job,
-// so the API's fetch path never pays for tfjs or the 3.5 MB of weights.
+// so the API's fetch path never pays for tfjs or the 2.6 MB of weights. The weights come from
+// model/nsfw-mobilenet-v2.{json,bin}, extracted from nsfwjs by model/extract-nsfw-model.mjs.
 import { ANALYSIS } from "../config";
 
 /** nsfwjs class probabilities (Drawing, Hentai, Neutral, Porn, Sexy), each 0..1, summing to 1. */
@@ -10,33 +11,46 @@ type Model = { classify: (pixels: Uint8Array, size: number) => Promise<NsfwPredi
 
 let model: Promise<Model> | undefined;
 
+/** nsfwjs's class order (nsfw_classes.js): the model's five outputs. */
+const CLASSES = ["Drawing", "Hentai", "Neutral", "Porn", "Sexy"] as const;
+
+/**
+ * nsfwjs's own inference (NSFWJS.infer + getTopKClasses) on tfjs-core, tfjs-layers and the CPU backend:
+ * pixels / 255, predict on a [1, 224, 224, 3] batch, probabilities in class order. nsfwjs's JS wrapper is
+ * not imported: it pulls in the whole @tensorflow/tfjs umbrella (WebGL backend, data, converter), which
+ * would multiply the bundle and the test module graph for nothing a worker can use.
+ */
 async function createModel(): Promise<Model> {
   const tf = await import("@tensorflow/tfjs-core");
-  // Adds tensor.toFloat() & co., which nsfwjs calls; tfjs-core does not register them by itself.
-  await import("@tensorflow/tfjs-core/dist/public/chained_ops/register_all_chained_ops");
   await import("@tensorflow/tfjs-backend-cpu");
+  const layers = await import("@tensorflow/tfjs-layers");
   await tf.setBackend("cpu");
   await tf.ready();
-  const nsfwjs = await import("nsfwjs/core");
-  const { MobileNetV2Model } = await import("nsfwjs/models/mobilenet_v2");
-  const net = await nsfwjs.load("MobileNetV2", { modelDefinitions: [MobileNetV2Model] });
+  const [{ default: model }, { default: weights }] = await Promise.all([import("./model/nsfw-mobilenet-v2.json"), import("./model/nsfw-mobilenet-v2.bin")]);
+  const net = await layers.loadLayersModel(
+    tf.io.fromMemory({
+      modelTopology: model.modelTopology,
+      weightSpecs: model.weightsManifest.flatMap((group) => group.weights) as never,
+      weightData: weights,
+    }),
+  );
   return {
     async classify(pixels, size) {
-      // RGBA -> RGB int32 tensor; nsfwjs normalises to 0..1 and would resize if the size differed.
-      const rgb = new Int32Array(size * size * 3);
+      // RGBA -> RGB floats in 0..1, as nsfwjs normalises (it divides by 255).
+      const rgb = new Float32Array(size * size * 3);
       for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
-        rgb[j] = pixels[i];
-        rgb[j + 1] = pixels[i + 1];
-        rgb[j + 2] = pixels[i + 2];
+        rgb[j] = pixels[i] / 255;
+        rgb[j + 1] = pixels[i + 1] / 255;
+        rgb[j + 2] = pixels[i + 2] / 255;
       }
-      const input = tf.tensor3d(rgb, [size, size, 3], "int32");
+      const output = tf.tidy(() => net.predict(tf.tensor4d(rgb, [1, size, size, 3])) as import("@tensorflow/tfjs-core").Tensor);
       try {
-        const predictions = await net.classify(input as never, 5);
-        const out: NsfwPrediction = { Drawing: 0, Hentai: 0, Neutral: 0, Porn: 0, Sexy: 0 };
-        for (const p of predictions) out[p.className] = p.probability;
+        const probabilities = await output.data();
+        const out = {} as NsfwPrediction;
+        CLASSES.forEach((name, i) => (out[name] = probabilities[i]));
         return out;
       } finally {
-        input.dispose();
+        output.dispose();
       }
     },
   };

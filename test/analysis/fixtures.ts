@@ -3,9 +3,11 @@
 // since tests run inside workerd without a file system. Expected hashes come from reference_phash.py.
 import expected from "../fixtures/images/expected-phash.json";
 
-const inlined = import.meta.glob("../fixtures/images/*.{png,jpg,webp,gif,bmp}", { query: "?inline", import: "default", eager: true }) as Record<string, string>;
+// One lazily imported module per image, loaded here with top-level await: a single eager module holding
+// every image would exceed the test pool's WebSocket message limit (1009 "Message is too large").
+const loaders = import.meta.glob("../fixtures/images/*.{png,jpg,webp,gif,bmp}", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
 
-const byName = new Map(Object.entries(inlined).map(([path, url]) => [path.split("/").pop()!, url]));
+const byName = new Map(await Promise.all(Object.entries(loaders).map(async ([path, load]) => [path.split("/").pop()!, await load()] as const)));
 
 export const FIXTURE_NAMES = [...byName.keys()].sort();
 
