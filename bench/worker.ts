@@ -5,7 +5,9 @@
 //   PUT  /__bench/r2/<key>    BUCKET.put(key, request.body) (send Content-Length: R2 needs a known length)
 //   GET  /__bench/r2/<key>    BUCKET.get(key), streamed back
 //   GET  /__bench/d1          SELECT 1 on D1
+//   /__bench/analysis/...     phash-index seeding and duplicate lookups (bench/analysis-routes.ts)
 import main from "../src/index";
+import { analysisBench } from "./analysis-routes";
 import type { JobMessage } from "../src/jobs/queue";
 
 // Every Durable Object class (and any other named export) of the real entry, so the bindings resolve.
@@ -45,6 +47,7 @@ export default {
   ...main,
   fetch(request, env, ctx) {
     const { pathname } = new URL(request.url);
+    if (pathname.startsWith(`${PREFIX}analysis/`)) return analysisBench(request, env, pathname.slice(PREFIX.length + "analysis/".length));
     if (pathname.startsWith(PREFIX)) return baseline(request, env, pathname.slice(PREFIX.length));
     return main.fetch(request, env, ctx);
   },

@@ -1,0 +1,69 @@
+// Cases for bench/analysis.bench.mjs, run inside workerd by inWorkerd(): the image-analysis steps of
+// src/analysis on images the bench sends once (`load`) and keeps in the isolate.
+import { decodeImage, loadPhoton } from "../../src/analysis/imaging.ts";
+import { phashFromLuma } from "../../src/analysis/phash.ts";
+import { classifyNsfw, loadNsfwModel } from "../../src/analysis/nsfw.ts";
+import { inspectImage } from "../../src/analysis/header.ts";
+import { scrubMetadata } from "../../src/analysis/metadata.ts";
+
+const images = new Map();
+const decoded = new Map();
+const options = (nsfwSize = 0) => ({ orientation: null, thumbnailMaxSide: 320, thumbnailJpegQuality: 80, nsfwSize });
+
+function bytesOf(b64) {
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/** Stores an image (base64) under `name`; returns its decoded size and phash. */
+export async function load({ name, b64 }) {
+  images.set(name, bytesOf(b64));
+  const d = await decodeImage(images.get(name), options(224));
+  decoded.set(name, d);
+  return { width: d.width, height: d.height, phash: phashFromLuma(d.luma, d.width, d.height) };
+}
+
+/** Like the Python reference's timing: bytes -> decode -> grayscale -> Lanczos 32x32 -> DCT -> hash. */
+export async function phashFromBytes({ name }) {
+  const d = await decodeImage(images.get(name), { ...options(), thumbnailMaxSide: 0 });
+  return phashFromLuma(d.luma, d.width, d.height);
+}
+
+/** Only our TypeScript part (Lanczos + DCT + bits) on already decoded luma. */
+export function phashOnly({ name }) {
+  const d = decoded.get(name);
+  return phashFromLuma(d.luma, d.width, d.height);
+}
+
+/** Everything the job derives from pixels: decode, thumbnail (320 px, encoded), NSFW input, luma. */
+export async function decodeAndDerive({ name }) {
+  await decodeImage(images.get(name), options(224));
+}
+
+export function headerGuard({ name }) {
+  return inspectImage(images.get(name), { maxPixels: 40e6, maxFrames: 1000 }).ok;
+}
+
+export function scrub({ name }) {
+  return scrubMetadata(images.get(name).slice()).changed;
+}
+
+/** NSFW inference on the 224x224 input (model already loaded). */
+export async function nsfw({ name }) {
+  return (await classifyNsfw(decoded.get(name).nsfwInput)).score;
+}
+
+/** First-use cost of the model in a fresh isolate (call once): import tfjs + weights, build the model. */
+export async function nsfwLoadOnce() {
+  const t0 = performance.now();
+  await loadNsfwModel();
+  return { ms: performance.now() - t0 };
+}
+
+export async function photonLoadOnce() {
+  const t0 = performance.now();
+  await loadPhoton();
+  return { ms: performance.now() - t0 };
+}
