@@ -34,6 +34,7 @@ export type DecodedImage = {
 
 export type DecodeOptions = {
   orientation: number | null;
+  /** 0 to skip the thumbnail. */
   thumbnailMaxSide: number;
   thumbnailJpegQuality: number;
   /** 0 to skip the NSFW input. */
@@ -71,10 +72,12 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions): Pr
     const height = image.get_height();
     const stepErrors: string[] = [];
     let thumbnail: Thumbnail | null = null;
-    try {
-      thumbnail = makeThumbnail(photon, image, options);
-    } catch (err) {
-      stepErrors.push(`thumbnail: ${message(err)}`);
+    if (options.thumbnailMaxSide > 0) {
+      try {
+        thumbnail = makeThumbnail(photon, image, options);
+      } catch (err) {
+        stepErrors.push(`thumbnail: ${message(err)}`);
+      }
     }
     let nsfwInput: Uint8Array | null = null;
     if (options.nsfwSize > 0) {
