@@ -4,7 +4,8 @@
 import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { files } from "../db/schema";
 import type { Db } from "../platform/db";
-import { badRequest, conflict } from "../platform/errors";
+import { ApiError, badRequest, conflict } from "../platform/errors";
+import { blocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { isId } from "../platform/ids";
 import { cdnUrl, fileUrl } from "../platform/urls";
 import { UPLOADS } from "../config";
@@ -84,6 +85,7 @@ function checkIdentifiers(record: UploadWithFile, input: FinalizeInput) {
 
 function answerFromState(record: UploadWithFile, now: Date): FinalizeResponse {
   const { upload } = record;
+  if (upload.state === "finalized" && record.file.quarantinedAt) throw blockedContent();
   if (upload.state === "finalized" && upload.finalizeResponse) return upload.finalizeResponse as FinalizeResponse;
   if (upload.state === "pending") {
     throw conflict(
@@ -94,6 +96,9 @@ function answerFromState(record: UploadWithFile, now: Date): FinalizeResponse {
   assertNotEnded(upload, now);
   throw conflict("The upload changed state; try again", "upload_state_changed");
 }
+
+const blockedContent = () =>
+  new ApiError(403, "This image matches content removed by moderation; it has been withheld and reported", { code: "blocked_content" });
 
 export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
   const record = ownedBy(uploader, isId("upl", input.uploadId) ? await findUploadById(db, input.uploadId) : undefined);
@@ -110,6 +115,9 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
   const width = file.width ?? input.width ?? null;
   const height = file.height ?? input.height ?? null;
   const clientPhash = input.phash?.toLowerCase() ?? null;
+  // decisions.md § Moderation: an upload whose phash is within the blocklist distance of a banned file is
+  // refused at finalize and reported. The hint is checked here; the analysis job checks the real hash later.
+  const blocked = clientPhash ? await matchBlocklist(env.DB, clientPhash) : null;
 
   const body: FinalizeResponse = {
     fileId: file.id,
@@ -144,6 +152,7 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
       nsfwScore,
       ageRestricted,
       analysis: "pending",
+      ...(blocked ? { quarantinedAt: now } : {}),
     },
     now,
   });
@@ -153,11 +162,16 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
     return answerFromState(current ?? record, now);
   }
 
+  if (blocked) {
+    // Quarantined, not deleted: moderators review the bytes through the report.
+    await blocklistReportStatement(env.DB, file.id, blocked, now.getTime()).run();
+  }
   try {
     await env.JOBS.send({ type: "analyze", fileId: file.id } satisfies AnalyzeJob);
   } catch (err) {
     // The file is finalized either way; it keeps analysis "pending" and shows the client's hints.
     console.error(`finalize ${file.id}: could not enqueue the analysis job`, err);
   }
+  if (blocked) throw blockedContent();
   return body;
 }

@@ -101,7 +101,7 @@ uploadRoutes.openapi(
     summary: "Finalize an upload",
     description:
       "After the PUT (or multipart complete). Commits the quota, reports exact duplicates among your files, and queues the " +
-      "analysis (nsfwScore, phash, dimensions, thumbnail). Idempotent: a repeated call answers the same body. 409 not_uploaded before the bytes are in.",
+      "analysis (nsfwScore, phash, dimensions, thumbnail). Idempotent: a repeated call answers the same body. 409 not_uploaded before the bytes are in. 403 blocked_content when the phash hint matches the moderation blocklist (the file is withheld and reported).",
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { body: jsonBody(FinalizeRequest) },

@@ -101,3 +101,32 @@ describe("POST /upload/finalize", () => {
     expect(await storage(user.id)).toEqual({ used: 0, reserved: SMALL_PNG.byteLength }); // until cleanup releases it
   });
 });
+
+describe("POST /upload/finalize against the blocklist", () => {
+  it("refuses a phash hint within the blocklist distance: 403 blocked_content, file quarantined and reported high", async () => {
+    const { indexBlocklistEntry } = await import("../../src/analysis/duplicates");
+    const banned = "f0e1d2c3b4a59687";
+    await env.DB.prepare("INSERT INTO blocklist (id, phash, created_at) VALUES ('blk_test_finalize_0000001', ?, ?)").bind(banned, Date.now()).run();
+    await indexBlocklistEntry(env.DB, "blk_test_finalize_0000001", banned);
+    const near = "f0e1d2c3b4a59680"; // 3 bits away
+
+    const user = await signup();
+    const pre = await presign({ token: user.access });
+    const put = await putDirect(pre.body.fileId, SMALL_PNG, user.access);
+    const res = await finalize(pre.body, put.headers.get("etag")!, user.access, { phash: near });
+    expect(res.status).toBe(403);
+    expect(res.body.details.code).toBe("blocked_content");
+    const file = await fileRow(pre.body.fileId);
+    expect(file!.quarantined_at).not.toBeNull();
+    const report = await env.DB.prepare("SELECT priority, status FROM reports WHERE file_id = ?").bind(pre.body.fileId).first();
+    expect(report).toEqual({ priority: "high", status: "pending" });
+    expect((await call(`/files/${pre.body.fileId}`, { token: user.access })).status).toBe(410);
+    // a repeat answers the same refusal
+    expect((await finalize(pre.body, put.headers.get("etag")!, user.access, { phash: near })).status).toBe(403);
+
+    // a distant hint passes
+    const other = await presign({ token: user.access, bytes: makePng(8, 8, 99) });
+    const put2 = await putDirect(other.body.fileId, makePng(8, 8, 99), user.access);
+    expect((await finalize(other.body, put2.headers.get("etag")!, user.access, { phash: "0123456789abcdef" })).status).toBe(200);
+  });
+});
