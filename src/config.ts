@@ -147,6 +147,12 @@ export const ALBUMS = {
 export const ANALYSIS = {
   /** Refused before decode: a decoded image costs width x height x 4 bytes (decisions: 40 megapixels). */
   maxPixels: 40_000_000,
+  /**
+   * The decode budget of a 128 MB isolate: photon holds width x height x 4 bytes in wasm memory and the luma pass
+   * copies the pixels once more, so above this the job records `failed` instead of risking an out-of-memory crash.
+   * (maxPixels is the contract's outer bound; analysing 12-40 MP images needs a leaner decode path.)
+   */
+  maxDecodePixels: 12_000_000,
   /** Refused before decode: animated images with more frames than this. */
   maxFrames: 1_000,
   /** Objects larger than this are not loaded into the isolate (128 MB) for analysis; they end `failed`. */

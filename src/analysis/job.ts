@@ -94,6 +94,10 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   // 2. Safety before decode.
   const header = inspectImage(bytes, { maxPixels: ANALYSIS.maxPixels, maxFrames: ANALYSIS.maxFrames });
   if (!header.ok) return recordFailure(env.DB, fileId, header.reason, now());
+  if (header.width * header.height > ANALYSIS.maxDecodePixels) {
+    const budget = ANALYSIS.maxDecodePixels / 1e6;
+    return recordFailure(env.DB, fileId, `image too large to analyze: ${header.width}x${header.height} is over the ${budget} megapixel decode budget`, now());
+  }
 
   // 3. Decode and derive (photon); frees its images itself.
   let decoded;

@@ -97,6 +97,15 @@ describe("the analysis job through the real queue", () => {
     expect(await fileRow(file.id)).toEqual(row);
   });
 
+  it("records an image above the decode budget (within the 40 MP bound) as failed before decoding it", async () => {
+    const big = pngHeader(5_000, 4_000); // 20 MP: 80 MB of RGBA, more than a 128 MB isolate can decode and copy
+    const file = await seedFinalizedFile(await seedUser(), "big.png", big);
+    await env.JOBS.send({ type: "analyze", fileId: file.id });
+    const row = await waitForAnalysis(file.id);
+    expect(row.analysis).toBe("failed");
+    expect(row.analysisError).toBe("image too large to analyze: 5000x4000 is over the 12 megapixel decode budget");
+  });
+
   it("records an undecodable image (valid header, broken data) as failed without crashing the consumer", async () => {
     const broken = fixture("cubes.jpg").slice(0, 700); // SOF is there, the scan data is cut
     const file = await seedFinalizedFile(await seedUser(), "broken.jpg", broken);
