@@ -153,6 +153,10 @@ export const ANALYSIS = {
    * (maxPixels is the contract's outer bound; analysing 12-40 MP images needs a leaner decode path.)
    */
   maxDecodePixels: 12_000_000,
+  /** Files still `pending` this long after finalize get their analysis message sent again (cron). */
+  requeueAfterSeconds: 30 * 60,
+  /** At most this many re-sent per cron run (also under D1's 100 bound parameters). */
+  requeueBatch: 90,
   /** Refused before decode: animated images with more frames than this. */
   maxFrames: 1_000,
   /** Objects larger than this are not loaded into the isolate (128 MB) for analysis; they end `failed`. */

@@ -180,6 +180,8 @@ export const files = sqliteTable(
     index("files_expires").on(t.expiresAt),
     index("files_deleted").on(t.deletedAt),
     index("files_state_created").on(t.state, t.createdAt),
+    // Small by design: only files whose analysis has not landed, for the job that re-sends lost messages.
+    index("files_analysis_pending").on(t.finalizedAt).where(sql`analysis = 'pending'`),
   ],
 );
 

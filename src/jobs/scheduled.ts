@@ -5,6 +5,7 @@ import { createDb } from "../platform/db";
 import { emailTokens, refreshTokens } from "../db/schema";
 import { cleanupUploads } from "../uploads/cleanup";
 import { purgeGoneFiles } from "./purge";
+import { requeueStalledAnalysis } from "../analysis/requeue";
 
 /** Deletes refresh and e-mail tokens that can no longer be used (expired, or used more than a day ago). */
 export async function purgeDeadTokens(db: Db, now = Date.now()): Promise<{ refresh: number; email: number }> {
@@ -25,6 +26,7 @@ export const scheduledTasks: Record<string, ScheduledTask> = {
   purgeDeadTokens: (_env, db, now) => purgeDeadTokens(db, now),
   uploads: (env, db, now) => cleanupUploads(env, db, now),
   purgeGoneFiles: (env, db, now) => purgeGoneFiles(env, db, now),
+  requeueStalledAnalysis: (env, db, now) => requeueStalledAnalysis(env, db, now),
 };
 
 export async function runScheduled(env: Env, now = Date.now()): Promise<Record<string, unknown>> {

@@ -1,0 +1,1 @@
+CREATE INDEX `files_analysis_pending` ON `files` (`finalized_at`) WHERE analysis = 'pending';
