@@ -7,7 +7,7 @@ import { isId } from "../platform/ids";
 import { fileUrl } from "../platform/urls";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, failVerification, removeStoredBytes } from "./lifecycle";
-import { findUploadByFileId, transitionUpload } from "./records";
+import { findUploadByFileId, markBytesReceived } from "./records";
 import { putVerified } from "./streams";
 
 export type DirectUploadResult = {
@@ -53,16 +53,7 @@ export async function receiveDirectUpload(env: Env, db: Db, uploader: Uploader, 
 
   const now = new Date();
   const etag = outcome.object.httpEtag;
-  const applied = await transitionUpload(db, {
-    upload,
-    from: ["pending"],
-    to: "uploaded",
-    quota: "keep",
-    uploadSet: { storeEtag: etag },
-    fileFrom: ["created"],
-    fileSet: { state: "uploaded", storeEtag: etag, sha256: upload.sha256 },
-    now,
-  });
+  const applied = await markBytesReceived(db, upload, etag, now);
   if (!applied) {
     const current = await findUploadByFileId(db, fileId);
     const state = current?.upload.state;

@@ -14,7 +14,7 @@ import { isId } from "../platform/ids";
 import { apiUrl } from "../platform/urls";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, assertNotEnded, endFailedUpload, failVerification, removeStoredBytes } from "./lifecycle";
-import { endUpload, findUploadById, transitionUpload, type UploadWithFile } from "./records";
+import { endUpload, findUploadById, markBytesReceived, type UploadWithFile } from "./records";
 import { startUpload, type StartInput } from "./start";
 import { putPart, storedSha256 } from "./streams";
 
@@ -185,17 +185,9 @@ export async function completeMultipart(env: Env, db: Db, uploader: Uploader, in
 
   const now = new Date();
   const etag = object.httpEtag;
-  const applied = await transitionUpload(db, {
-    upload,
-    from: ["pending"],
-    to: "uploaded",
-    quota: "keep",
-    uploadSet: { storeEtag: etag },
-    fileFrom: ["created"],
-    fileSet: { state: "uploaded", storeEtag: etag, sha256: upload.sha256 },
-    extra: [db.delete(uploadParts).where(and(eq(uploadParts.uploadId, upload.id), sql`(SELECT state FROM uploads WHERE id = ${upload.id}) = 'uploaded'`))],
-    now,
-  });
+  // The parts list is only needed until the object is assembled.
+  const dropParts = db.delete(uploadParts).where(and(eq(uploadParts.uploadId, upload.id), sql`(SELECT state FROM uploads WHERE id = ${upload.id}) = 'uploaded'`));
+  const applied = await markBytesReceived(db, upload, etag, now, [dropParts]);
   if (!applied) {
     const current = await findUploadById(db, upload.id);
     if (current && (current.upload.state === "uploaded" || current.upload.state === "finalized")) return done(current.upload.storeEtag);

@@ -43,6 +43,21 @@ export type Transition = {
   now: Date;
 };
 
+/** pending -> uploaded once the bytes are in R2 (direct PUT, multipart complete); the quota stays reserved. */
+export function markBytesReceived(db: Db, upload: UploadRow, etag: string, now: Date, extra: BatchItem<"sqlite">[] = []) {
+  return transitionUpload(db, {
+    upload,
+    from: ["pending"],
+    to: "uploaded",
+    quota: "keep",
+    uploadSet: { storeEtag: etag },
+    fileFrom: ["created"],
+    fileSet: { state: "uploaded", storeEtag: etag, sha256: upload.sha256 },
+    extra,
+    now,
+  });
+}
+
 /**
  * Moves an upload from one of `from` to `to` (and its file along), settling the quota in the same batch.
  * Returns false when the upload was not in `from` any more (someone else changed it first): nothing changed.

@@ -1,24 +1,21 @@
 // Helpers for the upload tests: real image bytes, the two flows end to end, and direct looks at D1/R2.
 import { env } from "cloudflare:workers";
 import { call, type Reply } from "../support/api";
+import { crc32 } from "../../src/analysis/metadata";
 
 // ---------------------------------------------------------------------------------------------------------
 // A real PNG of any size: RGB pixels from a seeded PRNG (so it does not compress), zlib with stored blocks.
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
+/** CRC over a chunk's type and data, with the service's own PNG CRC. */
+const chunkCrc = (parts: Uint8Array[]) => crc32(concatBytes(parts));
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
   }
-  return t;
-})();
-
-function crc32(parts: Uint8Array[]): number {
-  let c = 0xffffffff;
-  for (const p of parts) for (let i = 0; i < p.length; i++) c = CRC_TABLE[(c ^ p[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+  return out;
 }
 
 function adler32(data: Uint8Array): number {
@@ -40,7 +37,7 @@ const u32 = (n: number) => new Uint8Array([(n >>> 24) & 255, (n >>> 16) & 255, (
 
 function chunk(type: string, data: Uint8Array): Uint8Array[] {
   const t = new TextEncoder().encode(type);
-  return [u32(data.length), t, data, u32(crc32([t, data]))];
+  return [u32(data.length), t, data, u32(chunkCrc([t, data]))];
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
