@@ -17,8 +17,13 @@ jobHandlers.analyze = analyzeJob;
 
 export const DEAD_LETTER_QUEUE = "image-jobs-dlq";
 
-export function retryDelaySeconds(attempts: number): number {
-  return Math.min(600, 2 ** Math.max(0, attempts - 1) * 5);
+export function retryDelaySeconds(attempts: number, baseSeconds = 5): number {
+  return Math.min(600, 2 ** Math.max(0, attempts - 1) * baseSeconds);
+}
+
+function retryBase(env: Env): number {
+  const base = Number(env.QUEUE_RETRY_BASE_SECONDS);
+  return Number.isFinite(base) && base >= 0 ? base : 5;
 }
 
 export async function handleQueue(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
@@ -38,7 +43,7 @@ export async function handleQueue(batch: MessageBatch<JobMessage>, env: Env): Pr
       message.ack();
     } catch (err) {
       console.error(`queue ${batch.queue}: job ${body.type} failed (attempt ${message.attempts})`, err);
-      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts, retryBase(env)) });
     }
   }
 }
