@@ -6,6 +6,8 @@ import { DocsPage } from "./docs";
 import { SITE_CSS } from "./site.css";
 import { filePages } from "./file";
 import { albumPages } from "./album";
+import { appPages } from "./app/routes";
+import { APP_JS, APP_CSS } from "./assets/client";
 
 /** Pages load nothing but our own stylesheet and scripts; frames, plugins and foreign forms are refused. */
 export const PAGE_CSP =
@@ -38,6 +40,18 @@ export function siteRoutes(deps: { openApi: (env: Env) => unknown }) {
     return c.body(SITE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
   });
 
+  // Web-app client script and styles (pages/assets/app.js.ts): same-origin files, allowed by PAGE_CSP.
+  site.get("/assets/app.js", (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(APP_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
+  });
+  site.get("/assets/app.css", (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    c.header("X-Content-Type-Options", "nosniff");
+    return c.body(APP_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+
   site.get("/", (c) => {
     pageHeaders(c);
     return c.html(
@@ -57,6 +71,8 @@ export function siteRoutes(deps: { openApi: (env: Env) => unknown }) {
   const pageDeps = { headers: pageHeaders, notFound: notFoundPage };
   site.route("/", filePages(pageDeps));
   site.route("/", albumPages(pageDeps));
+  // The web application: sign-in, upload, my files, API keys, account (pages/app/).
+  site.route("/", appPages(pageDeps));
 
   return site;
 }

@@ -1,0 +1,166 @@
+// Web-app pages through the real fetch handler: forms, the session cookie, CSRF refusal, CSP.
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { PASSWORD, latestToken, uniqueEmail, uniqueUsername, call } from "../support/api";
+
+const SITE = "http://localhost:8787";
+
+type Page = { status: number; headers: Headers; text: string };
+async function page(path: string, opts: { method?: string; cookie?: string; form?: Record<string, string | string[]>; origin?: string; headers?: Record<string, string> } = {}): Promise<Page> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.cookie) headers.cookie = opts.cookie;
+  let body: string | undefined;
+  if (opts.form) {
+    const p = new URLSearchParams();
+    for (const [k, v] of Object.entries(opts.form)) for (const one of ([] as string[]).concat(v)) p.append(k, one);
+    body = p.toString();
+    headers["content-type"] = "application/x-www-form-urlencoded";
+  }
+  if (opts.origin) headers.origin = opts.origin;
+  const res = await exports.default.fetch(`${SITE}${path}`, { method: opts.method ?? (body ? "POST" : "GET"), headers, body, redirect: "manual" });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+function sessionCookie(res: Page): string {
+  const set = res.headers.getSetCookie().find((c) => c.startsWith("__Host-session="));
+  expect(set).toBeTruthy();
+  return set!.split(";")[0];
+}
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
+
+async function signedUp() {
+  const email = uniqueEmail("web");
+  const res = await page("/app/signup", { form: { email, username: uniqueUsername("w"), password: PASSWORD }, origin: SITE });
+  expect(res.status).toBe(303);
+  return { email, cookie: sessionCookie(res) };
+}
+
+describe("web app pages", () => {
+  it("serves pages with the strict CSP and no inline script", async () => {
+    for (const path of ["/app/login", "/app/signup", "/verify-email?token=x"]) {
+      const res = await page(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    }
+    const js = await page("/assets/app.js");
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toContain("javascript");
+  });
+
+  it("signs up with a form, sets a Secure HttpOnly SameSite=Strict __Host- cookie, and shows the account", async () => {
+    const email = uniqueEmail("web");
+    const res = await page("/app/signup", { form: { email, username: uniqueUsername("w"), password: PASSWORD }, origin: SITE });
+    expect(res.status).toBe(303);
+    const set = res.headers.getSetCookie().find((c) => c.startsWith("__Host-session="))!;
+    expect(set).toMatch(/HttpOnly/i);
+    expect(set).toMatch(/Secure/i);
+    expect(set).toMatch(/SameSite=Strict/i);
+    expect(set).toMatch(/Path=\//);
+    const acc = await page("/app/account", { cookie: set.split(";")[0] });
+    expect(acc.status).toBe(200);
+    expect(acc.text).toContain(email);
+    expect(acc.text).toContain("not verified");
+  });
+
+  it("shows signup and login errors without a session", async () => {
+    const bad = await page("/app/signup", { form: { email: "nope", username: "x", password: "short" }, origin: SITE });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('role="alert"');
+    const wrong = await page("/app/login", { form: { email: uniqueEmail("none"), password: "whatever-password" }, origin: SITE });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain("Invalid e-mail or password");
+  });
+
+  it("logs in and redirects pages without a session to login", async () => {
+    const { email } = await signedUp();
+    const res = await page("/app/login", { form: { email, password: PASSWORD, next: "/app/keys" }, origin: SITE });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/app/keys");
+    const anon = await page("/app/files");
+    expect(anon.status).toBe(303);
+    expect(anon.headers.get("location")).toContain("/app/login");
+  });
+
+  it("refuses state-changing posts without the CSRF token or from another origin", async () => {
+    const { cookie } = await signedUp();
+    const noToken = await page("/app/keys", { cookie, form: { name: "k", permissions: "read" } });
+    expect(noToken.status).toBe(403);
+    const wrongToken = await page("/app/keys", { cookie, form: { name: "k", permissions: "read", _csrf: "forged" } });
+    expect(wrongToken.status).toBe(403);
+    const keysPage = await page("/app/keys", { cookie });
+    const csrf = csrfOf(keysPage.text);
+    const foreign = await page("/app/keys", { cookie, form: { name: "k", permissions: "read", _csrf: csrf }, origin: "https://evil.example" });
+    expect(foreign.status).toBe(403);
+    const foreignLogin = await page("/app/login", { form: { email: "a@b.c", password: "x" }, origin: "https://evil.example" });
+    expect(foreignLogin.status).toBe(403);
+  });
+
+  it("verifies the e-mail from the mail link with a button (GET does not use the token)", async () => {
+    const { email, cookie } = await signedUp();
+    const token = await latestToken(email);
+    const get = await page(`/verify-email?token=${encodeURIComponent(token)}`);
+    expect(get.text).toContain(token);
+    const post = await page("/verify-email", { form: { token }, origin: SITE });
+    expect(post.status).toBe(200);
+    expect(post.text).toContain("verified");
+    const acc = await page("/app/account", { cookie });
+    expect(acc.text).toContain('id="verified"');
+    const again = await page("/verify-email", { form: { token }, origin: SITE });
+    expect(again.status).toBe(400);
+  });
+
+  it("creates an API key shown once, lists it and revokes it", async () => {
+    const { email, cookie } = await signedUp();
+    await page("/verify-email", { form: { token: await latestToken(email) }, origin: SITE });
+    const csrf = csrfOf((await page("/app/keys", { cookie })).text);
+    const created = await page("/app/keys", { cookie, form: { _csrf: csrf, name: "laptop", permissions: ["read", "upload"], expires: "30" }, origin: SITE });
+    expect(created.status).toBe(200);
+    const key = /<code id="new-key-value">(pk_[^<]+)<\/code>/.exec(created.text)?.[1];
+    expect(key).toMatch(/^pk_/);
+    expect((await call("/files", { token: key! })).status).toBe(200);
+    const listed = await page("/app/keys", { cookie });
+    expect(listed.text).not.toContain(key!);
+    expect(listed.text).toContain(key!.slice(0, 7));
+    const id = /action="\/app\/keys\/([^/]+)\/revoke"/.exec(listed.text)?.[1];
+    const revoked = await page(`/app/keys/${id}/revoke`, { cookie, form: { _csrf: csrf }, origin: SITE });
+    expect(revoked.status).toBe(303);
+    expect((await call("/files", { token: key! })).status).toBe(401);
+  });
+
+  it("gives client scripts a token only with the custom header and a session", async () => {
+    const { cookie } = await signedUp();
+    expect((await page("/app/token", { cookie })).status).toBe(403);
+    expect((await page("/app/token", { headers: { "x-requested-with": "imghost" } })).status).toBe(401);
+    const ok = await page("/app/token", { cookie, headers: { "x-requested-with": "imghost" } });
+    expect(ok.status).toBe(200);
+    const token = JSON.parse(ok.text).access_token;
+    expect((await call("/account", { token })).status).toBe(200);
+  });
+
+  it("saves the profile, downloads the export and logs out", async () => {
+    const { email, cookie } = await signedUp();
+    const csrf = csrfOf((await page("/app/account", { cookie })).text);
+    const saved = await page("/app/account", { cookie, form: { _csrf: csrf, ageConfirmed: "1" }, origin: SITE });
+    expect(saved.headers.get("location")).toContain("saved=1");
+    const acc = await page("/app/account", { cookie });
+    expect(acc.text).toMatch(/name="safeMode" value="1"\s*\/?>/);
+    const exp = await page("/app/account/export", { cookie });
+    expect(exp.status).toBe(200);
+    expect(exp.headers.get("content-disposition")).toContain("attachment");
+    expect(exp.text).toContain(email);
+    const out = await page("/app/logout", { cookie, form: { _csrf: csrf }, origin: SITE });
+    expect(out.status).toBe(303);
+    expect((await page("/app/account", { cookie })).status).toBe(303);
+  });
+
+  it("renders an empty files grid and the upload page for a signed-in user", async () => {
+    const { cookie } = await signedUp();
+    const files = await page("/app/files?sort=size&order=asc", { cookie });
+    expect(files.status).toBe(200);
+    expect(files.text).toContain("No files yet");
+    const up = await page("/app/upload", { cookie });
+    expect(up.text).toContain('src="/assets/app.js"');
+    expect(up.text).toContain('for="files"');
+  });
+});
