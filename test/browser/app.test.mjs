@@ -1,0 +1,195 @@
+// The web app in a real browser: sign up, verify, upload a small and a > 12 MB image with progress,
+// see the thumbnail, create and revoke an API key, export data. Screenshots go to screenshots/.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromium } from "playwright-core";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startWorker, root } from "../../bench/lib/index.mjs";
+
+const PORT = 8841;
+const ORIGIN = `http://localhost:${PORT}`;
+const SHOTS = path.join(root, "screenshots");
+const PASSWORD = "correct horse battery staple";
+
+/** A 24-bit BMP of width x height with a colour gradient (BMP is on the upload allow-list, uncompressed = big). */
+function gradientBmp(width, height) {
+  const rowBytes = Math.ceil((width * 3) / 4) * 4;
+  const size = 54 + rowBytes * height;
+  const buf = Buffer.alloc(size);
+  buf.write("BM", 0, "ascii");
+  buf.writeUInt32LE(size, 2);
+  buf.writeUInt32LE(54, 10);
+  buf.writeUInt32LE(40, 14);
+  buf.writeInt32LE(width, 18);
+  buf.writeInt32LE(height, 22);
+  buf.writeUInt16LE(1, 26);
+  buf.writeUInt16LE(24, 28);
+  buf.writeUInt32LE(rowBytes * height, 34);
+  for (let y = 0; y < height; y++) {
+    const row = 54 + y * rowBytes;
+    for (let x = 0; x < width; x++) {
+      const o = row + x * 3;
+      buf[o] = (x * 255) / width;
+      buf[o + 1] = (y * 255) / height;
+      buf[o + 2] = ((x + y) * 127) / (width + height) + 64;
+    }
+  }
+  return buf;
+}
+
+let worker;
+let browser;
+let context;
+let page;
+const email = `browser-${Date.now()}@example.com`;
+const username = `b${Date.now().toString(36)}`;
+
+const shot = (name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  worker = await startWorker({
+    config: "wrangler.toml",
+    port: PORT,
+    vars: {
+      BASE_URL: `${ORIGIN}/api/v1`,
+      IMAGE_URL: `${ORIGIN}/i`,
+      CDN_URL: `${ORIGIN}/cdn`,
+      SITE_URL: ORIGIN,
+      ENVIRONMENT: "development",
+    },
+  });
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  context = await browser.newContext({ viewport: { width: 1100, height: 900 }, acceptDownloads: true });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: ORIGIN });
+  page = await context.newPage();
+  page.on("pageerror", (err) => console.error("page error:", err.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+});
+
+describe("web app in chromium", () => {
+  it("signs up and verifies the e-mail from the outbox link", async () => {
+    await page.goto(`${ORIGIN}/app/signup`);
+    await shot("signup");
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Username").fill(username);
+    await page.getByLabel(/^Password/).fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await page.waitForURL(/\/app\/account/);
+    expect(await page.locator("#unverified").count()).toBe(1);
+
+    const mail = await (await fetch(`${ORIGIN}/api/v1/dev/outbox?to=${encodeURIComponent(email)}`)).json();
+    const link = /(http\S+\/verify-email\?token=\S+)/.exec(mail.messages.at(-1).text)[1];
+    await page.goto(link);
+    await shot("verify-email");
+    await page.getByRole("button", { name: "Confirm my e-mail address" }).click();
+    await page.getByText("Your e-mail address is verified.").waitFor();
+    await page.goto(`${ORIGIN}/app/account`);
+    expect(await page.locator("#verified").count()).toBe(1);
+    await shot("account");
+  });
+
+  it("uploads a small image and a > 12 MB image with per-file progress", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
+    const big = path.join(dir, "big-gradient.bmp");
+    writeFileSync(big, gradientBmp(2100, 2100)); // 13.2 MB: multipart (3 parts of 5 MiB)
+    const small = path.join(root, "test/fixtures/images/cubes.jpg");
+
+    await page.goto(`${ORIGIN}/app/upload`);
+    await page.getByLabel("Title").fill("From the browser test");
+    await page.getByLabel("Tags (comma separated)").fill("browser, test");
+    await page.setInputFiles("#files", [small, big]);
+    expect(await page.locator("#queue progress").count()).toBe(2);
+
+    // Record every value the progress bars take (in the page: the upload is quick on loopback), and slow
+    // the uploads down a little (CDP throttling) so a screenshot can catch them mid-way.
+    await page.evaluate(() => {
+      window.__progress = [];
+      const bars = [...document.querySelectorAll("#queue progress")];
+      new MutationObserver((records) => {
+        for (const r of records) window.__progress.push(`${bars.indexOf(r.target)}:${r.target.value}`);
+      }).observe(document.getElementById("queue"), { attributes: true, subtree: true, attributeFilter: ["value"] });
+    });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 5, downloadThroughput: -1, uploadThroughput: 6 * 1024 * 1024 });
+    await page.getByRole("button", { name: "Upload" }).click();
+    await page.waitForFunction(() => window.__progress.some((v) => /^1:([1-9]\d?)$/.test(v)), null, { timeout: 60_000 });
+    await shot("upload-progress");
+    await page.locator("#queue .status", { hasText: /^done$/ }).nth(1).waitFor({ timeout: 120_000 });
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    const seen = await page.evaluate(() => window.__progress);
+    console.log("big-file progress values seen:", seen.filter((s) => s.startsWith("1:")).join(" "));
+    const intermediate = seen.filter((s) => s.startsWith("1:") && !["1:0", "1:100"].includes(s));
+    expect(intermediate.length).toBeGreaterThan(0);
+    const failed = await page.locator("#queue .failed").allTextContents();
+    expect(failed).toEqual([]);
+    expect(await page.locator("#queue .links input").count()).toBe(4);
+    await shot("upload-done");
+  });
+
+  it("shows the uploaded files with thumbnails in My files", async () => {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      await page.goto(`${ORIGIN}/app/files?nsfw=show`);
+      const thumbs = await page.locator(".grid img").count();
+      if (thumbs >= 1 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+    expect(await page.locator(".grid .card").count()).toBe(2);
+    const img = page.locator(".grid img").first();
+    await img.waitFor();
+    await page.waitForFunction(() => [...document.querySelectorAll(".grid img")].some((i) => i.complete && i.naturalWidth > 0));
+    await shot("my-files");
+  });
+
+  it("creates an API key shown once and revokes it", async () => {
+    await page.goto(`${ORIGIN}/app/keys`);
+    await page.getByLabel("Name").fill("browser key");
+    await page.getByLabel("manage").check();
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.locator("#new-key-value").textContent()).trim();
+    expect(key).toMatch(/^pk_[1-9A-HJ-NP-Za-km-z]{32}$/);
+    await page.getByRole("button", { name: "Copy" }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    await shot("api-key-created");
+    const res = await fetch(`${ORIGIN}/api/v1/files`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+
+    await page.goto(`${ORIGIN}/app/keys`);
+    expect(await page.content()).not.toContain(key);
+    await page.getByRole("button", { name: "Revoke browser key" }).click();
+    await page.getByText("The key was revoked.").waitFor();
+    await shot("api-keys");
+    const after = await fetch(`${ORIGIN}/api/v1/files`, { headers: { authorization: `Bearer ${key}` } });
+    expect(after.status).toBe(401);
+  });
+
+  it("downloads the data export", async () => {
+    await page.goto(`${ORIGIN}/app/account`);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: /Download all my data/ }).click()]);
+    const file = await download.path();
+    const { readFileSync } = await import("node:fs");
+    const data = readFileSync(file, "utf8");
+    expect(data).toContain(email);
+    expect(data).toContain("From the browser test");
+  });
+
+  it("shows the layout on a phone viewport", async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const p = await phone.newPage();
+    await p.goto(`${ORIGIN}/app/login`);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
+    expect(overflow).toBe(false);
+    await p.screenshot({ path: path.join(SHOTS, "login-phone.png"), fullPage: true });
+    await phone.close();
+  });
+});

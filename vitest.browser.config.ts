@@ -1,0 +1,13 @@
+// Browser tests (test/browser/*.test.mjs): plain Node environment, Debian's chromium driven by
+// playwright-core against a `wrangler dev` the tests start themselves. Run with `npm run test:browser`.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/browser/**/*.test.mjs"],
+    environment: "node",
+    testTimeout: 180_000,
+    hookTimeout: 240_000,
+    fileParallelism: false,
+  },
+});
