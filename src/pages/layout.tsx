@@ -16,8 +16,8 @@ export function Layout(props: { title: string; children: Child; description?: st
         <header class="top">
           <a class="brand" href="/">imghost</a>
           <nav>
-            <a href="/docs">API reference</a>
-            <a href="/app/upload">Upload</a>
+            <a href="/docs">API reference</a>{" "}
+            <a href="/app/upload">Upload</a>{" "}
             <a href="/app/files">My files</a>
           </nav>
         </header>
