@@ -4,6 +4,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../env";
 import { revokeSession } from "../../auth/sessions";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
+import { albumAppPages } from "./albums";
 import {
   apiCall,
   apiMessage,
@@ -560,6 +561,8 @@ export function appPages(deps: Deps) {
       return c.redirect("/app/signup?deleted=1", 303);
     }),
   );
+
+  app.route("/", albumAppPages({ withSession, withPost }));
 
   return app;
 }

@@ -16,6 +16,7 @@ export function AppLayout(props: { title: string; children: Child; signedIn: boo
           <>
             <a href="/app/upload">Upload</a>
             <a href="/app/files">My files</a>
+            <a href="/app/albums">Albums</a>
             <a href="/app/keys">API keys</a>
             <a href="/app/account">Account</a>
             <form method="post" action="/app/logout" class="inline">

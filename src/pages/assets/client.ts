@@ -294,6 +294,8 @@ button.danger { color: #fff; background: #b42318; border: 1px solid #b42318; bor
 .card .meta { display: grid; padding: .5rem; gap: .15rem; word-break: break-word; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 .usage dt { font-weight: 600; }
+label.pick { display: block; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 table.keys { display: block; overflow-x: auto; }
 @media (max-width: 40rem) { main { padding: .75rem; } .stack { max-width: none; } }
