@@ -151,6 +151,31 @@ describe("web app in chromium", () => {
     await shot("my-files");
   });
 
+  it("creates an album with a password, adds the files and opens its page in a fresh context", async () => {
+    await page.goto(`${ORIGIN}/app/albums`);
+    await page.getByLabel("Title").fill("Browser album");
+    await page.getByLabel("Password (optional)").fill("open sesame");
+    await page.getByRole("button", { name: "Create album" }).click();
+    await page.getByText("Album created.").waitFor();
+    for (const box of await page.locator('input[name="fileIds"]').all()) await box.check();
+    await page.getByRole("button", { name: "Add to album" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect(await page.locator(".grid .card").count()).toBe(2);
+    await shot("album-manage");
+    const albumUrl = await page.locator("#album-link").getAttribute("href");
+
+    const fresh = await browser.newContext();
+    const p = await fresh.newPage();
+    await p.goto(`${ORIGIN}${albumUrl}`);
+    await p.getByLabel("Album password").fill("open sesame");
+    await Promise.all([p.waitForNavigation(), p.getByRole("button", { name: "Open" }).click()]);
+    expect(await p.locator("h1", { hasText: "password-protected" }).count()).toBe(0);
+    expect(await p.locator("h1").textContent()).toContain("Browser album");
+    expect(await p.locator("img").count()).toBeGreaterThan(0);
+    await p.screenshot({ path: path.join(SHOTS, "album-public.png"), fullPage: true });
+    await fresh.close();
+  });
+
   it("creates an API key shown once and revokes it", async () => {
     await page.goto(`${ORIGIN}/app/keys`);
     await page.getByLabel("Name").fill("browser key");
