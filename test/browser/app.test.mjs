@@ -136,6 +136,20 @@ describe("web app in chromium", () => {
     await shot("upload-done");
   });
 
+  it("explains a refused upload (413) with the plan's limit and what is left", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
+    const huge = path.join(dir, "too-big.bmp");
+    writeFileSync(huge, gradientBmp(2700, 2700)); // 21.9 MB > the free plan's 20 MB
+    await page.goto(`${ORIGIN}/app/upload`);
+    await page.setInputFiles("#files", [huge]);
+    await page.getByRole("button", { name: "Upload" }).click();
+    await page.locator("#queue .failed").waitFor();
+    await page.locator("#limits-msg", { hasText: "larger than your plan allows" }).waitFor();
+    const msg = await page.locator("#limits-msg").textContent();
+    expect(msg).toMatch(/Plan free: files up to 19 MB; .* of 1\.9 GB storage left/);
+    await shot("upload-refused");
+  });
+
   it("shows the uploaded files with thumbnails in My files", async () => {
     const deadline = Date.now() + 90_000;
     for (;;) {
