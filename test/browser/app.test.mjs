@@ -146,7 +146,7 @@ describe("web app in chromium", () => {
     await page.locator("#queue .failed").waitFor();
     await page.locator("#limits-msg", { hasText: "larger than your plan allows" }).waitFor();
     const msg = await page.locator("#limits-msg").textContent();
-    expect(msg).toMatch(/Plan free: files up to 19 MB; .* of 1\.9 GB storage left/);
+    expect(msg).toMatch(/Plan free: files up to 20 MB; .* of 2\.0 GB storage left/);
     await shot("upload-refused");
   });
 

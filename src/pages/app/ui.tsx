@@ -49,13 +49,14 @@ export function Csrf(props: { token: string }) {
 }
 
 export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
+  // Decimal units, like the plan limits (20 MB = 20 000 000 bytes).
+  if (n < 1000) return `${n} B`;
   const units = ["KB", "MB", "GB", "TB"];
   let v = n;
   let i = -1;
   do {
-    v /= 1024;
+    v /= 1000;
     i++;
-  } while (v >= 1024 && i < units.length - 1);
+  } while (v >= 1000 && i < units.length - 1);
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }

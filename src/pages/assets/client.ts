@@ -37,9 +37,10 @@ export const APP_JS = String.raw`
     return n;
   }
   function fmt(n) {
-    if (n < 1024) return n + " B";
+    // Decimal units, like the plan limits (20 MB = 20 000 000 bytes).
+    if (n < 1000) return n + " B";
     var u = ["KB", "MB", "GB", "TB"], i = -1;
-    do { n /= 1024; i++; } while (n >= 1024 && i < u.length - 1);
+    do { n /= 1000; i++; } while (n >= 1000 && i < u.length - 1);
     return n.toFixed(n < 10 ? 1 : 0) + " " + u[i];
   }
 
