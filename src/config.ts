@@ -148,11 +148,13 @@ export const ANALYSIS = {
   /** Refused before decode: a decoded image costs width x height x 4 bytes (decisions: 40 megapixels). */
   maxPixels: 40_000_000,
   /**
-   * The decode budget of a 128 MB isolate: photon holds width x height x 4 bytes in wasm memory and the luma pass
-   * copies the pixels once more, so above this the job records `failed` instead of risking an out-of-memory crash.
-   * (maxPixels is the contract's outer bound; analysing 12-40 MP images needs a leaner decode path.)
+   * The decode budget of a 128 MB isolate, measured in workerd: photon's decode of a 12 MP JPEG grows wasm memory
+   * to 140 MB (~11.6 bytes per pixel: decoder buffers, RGB then RGBA), ~13 bytes per pixel once the pixels are
+   * read out, plus 5 bytes per pixel of JS copies (RGBA, luma). Above this the job records `failed` instead of
+   * risking an out-of-memory reset of the isolate (which would also drop requests it is serving).
+   * maxPixels is the contract's outer bound; analysing larger photos needs a leaner decoder.
    */
-  maxDecodePixels: 12_000_000,
+  maxDecodePixels: 5_000_000,
   /** Files still `pending` this long after finalize get their analysis message sent again (cron). */
   requeueAfterSeconds: 30 * 60,
   /** At most this many re-sent per cron run (also under D1's 100 bound parameters). */

@@ -98,12 +98,12 @@ describe("the analysis job through the real queue", () => {
   });
 
   it("records an image above the decode budget (within the 40 MP bound) as failed before decoding it", async () => {
-    const big = pngHeader(5_000, 4_000); // 20 MP: 80 MB of RGBA, more than a 128 MB isolate can decode and copy
+    const big = pngHeader(5_000, 4_000); // 20 MP: photon would need ~260 MB of wasm memory to decode it
     const file = await seedFinalizedFile(await seedUser(), "big.png", big);
     await env.JOBS.send({ type: "analyze", fileId: file.id });
     const row = await waitForAnalysis(file.id);
     expect(row.analysis).toBe("failed");
-    expect(row.analysisError).toBe("image too large to analyze: 5000x4000 is over the 12 megapixel decode budget");
+    expect(row.analysisError).toBe("image too large to analyze: 5000x4000 is over the 5 megapixel decode budget");
   });
 
   it("records an undecodable image (valid header, broken data) as failed without crashing the consumer", async () => {
@@ -144,7 +144,7 @@ describe("the analysis job through the real queue", () => {
       expect(result.retryMessages).toEqual([expect.objectContaining({ msgId: expect.any(String) })]);
       expect(result.explicitAcks).toEqual([]);
     }
-    expect([1, 2, 3, 4, 5, 6, 9].map(retryDelaySeconds)).toEqual([5, 10, 20, 40, 80, 160, 600]);
+    expect([1, 2, 3, 4, 5, 6, 9].map((n) => retryDelaySeconds(n))).toEqual([5, 10, 20, 40, 80, 160, 600]);
 
     // After max_retries the platform hands the message to the dead-letter queue's consumer.
     const dlq = await deliverDeadLetter({ type: "analyze", fileId: file.id });
