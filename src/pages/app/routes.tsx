@@ -5,6 +5,7 @@ import type { AppEnv } from "../../env";
 import { revokeSession } from "../../auth/sessions";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
 import { albumAppPages } from "./albums";
+import { moderationAppPages } from "./moderation";
 import {
   apiCall,
   apiMessage,
@@ -491,6 +492,11 @@ export function appPages(deps: Deps) {
             Signed in as <strong>{a.username}</strong> ({a.email}).{" "}
             {a.emailVerified ? <span id="verified">E-mail verified.</span> : <span id="unverified">E-mail not verified yet.</span>}
           </p>
+          {a.role === "moderator" || a.role === "admin" ? (
+            <p>
+              <a href="/app/moderation">Moderation queue</a>
+            </p>
+          ) : null}
           {a.emailVerified ? null : (
             <form method="post" action="/app/resend-verification">
               <Csrf token={csrf} />
@@ -563,6 +569,7 @@ export function appPages(deps: Deps) {
   );
 
   app.route("/", albumAppPages({ withSession, withPost }));
+  app.route("/", moderationAppPages({ withSession, withPost }));
 
   return app;
 }
