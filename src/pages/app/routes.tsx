@@ -398,8 +398,11 @@ export function appPages(deps: Deps) {
             <p>
               <code id="new-key-value">{extra.created.key}</code> <button type="button" data-copy="#new-key-value">Copy</button>
             </p>
-            <p>Try it:</p>
+            <p>Try it (lists your files):</p>
             <pre>{`curl -H "Authorization: Bearer ${extra.created.key}" ${origin}/api/v1/files`}</pre>
+            <p>
+              Uploading from a script is three calls (presign, PUT the bytes, finalize): see the <a href="/docs">API reference</a>.
+            </p>
           </section>
         ) : null}
         <h2>Create a key</h2>
