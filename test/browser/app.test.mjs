@@ -136,6 +136,34 @@ describe("web app in chromium", () => {
     await shot("upload-done");
   });
 
+  it("retries a failed multipart part and still completes", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
+    const file = path.join(dir, "retry.bmp");
+    writeFileSync(file, gradientBmp(1900, 1900)); // 10.8 MB: 3 parts
+    let failed = 0;
+    await page.route(/\/upload\/multipart\/[^/]+\/parts\/2$/, async (route) => {
+      if (failed === 0) {
+        failed++;
+        await route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: "Service Unavailable", message: "injected" }) });
+      } else await route.continue();
+    });
+    await page.goto(`${ORIGIN}/app/upload`);
+    await page.evaluate(() => {
+      window.__statuses = [];
+      new MutationObserver(() => document.querySelectorAll("#queue .status").forEach((s) => window.__statuses.push(s.textContent))).observe(document.getElementById("queue"), {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+    });
+    await page.setInputFiles("#files", [file]);
+    await page.getByRole("button", { name: "Upload" }).click();
+    await page.locator("#queue .status", { hasText: /^done$/ }).waitFor({ timeout: 120_000 });
+    await page.unrouteAll();
+    expect(failed).toBe(1);
+    expect(await page.evaluate(() => window.__statuses)).toContain("retrying part 2");
+  });
+
   it("explains a refused upload (413) with the plan's limit and what is left", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
     const huge = path.join(dir, "too-big.bmp");
@@ -158,7 +186,7 @@ describe("web app in chromium", () => {
       if (thumbs >= 1 || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 2000));
     }
-    expect(await page.locator(".grid .card").count()).toBe(2);
+    expect(await page.locator(".grid .card").count()).toBe(3);
     const img = page.locator(".grid img").first();
     await img.waitFor();
     await page.waitForFunction(() => [...document.querySelectorAll(".grid img")].some((i) => i.complete && i.naturalWidth > 0));
@@ -174,7 +202,7 @@ describe("web app in chromium", () => {
     for (const box of await page.locator('input[name="fileIds"]').all()) await box.check();
     await page.getByRole("button", { name: "Add to album" }).click();
     await page.getByText("Saved.").waitFor();
-    expect(await page.locator(".grid .card").count()).toBe(2);
+    expect(await page.locator(".grid .card").count()).toBe(3);
     await shot("album-manage");
     const albumUrl = await page.locator("#album-link").getAttribute("href");
 
