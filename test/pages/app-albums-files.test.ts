@@ -53,6 +53,19 @@ describe("files pages", () => {
     expect([404, 410]).toContain((await call(`/files/${f.id}`, { token: u.token })).status);
   });
 
+  it("blurs age-restricted thumbnails under safe mode", async () => {
+    const u = await user();
+    const f = await seedFile(u.id, { title: "adult one", ageRestricted: true });
+    const plain = await seedFile(u.id, { title: "plain one" });
+    const grid = await page("/app/files?nsfw=show", { cookie: u.cookie });
+    expect(grid.text).toContain("adult one");
+    const cards = grid.text.split('<li class="').slice(1);
+    const adult = cards.find((c) => c.includes(f.id))!;
+    const other = cards.find((c) => c.includes(plain.id))!;
+    expect(adult.startsWith("card restricted")).toBe(true);
+    expect(other.startsWith("card\"")).toBe(true);
+  });
+
   it("does not let another user edit or delete my file", async () => {
     const owner = await user();
     const other = await user();

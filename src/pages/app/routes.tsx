@@ -3,6 +3,8 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../env";
 import { revokeSession } from "../../auth/sessions";
+import { and, eq, inArray } from "drizzle-orm";
+import { files as filesTable, users } from "../../db/schema";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
 import { albumAppPages } from "./albums";
 import { moderationAppPages } from "./moderation";
@@ -243,6 +245,19 @@ export function appPages(deps: Deps) {
       params.set("excludeNsfw", q.nsfw === "show" ? "false" : "true");
       const r = await apiCall(c, "GET", `/files?${params}`, { token: s.access });
       const files = (r.ok ? r.body.files : []) as Array<{ id: string; url: string; thumbnailUrl: string | null; title: string | null; mime: string; bytes: number; viewCount: number; createdAt: string }>;
+      // Safe-mode blur: list items do not carry ageRestricted, so look the flags up for this page's ids.
+      const restricted = new Set<string>();
+      if (files.length > 0) {
+        const db = c.get("db");
+        const [me, rows] = await Promise.all([
+          db.select({ safeMode: users.safeMode }).from(users).where(eq(users.id, s.userId)).get(),
+          db
+            .select({ id: filesTable.id })
+            .from(filesTable)
+            .where(and(inArray(filesTable.id, files.map((f) => f.id)), eq(filesTable.ageRestricted, true))),
+        ]);
+        if (me?.safeMode !== false) for (const row of rows) restricted.add(row.id);
+      }
       const total = r.ok ? (r.body.pagination?.total as number | undefined) : undefined;
       const hasMore = r.ok ? Boolean(r.body.pagination?.hasMore ?? (total !== undefined ? page * limit < total : files.length === limit)) : false;
       const link = (p: number) => {
@@ -283,12 +298,13 @@ export function appPages(deps: Deps) {
           {files.length === 0 ? <p>No files yet. <a href="/app/upload">Upload some.</a></p> : null}
           <ul class="grid">
             {files.map((f) => (
-              <li class="card">
+              <li class={restricted.has(f.id) ? "card restricted" : "card"}>
                 <a href={`/f/${f.id}`} class="thumb">
                   {f.thumbnailUrl ? <img src={f.thumbnailUrl} alt={f.title ?? f.id} loading="lazy" /> : <span class="pending">processing…</span>}
                 </a>
                 <div class="meta">
                   <a href={`/f/${f.id}`}>{f.title || f.id}</a>
+                  {restricted.has(f.id) ? <span class="badge">18+ (blurred: safe mode)</span> : null}
                   <span class="muted">
                     {formatBytes(f.bytes)} · {f.viewCount} views
                   </span>

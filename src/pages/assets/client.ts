@@ -292,6 +292,9 @@ button.danger { color: #fff; background: #b42318; border: 1px solid #b42318; bor
 .card { border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .card .thumb { display: flex; aspect-ratio: 1; align-items: center; justify-content: center; background: var(--line); }
 .card img { width: 100%; height: 100%; object-fit: cover; }
+.card.restricted img { filter: blur(18px); }
+.card.restricted .thumb:hover img, .card.restricted .thumb:focus img { filter: blur(6px); }
+.badge { font-size: .8rem; color: #b42318; }
 .card .meta { display: grid; padding: .5rem; gap: .15rem; word-break: break-word; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 .usage dt { font-weight: 600; }
