@@ -53,6 +53,19 @@ describe("files pages", () => {
     expect([404, 410]).toContain((await call(`/files/${f.id}`, { token: u.token })).status);
   });
 
+  it("lists a file's duplicates on its edit page", async () => {
+    const u = await user();
+    const content = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4, 5]);
+    const a = await seedFile(u.id, { title: "original", content });
+    const b = await seedFile(u.id, { title: "copy", content });
+    const api = await call(`/files/${b.id}`, { token: u.token });
+    const edit = await page(`/app/files/${b.id}/edit`, { cookie: u.cookie });
+    expect(api.body.duplicates).toHaveLength(1);
+    expect(edit.text).toContain("Duplicates among your files");
+    expect(edit.text).toContain(`/f/${a.id}`);
+    expect(edit.text).toContain("identical");
+  });
+
   it("blurs age-restricted thumbnails under safe mode", async () => {
     const u = await user();
     const f = await seedFile(u.id, { title: "adult one", ageRestricted: true });

@@ -357,7 +357,7 @@ export function appPages(deps: Deps) {
         <h1>Edit “{f.title || f.id}”</h1>
         {props.error ? <Notice kind="error">{props.error}</Notice> : null}
         <p>
-          <a href={`/f/${f.id}`}>Open the file's page</a> (duplicates are listed there)
+          <a href={`/f/${f.id}`}>Open the file's page</a>
         </p>
         <form method="post" action={`/app/files/${f.id}/edit`} class="stack">
           <Csrf token={props.csrf} />
@@ -375,6 +375,18 @@ export function appPages(deps: Deps) {
           </select>
           <button type="submit">Save</button>
         </form>
+        {Array.isArray(f.duplicates) && f.duplicates.length > 0 ? (
+          <section aria-labelledby="dups">
+            <h2 id="dups">Duplicates among your files</h2>
+            <ul>
+              {(f.duplicates as Array<{ fileId: string; distance: number; match: string }>).map((d) => (
+                <li>
+                  <a href={`/f/${d.fileId}`}>{d.fileId}</a> ({d.match === "exact" ? "identical" : `similar, distance ${d.distance}`}) · <a href={`/app/files/${d.fileId}/edit`}>edit</a>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ) : null}
       </AppLayout>
     );
   }
