@@ -154,6 +154,18 @@ describe("web app pages", () => {
     expect((await page("/app/account", { cookie })).status).toBe(303);
   });
 
+  it("deletes the account only with the right password", async () => {
+    const { cookie } = await signedUp();
+    const csrf = csrfOf((await page("/app/account", { cookie })).text);
+    const wrong = await page("/app/account/delete", { cookie, form: { _csrf: csrf, password: "not the password", confirm: "1" }, origin: SITE });
+    expect(wrong.headers.get("location")).toContain("error=");
+    expect((await page("/app/account", { cookie })).status).toBe(200);
+    const right = await page("/app/account/delete", { cookie, form: { _csrf: csrf, password: PASSWORD, confirm: "1" }, origin: SITE });
+    expect(right.status).toBe(303);
+    expect(right.headers.get("location")).toContain("/app/signup");
+    expect((await page("/app/account", { cookie })).status).toBe(303);
+  });
+
   it("renders an empty files grid and the upload page for a signed-in user", async () => {
     const { cookie } = await signedUp();
     const files = await page("/app/files?sort=size&order=asc", { cookie });
