@@ -26,7 +26,7 @@ import { moderationRoutes } from "./moderation/routes";
 import { imageRoutes, cdnRoutes } from "./serving/routes";
 
 /** Routes that stream file bytes and so are exempt from the JSON body limit. */
-const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+)$/;
+const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+|form)$/;
 
 export function createApi() {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -8,7 +8,7 @@ import { fileUrl } from "../platform/urls";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, failVerification, removeStoredBytes } from "./lifecycle";
 import { findUploadByFileId, markBytesReceived } from "./records";
-import { putVerified } from "./streams";
+import { putBytesVerified, putVerified } from "./streams";
 
 export type DirectUploadResult = {
   body: { fileId: string; url: string; mime: string; bytes: number; status: "ready" };
@@ -17,7 +17,18 @@ export type DirectUploadResult = {
 
 const mediaType = (header: string | null) => header?.split(";")[0].trim().toLowerCase() || null;
 
-export async function receiveDirectUpload(env: Env, db: Db, uploader: Uploader, fileId: string, request: Request): Promise<DirectUploadResult> {
+/**
+ * `inMemory`: the body is already buffered (POST /upload/form), so it is checked and stored without the
+ * streaming tee; the request then only carries the headers.
+ */
+export async function receiveDirectUpload(
+  env: Env,
+  db: Db,
+  uploader: Uploader,
+  fileId: string,
+  request: Request,
+  inMemory?: Uint8Array,
+): Promise<DirectUploadResult> {
   const record = ownedBy(uploader, isId("file", fileId) ? await findUploadByFileId(db, fileId) : undefined);
   const { upload, file } = record;
   if (upload.kind !== "direct") throw conflict("This file is being uploaded in parts; use its multipart upload", "multipart_upload");
@@ -32,17 +43,15 @@ export async function receiveDirectUpload(env: Env, db: Db, uploader: Uploader, 
     });
   }
   const length = request.headers.get("content-length");
-  if ((length !== null && Number(length) !== upload.bytes) || request.body === null) {
+  if ((length !== null && Number(length) !== upload.bytes) || (request.body === null && !inMemory)) {
     throw await failVerification(env, db, record, "size_mismatch", length !== null ? Number(length) : 0);
   }
   if (!upload.sha256) throw new Error(`direct upload ${upload.id} has no sha256`); // presign requires it
 
-  const outcome = await putVerified(env.BUCKET, file.storeKey, request.body, {
-    bytes: upload.bytes,
-    sha256: upload.sha256,
-    mime: file.mime as UploadMime,
-    fileId: file.id,
-  });
+  const expected = { bytes: upload.bytes, sha256: upload.sha256, mime: file.mime as UploadMime, fileId: file.id };
+  const outcome = inMemory
+    ? await putBytesVerified(env.BUCKET, file.storeKey, inMemory, expected)
+    : await putVerified(env.BUCKET, file.storeKey, request.body!, expected);
   if (!outcome.ok) {
     if (outcome.reason === "interrupted") {
       // The client went away mid-body: nothing was stored, the upload stays pending for a retry.

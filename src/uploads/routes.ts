@@ -10,12 +10,16 @@ import { canContinueUpload, canStartUpload, uploaderOf } from "./access";
 import { startUpload } from "./start";
 import { receiveDirectUpload } from "./direct";
 import { finalizeUpload } from "./finalize";
+import { uploadFromForm } from "./form";
+import { validationError } from "../platform/validation";
 import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";
 import {
   DirectUploadResponse,
   FileIdParam,
   FinalizeRequest,
   FinalizeResponse,
+  FormUploadFields,
+  FormUploadResponse,
   MultipartCompleteRequest,
   MultipartCompleteResponse,
   MultipartInitRequest,
@@ -201,5 +205,35 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     return c.json(await abortMultipart(c.env, c.get("db"), uploaderOf(c.get("principal")), c.req.valid("param").uploadId), 200);
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/form",
+    tags,
+    summary: "Upload in one request (multipart/form-data)",
+    description:
+      "For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field " +
+      "`file` and optional text fields `title`, `description`, `visibility`, `expiresIn`. Runs presign, PUT and finalize in " +
+      "one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is " +
+      "read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.",
+    security: [...bearer, {}],
+    middleware: [canStartUpload()] as const,
+    responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 411, 413, 415, 429) },
+  }),
+  async (c) => {
+    const body = await uploadFromForm(c.env, c.get("db"), uploaderOf(c.get("principal")), c.req.raw, (form) => {
+      const text: Record<string, string> = {};
+      for (const key of ["title", "description", "visibility", "expiresIn"]) {
+        const value = form.get(key);
+        if (typeof value === "string" && value !== "") text[key] = value;
+      }
+      const parsed = FormUploadFields.safeParse(text);
+      if (!parsed.success) throw validationError(parsed.error.issues);
+      return parsed.data;
+    });
+    return c.json(body as z.infer<typeof FormUploadResponse>, 201);
   },
 );

@@ -172,3 +172,15 @@ export const MultipartCompleteResponse = z
 export const FileIdParam = z.object({ fileId: FileId });
 export const UploadIdParam = z.object({ uploadId: UploadId });
 export const PartParam = z.object({ uploadId: UploadId, partNumber: z.string().regex(/^\d{1,5}$/).openapi({ example: "1" }) });
+
+/** The text fields of POST /upload/form (form values are strings; expiresIn is coerced). */
+export const FormUploadFields = z.object({
+  title: Title.optional(),
+  description: Description.optional(),
+  visibility: Visibility.optional(),
+  expiresIn: z.coerce.number().pipe(ExpiresIn).optional(),
+});
+
+export const FormUploadResponse = FinalizeResponse.extend({
+  deleteToken: z.string().optional().openapi({ description: "Anonymous callers only, shown once: send as X-Delete-Token to DELETE /files/:id" }),
+}).openapi("FormUploadResponse");

@@ -89,6 +89,22 @@ export async function putVerified(
   return { ok: true, object: put.value };
 }
 
+/** The same checks for a body already in memory (POST /upload/form): no streams to tee. */
+export async function putBytesVerified(
+  bucket: R2Bucket,
+  key: string,
+  bytes: Uint8Array,
+  expect: { bytes: number; sha256: string; mime: UploadMime; fileId: string },
+): Promise<VerifiedPut> {
+  if (!magicMatches(expect.mime, bytes.subarray(0, SNIFF_BYTES))) return { ok: false, reason: "magic_mismatch", stored: false };
+  if (bytes.byteLength !== expect.bytes) return { ok: false, reason: "size_mismatch", receivedBytes: bytes.byteLength, stored: false };
+  if (bytesToHex(await crypto.subtle.digest("SHA-256", bytes)) !== expect.sha256) {
+    return { ok: false, reason: "checksum_mismatch", receivedBytes: bytes.byteLength, stored: false };
+  }
+  const object = await bucket.put(key, bytes, { httpMetadata: { contentType: expect.mime }, customMetadata: { fileId: expect.fileId }, sha256: expect.sha256 });
+  return { ok: true, object };
+}
+
 export type PartPut = { ok: true; part: R2UploadedPart } | { ok: false; reason: "magic_mismatch" | "interrupted" };
 
 /** One multipart part of exactly `bytes` bytes. The first part is also sniffed for the declared mime. */
