@@ -128,6 +128,36 @@ describe("web app pages", () => {
     expect((await call("/files", { token: key! })).status).toBe(401);
   });
 
+  it("downloads a ShareX uploader (.sxcu) for a new upload key, and only for the caller's own live upload keys", async () => {
+    const { email, cookie } = await signedUp();
+    await page("/verify-email", { form: { token: await latestToken(email) }, origin: SITE });
+    const csrf = csrfOf((await page("/app/keys", { cookie })).text);
+    const created = await page("/app/keys", { cookie, form: { _csrf: csrf, name: "sharex", permissions: ["upload"] }, origin: SITE });
+    const key = /<code id="new-key-value">(pk_[^<]+)<\/code>/.exec(created.text)![1];
+    expect(created.text).toContain('action="/app/keys/sharex"');
+    const file = await page("/app/keys/sharex", { cookie, form: { _csrf: csrf, key }, origin: SITE });
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-disposition")).toBe('attachment; filename="imghost.sxcu"');
+    const sxcu = JSON.parse(file.text);
+    expect(sxcu).toMatchObject({
+      DestinationType: "ImageUploader",
+      RequestMethod: "POST",
+      RequestURL: "http://localhost:8787/api/v1/upload/form",
+      Headers: { Authorization: `Bearer ${key}` },
+      Body: "MultipartFormData",
+      FileFormName: "file",
+      URL: "{json:url}",
+    });
+    // someone else's key, a made-up key, a missing CSRF token: no file
+    const other = await signedUp();
+    const otherCsrf = csrfOf((await page("/app/keys", { cookie: other.cookie })).text);
+    const stolen = await page("/app/keys/sharex", { cookie: other.cookie, form: { _csrf: otherCsrf, key }, origin: SITE });
+    expect(stolen.status).toBe(400);
+    expect(stolen.text).not.toContain(key);
+    expect((await page("/app/keys/sharex", { cookie, form: { _csrf: csrf, key: "pk_" + "1".repeat(32) }, origin: SITE })).status).toBe(400);
+    expect((await page("/app/keys/sharex", { cookie, form: { key }, origin: SITE })).status).toBe(403);
+  });
+
   it("gives client scripts a token only with the custom header and a session", async () => {
     const { cookie } = await signedUp();
     expect((await page("/app/token", { cookie })).status).toBe(403);

@@ -8,6 +8,7 @@ import { files as filesTable, users } from "../../db/schema";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
 import { albumAppPages } from "./albums";
 import { moderationAppPages } from "./moderation";
+import { authenticateApiKey } from "../../keys/keys";
 import {
   apiCall,
   apiMessage,
@@ -409,8 +410,24 @@ export function appPages(deps: Deps) {
   );
 
   // ---------- API keys ----------
+  /** A ShareX custom uploader (https://getsharex.com/docs/custom-uploader) for POST /upload/form. */
+  function sharexUploader(env: Env, key: string) {
+    return {
+      Version: "15.0.0",
+      Name: new URL(env.SITE_URL).host,
+      DestinationType: "ImageUploader",
+      RequestMethod: "POST",
+      RequestURL: `${env.BASE_URL}/upload/form`,
+      Headers: { Authorization: `Bearer ${key}` },
+      Body: "MultipartFormData",
+      FileFormName: "file",
+      URL: "{json:url}",
+      ThumbnailURL: "{json:url}/thumb",
+      ErrorMessage: "{json:message}",
+    };
+  }
   type Key = { id: string; name: string; prefix: string; permissions: string[]; expiresAt: string | null; lastUsedAt: string | null; revokedAt: string | null; createdAt: string };
-  async function KeysPage(c: Context<AppEnv>, s: PageSession, csrf: string, extra: { created?: { key: string; name: string }; error?: string; revoked?: boolean }) {
+  async function KeysPage(c: Context<AppEnv>, s: PageSession, csrf: string, extra: { created?: { key: string; name: string; permissions: string[] }; error?: string; revoked?: boolean }) {
     const r = await apiCall(c, "GET", "/keys?limit=100", { token: s.access });
     const keys = (r.ok ? r.body.keys : []) as Key[];
     const origin = new URL(c.req.url).origin;
@@ -428,9 +445,18 @@ export function appPages(deps: Deps) {
             </p>
             <p>Try it (lists your files):</p>
             <pre>{`curl -H "Authorization: Bearer ${extra.created.key}" ${origin}/api/v1/files`}</pre>
+            <p>Upload in one request (as ShareX does):</p>
+            <pre>{`curl -F file=@photo.jpg -H "Authorization: Bearer ${extra.created.key}" ${c.env.BASE_URL}/upload/form`}</pre>
             <p>
-              Uploading from a script is three calls (presign, PUT the bytes, finalize): see the <a href="/docs">API reference</a>.
+              Large files and your own code: the direct and multipart flows in the <a href="/docs">API reference</a>.
             </p>
+            {extra.created.permissions.includes("upload") ? (
+              <form method="post" action="/app/keys/sharex" class="inline">
+                <Csrf token={csrf} />
+                <input type="hidden" name="key" value={extra.created.key} />
+                <button type="submit">Download ShareX uploader (.sxcu)</button>
+              </form>
+            ) : null}
           </section>
         ) : null}
         <h2>Create a key</h2>
@@ -493,7 +519,26 @@ export function appPages(deps: Deps) {
       if (days > 0) body.expiresAt = new Date(Date.now() + days * 86_400_000).toISOString();
       const r = await apiCall(c, "POST", "/keys", { token: s.access, body });
       if (!r.ok) return KeysPage(c, s, csrf, { error: apiMessage(r) });
-      return KeysPage(c, s, csrf, { created: { key: r.body.key, name: r.body.name } });
+      return KeysPage(c, s, csrf, { created: { key: r.body.key, name: r.body.name, permissions: r.body.permissions } });
+    }),
+  );
+  // The .sxcu embeds the key, which the service no longer knows after creation: the creation page posts it
+  // back, and it is accepted only if it is a live key of this user with the upload permission.
+  app.post("/app/keys/sharex", (c) =>
+    withPost(c, async (s, form, csrf) => {
+      const key = typeof form.key === "string" ? form.key : "";
+      let owner: Awaited<ReturnType<typeof authenticateApiKey>> | null = null;
+      try {
+        owner = await authenticateApiKey(c.get("db"), key, { waitUntil: () => undefined });
+      } catch {
+        owner = null;
+      }
+      if (!owner || owner.user.id !== s.userId || !owner.permissions.includes("upload")) {
+        return KeysPage(c, s, csrf, { error: "That is not one of your live API keys with the upload permission." });
+      }
+      c.header("Content-Disposition", 'attachment; filename="imghost.sxcu"');
+      c.header("Cache-Control", "no-store");
+      return c.body(JSON.stringify(sharexUploader(c.env, key), null, 2), 200, { "Content-Type": "application/json; charset=utf-8" });
     }),
   );
   app.post("/app/keys/:id/revoke", (c) =>
