@@ -2,6 +2,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PASSWORD, latestToken, uniqueEmail, uniqueUsername, call } from "../support/api";
+import { makePng } from "../uploads/helpers";
 
 const SITE = "http://localhost:8787";
 
@@ -156,6 +157,39 @@ describe("web app pages", () => {
     expect(stolen.text).not.toContain(key);
     expect((await page("/app/keys/sharex", { cookie, form: { _csrf: csrf, key: "pk_" + "1".repeat(32) }, origin: SITE })).status).toBe(400);
     expect((await page("/app/keys/sharex", { cookie, form: { key }, origin: SITE })).status).toBe(403);
+  });
+
+  it("uploads without JavaScript: the form posts multipart to /app/upload", async () => {
+    const { cookie } = await signedUp();
+    const csrf = csrfOf((await page("/app/upload", { cookie })).text);
+    expect(csrf).not.toBe("");
+    const post = async (fields: Record<string, string>, files: File[], withCsrf = true) => {
+      const fd = new FormData();
+      if (withCsrf) fd.set("_csrf", csrf);
+      for (const [k, v] of Object.entries(fields)) fd.set(k, v);
+      for (const f of files) fd.append("files", f);
+      const framed = new Request(SITE, { method: "POST", body: fd });
+      const body = await framed.arrayBuffer();
+      const res = await exports.default.fetch(`${SITE}/app/upload`, {
+        method: "POST",
+        headers: { cookie, origin: SITE, "content-type": framed.headers.get("content-type")! },
+        body,
+        redirect: "manual",
+      });
+      return { status: res.status, text: await res.text() };
+    };
+    const png = new File([makePng(8, 8, 41)], "nojs.png", { type: "image/png" });
+    const ok = await post({ title: "No JS", visibility: "unlisted" }, [png]);
+    expect(ok.status).toBe(200);
+    const pageLink = /href="(http:\/\/localhost:8787\/f\/file_[^"]+)"/.exec(ok.text)?.[1];
+    expect(pageLink).toBeTruthy();
+    const fileId = pageLink!.split("/f/")[1];
+    const token = JSON.parse((await page("/app/token", { cookie, headers: { "x-requested-with": "imghost" } })).text).access_token;
+    expect((await call(`/files/${fileId}`, { token })).body).toMatchObject({ title: "No JS", visibility: "unlisted" });
+    const bad = await post({}, [new File([new TextEncoder().encode("not an image")], "x.png", { type: "image/png" })]);
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('role="alert"');
+    expect((await post({}, [png], false)).status).toBe(403);
   });
 
   it("gives client scripts a token only with the custom header and a session", async () => {

@@ -11,6 +11,7 @@ import { moderationAppPages } from "./moderation";
 import { authenticateApiKey } from "../../keys/keys";
 import {
   apiCall,
+  apiForm,
   apiMessage,
   clearSessionCookie,
   csrfToken,
@@ -194,9 +195,10 @@ export function appPages(deps: Deps) {
         <AppLayout title="Upload" signedIn csrf={csrf} script>
           <h1>Upload images</h1>
           <noscript>
-            <Notice kind="error">Uploading needs JavaScript (the bytes go straight to the API with progress and checksums).</Notice>
+            <Notice kind="ok">Without JavaScript the form posts the images in one request (no progress bar; up to your plan's file size).</Notice>
           </noscript>
-          <form id="upload-form" class="stack">
+          <form id="upload-form" class="stack" method="post" action="/app/upload" enctype="multipart/form-data">
+            <Csrf token={csrf} />
             <div id="drop" class="drop" tabindex={0} role="button" aria-describedby="drop-help">
               <p id="drop-help">Drop images here, paste from the clipboard, or choose files.</p>
               <label for="files">Choose images</label>
@@ -230,6 +232,54 @@ export function appPages(deps: Deps) {
       ),
     ),
   );
+
+  // Without JavaScript the upload form posts here: each image goes through POST /upload/form in-process,
+  // so the API's checks, quota and rate limits apply exactly as for scripts.
+  app.post("/app/upload", async (c) => {
+    if (!sameOrigin(c)) return c.text("Cross-site form posts are refused", 403);
+    const s = await pageSession(c);
+    if (!s) return c.redirect("/app/login", 303);
+    let form: FormData;
+    try {
+      form = await c.req.raw.formData();
+    } catch {
+      return c.text("Send the upload form as multipart/form-data", 400);
+    }
+    if (!(await csrfValid(c.env, s.sessionId, form.get("_csrf")))) return c.text("Invalid or missing CSRF token: reload the page and try again", 403);
+    const csrf = await csrfToken(c.env, s.sessionId);
+    const images = form.getAll("files").filter((f): f is File => typeof f !== "string" && f.size > 0);
+    const results: { name: string; ok: boolean; text: string; url?: string; page?: string }[] = [];
+    for (const image of images) {
+      const one = new FormData();
+      one.set("file", image);
+      for (const [field, from] of [["title", "title"], ["description", "description"], ["visibility", "visibility"], ["expiresIn", "expiry"]]) {
+        const value = form.get(from);
+        if (typeof value === "string" && value !== "") one.set(field, value);
+      }
+      const r = await apiForm(c, "/upload/form", one, s.access);
+      results.push(
+        r.ok
+          ? { name: image.name, ok: true, text: "uploaded", url: r.body.url, page: `${c.env.SITE_URL}/f/${r.body.fileId}` }
+          : { name: image.name, ok: false, text: apiMessage(r) },
+      );
+    }
+    const failed = results.some((r) => !r.ok) || results.length === 0;
+    return c.html(
+      <AppLayout title="Upload" signedIn csrf={csrf}>
+        <h1>Upload results</h1>
+        {results.length === 0 ? <Notice kind="error">Choose at least one image.</Notice> : null}
+        <ul class="queue">
+          {results.map((r) => (
+            <li>
+              <strong>{r.name}</strong>: {r.ok ? <>uploaded: <a href={r.page}>{r.page}</a> (direct link <code>{r.url}</code>)</> : <span role="alert">{r.text}</span>}
+            </li>
+          ))}
+        </ul>
+        <p><a href="/app/upload">Upload more</a> · <a href="/app/files">My files</a></p>
+      </AppLayout>,
+      failed ? 400 : 200,
+    );
+  });
 
   // ---------- my files ----------
   app.get("/app/files", (c) =>

@@ -121,3 +121,22 @@ export function apiMessage(r: ApiResult): string {
   if (r.status === 429) return "Too many requests: please wait a moment and try again.";
   return b?.message ?? b?.error ?? `Request failed (${r.status})`;
 }
+
+/** A multipart/form-data call to the JSON API in-process (the one-request upload), with a Content-Length. */
+export async function apiForm<T = any>(c: Context<AppEnv>, path: string, form: FormData, token: string): Promise<ApiResult<T>> {
+  app ??= createApp();
+  const url = new URL(`/api/v1${path}`, c.req.url);
+  const framed = new Request(url, { method: "POST", body: form });
+  const bytes = await framed.arrayBuffer();
+  const headers = new Headers({
+    authorization: `Bearer ${token}`,
+    "content-type": framed.headers.get("content-type") ?? "multipart/form-data",
+    "content-length": String(bytes.byteLength),
+  });
+  const ip = c.req.header("cf-connecting-ip");
+  if (ip) headers.set("cf-connecting-ip", ip);
+  const res = await app.fetch(new Request(url, { method: "POST", headers, body: bytes }), c.env, c.executionCtx);
+  const type = res.headers.get("content-type") ?? "";
+  const body = type.includes("json") ? await res.json() : await res.text();
+  return { status: res.status, ok: res.ok, body: body as T, headers: res.headers };
+}
