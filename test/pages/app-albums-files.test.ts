@@ -1,26 +1,12 @@
 // Web-app files and albums pages: edit/delete a file, create an album with a password, add/remove files, cover.
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PASSWORD, call, uniqueEmail, uniqueUsername } from "../support/api";
 import { seedFile } from "../support/files";
+import { SITE, csrfOf, page as sitePage, type PageOptions } from "../support/pages";
 
-const SITE = "http://localhost:8787";
+// Every request here comes from the site itself.
+const page = (path: string, opts: PageOptions = {}) => sitePage(path, { origin: SITE, ...opts });
 
-type Page = { status: number; headers: Headers; text: string };
-async function page(path: string, opts: { cookie?: string; form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}): Promise<Page> {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}), origin: SITE };
-  if (opts.cookie) headers.cookie = opts.cookie;
-  let body: string | undefined;
-  if (opts.form) {
-    const p = new URLSearchParams();
-    for (const [k, v] of Object.entries(opts.form)) for (const one of ([] as string[]).concat(v)) p.append(k, one);
-    body = p.toString();
-    headers["content-type"] = "application/x-www-form-urlencoded";
-  }
-  const res = await exports.default.fetch(`${SITE}${path}`, { method: body ? "POST" : "GET", headers, body, redirect: "manual" });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
 
 async function user() {
   const res = await page("/app/signup", { form: { email: uniqueEmail("alb"), username: uniqueUsername("a"), password: PASSWORD } });

@@ -1,24 +1,13 @@
 // Moderation pages: moderators see the queue and resolve; users are refused.
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { verifiedUser, type TestUser } from "../support/api";
 import { seedFile } from "../support/files";
 import { freshIp, report, reportRow, userWithRole } from "../support/moderation";
+import { SITE, csrfOf, page as sitePage } from "../support/pages";
 
-const SITE = "http://localhost:8787";
 const cookieOf = (u: TestUser) => `__Host-session=${u.access}~${u.refresh}`;
+const page = (path: string, cookie: string, form?: Record<string, string>) => sitePage(path, { cookie, form, origin: SITE });
 
-async function page(path: string, cookie: string, form?: Record<string, string>) {
-  const headers: Record<string, string> = { cookie, origin: SITE };
-  let body: string | undefined;
-  if (form) {
-    body = new URLSearchParams(form).toString();
-    headers["content-type"] = "application/x-www-form-urlencoded";
-  }
-  const res = await exports.default.fetch(`${SITE}${path}`, { method: body ? "POST" : "GET", headers, body, redirect: "manual" });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
 
 describe("moderation pages", () => {
   it("lists pending reports for a moderator and resolves one with a form", async () => {

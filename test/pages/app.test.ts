@@ -3,31 +3,8 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PASSWORD, latestToken, uniqueEmail, uniqueUsername, call } from "../support/api";
 import { makePng } from "../uploads/helpers";
+import { SITE, csrfOf, page, sessionCookie } from "../support/pages";
 
-const SITE = "http://localhost:8787";
-
-type Page = { status: number; headers: Headers; text: string };
-async function page(path: string, opts: { method?: string; cookie?: string; form?: Record<string, string | string[]>; origin?: string; headers?: Record<string, string> } = {}): Promise<Page> {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  if (opts.cookie) headers.cookie = opts.cookie;
-  let body: string | undefined;
-  if (opts.form) {
-    const p = new URLSearchParams();
-    for (const [k, v] of Object.entries(opts.form)) for (const one of ([] as string[]).concat(v)) p.append(k, one);
-    body = p.toString();
-    headers["content-type"] = "application/x-www-form-urlencoded";
-  }
-  if (opts.origin) headers.origin = opts.origin;
-  const res = await exports.default.fetch(`${SITE}${path}`, { method: opts.method ?? (body ? "POST" : "GET"), headers, body, redirect: "manual" });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-function sessionCookie(res: Page): string {
-  const set = res.headers.getSetCookie().find((c) => c.startsWith("__Host-session="));
-  expect(set).toBeTruthy();
-  return set!.split(";")[0];
-}
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
 
 async function signedUp() {
   const email = uniqueEmail("web");
