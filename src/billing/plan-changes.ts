@@ -56,21 +56,22 @@ export type ApplyInput = {
   also?: BatchItem<"sqlite">[];
 };
 
+type RequestedChange = { userId: string; fromPlan: Plan; toPlan: Plan; provider: string };
+
+/** A plan_changes row for a change that was just requested or decided. */
+function planChangeRow(
+  change: RequestedChange,
+  now: Date,
+  outcome: Pick<PlanChangeRow, "status" | "providerRef" | "decidedBy" | "decidedAt">,
+): PlanChangeRow {
+  const { userId, fromPlan, toPlan, provider } = change;
+  return { id: newId("pch"), userId, fromPlan, toPlan, provider, ...outcome, createdAt: now };
+}
+
 /** Sets the plan now and records it as an applied change; pending requests of the user are cancelled. */
 export async function applyPlanChange(db: Db, input: ApplyInput): Promise<PlanChangeRow> {
   const now = input.now ?? new Date();
-  const row: PlanChangeRow = {
-    id: newId("pch"),
-    userId: input.userId,
-    fromPlan: input.fromPlan,
-    toPlan: input.toPlan,
-    provider: input.provider,
-    status: "applied",
-    providerRef: input.providerRef ?? null,
-    decidedBy: input.decidedBy,
-    decidedAt: now,
-    createdAt: now,
-  };
+  const row = planChangeRow(input, now, { status: "applied", providerRef: input.providerRef ?? null, decidedBy: input.decidedBy, decidedAt: now });
   const statements: Batch = [
     ...(input.also ?? []),
     cancelPending(db, input.userId, now),
@@ -82,20 +83,9 @@ export async function applyPlanChange(db: Db, input: ApplyInput): Promise<PlanCh
 }
 
 /** Records a request that waits for a decision (an admin, or the payment processor's webhook). */
-export async function requestPlanChange(db: Db, input: { userId: string; fromPlan: Plan; toPlan: Plan; provider: string; now?: Date }) {
+export async function requestPlanChange(db: Db, input: RequestedChange & { now?: Date }) {
   const now = input.now ?? new Date();
-  const row: PlanChangeRow = {
-    id: newId("pch"),
-    userId: input.userId,
-    fromPlan: input.fromPlan,
-    toPlan: input.toPlan,
-    provider: input.provider,
-    status: "pending",
-    providerRef: null,
-    decidedBy: null,
-    decidedAt: null,
-    createdAt: now,
-  };
+  const row = planChangeRow(input, now, { status: "pending", providerRef: null, decidedBy: null, decidedAt: null });
   await db.batch([cancelPending(db, input.userId, now), db.insert(planChanges).values(row)]);
   return row;
 }
