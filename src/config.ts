@@ -148,13 +148,18 @@ export const ANALYSIS = {
   /** Refused before decode: a decoded image costs width x height x 4 bytes (decisions: 40 megapixels). */
   maxPixels: 40_000_000,
   /**
-   * The decode budget of a 128 MB isolate, measured in workerd: photon's decode of a 12 MP JPEG grows wasm memory
-   * to 140 MB (~11.6 bytes per pixel: decoder buffers, RGB then RGBA), ~13 bytes per pixel once the pixels are
-   * read out, plus 5 bytes per pixel of JS copies (RGBA, luma). Above this the job records `failed` instead of
-   * risking an out-of-memory reset of the isolate (which would also drop requests it is serving).
-   * maxPixels is the contract's outer bound; analysing larger photos needs a leaner decoder.
+   * Photon's full decode is used up to this many pixels. Measured in workerd: decoding a 12 MP JPEG grows photon's
+   * wasm memory to 140 MB (~11.6 bytes per pixel: decoder buffers, RGB then RGBA), ~13 bytes per pixel once the
+   * pixels are read out, plus 5 bytes per pixel of JS copies (RGBA, luma): 5 MP stays near 90 MB with the model.
+   * Larger images (up to maxPixels) take the reduced path: our lean decoders (src/analysis/decoders) decode them
+   * straight to a block-averaged image of about leanTargetPixels without ever holding the full pixels.
    */
   maxDecodePixels: 5_000_000,
+  /**
+   * Size of the reduced image (4 bytes per pixel): plenty for the 32x32 phash input, the 320 px thumbnail and the
+   * 224 px NSFW input. JPEGs decode to their 1/8 DC image (block means), at most 40 MP / 64 = 0.6 MP.
+   */
+  leanTargetPixels: 1_000_000,
   /** Files still `pending` this long after finalize get their analysis message sent again (cron). */
   requeueAfterSeconds: 30 * 60,
   /** At most this many re-sent per cron run (also under D1's 100 bound parameters). */

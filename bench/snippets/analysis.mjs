@@ -22,19 +22,19 @@ export async function load({ name, b64 }) {
   images.set(name, bytesOf(b64));
   const d = await decodeImage(images.get(name), options(224));
   decoded.set(name, d);
-  return { width: d.width, height: d.height, phash: phashFromLuma(d.luma, d.width, d.height) };
+  return { width: d.width, height: d.height, phash: phashFromLuma(d.luma, d.lumaWidth, d.lumaHeight) };
 }
 
 /** Like the Python reference's timing: bytes -> decode -> grayscale -> Lanczos 32x32 -> DCT -> hash. */
 export async function phashFromBytes({ name }) {
   const d = await decodeImage(images.get(name), { ...options(), thumbnailMaxSide: 0 });
-  return phashFromLuma(d.luma, d.width, d.height);
+  return phashFromLuma(d.luma, d.lumaWidth, d.lumaHeight);
 }
 
 /** Only our TypeScript part (Lanczos + DCT + bits) on already decoded luma. */
 export function phashOnly({ name }) {
   const d = decoded.get(name);
-  return phashFromLuma(d.luma, d.width, d.height);
+  return phashFromLuma(d.luma, d.lumaWidth, d.lumaHeight);
 }
 
 /** Everything the job derives from pixels: decode, thumbnail (320 px, encoded), NSFW input, luma. */

@@ -1,8 +1,17 @@
-// Decoding and everything derived from the decoded pixels, with @cf-wasm/photon (Rust `image` crate in wasm):
-// true dimensions, the luma buffer the phash is computed from, the thumbnail and the NSFW model input.
-// Photon is imported lazily so the API's fetch path never instantiates its 1.5 MB wasm module; every
-// PhotonImage is freed in a `finally` (wasm memory is not garbage collected).
+// Decoding and everything derived from the decoded pixels: true dimensions, the luma buffer the phash is
+// computed from, the thumbnail and the NSFW model input. Two paths:
+//   - full: @cf-wasm/photon (Rust `image` crate in wasm) decodes the whole image. It costs ~12 bytes per pixel of
+//     wasm memory (measured), so it is used up to ANALYSIS.maxDecodePixels;
+//   - reduced: larger images are decoded by our own lean decoders (decoders/) straight to a ~1 MP block-averaged
+//     image (a JPEG's 1/8 DC image), never holding the full pixels; photon then only resizes that small image.
+// The phash, thumbnail and NSFW input come from whichever pixels the path produced. Photon is imported lazily so
+// the API's fetch path never instantiates its 1.5 MB wasm module; every PhotonImage is freed in a `finally`
+// (wasm memory is not garbage collected).
 import type { PhotonImage } from "@cf-wasm/photon";
+import { ANALYSIS } from "../config";
+import { decodeReduced } from "./decoders";
+import { LeanDecodeError, type ReducedImage } from "./decoders/reduce";
+import { parseImageHeader, type ImageHeader } from "./header";
 import { applyOrientation } from "./orientation";
 import { toLuma601 } from "./phash";
 
@@ -21,10 +30,15 @@ export class DecodeError extends Error {}
 export type Thumbnail = { bytes: Uint8Array; contentType: "image/jpeg" | "image/png"; extension: "jpg" | "png"; width: number; height: number };
 
 export type DecodedImage = {
+  /** Full size of the image as stored (EXIF orientation not applied). */
   width: number;
   height: number;
-  /** PIL-compatible "L" pixels (width x height), input of the phash. */
+  /** Which decoder produced the pixels below: photon at full size, or a lean decoder at a reduced size. */
+  path: "full" | "reduced";
+  /** PIL-compatible "L" pixels (lumaWidth x lumaHeight: the full size, or the reduced size), input of the phash. */
   luma: Uint8Array;
+  lumaWidth: number;
+  lumaHeight: number;
   thumbnail: Thumbnail | null;
   /** RGBA, nsfwSize x nsfwSize, for the classifier. */
   nsfwInput: Uint8Array | null;
@@ -39,6 +53,12 @@ export type DecodeOptions = {
   thumbnailJpegQuality: number;
   /** 0 to skip the NSFW input. */
   nsfwSize: number;
+  /** The parsed header, if the caller has it (else parsed here). */
+  header?: ImageHeader;
+  /** Images with more pixels take the reduced path (default ANALYSIS.maxDecodePixels). */
+  maxFullDecodePixels?: number;
+  /** Size of the reduced image (default ANALYSIS.leanTargetPixels). */
+  leanTargetPixels?: number;
 };
 
 function message(err: unknown): string {
@@ -59,6 +79,14 @@ function free(image: PhotonImage | undefined) {
  * Call only after the header guard: decoding allocates width x height x 4 bytes of wasm memory.
  */
 export async function decodeImage(bytes: Uint8Array, options: DecodeOptions): Promise<DecodedImage> {
+  const parsed = options.header ? { ok: true as const, ...options.header } : parseImageHeader(bytes);
+  if (!parsed.ok) throw new DecodeError(`undecodable image: ${parsed.reason}`);
+  const header: ImageHeader = parsed;
+  if (header.width * header.height > (options.maxFullDecodePixels ?? ANALYSIS.maxDecodePixels)) return decodeReducedImage(bytes, header, options);
+  return decodeFullImage(bytes, options);
+}
+
+async function decodeFullImage(bytes: Uint8Array, options: DecodeOptions): Promise<DecodedImage> {
   const photon = await loadPhoton();
   let image: PhotonImage | undefined;
   try {
@@ -70,48 +98,80 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions): Pr
     }
     const width = image.get_width();
     const height = image.get_height();
-    const stepErrors: string[] = [];
-    let thumbnail: Thumbnail | null = null;
-    if (options.thumbnailMaxSide > 0) {
-      try {
-        thumbnail = makeThumbnail(photon, image, options);
-      } catch (err) {
-        stepErrors.push(`thumbnail: ${message(err)}`);
-      }
-    }
-    let nsfwInput: Uint8Array | null = null;
-    if (options.nsfwSize > 0) {
-      let small: PhotonImage | undefined;
-      try {
-        // nsfwjs resizes to 224x224 itself (bilinear); doing it here keeps the big image out of tfjs.
-        small = photon.resize(image, options.nsfwSize, options.nsfwSize, photon.SamplingFilter.Triangle);
-        nsfwInput = small.get_raw_pixels();
-      } catch (err) {
-        stepErrors.push(`nsfw input: ${message(err)}`);
-      } finally {
-        free(small);
-      }
-    }
+    const derived = derive(photon, image, width, height, options);
     // Copy the pixels out last and free the big image before the luma pass, to lower peak memory.
     const rgba = image.get_raw_pixels();
     free(image);
     image = undefined;
-    return { width, height, luma: toLuma601(rgba, width, height), thumbnail, nsfwInput, stepErrors };
+    return { width, height, path: "full", luma: toLuma601(rgba, width, height), lumaWidth: width, lumaHeight: height, ...derived };
   } finally {
     free(image);
   }
 }
 
-function makeThumbnail(photon: Photon, image: PhotonImage, options: DecodeOptions): Thumbnail {
+/** The reduced path: a lean decoder gives a ~1 MP block average; photon only sees that small image. */
+async function decodeReducedImage(bytes: Uint8Array, header: ImageHeader, options: DecodeOptions): Promise<DecodedImage> {
+  let reduced: ReducedImage;
+  try {
+    reduced = await decodeReduced(bytes, header.format, { targetPixels: options.leanTargetPixels ?? ANALYSIS.leanTargetPixels });
+  } catch (err) {
+    if (err instanceof LeanDecodeError) throw new DecodeError(`undecodable image: ${err.message}`);
+    throw err;
+  }
+  const { width, height, outWidth, outHeight, rgba } = reduced;
+  const photon = await loadPhoton();
+  let image: PhotonImage | undefined;
+  try {
+    image = new photon.PhotonImage(rgba, outWidth, outHeight);
+    const derived = derive(photon, image, width, height, options);
+    return { width, height, path: "reduced", luma: toLuma601(rgba, outWidth, outHeight), lumaWidth: outWidth, lumaHeight: outHeight, ...derived };
+  } finally {
+    free(image);
+  }
+}
+
+/** Thumbnail and NSFW input from `image` (full or reduced pixels of a width x height picture). */
+function derive(photon: Photon, image: PhotonImage, width: number, height: number, options: DecodeOptions) {
+  const stepErrors: string[] = [];
+  let thumbnail: Thumbnail | null = null;
+  if (options.thumbnailMaxSide > 0) {
+    try {
+      thumbnail = makeThumbnail(photon, image, width, height, options);
+    } catch (err) {
+      stepErrors.push(`thumbnail: ${message(err)}`);
+    }
+  }
+  let nsfwInput: Uint8Array | null = null;
+  if (options.nsfwSize > 0) {
+    let small: PhotonImage | undefined;
+    try {
+      // nsfwjs resizes to 224x224 itself (bilinear); doing it here keeps the big image out of tfjs.
+      small = photon.resize(image, options.nsfwSize, options.nsfwSize, photon.SamplingFilter.Triangle);
+      nsfwInput = small.get_raw_pixels();
+    } catch (err) {
+      stepErrors.push(`nsfw input: ${message(err)}`);
+    } finally {
+      free(small);
+    }
+  }
+  return { thumbnail, nsfwInput, stepErrors };
+}
+
+/**
+ * At most thumbnailMaxSide on the long side, with the picture's true aspect ratio (`width` x `height`), and never
+ * larger than the pixels we have (a reduced image may be smaller than the thumbnail size: a JPEG's 1/8 image).
+ */
+function makeThumbnail(photon: Photon, image: PhotonImage, width: number, height: number, options: DecodeOptions): Thumbnail {
   const w = image.get_width();
   const h = image.get_height();
-  const scale = Math.min(1, options.thumbnailMaxSide / Math.max(w, h));
-  const tw = Math.max(1, Math.round(w * scale));
-  const th = Math.max(1, Math.round(h * scale));
+  const longSide = Math.min(options.thumbnailMaxSide, Math.max(w, h), Math.max(width, height));
+  const scale = longSide / Math.max(width, height);
+  const tw = Math.max(1, Math.round(width * scale));
+  const th = Math.max(1, Math.round(height * scale));
   let small: PhotonImage | undefined;
   let out: PhotonImage | undefined;
   try {
-    small = scale < 1 ? photon.resize(image, tw, th, photon.SamplingFilter.Lanczos3) : undefined;
+    small = tw !== w || th !== h ? photon.resize(image, tw, th, photon.SamplingFilter.Lanczos3) : undefined;
     const upright = applyOrientation({ pixels: (small ?? image).get_raw_pixels(), width: tw, height: th }, options.orientation);
     // JPEG is far smaller for photos; PNG keeps transparency.
     let transparent = false;

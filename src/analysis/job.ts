@@ -1,6 +1,7 @@
 // The analysis queue job ({ type: "analyze", fileId }, sent by finalize): reads the object from R2, scrubs
-// private metadata, refuses pixel bombs before decoding, decodes with photon, and records the true size,
-// phash, thumbnail, NSFW score, near-duplicate index rows and blocklist matches.
+// private metadata, refuses pixel bombs before decoding, decodes (photon, or a lean reduced-size decoder for
+// images over 5 MP), and records the true size, phash, thumbnail, NSFW score, near-duplicate index rows and
+// blocklist matches.
 //
 // Delivery is at least once, so the job is idempotent: a file whose analysis is already `done` or `failed`
 // is left alone, every write is an upsert or conditional on `analysis <> 'done'`, and the final writes are
@@ -94,15 +95,12 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   // 2. Safety before decode.
   const header = inspectImage(bytes, { maxPixels: ANALYSIS.maxPixels, maxFrames: ANALYSIS.maxFrames });
   if (!header.ok) return recordFailure(env.DB, fileId, header.reason, now());
-  if (header.width * header.height > ANALYSIS.maxDecodePixels) {
-    const budget = ANALYSIS.maxDecodePixels / 1e6;
-    return recordFailure(env.DB, fileId, `image too large to analyze: ${header.width}x${header.height} is over the ${budget} megapixel decode budget`, now());
-  }
 
-  // 3. Decode and derive (photon); frees its images itself.
+  // 3. Decode and derive: photon up to ANALYSIS.maxDecodePixels, a lean reduced-size decoder above (imaging.ts).
   let decoded;
   try {
     decoded = await decodeImage(bytes, {
+      header,
       orientation: scrub.orientation,
       thumbnailMaxSide: ANALYSIS.thumbnailMaxSide,
       thumbnailJpegQuality: ANALYSIS.thumbnailJpegQuality,
@@ -113,7 +111,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
     throw err;
   }
   const stepErrors = [...decoded.stepErrors];
-  const phash = phashFromLuma(decoded.luma, decoded.width, decoded.height);
+  const phash = phashFromLuma(decoded.luma, decoded.lumaWidth, decoded.lumaHeight);
   // Width and height as displayed: EXIF orientations 5-8 turn the stored image by 90 degrees.
   const turned = scrub.orientation !== null && scrub.orientation >= 5;
   const width = turned ? decoded.height : decoded.width;

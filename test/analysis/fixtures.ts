@@ -28,3 +28,18 @@ export function base64ToBytes(b64: string): Uint8Array {
   const binary = atob(b64);
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
+
+// Images over the 5 MP full-decode budget (test/fixtures/images/large), loaded only by the tests that use them.
+import largeExpected from "../fixtures/images/large/expected-phash.json";
+
+const largeLoaders = import.meta.glob("../fixtures/images/large/*.{png,jpg,webp,gif}", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+
+export const LARGE_FIXTURE_NAMES = Object.keys(largeLoaders).map((path) => path.split("/").pop()!).sort();
+export const LARGE_EXPECTED_PHASH: Record<string, string> = largeExpected.hashes;
+
+export async function largeFixture(name: string): Promise<Uint8Array> {
+  const load = Object.entries(largeLoaders).find(([path]) => path.endsWith(`/${name}`))?.[1];
+  if (!load) throw new Error(`no large fixture ${name}`);
+  const url = await load();
+  return base64ToBytes(url.slice(url.indexOf(",") + 1));
+}
