@@ -6,7 +6,7 @@ import { analyzeFile } from "../../src/analysis/job";
 import { loadPhoton } from "../../src/analysis/imaging";
 import { loadNsfwModel } from "../../src/analysis/nsfw";
 import { retryDelaySeconds } from "../../src/jobs/queue";
-import { EXPECTED_PHASH, fixture } from "./fixtures";
+import { EXPECTED_PHASH, fixture, LARGE_EXPECTED_PHASH, largeFixture } from "./fixtures";
 import { pngHeader } from "./images";
 import { deliver, privateLeftovers, deliverDeadLetter, fileRow, seedFinalizedFile, seedUser, waitForAnalysis } from "./support";
 
@@ -97,13 +97,29 @@ describe("the analysis job through the real queue", () => {
     expect(await fileRow(file.id)).toEqual(row);
   });
 
-  it("records an image above the decode budget (within the 40 MP bound) as failed before decoding it", async () => {
-    const big = pngHeader(5_000, 4_000); // 20 MP: photon would need ~260 MB of wasm memory to decode it
+  it.each([
+    ["wood-12mp.jpg", 4096, 3072],
+    ["wood-16mp.webp", 4096, 4096],
+  ])("%s: over the full-decode budget, analysed through the reduced path", async (name, width, height) => {
+    const file = await seedFinalizedFile(await seedUser(), name, await largeFixture(name));
+    await env.JOBS.send({ type: "analyze", fileId: file.id });
+    const row = await waitForAnalysis(file.id, 60_000);
+    expect(row.analysis, row.analysisError ?? "").toBe("done");
+    expect(row.analysisError).toBeNull();
+    expect([row.width, row.height]).toEqual([width, height]);
+    expect(hammingDistance(row.phash!, LARGE_EXPECTED_PHASH[name])).toBeLessThanOrEqual(2);
+    expect(row.nsfwScore).toBeGreaterThanOrEqual(0);
+    const thumb = parseImageHeader(new Uint8Array(await (await env.BUCKET.get(row.thumbKey!))!.arrayBuffer()));
+    expect(thumb.ok && [thumb.width, thumb.height]).toEqual([320, Math.round((320 * height) / width)]);
+  }, 90_000);
+
+  it("records a large image whose pixel data is broken as failed, with the decoder's reason", async () => {
+    const big = pngHeader(5_000, 4_000); // a valid 20 MP header, no pixel data
     const file = await seedFinalizedFile(await seedUser(), "big.png", big);
     await env.JOBS.send({ type: "analyze", fileId: file.id });
     const row = await waitForAnalysis(file.id);
     expect(row.analysis).toBe("failed");
-    expect(row.analysisError).toBe("image too large to analyze: 5000x4000 is over the 5 megapixel decode budget");
+    expect(row.analysisError).toMatch(/^undecodable image: /);
   });
 
   it("records an undecodable image (valid header, broken data) as failed without crashing the consumer", async () => {

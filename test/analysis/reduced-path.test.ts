@@ -1,0 +1,78 @@
+// The reduced decode path (imaging.ts): images over ANALYSIS.maxDecodePixels are decoded by the lean decoders
+// (src/analysis/decoders) straight to ~1 MP, and the phash, thumbnail and NSFW input come from that. The phash must
+// still match Python's imagehash on the FULL image (reference_phash.py, large/expected-phash.json) within 2 bits.
+import { describe, expect, it } from "vitest";
+import { ANALYSIS } from "../../src/config";
+import { DecodeError, decodeImage, loadPhoton } from "../../src/analysis/imaging";
+import { parseImageHeader } from "../../src/analysis/header";
+import { hammingDistance, phashFromLuma } from "../../src/analysis/phash";
+import { EXPECTED_PHASH, fixture, FIXTURE_NAMES, LARGE_EXPECTED_PHASH, LARGE_FIXTURE_NAMES, largeFixture } from "./fixtures";
+import { pngHeader } from "./images";
+
+const options = { orientation: null, thumbnailMaxSide: 320, thumbnailJpegQuality: 80, nsfwSize: 224 };
+
+/** Photon's wasm memory (it only grows): what the reduced path must not inflate. */
+async function wasmBytes(): Promise<number> {
+  const photon = (await loadPhoton()) as unknown as { initPhoton?: { ensure(): Promise<{ memory: WebAssembly.Memory }> } };
+  const instance = await photon.initPhoton?.ensure();
+  return instance ? instance.memory.buffer.byteLength : 0;
+}
+
+describe("images over the full-decode budget take the reduced path", () => {
+  it("has large fixtures of every lean format, all over the budget", async () => {
+    expect(LARGE_FIXTURE_NAMES.map((n) => n.split(".").pop()).sort()).toEqual(expect.arrayContaining(["gif", "jpg", "png", "webp"]));
+    for (const name of LARGE_FIXTURE_NAMES) {
+      const header = parseImageHeader(await largeFixture(name));
+      expect(header.ok && header.width * header.height, name).toBeGreaterThan(ANALYSIS.maxDecodePixels);
+    }
+  });
+
+  for (const name of LARGE_FIXTURE_NAMES) {
+    it(`${name}: phash within 2 of Pillow on the full image, 320 px thumbnail, NSFW input, small photon memory`, async () => {
+      const bytes = await largeFixture(name);
+      const header = parseImageHeader(bytes);
+      if (!header.ok) throw new Error(header.reason);
+      const before = await wasmBytes();
+      const started = performance.now();
+      const decoded = await decodeImage(bytes, options);
+      const ms = performance.now() - started;
+      const grown = (await wasmBytes()) - before;
+
+      expect(decoded.path).toBe("reduced");
+      expect([decoded.width, decoded.height]).toEqual([header.width, header.height]);
+      expect(decoded.lumaWidth * decoded.lumaHeight).toBeLessThanOrEqual(ANALYSIS.leanTargetPixels);
+      const hash = phashFromLuma(decoded.luma, decoded.lumaWidth, decoded.lumaHeight);
+      const distance = hammingDistance(hash, LARGE_EXPECTED_PHASH[name]);
+      console.log(`${name} ${header.width}x${header.height} -> ${decoded.lumaWidth}x${decoded.lumaHeight} in ${ms.toFixed(0)} ms, phash distance ${distance}, photon memory +${(grown / 2 ** 20).toFixed(1)} MB`);
+      expect(distance, `${hash} vs ${LARGE_EXPECTED_PHASH[name]}`).toBeLessThanOrEqual(2);
+
+      const thumb = decoded.thumbnail!;
+      // 320 px on the long side, or the reduced image's size when that is smaller (a JPEG's 1/8 image).
+      expect(Math.max(thumb.width, thumb.height)).toBe(Math.min(320, Math.max(decoded.lumaWidth, decoded.lumaHeight)));
+      expect(Math.abs(thumb.width / thumb.height - header.width / header.height)).toBeLessThan(0.02);
+      expect(decoded.nsfwInput?.length).toBe(224 * 224 * 4);
+      expect(decoded.stepErrors).toEqual([]);
+      // Photon only ever sees the ~1 MP reduced image (4 MB) and its resizes; a full decode would need 12 B/px.
+      expect(grown).toBeLessThan(24 * 2 ** 20);
+    });
+  }
+
+  it("gives the same phash as the full decode on the small fixtures when forced (decoders agree with photon)", async () => {
+    const far: string[] = [];
+    for (const name of FIXTURE_NAMES) {
+      const reduced = await decodeImage(fixture(name), { ...options, nsfwSize: 0, maxFullDecodePixels: 0 });
+      expect(reduced.path).toBe("reduced");
+      const distance = hammingDistance(phashFromLuma(reduced.luma, reduced.lumaWidth, reduced.lumaHeight), EXPECTED_PHASH[name]);
+      // A JPEG's reduced image is its 1/8 DC image: a 120 px fixture becomes 15 px, too coarse for the
+      // 32x32 Lanczos to match bit for bit. Real images on this path are over 5 MP (1/8 >= 280 px).
+      if (distance > (name.endsWith(".jpg") ? 6 : 2)) far.push(`${name}: ${distance}`);
+    }
+    expect(far).toEqual([]);
+  });
+
+  it("reports an undecodable large image as a DecodeError, not a crash", async () => {
+    // A valid 20 MP PNG header whose pixel data is missing.
+    await expect(decodeImage(pngHeader(5_000, 4_000), options)).rejects.toThrow(DecodeError);
+    await expect(decodeImage(pngHeader(5_000, 4_000), options)).rejects.toThrow(/^undecodable image: /);
+  });
+});
