@@ -2,6 +2,8 @@
 //   1. phash per image inside workerd (photon decode + our PIL-compatible grayscale/Lanczos/DCT) vs the Python
 //      reference (Pillow + scipy, test/fixtures/images/reference_phash.py) on the same files: ratio, and
 //      agreement of the hashes;
+//   1b. the reduced decode path (our lean decoders) vs photon's full decode on the large fixtures: CPU, phash
+//      distance, photon wasm memory;
 //   2. near-duplicate lookup (findNearHashes: band index in D1) p50/p99 with 100k and 1M hashes for one owner
 //      (the worst case: one user holding them all), to show the cost does not grow with the table;
 //   3. NSFW inference per image (nsfwjs MobileNetV2 on tfjs CPU) and the model's first-load cost;
@@ -103,6 +105,52 @@ const IMAGES = [
   ], { title: `NSFW (MobileNetV2 224x224, tfjs CPU); first use in an isolate: model ${fmt(summary.firstUse.nsfwModelMs)} ms, photon ${fmt(summary.firstUse.photonMs)} ms (wall)` });
   summary.phash = rows;
   summary.nsfw = nsfwRows;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// 1b: the reduced decode path (lean decoders, images over ANALYSIS.maxDecodePixels) vs photon's full decode of the
+// same large images, same isolate: CPU per decode (+ thumbnail + NSFW input), phash distance to the Python
+// reference, and photon's wasm memory (the full decode is what a 128 MB isolate cannot afford). Reduced runs first
+// because wasm memory only grows.
+{
+  const LARGE = path.join(FIXTURES, "large");
+  const reference = JSON.parse(readFileSync(path.join(LARGE, "expected-phash.json"), "utf8")).hashes;
+  const names = Object.keys(reference).sort();
+  const worker = await inWorkerd({ module: "bench/snippets/analysis.mjs", port: benchPort(22) });
+  const rows = [];
+  try {
+    const base = await worker.call("photonMemory");
+    for (const name of names) await worker.call("load", { name, b64: readFileSync(path.join(LARGE, name)).toString("base64") });
+    const afterLoad = await worker.call("photonMemory");
+    const samples = quick ? 2 : 5;
+    for (const name of names) {
+      const reduced = await worker.measure("decodePath", { params: { name, path: "reduced" }, samples, minSampleMs: 50 });
+      const out = await worker.call("decodePath", { name, path: "reduced" });
+      rows.push({ image: name, reducedMs: (reduced.cpuStats ?? reduced.stats).median, reduced: out.reduced, distanceReduced: hamming(out.phash, reference[name]) });
+    }
+    const afterReduced = await worker.call("photonMemory");
+    for (const row of rows) {
+      const full = await worker.measure("decodePath", { params: { name: row.image, path: "full" }, samples, minSampleMs: 50 });
+      const out = await worker.call("decodePath", { name: row.image, path: "full" });
+      Object.assign(row, { fullMs: (full.cpuStats ?? full.stats).median, distanceFull: hamming(out.phash, reference[row.image]), photonMB: (await worker.call("photonMemory")) / 2 ** 20 });
+      row.ratio = row.reducedMs / row.fullMs;
+      if (row.distanceReduced > 2) failed = true;
+    }
+    summary.reducedPath = { rows, photonMB: { start: base / 2 ** 20, afterLoad: afterLoad / 2 ** 20, afterReducedPath: afterReduced / 2 ** 20 } };
+    console.log();
+    printTable(rows, [
+      { key: "image", title: "image" },
+      { key: "reduced", title: "reduced to" },
+      { key: "reducedMs", title: "reduced path CPU ms" },
+      { key: "fullMs", title: "photon full CPU ms" },
+      { key: "ratio", title: "reduced / full", format: (v) => `${fmt(v)}x` },
+      { key: "distanceReduced", title: "Hamming (reduced)" },
+      { key: "distanceFull", title: "Hamming (full)" },
+      { key: "photonMB", title: "photon wasm MB after full" },
+    ], { title: `decode + thumbnail + NSFW input of large images; photon wasm memory: ${fmt(base / 2 ** 20)} MB at start, ${fmt(afterLoad / 2 ** 20)} MB after the load step, ${fmt(afterReduced / 2 ** 20)} MB after every image on the reduced path` });
+  } finally {
+    await worker.stop();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

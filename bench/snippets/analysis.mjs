@@ -67,3 +67,16 @@ export async function photonLoadOnce() {
   await loadPhoton();
   return { ms: performance.now() - t0 };
 }
+
+/** Photon's wasm memory in bytes (it only grows, so it records the peak of everything run so far). */
+export async function photonMemory() {
+  const photon = await loadPhoton();
+  const instance = await photon.initPhoton?.ensure?.();
+  return instance ? instance.memory.buffer.byteLength : 0;
+}
+
+/** The job's decode step on a stored image through a chosen path (`full`: photon; `reduced`: lean decoder). */
+export async function decodePath({ name, path }) {
+  const d = await decodeImage(images.get(name), { ...options(224), maxFullDecodePixels: path === "full" ? Infinity : 0 });
+  return { path: d.path, phash: phashFromLuma(d.luma, d.lumaWidth, d.lumaHeight), reduced: `${d.lumaWidth}x${d.lumaHeight}` };
+}
