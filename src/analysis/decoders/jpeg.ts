@@ -1,0 +1,294 @@
+// Lean JPEG decoder: DCT-domain scaling to 1/8. Only the DC coefficient of each 8x8 block is kept (the
+// block mean), so a 40 MP photo costs one Int32 per block per component (~10 MB at most) instead of a
+// full-resolution buffer. Baseline scans still entropy-decode every AC symbol to skip it; progressive
+// files need only their DC scans, and AC scans are skipped by jumping to the next marker.
+// If the 1/8 image is still above targetPixels it is box-reduced further. EXIF orientation is not applied.
+import { BitReader, buildHuffmanTable, type HuffmanTable } from "./jpeg-bits";
+import { colorTransform, dcImage, type DcComponent } from "./jpeg-color";
+import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder, type ReducedImage } from "./reduce";
+
+/** Beyond the 40 MP the header guard allows, with room; keeps the DC planes bounded for any input. */
+const MAX_PIXELS = 1 << 27;
+/** Zero bytes fed past a marker or the end before a scan is considered cut short (a few are normal). */
+const MAX_PADDING = 64;
+
+type Component = DcComponent & { tq: number; pred: number; dcTable: HuffmanTable | null; acTable: HuffmanTable | null; bw: number; bh: number };
+
+type Frame = {
+  progressive: boolean;
+  precision: number;
+  width: number;
+  height: number;
+  comps: Component[];
+  hmax: number;
+  vmax: number;
+  mcusX: number;
+  mcusY: number;
+};
+
+const UNSUPPORTED_SOF: Record<number, string> = {
+  0xc3: "lossless",
+  0xc5: "differential sequential (hierarchical)",
+  0xc6: "differential progressive (hierarchical)",
+  0xc7: "differential lossless (hierarchical)",
+  0xc9: "arithmetic coding",
+  0xca: "arithmetic coding",
+  0xcb: "arithmetic coding",
+  0xcd: "arithmetic coding",
+  0xce: "arithmetic coding",
+  0xcf: "arithmetic coding",
+};
+
+class JpegState {
+  frame: Frame | null = null;
+  readonly qtables: (Uint16Array | null)[] = [null, null, null, null];
+  readonly dcTables: (HuffmanTable | null)[] = [null, null, null, null];
+  readonly acTables: (HuffmanTable | null)[] = [null, null, null, null];
+  restartInterval = 0;
+  adobeTransform: number | null = null;
+  jfif = false;
+  scans = 0;
+
+  constructor(readonly data: Uint8Array) {}
+
+  u16(p: number) {
+    return (this.data[p] << 8) | this.data[p + 1];
+  }
+
+  readDqt(p: number, end: number) {
+    while (p < end) {
+      const pq = this.data[p] >> 4, tq = this.data[p] & 15;
+      const size = pq === 0 ? 64 : 128;
+      if (tq > 3 || pq > 1 || p + 1 + size > end) throw new LeanDecodeError("corrupt JPEG: bad DQT segment");
+      const t = new Uint16Array(64);
+      for (let i = 0; i < 64; i++) t[i] = pq === 0 ? this.data[p + 1 + i] : this.u16(p + 1 + 2 * i);
+      this.qtables[tq] = t;
+      p += 1 + size;
+    }
+  }
+
+  readDht(p: number, end: number) {
+    while (p < end) {
+      if (p + 17 > end) throw new LeanDecodeError("corrupt JPEG: bad DHT segment");
+      const tc = this.data[p] >> 4, th = this.data[p] & 15;
+      const counts = this.data.subarray(p + 1, p + 17);
+      let total = 0;
+      for (let i = 0; i < 16; i++) total += counts[i];
+      if (tc > 1 || th > 3 || total > 256 || p + 17 + total > end) throw new LeanDecodeError("corrupt JPEG: bad DHT segment");
+      const table = buildHuffmanTable(counts, this.data.subarray(p + 17, p + 17 + total));
+      (tc === 0 ? this.dcTables : this.acTables)[th] = table;
+      p += 17 + total;
+    }
+  }
+
+  readSof(marker: number, p: number, end: number) {
+    if (this.frame) throw new LeanDecodeError("unsupported JPEG: more than one frame");
+    if (p + 6 > end) throw new LeanDecodeError("corrupt JPEG: short SOF segment");
+    const precision = this.data[p];
+    const height = this.u16(p + 1);
+    const width = this.u16(p + 3);
+    const n = this.data[p + 5];
+    if (precision !== 8 && precision !== 12) throw new LeanDecodeError(`unsupported JPEG: ${precision}-bit samples`);
+    if (height === 0) throw new LeanDecodeError("unsupported JPEG: height defined by DNL");
+    if (width === 0) throw new LeanDecodeError("corrupt JPEG: zero width");
+    if (width * height > MAX_PIXELS) throw new LeanDecodeError(`unsupported JPEG: ${width}x${height} is too large`);
+    if (n < 1 || n > 4 || n === 2 || p + 6 + 3 * n > end) throw new LeanDecodeError(`unsupported JPEG: ${n} components`);
+    const raw = [];
+    for (let i = 0; i < n; i++) {
+      const q = p + 6 + 3 * i;
+      const h = this.data[q + 1] >> 4, v = this.data[q + 1] & 15, tq = this.data[q + 2];
+      if (h < 1 || h > 4 || v < 1 || v > 4 || tq > 3) throw new LeanDecodeError("corrupt JPEG: bad component in SOF");
+      raw.push({ id: this.data[q], h, v, tq });
+    }
+    const hmax = Math.max(...raw.map((c) => c.h));
+    const vmax = Math.max(...raw.map((c) => c.v));
+    const mcusX = Math.ceil(width / (8 * hmax));
+    const mcusY = Math.ceil(height / (8 * vmax));
+    const comps: Component[] = raw.map((c) => {
+      const stride = mcusX * c.h;
+      const rows = mcusY * c.v;
+      return {
+        ...c,
+        stride,
+        rows,
+        dc: new Int32Array(stride * rows),
+        q0: 0,
+        pred: 0,
+        dcTable: null,
+        acTable: null,
+        // Blocks that hold image samples; a single-component scan covers only these (T.81 A.2.2).
+        bw: Math.ceil(Math.ceil((width * c.h) / hmax) / 8),
+        bh: Math.ceil(Math.ceil((height * c.v) / vmax) / 8),
+      };
+    });
+    this.frame = { progressive: marker === 0xc2, precision, width, height, comps, hmax, vmax, mcusX, mcusY };
+  }
+
+  readApp(marker: number, p: number, end: number) {
+    const d = this.data;
+    if (marker === 0xe0 && end - p >= 5 && d[p] === 0x4a && d[p + 1] === 0x46 && d[p + 2] === 0x49 && d[p + 3] === 0x46 && d[p + 4] === 0) this.jfif = true;
+    // "Adobe" APP14: the transform flag is the byte after version (2), flags0 (2), flags1 (2).
+    if (marker === 0xee && end - p >= 12 && d[p] === 0x41 && d[p + 1] === 0x64 && d[p + 2] === 0x6f && d[p + 3] === 0x62 && d[p + 4] === 0x65) this.adobeTransform = d[p + 11];
+  }
+
+  /** Decodes one scan starting at its SOS payload; returns the position of the marker that ends it. */
+  readScan(p: number, end: number): number {
+    const frame = this.frame;
+    if (!frame) throw new LeanDecodeError("corrupt JPEG: scan before frame header");
+    const d = this.data;
+    const ns = d[p];
+    if (ns < 1 || ns > 4 || p + 1 + 2 * ns + 3 > end) throw new LeanDecodeError("corrupt JPEG: bad SOS segment");
+    const comps: Component[] = [];
+    for (let i = 0; i < ns; i++) {
+      const id = d[p + 1 + 2 * i], tables = d[p + 2 + 2 * i];
+      const c = frame.comps.find((x) => x.id === id);
+      if (!c || comps.includes(c)) throw new LeanDecodeError("corrupt JPEG: scan names an unknown component");
+      c.dcTable = this.dcTables[tables >> 4] ?? null;
+      c.acTable = this.acTables[tables & 15] ?? null;
+      comps.push(c);
+    }
+    const q = p + 1 + 2 * ns;
+    const ss = d[q], se = d[q + 1], ah = d[q + 2] >> 4, al = d[q + 2] & 15;
+    this.scans++;
+    // Progressive AC scans carry nothing the block means need.
+    if (frame.progressive && ss > 0) return nextMarker(d, end);
+    if (frame.progressive && se !== 0) throw new LeanDecodeError("corrupt JPEG: progressive scan mixes DC and AC");
+    for (const c of comps) {
+      if (c.q0 === 0) {
+        const qt = this.qtables[c.tq];
+        if (!qt) throw new LeanDecodeError("corrupt JPEG: missing quantisation table");
+        c.q0 = qt[0];
+      }
+      if (!(ah > 0 && frame.progressive) && !c.dcTable) throw new LeanDecodeError("corrupt JPEG: missing Huffman table");
+      if (!frame.progressive && !c.acTable) throw new LeanDecodeError("corrupt JPEG: missing Huffman table");
+      c.pred = 0;
+    }
+    const reader = new BitReader(d, end);
+    const mode = !frame.progressive ? BASELINE : ah === 0 ? DC_FIRST : DC_REFINE;
+    decodeScan(reader, frame, comps, mode, al, this.restartInterval);
+    return nextMarker(d, reader.pos);
+  }
+}
+
+const BASELINE = 0, DC_FIRST = 1, DC_REFINE = 2;
+
+function decodeBlock(reader: BitReader, c: Component, index: number, mode: number, al: number) {
+  if (mode === DC_REFINE) {
+    if (reader.bits(1)) c.dc[index] |= 1 << al;
+    return;
+  }
+  const t = reader.decode(c.dcTable!);
+  if (t > 16) throw new LeanDecodeError("corrupt JPEG: bad DC difference");
+  c.pred += reader.receiveExtend(t);
+  c.dc[index] = c.pred * (1 << al);
+  if (mode === BASELINE) reader.skipAc(c.acTable!);
+}
+
+/** All MCUs of one scan; stops early (leaving the rest mid-grey) when the data runs out or breaks off. */
+function decodeScan(reader: BitReader, frame: Frame, comps: Component[], mode: number, al: number, restartInterval: number) {
+  const single = comps.length === 1;
+  // A single-component scan has one block per MCU over the component's own block grid (T.81 A.2.2).
+  const mcusX = single ? comps[0].bw : frame.mcusX;
+  const total = mcusX * (single ? comps[0].bh : frame.mcusY);
+  for (let m = 0; m < total; m++) {
+    if (restartInterval > 0 && m > 0 && m % restartInterval === 0) {
+      if (!reader.restart()) return;
+      for (const c of comps) c.pred = 0;
+    }
+    const mx = m % mcusX, my = (m / mcusX) | 0;
+    if (single) {
+      decodeBlock(reader, comps[0], my * comps[0].stride + mx, mode, al);
+    } else {
+      for (const c of comps) {
+        for (let v = 0; v < c.v; v++) {
+          const row = (my * c.v + v) * c.stride + mx * c.h;
+          for (let h = 0; h < c.h; h++) decodeBlock(reader, c, row + h, mode, al);
+        }
+      }
+    }
+    if (reader.padding > MAX_PADDING) return;
+  }
+}
+
+/** Position of the next marker other than RSTn / stuffing / fill bytes, at or after p. */
+function nextMarker(d: Uint8Array, p: number): number {
+  const end = d.length;
+  while (p + 1 < end) {
+    if (d[p] !== 0xff) {
+      p++;
+      continue;
+    }
+    const m = d[p + 1];
+    if (m === 0xff) p++;
+    else if (m === 0 || (m >= 0xd0 && m <= 0xd7)) p += 2;
+    else return p;
+  }
+  return end;
+}
+
+export const decodeJpegReduced: LeanDecoder = async (bytes, options) => decodeJpeg(bytes, options.targetPixels);
+
+function decodeJpeg(d: Uint8Array, targetPixels: number): ReducedImage {
+  if (d.length < 4 || d[0] !== 0xff || d[1] !== 0xd8) throw new LeanDecodeError("not a JPEG: no SOI marker");
+  const state = new JpegState(d);
+  let p = 2;
+  parse: while (p < d.length) {
+    if (d[p] !== 0xff) {
+      // Garbage between segments: libjpeg skips it with a warning.
+      p = nextMarker(d, p);
+      continue;
+    }
+    while (p < d.length && d[p] === 0xff) p++;
+    if (p >= d.length) break;
+    const marker = d[p++];
+    if (marker === 0xd9) break; // EOI
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0) continue;
+    if (p + 2 > d.length) break;
+    const length = state.u16(p);
+    const start = p + 2, end = p + length;
+    if (length < 2 || end > d.length) {
+      if (state.scans > 0) break; // Truncated after some image data: decode what is there.
+      throw new LeanDecodeError("corrupt JPEG: truncated segment");
+    }
+    const unsupported = UNSUPPORTED_SOF[marker];
+    if (unsupported) throw new LeanDecodeError(`unsupported JPEG: ${unsupported}`);
+    switch (marker) {
+      case 0xc0:
+      case 0xc1:
+      case 0xc2:
+        state.readSof(marker, start, end);
+        break;
+      case 0xc4:
+        state.readDht(start, end);
+        break;
+      case 0xcc:
+        throw new LeanDecodeError("unsupported JPEG: arithmetic coding");
+      case 0xdb:
+        state.readDqt(start, end);
+        break;
+      case 0xdd:
+        if (length < 4) throw new LeanDecodeError("corrupt JPEG: bad DRI segment");
+        state.restartInterval = state.u16(start);
+        break;
+      case 0xde:
+      case 0xdf:
+        throw new LeanDecodeError("unsupported JPEG: hierarchical");
+      case 0xda:
+        p = state.readScan(start, end);
+        continue parse;
+      default:
+        if (marker >= 0xe0 && marker <= 0xef) state.readApp(marker, start, end);
+    }
+    p = end;
+  }
+  const frame = state.frame;
+  if (!frame) throw new LeanDecodeError("corrupt JPEG: no frame header");
+  if (state.scans === 0) throw new LeanDecodeError("corrupt JPEG: no image data");
+  const transform = colorTransform(frame.comps.length, state.adobeTransform, state.jfif, frame.comps.map((c) => c.id));
+  const small = dcImage(frame.width, frame.height, frame.precision, frame.hmax, frame.vmax, frame.comps, transform);
+  if (small.w * small.h <= targetPixels) return { width: frame.width, height: frame.height, outWidth: small.w, outHeight: small.h, rgba: small.rgba };
+  const reducer = new BoxReducer(small.w, small.h, reductionFactor(small.w, small.h, targetPixels));
+  for (let y = 0; y < small.h; y++) reducer.addRow(y, small.rgba, y * small.w * 4);
+  const out = reducer.finish();
+  return { ...out, width: frame.width, height: frame.height };
+}

@@ -1,0 +1,283 @@
+/// <reference types="vite/client" />
+// The lean JPEG decoder (1/8 DCT-domain scaling: block means from the DC coefficients) against photon's full
+// decode box-reduced by 8. Fixtures: test/fixtures/images/lean/jpeg (generate.py) and the photos in
+// test/fixtures/images.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeJpegReduced } from "../../../src/analysis/decoders/jpeg";
+import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { loadPhoton } from "../../../src/analysis/imaging";
+import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
+import { EXPECTED_PHASH, fixture } from "../fixtures";
+
+const loaders = import.meta.glob("../../fixtures/images/lean/jpeg/*.jpg", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+const urls = new Map(await Promise.all(Object.entries(loaders).map(async ([path, load]) => [path.split("/").pop()!, await load()] as const)));
+
+function lean(name: string): Uint8Array {
+  const url = urls.get(name);
+  if (!url) throw new Error(`no fixture ${name}`);
+  const binary = atob(url.slice(url.indexOf(",") + 1));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+const LEAN = [...urls.keys()].sort();
+/** photon (jpeg-decoder) cannot decode 12-bit baseline; compared with its 8-bit twin instead. */
+const PHOTON_DECODABLE = LEAN.filter((n) => n !== "enc-12bit.jpg");
+const PHOTOS = ["cubes.jpg", "cubes-brightened.jpg", "cubes-recompressed.jpg", "cubes-resized.jpg", "gps.jpg", "wide.jpg", "wood.jpg"];
+const ALL = [...PHOTON_DECODABLE.map((n) => ({ name: n, bytes: () => lean(n) })), ...PHOTOS.map((n) => ({ name: n, bytes: () => fixture(n) }))];
+const HUGE = { targetPixels: 1e9 };
+
+async function photonDecode(bytes: Uint8Array) {
+  const photon = await loadPhoton();
+  const img = photon.PhotonImage.new_from_byteslice(bytes);
+  try {
+    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
+  } finally {
+    img.free();
+  }
+}
+
+function boxReduce(width: number, height: number, rgba: Uint8Array, factor: number): ReducedImage {
+  const r = new BoxReducer(width, height, factor);
+  for (let y = 0; y < height; y++) r.addRow(y, rgba, y * width * 4);
+  return r.finish();
+}
+
+/** photon's full decode box-reduced by 8, then by `factor` more (what the lean decoder does after 1/8). */
+async function reference(bytes: Uint8Array, factor = 1): Promise<ReducedImage> {
+  const full = await photonDecode(bytes);
+  const eighth = boxReduce(full.width, full.height, full.rgba, 8);
+  return factor === 1 ? eighth : boxReduce(eighth.outWidth, eighth.outHeight, eighth.rgba, factor);
+}
+
+function diff(a: ReducedImage, b: ReducedImage) {
+  expect([a.outWidth, a.outHeight]).toEqual([b.outWidth, b.outHeight]);
+  let max = 0, sum = 0, n = 0;
+  for (let i = 0; i < a.rgba.length; i++) {
+    const d = Math.abs(a.rgba[i] - b.rgba[i]);
+    if (d > max) max = d;
+    sum += d;
+    n++;
+  }
+  return { max, mean: sum / n };
+}
+
+describe("lean JPEG decoder: 1/8 block means vs photon's full decode box-reduced by 8", () => {
+  for (const { name, bytes } of ALL) {
+    it(`${name}`, async () => {
+      const data = bytes();
+      const ours = await decodeJpegReduced(data, HUGE);
+      const full = await photonDecode(data);
+      expect([ours.width, ours.height]).toEqual([full.width, full.height]);
+      expect([ours.outWidth, ours.outHeight]).toEqual([Math.ceil(full.width / 8), Math.ceil(full.height / 8)]);
+      expect(ours.rgba.length).toBe(ours.outWidth * ours.outHeight * 4);
+      const d = diff(ours, await reference(data));
+      console.log(`jpeg ${name} ${full.width}x${full.height}: mean ${d.mean.toFixed(3)} max ${d.max}`);
+      // Chroma is upsampled by nearest block, and photon's fancy upsampling smooths it, so sharp colour
+      // edges differ at a few pixels; luma block means are exact up to IDCT rounding.
+      expect(d.mean).toBeLessThan(2);
+      expect(d.max).toBeLessThanOrEqual(name.startsWith("cubes-cmyk") ? 80 : 64);
+    });
+  }
+
+  for (const name of ["odd-1001x667.jpg", "odd-1001x667-progressive.jpg", "wood-progressive-420.jpg", "enc-restart-420.jpg"]) {
+    it(`${name}: reduced further when the 1/8 image exceeds targetPixels`, async () => {
+      const data = lean(name);
+      const full = await photonDecode(data);
+      const w8 = Math.ceil(full.width / 8), h8 = Math.ceil(full.height / 8);
+      for (const targetPixels of [2000, 777, 100]) {
+        const ours = await decodeJpegReduced(data, { targetPixels });
+        const factor = reductionFactor(w8, h8, targetPixels);
+        expect(factor).toBeGreaterThan(1);
+        expect(ours.outWidth * ours.outHeight).toBeLessThanOrEqual(targetPixels);
+        expect([ours.width, ours.height]).toEqual([full.width, full.height]);
+        const d = diff(ours, await reference(data, factor));
+        console.log(`jpeg ${name} target ${targetPixels} (x${factor}): mean ${d.mean.toFixed(3)} max ${d.max}`);
+        expect(d.mean).toBeLessThan(1.5);
+        expect(d.max).toBeLessThanOrEqual(24);
+      }
+    });
+  }
+
+  it("12-bit samples are scaled to 8 bits (same picture as the 8-bit twin)", async () => {
+    const twelve = await decodeJpegReduced(lean("enc-12bit.jpg"), HUGE);
+    const eight = await decodeJpegReduced(lean("enc-12.jpg"), HUGE);
+    const d = diff(twelve, eight);
+    console.log(`jpeg 12-bit vs 8-bit: mean ${d.mean.toFixed(3)} max ${d.max}`);
+    expect(d.mean).toBeLessThan(1);
+    expect(d.max).toBeLessThanOrEqual(4);
+  });
+
+  it("restart markers, non-interleaved scans and progressive DC refinement give the same block means as the plain encodings", async () => {
+    // Same quantised coefficients, different bitstream layout: must be identical.
+    const plain = await decodeJpegReduced(lean("enc-restart-420.jpg"), HUGE);
+    const separate = await decodeJpegReduced(lean("enc-noninterleaved-420.jpg"), HUGE);
+    expect(diff(plain, separate)).toEqual({ max: 0, mean: 0 });
+  });
+});
+
+describe("lean JPEG decoder: phash", () => {
+  // The real use: photos of several MP, where the 1/8 image is hundreds of pixels a side. The fixture photos
+  // upscaled x8 by photon and re-encoded stand in for them; their phash must stay that of the original.
+  for (const name of ["cubes.jpg", "wood.jpg", "wide.jpg", "gps.jpg"]) {
+    it(`${name} upscaled x8: phash within 2 of Python's for the original and of photon's full decode`, async () => {
+      const photon = await loadPhoton();
+      const small = photon.PhotonImage.new_from_byteslice(fixture(name));
+      let jpeg: Uint8Array;
+      try {
+        const big = photon.resize(small, small.get_width() * 8, small.get_height() * 8, photon.SamplingFilter.Lanczos3);
+        try {
+          jpeg = big.get_bytes_jpeg(90);
+        } finally {
+          big.free();
+        }
+      } finally {
+        small.free();
+      }
+      const started = Date.now();
+      const ours = await decodeJpegReduced(jpeg, { targetPixels: 1_000_000 });
+      const ms = Date.now() - started;
+      const full = await photonDecode(jpeg);
+      const a = phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight);
+      const b = phashFromRgba(full.rgba, full.width, full.height);
+      const expected = EXPECTED_PHASH[name];
+      console.log(`jpeg ${name} x8 ${full.width}x${full.height} (${ms} ms): phash ${a}, photon ${b} (${hammingDistance(a, b)}), Python ${expected} (${hammingDistance(a, expected)})`);
+      expect(hammingDistance(a, b)).toBeLessThanOrEqual(2);
+      expect(hammingDistance(a, expected)).toBeLessThanOrEqual(2);
+    }, 60_000);
+  }
+
+  // Small fixtures give 1/8 images of a few dozen pixels, from which Lanczos to 32x32 is coarser than from
+  // the full image: logged, with only a loose bound (the lean path is for images of several MP).
+  for (const { name, bytes } of ALL) {
+    it(`${name}: phash close to photon's full decode`, async () => {
+      const data = bytes();
+      const ours = await decodeJpegReduced(data, HUGE);
+      const full = await photonDecode(data);
+      const a = phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight);
+      const b = phashFromRgba(full.rgba, full.width, full.height);
+      const expected = EXPECTED_PHASH[name];
+      console.log(`jpeg ${name}: phash ${a} vs photon ${b}: ${hammingDistance(a, b)}${expected ? `, vs Python ${expected}: ${hammingDistance(a, expected)}` : ""}`);
+      if (Math.min(ours.outWidth, ours.outHeight) >= 16) expect(hammingDistance(a, b)).toBeLessThanOrEqual(12);
+    });
+  }
+});
+
+describe("lean JPEG decoder: unsupported and broken input", () => {
+  /** The fixture with its SOF0 marker byte replaced (a different coding process, same segment layout). */
+  function withSof(marker: number) {
+    const data = lean("cubes-420.jpg");
+    const at = data.findIndex((b, i) => b === 0xff && data[i + 1] === 0xc0);
+    data[at + 1] = marker;
+    return data;
+  }
+
+  for (const [marker, what] of [[0xc3, /lossless/], [0xc9, /arithmetic/], [0xca, /arithmetic/], [0xc5, /hierarchical/]] as const) {
+    it(`SOF ${marker.toString(16)} is refused as unsupported`, async () => {
+      await expect(decodeJpegReduced(withSof(marker), HUGE)).rejects.toThrow(what);
+      await expect(decodeJpegReduced(withSof(marker), HUGE)).rejects.toBeInstanceOf(LeanDecodeError);
+    });
+  }
+
+  it("refuses what is not a JPEG", async () => {
+    for (const bytes of [new Uint8Array(0), Uint8Array.of(0xff, 0xd8), Uint8Array.of(0xff, 0xd8, 0xff, 0xd9), fixture("gps.png")]) {
+      await expect(decodeJpegReduced(bytes, HUGE)).rejects.toBeInstanceOf(LeanDecodeError);
+    }
+  });
+
+  it("a file cut inside the image data decodes what is there, the rest mid-grey", async () => {
+    const data = lean("cubes-444.jpg");
+    const whole = await decodeJpegReduced(data, HUGE);
+    const cut = await decodeJpegReduced(data.subarray(0, Math.floor(data.length * 0.6)), HUGE);
+    expect([cut.outWidth, cut.outHeight]).toEqual([whole.outWidth, whole.outHeight]);
+    const top = whole.outWidth * 4 * 10;
+    expect([...cut.rgba.subarray(0, top)]).toEqual([...whole.rgba.subarray(0, top)]);
+    const last = cut.rgba.length - 4;
+    expect([...cut.rgba.subarray(last)]).toEqual([128, 128, 128, 255]);
+  });
+
+  const corpus = ["cubes-420.jpg", "wood-progressive-420.jpg", "enc-restart-420.jpg", "enc-noninterleaved-420.jpg", "cubes-cmyk.jpg", "odd-37x5.jpg", "enc-12bit.jpg"].map(lean);
+
+  async function decodesOrRefuses(bytes: Uint8Array) {
+    try {
+      const out = await decodeJpegReduced(bytes, { targetPixels: 500 });
+      expect(out.rgba.length).toBe(out.outWidth * out.outHeight * 4);
+    } catch (err) {
+      if (!(err instanceof LeanDecodeError)) throw err;
+    }
+  }
+
+  it("truncations: a ReducedImage or LeanDecodeError, nothing else", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: corpus.length - 1 }), fc.double({ min: 0, max: 1, noNaN: true }), async (i, at) => {
+        await decodesOrRefuses(corpus[i].slice(0, Math.floor(corpus[i].length * at)));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("byte flips and overwrites: a ReducedImage or LeanDecodeError, nothing else", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: corpus.length - 1 }),
+        fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
+        async (i, edits) => {
+          const bytes = corpus[i].slice();
+          // Half the edits land in the first 600 bytes, where the headers are.
+          for (const [at, value] of edits) bytes[Math.floor((value & 1 ? Math.min(600, bytes.length) : bytes.length) * at) % bytes.length] = value;
+          await decodesOrRefuses(bytes);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe("lean JPEG decoder: large images", () => {
+  /** Smooth synthetic picture with texture, encoded by photon. */
+  async function encode(width: number, height: number, noise: number) {
+    const photon = await loadPhoton();
+    const rgba = new Uint8Array(width * height * 4);
+    let seed = 12345;
+    for (let y = 0; y < height; y++) {
+      for (let x = 0, o = y * width * 4; x < width; x++, o += 4) {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        const n = noise ? ((seed >>> 16) % (2 * noise + 1)) - noise : 0;
+        rgba[o] = Math.max(0, Math.min(255, ((x * 255) / width + n) | 0));
+        rgba[o + 1] = Math.max(0, Math.min(255, ((y * 255) / height + n) | 0));
+        rgba[o + 2] = Math.max(0, Math.min(255, 128 + 100 * Math.sin(x / 97) * Math.cos(y / 83) + n) | 0);
+        rgba[o + 3] = 255;
+      }
+    }
+    const img = new photon.PhotonImage(rgba, width, height);
+    try {
+      return { rgba, jpeg: img.get_bytes_jpeg(90) };
+    } finally {
+      img.free();
+    }
+  }
+
+  it("24 MP (6000x4000) decodes to its 750x500 block means", async () => {
+    const { rgba, jpeg } = await encode(6000, 4000, 0);
+    const started = Date.now();
+    const out = await decodeJpegReduced(jpeg, { targetPixels: 1_000_000 });
+    console.log(`jpeg 6000x4000 smooth (${(jpeg.length / 1e6).toFixed(1)} MB): ${Date.now() - started} ms`);
+    expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([6000, 4000, 750, 500]);
+    const d = diff(out, boxReduce(6000, 4000, rgba, 8));
+    console.log(`jpeg 6000x4000 vs source block means: mean ${d.mean.toFixed(3)} max ${d.max}`);
+    expect(d.mean).toBeLessThan(2);
+  }, 120_000);
+
+  it("12 MP photo-like (noisy) JPEG: speed, and a further reduction to targetPixels", async () => {
+    const { rgba, jpeg } = await encode(4000, 3000, 24);
+    const started = Date.now();
+    const out = await decodeJpegReduced(jpeg, { targetPixels: 100_000 });
+    console.log(`jpeg 4000x3000 noisy (${(jpeg.length / 1e6).toFixed(1)} MB): ${Date.now() - started} ms`);
+    const factor = reductionFactor(500, 375, 100_000);
+    expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([4000, 3000, Math.ceil(500 / factor), Math.ceil(375 / factor)]);
+    const eighth = boxReduce(4000, 3000, rgba, 8);
+    const d = diff(out, boxReduce(500, 375, eighth.rgba, factor));
+    console.log(`jpeg 4000x3000 vs source block means: mean ${d.mean.toFixed(3)} max ${d.max}`);
+    expect(d.mean).toBeLessThan(2);
+  }, 120_000);
+});
