@@ -1,0 +1,182 @@
+/// <reference types="vite/client" />
+// The lean GIF decoder against photon's full decode box-reduced with the same factor (exact: GIF is lossless,
+// so only the reducer's rounding could differ), phash agreement, robustness and a 40 MP image.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeGifReduced } from "../../../src/analysis/decoders/gif";
+import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { loadPhoton } from "../../../src/analysis/imaging";
+import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
+import { EXPECTED_PHASH, fixture } from "../fixtures";
+
+const loaders = import.meta.glob("../../fixtures/images/lean/gif/*.gif", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+const lean = new Map(await Promise.all(Object.entries(loaders).map(async ([path, load]) => [path.split("/").pop()!, await load()] as const)));
+
+function leanFixture(name: string): Uint8Array {
+  const url = lean.get(name);
+  if (!url) throw new Error(`no fixture ${name}`);
+  const binary = atob(url.slice(url.indexOf(",") + 1));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+const SMALL = [...lean.keys()].filter((n) => n !== "large.gif").sort();
+const SHARED = ["anim.gif", "licorice.gif"]; // in test/fixtures/images, with Python reference hashes
+
+type Full = { width: number; height: number; rgba: Uint8Array };
+
+async function photonDecode(bytes: Uint8Array): Promise<Full> {
+  const photon = await loadPhoton();
+  const img = photon.PhotonImage.new_from_byteslice(bytes);
+  try {
+    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
+  } finally {
+    img.free();
+  }
+}
+
+async function photonFails(bytes: Uint8Array): Promise<boolean> {
+  try {
+    await photonDecode(bytes);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function reduceFull(full: Full, factor: number): ReducedImage {
+  const r = new BoxReducer(full.width, full.height, factor);
+  for (let y = 0; y < full.height; y++) r.addRow(y, full.rgba, y * full.width * 4);
+  return r.finish();
+}
+
+function diff(a: ReducedImage, b: ReducedImage) {
+  expect([a.width, a.height, a.outWidth, a.outHeight]).toEqual([b.width, b.height, b.outWidth, b.outHeight]);
+  let max = 0;
+  let sum = 0;
+  for (let i = 0; i < a.rgba.length; i++) {
+    const d = Math.abs(a.rgba[i] - b.rgba[i]);
+    sum += d;
+    if (d > max) max = d;
+  }
+  return { max, mean: sum / a.rgba.length };
+}
+
+async function compare(name: string, bytes: Uint8Array) {
+  const full = await photonDecode(bytes);
+  const pixels = full.width * full.height;
+  // Factor 1, then targets giving factors 2, 3 and 7 (sizes not divisible by them in most fixtures).
+  for (const target of [pixels, Math.ceil(pixels / 4), Math.ceil(pixels / 9), Math.ceil(pixels / 49)]) {
+    const ours = await decodeGifReduced(bytes, { targetPixels: target });
+    const factor = reductionFactor(full.width, full.height, target);
+    const { max, mean } = diff(ours, reduceFull(full, factor));
+    expect(max, `${name} factor ${factor}: max ${max}, mean ${mean.toFixed(4)}`).toBeLessThanOrEqual(1);
+  }
+  return full;
+}
+
+describe("decodeGifReduced = photon's first frame, box-reduced", () => {
+  for (const name of SMALL) {
+    it(`${name}`, async () => {
+      await compare(name, leanFixture(name));
+    });
+  }
+  for (const name of SHARED) {
+    it(`${name} (shared fixture): same pixels, phash within 2 of photon's and of the Python reference`, async () => {
+      const bytes = fixture(name);
+      const full = await compare(name, bytes);
+      const ours = await decodeGifReduced(bytes, { targetPixels: Math.ceil((full.width * full.height) / 9) });
+      const hash = phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight);
+      expect(hammingDistance(hash, phashFromRgba(full.rgba, full.width, full.height))).toBeLessThanOrEqual(2);
+      expect(hammingDistance(hash, EXPECTED_PHASH[name])).toBeLessThanOrEqual(2);
+    });
+  }
+
+  it("phash of the reduced image is within 2 of photon's full decode for every fixture", async () => {
+    for (const name of SMALL) {
+      const bytes = leanFixture(name);
+      const full = await photonDecode(bytes);
+      // The analysis reduces to ~1 MP, always far above the hash's 32x32; a fixture reduced below that would be
+      // upsampled by the Lanczos step, which is not what is being checked here. (A dithered 64-colour render of
+      // wood.jpg at 241x161 hashes 4 bits apart after a 2x box reduction although its pixels match photon exactly:
+      // low-contrast images sit near the median; the 1 MP production reduction is far gentler.)
+      if (Math.min(full.width, full.height) < 128) continue;
+      const ours = await decodeGifReduced(bytes, { targetPixels: Math.ceil((full.width * full.height) / 4) });
+      const d = hammingDistance(phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight), phashFromRgba(full.rgba, full.width, full.height));
+      expect(d, name).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it("composes a frame smaller than the screen at its offset, transparent around it", async () => {
+    const ours = await decodeGifReduced(leanFixture("offset-local.gif"), { targetPixels: 1e6 });
+    expect([ours.outWidth, ours.outHeight]).toEqual([101, 77]);
+    expect([...ours.rgba.subarray(0, 4)]).toEqual([0, 0, 0, 0]);
+    const inside = ((9 + 20) * 101 + 17 + 30) * 4;
+    expect(ours.rgba[inside + 3]).toBe(255);
+  });
+
+  it("fails where photon fails: data cut inside the LZW stream", async () => {
+    const bytes = leanFixture("global.gif");
+    const cut = bytes.subarray(0, bytes.length - 2000);
+    expect(await photonFails(cut)).toBe(true);
+    await expect(decodeGifReduced(cut, { targetPixels: 1e6 })).rejects.toBeInstanceOf(LeanDecodeError);
+  });
+});
+
+describe("decodeGifReduced robustness", () => {
+  const sources = ["transparent.gif", "local-interlaced.gif", "clears.gif", "offset-local.gif"].map(leanFixture);
+  const run = async (bytes: Uint8Array) => {
+    try {
+      const out = await decodeGifReduced(bytes, { targetPixels: 5000 });
+      expect(out.rgba.length).toBe(out.outWidth * out.outHeight * 4);
+    } catch (err) {
+      if (!(err instanceof LeanDecodeError)) throw err;
+    }
+  };
+
+  it("truncations: a ReducedImage or LeanDecodeError", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: sources.length - 1 }), fc.double({ min: 0, max: 1, noNaN: true }), async (i, at) => {
+        const src = sources[i];
+        await run(src.subarray(0, Math.floor(at * src.length)));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("byte flips: a ReducedImage or LeanDecodeError", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: sources.length - 1 }),
+        fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 255 })), { minLength: 1, maxLength: 6 }),
+        async (i, flips) => {
+          const bytes = sources[i].slice();
+          for (const [at, v] of flips) bytes[Math.floor(at * (bytes.length - 1))] = v;
+          await run(bytes);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("decodeGifReduced on a 40 MP image", () => {
+  it("8000x5000 reduces to about 1 MP with the drawn colours in place", async () => {
+    const bytes = leanFixture("large.gif");
+    const start = performance.now();
+    const out = await decodeGifReduced(bytes, { targetPixels: 1_000_000 });
+    const ms = performance.now() - start;
+    console.log(`lean GIF 8000x5000 (${bytes.length} bytes) -> ${out.outWidth}x${out.outHeight} in ${ms.toFixed(0)} ms`);
+    expect([out.width, out.height]).toEqual([8000, 5000]);
+    expect(out.outWidth * out.outHeight).toBeLessThanOrEqual(1_000_000);
+    expect(out.outWidth * out.outHeight).toBeGreaterThan(750_000) // integer factor 7: 1143 x 715;
+    const at = (x: number, y: number) => {
+      const f = out.width / out.outWidth;
+      const o = (Math.floor(y / f) * out.outWidth + Math.floor(x / f)) * 4;
+      return [...out.rgba.subarray(o, o + 4)];
+    };
+    expect(at(100, 100)).toEqual([30, 60, 90, 255]);
+    expect(at(2000, 1000)).toEqual([220, 200, 40, 255]);
+    expect(at(5800, 3400)).toEqual([200, 40, 60, 255]);
+    expect(at(7000, 4800)).toEqual([250, 250, 250, 255]);
+  });
+});
