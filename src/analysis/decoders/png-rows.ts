@@ -1,0 +1,217 @@
+// PNG scanline work: undoing the five filters and converting one row of any colour type / bit depth to RGBA8,
+// with the same sample conversions as photon (Rust `png` + `image` crates), which the fixtures compare against:
+// - 16-bit samples become round(v * 255 / 65535) = (v + 128) / 257, not the high byte;
+// - 1/2/4-bit grey is scaled to 0..255 (x255, x85, x17);
+// - a tRNS key colour makes matching pixels alpha 0; at depths <= 8 only the key's low byte is compared
+//   (the png crate does so: key 0x0105 matches 8-bit sample 5), at 16 bits the whole value;
+// - palette indices past the palette's end are opaque black.
+
+import { LeanDecodeError } from "./reduce";
+
+/** (v + 128) / 257 for every 16-bit value: photon's u16 -> u8 conversion. */
+let to8Table: Uint8Array | null = null;
+function to8(): Uint8Array {
+  if (!to8Table) {
+    to8Table = new Uint8Array(65536);
+    for (let v = 0; v < 65536; v++) to8Table[v] = ((v + 128) / 257) | 0;
+  }
+  return to8Table;
+}
+
+/** Samples per pixel for each valid colour type. */
+export function channelsOf(colorType: number): number {
+  switch (colorType) {
+    case 0: return 1;
+    case 2: return 3;
+    case 3: return 1;
+    case 4: return 2;
+    case 6: return 4;
+    default: return 0;
+  }
+}
+
+export function validDepth(colorType: number, depth: number): boolean {
+  switch (colorType) {
+    case 0: return depth === 1 || depth === 2 || depth === 4 || depth === 8 || depth === 16;
+    case 3: return depth === 1 || depth === 2 || depth === 4 || depth === 8;
+    case 2: case 4: case 6: return depth === 8 || depth === 16;
+    default: return false;
+  }
+}
+
+/**
+ * Undoes the row's filter in place: `cur[start .. start+len)` holds the filtered bytes (after the filter-type
+ * byte), `prev` the previous unfiltered row of the same pass (zeros for the first). `bpp` = bytes per
+ * complete pixel, at least 1.
+ */
+export function unfilter(filter: number, cur: Uint8Array, prev: Uint8Array, start: number, len: number, bpp: number): void {
+  const end = start + len;
+  switch (filter) {
+    case 0:
+      return;
+    case 1: // Sub
+      for (let i = start + bpp; i < end; i++) cur[i] = (cur[i] + cur[i - bpp]) & 255;
+      return;
+    case 2: // Up
+      for (let i = start; i < end; i++) cur[i] = (cur[i] + prev[i]) & 255;
+      return;
+    case 3: { // Average
+      const first = Math.min(end, start + bpp);
+      for (let i = start; i < first; i++) cur[i] = (cur[i] + (prev[i] >>> 1)) & 255;
+      for (let i = first; i < end; i++) cur[i] = (cur[i] + ((cur[i - bpp] + prev[i]) >>> 1)) & 255;
+      return;
+    }
+    case 4: { // Paeth
+      const first = Math.min(end, start + bpp);
+      for (let i = start; i < first; i++) cur[i] = (cur[i] + prev[i]) & 255;
+      for (let i = first; i < end; i++) {
+        const a = cur[i - bpp];
+        const b = prev[i];
+        const c = prev[i - bpp];
+        const p = a + b - c;
+        const pa = p > a ? p - a : a - p;
+        const pb = p > b ? p - b : b - p;
+        const pc = p > c ? p - c : c - p;
+        cur[i] = (cur[i] + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
+      }
+      return;
+    }
+    default:
+      throw new LeanDecodeError(`PNG: unknown filter type ${filter}`);
+  }
+}
+
+export type RowFormat = {
+  colorType: number;
+  depth: number;
+  /** 256 RGBA entries (colour type 3): palette with tRNS alpha, opaque black past the palette's end. */
+  palette: Uint8Array | null;
+  /** tRNS key for colour types 0 (one value) and 2 (three), as compared (see top), or null. */
+  key: number[] | null;
+};
+
+/** Builds the 256-entry RGBA lookup of a palette (PLTE data) and its tRNS alphas (or null). */
+export function paletteRgba(plte: Uint8Array, trns: Uint8Array | null): Uint8Array {
+  const table = new Uint8Array(256 * 4);
+  for (let i = 0; i < 256; i++) table[i * 4 + 3] = 255;
+  const entries = Math.min(256, (plte.length / 3) | 0);
+  for (let i = 0; i < entries; i++) {
+    table[i * 4] = plte[i * 3];
+    table[i * 4 + 1] = plte[i * 3 + 1];
+    table[i * 4 + 2] = plte[i * 3 + 2];
+  }
+  // The png crate ignores a tRNS with more entries than the palette.
+  if (trns && trns.length <= entries) for (let i = 0; i < trns.length; i++) table[i * 4 + 3] = trns[i];
+  return table;
+}
+
+/**
+ * Converts `n` pixels of an unfiltered row (`src` from `start`) to RGBA8 in `out` from 0.
+ */
+export function toRgba8(fmt: RowFormat, src: Uint8Array, start: number, n: number, out: Uint8Array): void {
+  const { colorType, depth, key } = fmt;
+  if (depth < 8) return lowDepthToRgba8(fmt, src, start, n, out);
+  if (depth === 8) {
+    switch (colorType) {
+      case 0: {
+        const k = key ? key[0] & 255 : -1;
+        for (let x = 0, s = start, o = 0; x < n; x++, s++, o += 4) {
+          const v = src[s];
+          out[o] = v; out[o + 1] = v; out[o + 2] = v;
+          out[o + 3] = v === k ? 0 : 255;
+        }
+        return;
+      }
+      case 2: {
+        const kr = key ? key[0] & 255 : -1, kg = key ? key[1] & 255 : -1, kb = key ? key[2] & 255 : -1;
+        for (let x = 0, s = start, o = 0; x < n; x++, s += 3, o += 4) {
+          const r = src[s], g = src[s + 1], b = src[s + 2];
+          out[o] = r; out[o + 1] = g; out[o + 2] = b;
+          out[o + 3] = r === kr && g === kg && b === kb ? 0 : 255;
+        }
+        return;
+      }
+      case 3: {
+        const pal = fmt.palette!;
+        for (let x = 0, s = start, o = 0; x < n; x++, s++, o += 4) {
+          const p = src[s] * 4;
+          out[o] = pal[p]; out[o + 1] = pal[p + 1]; out[o + 2] = pal[p + 2]; out[o + 3] = pal[p + 3];
+        }
+        return;
+      }
+      case 4:
+        for (let x = 0, s = start, o = 0; x < n; x++, s += 2, o += 4) {
+          const v = src[s];
+          out[o] = v; out[o + 1] = v; out[o + 2] = v; out[o + 3] = src[s + 1];
+        }
+        return;
+      case 6:
+        out.set(src.subarray(start, start + n * 4), 0);
+        return;
+    }
+  }
+  // 16 bits per sample.
+  const t = to8();
+  switch (colorType) {
+    case 0: {
+      const k = key ? key[0] : -1;
+      for (let x = 0, s = start, o = 0; x < n; x++, s += 2, o += 4) {
+        const v16 = (src[s] << 8) | src[s + 1];
+        const v = t[v16];
+        out[o] = v; out[o + 1] = v; out[o + 2] = v;
+        out[o + 3] = v16 === k ? 0 : 255;
+      }
+      return;
+    }
+    case 2: {
+      const kr = key ? key[0] : -1, kg = key ? key[1] : -1, kb = key ? key[2] : -1;
+      for (let x = 0, s = start, o = 0; x < n; x++, s += 6, o += 4) {
+        const r = (src[s] << 8) | src[s + 1], g = (src[s + 2] << 8) | src[s + 3], b = (src[s + 4] << 8) | src[s + 5];
+        out[o] = t[r]; out[o + 1] = t[g]; out[o + 2] = t[b];
+        out[o + 3] = r === kr && g === kg && b === kb ? 0 : 255;
+      }
+      return;
+    }
+    case 4:
+      for (let x = 0, s = start, o = 0; x < n; x++, s += 4, o += 4) {
+        const v = t[(src[s] << 8) | src[s + 1]];
+        out[o] = v; out[o + 1] = v; out[o + 2] = v;
+        out[o + 3] = t[(src[s + 2] << 8) | src[s + 3]];
+      }
+      return;
+    case 6:
+      for (let x = 0, s = start, o = 0; x < n; x++, s += 8, o += 4) {
+        out[o] = t[(src[s] << 8) | src[s + 1]];
+        out[o + 1] = t[(src[s + 2] << 8) | src[s + 3]];
+        out[o + 2] = t[(src[s + 4] << 8) | src[s + 5]];
+        out[o + 3] = t[(src[s + 6] << 8) | src[s + 7]];
+      }
+      return;
+  }
+  throw new LeanDecodeError(`PNG: unsupported colour type ${colorType} at depth ${depth}`);
+}
+
+/** 1/2/4-bit grey or palette: samples packed MSB first. */
+function lowDepthToRgba8(fmt: RowFormat, src: Uint8Array, start: number, n: number, out: Uint8Array): void {
+  const depth = fmt.depth;
+  const mask = (1 << depth) - 1;
+  const perByte = 8 / depth;
+  if (fmt.colorType === 3) {
+    const pal = fmt.palette!;
+    for (let x = 0, o = 0; x < n; x++, o += 4) {
+      const byte = src[start + ((x / perByte) | 0)];
+      const p = ((byte >>> (8 - depth * ((x % perByte) + 1))) & mask) * 4;
+      out[o] = pal[p]; out[o + 1] = pal[p + 1]; out[o + 2] = pal[p + 2]; out[o + 3] = pal[p + 3];
+    }
+    return;
+  }
+  const scale = 255 / mask;
+  const k = fmt.key ? fmt.key[0] & 255 : -1;
+  for (let x = 0, o = 0; x < n; x++, o += 4) {
+    const byte = src[start + ((x / perByte) | 0)];
+    const s = (byte >>> (8 - depth * ((x % perByte) + 1))) & mask;
+    const v = s * scale;
+    out[o] = v; out[o + 1] = v; out[o + 2] = v;
+    out[o + 3] = s === k ? 0 : 255;
+  }
+}

@@ -1,0 +1,290 @@
+/// <reference types="vite/client" />
+// The lean PNG decoder against photon: photon decodes the fixture fully, BoxReducer reduces that with the same
+// factor, and the two must agree exactly (PNG is lossless and both average with the same rounding).
+// Fixtures: test/fixtures/images/lean/png/generate.py.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodePngReduced } from "../../../src/analysis/decoders/png";
+import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { loadPhoton } from "../../../src/analysis/imaging";
+import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
+import { EXPECTED_PHASH, fixture, FIXTURE_NAMES } from "../fixtures";
+import LEAN_EXPECTED_PHASH_JSON from "../../fixtures/images/lean/png/expected-phash.json";
+
+const LEAN_EXPECTED_PHASH: Record<string, string> = LEAN_EXPECTED_PHASH_JSON;
+
+const loaders = import.meta.glob("../../fixtures/images/lean/png/*.png", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+const byName = new Map(Object.entries(loaders).map(([path, load]) => [path.split("/").pop()!, load] as const));
+const NAMES = [...byName.keys()].filter((n) => !n.startsWith("large-")).sort();
+
+async function lean(name: string): Promise<Uint8Array> {
+  const url = await byName.get(name)!();
+  const binary = atob(url.slice(url.indexOf(",") + 1));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+type Full = { width: number; height: number; rgba: Uint8Array };
+
+async function photonDecode(bytes: Uint8Array): Promise<Full> {
+  const photon = await loadPhoton();
+  const img = photon.PhotonImage.new_from_byteslice(bytes);
+  try {
+    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
+  } finally {
+    img.free();
+  }
+}
+
+function reduceFull(full: Full, factor: number): ReducedImage {
+  const reducer = new BoxReducer(full.width, full.height, factor);
+  for (let y = 0; y < full.height; y++) reducer.addRow(y, full.rgba, y * full.width * 4);
+  return reducer.finish();
+}
+
+function diff(a: Uint8Array, b: Uint8Array) {
+  let max = 0;
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = Math.abs(a[i] - b[i]);
+    sum += d;
+    if (d > max) max = d;
+  }
+  return { max, mean: sum / Math.max(1, a.length) };
+}
+
+/** Compares with photon + BoxReducer for a target size; returns the factor used. */
+async function compare(bytes: Uint8Array, targetPixels: number, full?: Full): Promise<number> {
+  full ??= await photonDecode(bytes);
+  const ours = await decodePngReduced(bytes, { targetPixels });
+  const factor = reductionFactor(full.width, full.height, targetPixels);
+  const ref = reduceFull(full, factor);
+  expect([ours.width, ours.height, ours.outWidth, ours.outHeight]).toEqual([full.width, full.height, ref.outWidth, ref.outHeight]);
+  expect(ours.rgba.length).toBe(ref.rgba.length);
+  const { max, mean } = diff(ours.rgba, ref.rgba);
+  expect(max, `factor ${factor}: max ${max}, mean ${mean.toFixed(4)}`).toBe(0);
+  return factor;
+}
+
+describe("decodePngReduced = photon full decode + BoxReducer", () => {
+  it("has the fixtures generate.py writes", () => {
+    expect(NAMES.length).toBeGreaterThanOrEqual(70);
+    expect(byName.has("large-8000x5000.png")).toBe(true);
+  });
+
+  for (const name of NAMES) {
+    it(`${name}: identical at factor 1 and at larger factors`, async () => {
+      const bytes = await lean(name);
+      const full = await photonDecode(bytes);
+      const pixels = full.width * full.height;
+      const factors = new Set<number>();
+      // Factor 1, then targets giving factors 2, 3, ~4 and ~7 (fixture sizes are odd: partial edge blocks).
+      for (const target of [pixels, Math.ceil(pixels / 4), Math.ceil(pixels / 9), 300, 40]) {
+        factors.add(await compare(bytes, target, full));
+      }
+      expect(factors.has(1)).toBe(true);
+      if (pixels > 40) expect(Math.max(...factors)).toBeGreaterThan(1);
+    });
+  }
+
+  it("decodes the APNG's default image (IDAT) even when it is not an animation frame", async () => {
+    const out = await decodePngReduced(await lean("apng-default-not-frame.png"), { targetPixels: 1e9 });
+    const idat = await decodePngReduced(await lean("rgb8.png"), { targetPixels: 1e9 });
+    expect(diff(out.rgba, idat.rgba).max).toBe(0);
+  });
+});
+
+describe("phash of the reduced image", () => {
+  // Images large enough that a reduced copy still mostly carries the 32x32 Lanczos image: the photo-* fixtures
+  // and the shared PNG fixtures, at factors 2 and 3 (the real path reduces 5-40 MP to ~1 MP; see the large
+  // image below). The decoder's output is pixel-exact (checked first), so any distance here comes from the
+  // reduction itself: halving these small images moves a few near-median bits of the textured ones.
+  const REDUCTION_SLACK: Record<string, number> = { "gps.png": 6, "photo-wood-200x200-adam7.png": 4 };
+  const cases: [string, () => Promise<Uint8Array>, string | undefined][] = [
+    ...NAMES.filter((n) => n.startsWith("photo-")).map((n) => [n, () => lean(n), LEAN_EXPECTED_PHASH[n]] as [string, () => Promise<Uint8Array>, string | undefined]),
+    ...FIXTURE_NAMES.filter((n) => n.endsWith(".png") && n !== "tiny.png").map((n) => [n, async () => fixture(n), EXPECTED_PHASH[n]] as [string, () => Promise<Uint8Array>, string | undefined]),
+  ];
+  for (const [name, load, expected] of cases) {
+    it(`${name}: exact vs photon; phash at factors 2 and 3 within 2 of photon's full decode and of Python's`, async () => {
+      const bytes = await load();
+      const full = await photonDecode(bytes);
+      const fullHash = phashFromRgba(full.rgba, full.width, full.height);
+      for (const factor of [2, 3]) {
+        const target = Math.ceil(full.width / factor) * Math.ceil(full.height / factor);
+        expect(await compare(bytes, target, full)).toBe(factor);
+        const ours = await decodePngReduced(bytes, { targetPixels: target });
+        const hash = phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight);
+        const bound = REDUCTION_SLACK[name] ?? 2;
+        expect(hammingDistance(hash, fullHash), `${hash} vs photon ${fullHash}`).toBeLessThanOrEqual(bound);
+        if (expected) expect(hammingDistance(hash, expected), `${hash} vs Python ${expected}`).toBeLessThanOrEqual(bound);
+      }
+    });
+  }
+});
+
+// --- Hand-made PNGs for the edge cases.
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 255] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+function be32(v: number): number[] {
+  return [(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255];
+}
+function pngChunk(type: string, data: ArrayLike<number>, badCrc = false): number[] {
+  const body = Uint8Array.from([...type].map((c) => c.charCodeAt(0)).concat(Array.from(data)));
+  return [...be32(data.length), ...body, ...be32((crc(body) ^ (badCrc ? 1 : 0)) >>> 0)];
+}
+async function deflate(data: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([data]).stream().pipeThrough(new CompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+/** An 8-bit grey PNG; `raw` is the filtered data (a filter byte before each row). */
+function greyPng(width: number, height: number, zlib: Uint8Array, opts: { iend?: boolean; badIdatCrc?: boolean; trailer?: number[] } = {}): Uint8Array {
+  return Uint8Array.from([
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a,
+    ...pngChunk("IHDR", [...be32(width), ...be32(height), 8, 0, 0, 0, 0]),
+    ...pngChunk("IDAT", zlib, opts.badIdatCrc),
+    ...(opts.trailer ?? []),
+    ...(opts.iend === false ? [] : pngChunk("IEND", [])),
+  ]);
+}
+
+async function expectLeanError(bytes: Uint8Array, pattern?: RegExp) {
+  const err = await decodePngReduced(bytes, { targetPixels: 1e6 }).then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(LeanDecodeError);
+  if (pattern) expect((err as Error).message).toMatch(pattern);
+}
+
+describe("edge cases", () => {
+  const rows = Uint8Array.from([0, 1, 2, 3, 4, 0, 5, 6, 7, 8]); // 4x2, filter None
+
+  it("accepts a missing IEND and data past the last scanline", async () => {
+    const z = await deflate(rows);
+    for (const bytes of [greyPng(4, 2, z, { iend: false }), greyPng(4, 1, z)]) {
+      const out = await decodePngReduced(bytes, { targetPixels: 100 });
+      expect([...out.rgba.subarray(0, 8)]).toEqual([1, 1, 1, 255, 2, 2, 2, 255]);
+    }
+  });
+
+  it("rejects junk after the zlib stream in the same piece (workerd's inflater fails; photon accepts it)", async () => {
+    await expectLeanError(greyPng(4, 2, Uint8Array.from([...(await deflate(rows)), 1, 2, 3])), /Trailing/);
+  });
+
+  it("rejects a bad IDAT CRC, truncated or corrupt image data, a bad filter type and a bad signature", async () => {
+    const z = await deflate(rows);
+    await expectLeanError(greyPng(4, 2, z, { badIdatCrc: true }), /CRC/);
+    await expectLeanError(greyPng(4, 3, z), /ends before/);
+    await expectLeanError(greyPng(4, 2, z.subarray(0, z.length - 6)));
+    await expectLeanError(greyPng(4, 2, Uint8Array.from(z).fill(0xff, 2, 6)));
+    await expectLeanError(greyPng(4, 2, await deflate(Uint8Array.from([9, 1, 2, 3, 4, 0, 5, 6, 7, 8]))), /filter/);
+    await expectLeanError(Uint8Array.from([1, 2, 3]), /signature/);
+    await expectLeanError(greyPng(4, 2, new Uint8Array(0)));
+  });
+
+  it("ignores a bad CRC on an ancillary chunk (as the png crate does)", async () => {
+    const z = await deflate(rows);
+    const bytes = greyPng(4, 2, z, { trailer: pngChunk("tEXt", [65, 0, 66], true) });
+    await compare(bytes, 100);
+  });
+
+  it("stops inflating at the last scanline: a zlib bomb behind a 1x1 image costs nothing", async () => {
+    const bomb = await deflate(new Uint8Array(64 * 2 ** 20)); // 64 MB of zeros in ~64 KB
+    const started = performance.now();
+    const out = await decodePngReduced(greyPng(1, 1, bomb), { targetPixels: 10 });
+    expect([...out.rgba]).toEqual([0, 0, 0, 255]);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("does not modify the caller's bytes", async () => {
+    const bytes = await lean("rgba16-adam7.png");
+    const copy = bytes.slice();
+    await decodePngReduced(bytes, { targetPixels: 500 });
+    expect(bytes).toEqual(copy);
+  });
+});
+
+describe("robustness", () => {
+  const sources = ["pal4-adam7.png", "rgb16-trns.png", "g2-trns-adam7.png", "size-5x5-adam7.png", "apng-pil.png", "pil-P-trns.png"];
+
+  async function onlyLeanErrors(bytes: Uint8Array) {
+    try {
+      const out = await decodePngReduced(bytes, { targetPixels: 200 });
+      expect(out.rgba.length).toBe(out.outWidth * out.outHeight * 4);
+    } catch (err) {
+      if (!(err instanceof LeanDecodeError)) throw err;
+    }
+  }
+
+  it("truncations and byte flips give a result or a LeanDecodeError, never another exception", async () => {
+    const files = await Promise.all(sources.map(lean));
+    await fc.assert(
+      fc.asyncProperty(fc.nat(files.length - 1), fc.double({ min: 0, max: 1, noNaN: true }), async (i, at) => {
+        await onlyLeanErrors(files[i].subarray(0, Math.floor(files[i].length * at)));
+      }),
+      { numRuns: 80 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.nat(files.length - 1), fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(255)), { minLength: 1, maxLength: 4 }), async (i, flips) => {
+        const bytes = files[i].slice();
+        for (const [at, value] of flips) bytes[Math.min(bytes.length - 1, Math.floor(bytes.length * at))] = value;
+        await onlyLeanErrors(bytes);
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it("header fields out of range are LeanDecodeErrors", async () => {
+    const z = await deflate(new Uint8Array(16));
+    const withHeader = (w: number, h: number, depth: number, ct: number, interlace = 0) =>
+      Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...pngChunk("IHDR", [...be32(w), ...be32(h), depth, ct, 0, 0, interlace]), ...pngChunk("IDAT", z), ...pngChunk("IEND", [])]);
+    for (const bytes of [withHeader(0, 1, 8, 0), withHeader(1, 0, 8, 0), withHeader(2 ** 31 - 1, 1, 8, 0), withHeader(60000, 60000, 8, 0), withHeader(1, 1, 3, 0), withHeader(1, 1, 16, 3), withHeader(1, 1, 8, 5), withHeader(1, 1, 8, 0, 2), withHeader(1, 1, 8, 3)]) {
+      await expectLeanError(bytes);
+    }
+  });
+});
+
+/** The pixel generate.py draws at (x, y) in large-8000x5000.png. */
+function largeRow(y: number, width: number, height: number, row: Uint8Array) {
+  for (let x = 0; x < width; x++) {
+    let r = Math.floor((x * 255) / (width - 1)), g = Math.floor((y * 255) / (height - 1)), b = 128;
+    if (y >= 1000 && y < 2000 && x >= 1500 && x < 4500) (r = 255), (g = 0), (b = 0);
+    if (y >= 3000 && y < 4700 && x >= 6000 && x < 7000) (r = 0), (g = 0), (b = 255);
+    if (y === 2500) r = g = b = 255;
+    if (x === 7777) r = g = b = 0;
+    row[x * 4] = r;
+    row[x * 4 + 1] = g;
+    row[x * 4 + 2] = b;
+    row[x * 4 + 3] = 255;
+  }
+}
+
+describe("large image", () => {
+  it("decodes a 40 MP PNG to ~1 MP with exactly the expected block averages", async () => {
+    const bytes = await lean("large-8000x5000.png");
+    const started = performance.now();
+    const out = await decodePngReduced(bytes, { targetPixels: 1_000_000 });
+    const ms = performance.now() - started;
+    console.log(`large-8000x5000.png (${bytes.length} bytes): 8000x5000 -> ${out.outWidth}x${out.outHeight} in ${ms.toFixed(0)} ms (${(40 / (ms / 1000)).toFixed(1)} MP/s)`);
+    expect([out.width, out.height]).toEqual([8000, 5000]);
+    const factor = reductionFactor(8000, 5000, 1_000_000);
+    expect([out.outWidth, out.outHeight]).toEqual([Math.ceil(8000 / factor), Math.ceil(5000 / factor)]);
+    const reducer = new BoxReducer(8000, 5000, factor);
+    const row = new Uint8Array(8000 * 4);
+    for (let y = 0; y < 5000; y++) {
+      largeRow(y, 8000, 5000, row);
+      reducer.addRow(y, row);
+    }
+    expect(diff(out.rgba, reducer.finish().rgba).max).toBe(0);
+    const hash = phashFromRgba(out.rgba, out.outWidth, out.outHeight);
+    const expected = LEAN_EXPECTED_PHASH["large-8000x5000.png"];
+    expect(hammingDistance(hash, expected), `${hash} vs Python ${expected}`).toBeLessThanOrEqual(2);
+  }, 60_000);
+});
