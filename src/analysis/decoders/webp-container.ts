@@ -1,0 +1,212 @@
+// The WebP RIFF container for the lean path: simple lossy (VP8), simple lossless (VP8L), extended (VP8X with
+// optional ALPH) and animated (ANIM/ANMF: the first frame only, on the full canvas). Lossy frames are decoded
+// by the VP8 decoder passed in (webp.ts wires the real one); lossless ones by webp-vp8l.ts.
+import { decodeAlphaRows } from "./webp-alpha";
+import { argbToRgba, decodeVp8lRows, readVp8lHeader } from "./webp-vp8l";
+import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "./reduce";
+
+export type Vp8Decoder = (payload: Uint8Array, options: LeanDecodeOptions) => Promise<ReducedImage>;
+
+type Chunk = { tag: string; start: number; end: number };
+
+function fail(what: string): never {
+  throw new LeanDecodeError(`WebP: ${what}`);
+}
+
+function u32(b: Uint8Array, p: number): number {
+  return (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0;
+}
+
+function u24(b: Uint8Array, p: number): number {
+  return b[p] | (b[p + 1] << 8) | (b[p + 2] << 16);
+}
+
+function tag(b: Uint8Array, p: number): string {
+  return String.fromCharCode(b[p], b[p + 1], b[p + 2], b[p + 3]);
+}
+
+/** The chunks in bytes[start, end); each must fit. A few trailing bytes too short for a chunk are ignored. */
+function readChunks(b: Uint8Array, start: number, end: number): Chunk[] {
+  const chunks: Chunk[] = [];
+  let pos = start;
+  while (end - pos >= 8) {
+    const size = u32(b, pos + 4);
+    const payloadEnd = pos + 8 + size;
+    if (payloadEnd > end) fail(`truncated ${tag(b, pos)} chunk`);
+    chunks.push({ tag: tag(b, pos), start: pos + 8, end: payloadEnd });
+    pos = payloadEnd + (size & 1);
+  }
+  return chunks;
+}
+
+/** RGBA8 pixels of a frame, row by row, for compositing onto the canvas. */
+type FrameRows = (onRow: (y: number, rgba: Uint8Array) => void) => void;
+
+/** A frame's image: a VP8L one decodes to rows; a VP8 one (with its ALPH) only to a reduced image. */
+type FrameImage = { width: number; height: number; rows: FrameRows } | { width: number; height: number; reduced: (factor: number) => Promise<ReducedImage> };
+
+function losslessFrame(bytes: Uint8Array, c: Chunk): FrameImage {
+  const payload = bytes.subarray(c.start, c.end);
+  const { width, height } = readVp8lHeader(payload);
+  const rows: FrameRows = (onRow) => {
+    const rgba = new Uint8Array(width * 4);
+    decodeVp8lRows(payload, (y, argb) => {
+      argbToRgba(argb, width, rgba);
+      onRow(y, rgba);
+    });
+  };
+  return { width, height, rows };
+}
+
+/** VP8 frame size from its key-frame header (the decoder checks the rest). */
+function vp8Size(bytes: Uint8Array, c: Chunk): { width: number; height: number } {
+  const p = c.start;
+  if (c.end - p < 10 || bytes[p + 3] !== 0x9d || bytes[p + 4] !== 0x01 || bytes[p + 5] !== 0x2a) fail("bad VP8 frame header");
+  return { width: (bytes[p + 6] | (bytes[p + 7] << 8)) & 0x3fff, height: (bytes[p + 8] | (bytes[p + 9] << 8)) & 0x3fff };
+}
+
+function lossyFrame(bytes: Uint8Array, c: Chunk, alph: Chunk | undefined, vp8: Vp8Decoder): FrameImage {
+  const { width, height } = vp8Size(bytes, c);
+  if (width === 0 || height === 0) fail("empty VP8 frame");
+  const reduced = async (factor: number): Promise<ReducedImage> => {
+    const outPixels = Math.ceil(width / factor) * Math.ceil(height / factor);
+    const image = await vp8(bytes.subarray(c.start, c.end), { targetPixels: outPixels });
+    if (image.width !== width || image.height !== height) fail("VP8 frame size mismatch");
+    if (image.outWidth !== Math.ceil(width / factor) || image.outHeight !== Math.ceil(height / factor)) fail("VP8 reduction mismatch");
+    if (alph) {
+      // The reducer averages channels independently, so the alpha plane is reduced on its own (R=G=B=A=alpha)
+      // and its alpha written over the opaque VP8 result.
+      const reducer = new BoxReducer(width, height, factor);
+      const row = new Uint8Array(width * 4);
+      decodeAlphaRows(bytes.subarray(alph.start, alph.end), width, height, (y, alpha) => {
+        for (let x = 0; x < width; x++) row[x * 4] = row[x * 4 + 1] = row[x * 4 + 2] = row[x * 4 + 3] = alpha[x];
+        reducer.addRow(y, row);
+      });
+      const a = reducer.finish().rgba;
+      const out = image.rgba;
+      for (let i = 3; i < out.length; i += 4) out[i] = a[i];
+    }
+    return image;
+  };
+  return { width, height, reduced };
+}
+
+/** The image chunks of a still image or of an animation frame: optional ALPH, then VP8 or VP8L. */
+function frameImage(bytes: Uint8Array, chunks: Chunk[], vp8: Vp8Decoder): FrameImage {
+  let alph: Chunk | undefined;
+  for (const c of chunks) {
+    if (c.tag === "ALPH") alph ??= c;
+    else if (c.tag === "VP8L") return losslessFrame(bytes, c);
+    else if (c.tag === "VP8 ") return lossyFrame(bytes, c, alph, vp8);
+  }
+  fail("no image data");
+}
+
+async function reduceFrame(frame: FrameImage, options: LeanDecodeOptions): Promise<ReducedImage> {
+  const factor = reductionFactor(frame.width, frame.height, options.targetPixels);
+  if ("reduced" in frame) return frame.reduced(factor);
+  const reducer = new BoxReducer(frame.width, frame.height, factor);
+  frame.rows((y, rgba) => reducer.addRow(y, rgba));
+  return reducer.finish();
+}
+
+type Placement = { x: number; y: number; width: number; height: number; blend: boolean; background: Uint8Array };
+
+/** Alpha-blends src over dst as libwebp's demux / image-webp do for straight (non-premultiplied) RGBA. */
+function blendPixel(src: Uint8Array, s: number, dst: Uint8Array, d: number) {
+  const sa = src[s + 3];
+  if (sa === 255) {
+    dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = 255;
+    return;
+  }
+  if (sa === 0) return;
+  const da = dst[d + 3];
+  const dscale = (da * (255 - sa)) / 255;
+  const a = sa + dscale;
+  for (let k = 0; k < 3; k++) dst[d + k] = Math.round((src[s + k] * sa + dst[d + k] * dscale) / a);
+  dst[d + 3] = Math.round(a);
+}
+
+/** The first animation frame composited onto the canvas (background elsewhere), reduced. */
+async function reduceOnCanvas(frame: FrameImage, canvasW: number, canvasH: number, at: Placement, options: LeanDecodeOptions): Promise<ReducedImage> {
+  const factor = reductionFactor(canvasW, canvasH, options.targetPixels);
+  const reducer = new BoxReducer(canvasW, canvasH, factor);
+  const bg = at.background;
+  const row = new Uint8Array(canvasW * 4);
+  const fillBackground = () => {
+    for (let i = 0; i < row.length; i += 4) row.set(bg, i);
+  };
+  if ("rows" in frame) {
+    fillBackground();
+    for (let y = 0; y < at.y; y++) reducer.addRow(y, row);
+    frame.rows((fy, rgba) => {
+      fillBackground();
+      if (at.blend) for (let x = 0; x < frame.width; x++) blendPixel(rgba, x * 4, row, (at.x + x) * 4);
+      else row.set(rgba.subarray(0, frame.width * 4), at.x * 4);
+      reducer.addRow(at.y + fy, row);
+    });
+    fillBackground();
+    for (let y = at.y + frame.height; y < canvasH; y++) reducer.addRow(y, row);
+    return reducer.finish();
+  }
+  // A lossy frame is only available reduced: reduce it with the canvas factor and place its blocks at the
+  // nearest reduced position (exact when the frame covers the canvas, the usual case).
+  const image = await frame.reduced(factor);
+  if (at.x === 0 && at.y === 0 && frame.width === canvasW && frame.height === canvasH && (!at.blend || bg[3] === 0)) return image;
+  fillBackground();
+  for (let y = 0; y < canvasH; y++) reducer.addRow(y, row);
+  const out = reducer.finish();
+  const ox0 = Math.round(at.x / factor);
+  const oy0 = Math.round(at.y / factor);
+  for (let y = 0; y < image.outHeight && oy0 + y < out.outHeight; y++) {
+    for (let x = 0; x < image.outWidth && ox0 + x < out.outWidth; x++) {
+      const s = (y * image.outWidth + x) * 4;
+      const d = ((oy0 + y) * out.outWidth + ox0 + x) * 4;
+      if (at.blend) blendPixel(image.rgba, s, out.rgba, d);
+      else out.rgba.set(image.rgba.subarray(s, s + 4), d);
+    }
+  }
+  return out;
+}
+
+export async function decodeWebpWith(bytes: Uint8Array, options: LeanDecodeOptions, vp8: Vp8Decoder): Promise<ReducedImage> {
+  if (bytes.length < 12 || tag(bytes, 0) !== "RIFF" || tag(bytes, 8) !== "WEBP") fail("not a RIFF WEBP file");
+  const riffEnd = 8 + u32(bytes, 4);
+  if (riffEnd < 12) fail("bad RIFF size");
+  if (riffEnd > bytes.length) fail("truncated file");
+  const chunks = readChunks(bytes, 12, riffEnd);
+  const first = chunks[0];
+  if (!first) fail("no chunks");
+  if (first.tag === "VP8 " || first.tag === "VP8L") return reduceFrame(frameImage(bytes, [first], vp8), options);
+  if (first.tag !== "VP8X") fail(`unexpected first chunk ${JSON.stringify(first.tag)}`);
+  if (first.end - first.start < 10) fail("short VP8X chunk");
+  const flags = bytes[first.start];
+  const canvasW = u24(bytes, first.start + 4) + 1;
+  const canvasH = u24(bytes, first.start + 7) + 1;
+  if (flags & 0x02) {
+    const anmf = chunks.find((c) => c.tag === "ANMF");
+    if (!anmf) fail("animation without frames");
+    if (anmf.end - anmf.start < 16) fail("short ANMF chunk");
+    const p = anmf.start;
+    const at: Placement = {
+      x: u24(bytes, p) * 2,
+      y: u24(bytes, p + 3) * 2,
+      width: u24(bytes, p + 6) + 1,
+      height: u24(bytes, p + 9) + 1,
+      blend: (bytes[p + 15] & 0x02) === 0,
+      background: animBackground(bytes, chunks),
+    };
+    if (at.x + at.width > canvasW || at.y + at.height > canvasH) fail("frame outside the canvas");
+    const frame = frameImage(bytes, readChunks(bytes, p + 16, anmf.end), vp8);
+    if (frame.width !== at.width || frame.height !== at.height) fail("frame size mismatch");
+    return reduceOnCanvas(frame, canvasW, canvasH, at, options);
+  }
+  const frame = frameImage(bytes, chunks.slice(1), vp8);
+  if (frame.width !== canvasW || frame.height !== canvasH) fail("image size differs from the canvas");
+  return reduceFrame(frame, options);
+}
+
+/** The canvas colour an animation's first frame is composited onto (see the test for photon's choice). */
+function animBackground(_bytes: Uint8Array, _chunks: Chunk[]): Uint8Array {
+  return new Uint8Array(4);
+}

@@ -1,0 +1,155 @@
+// VP8L inverse transforms, applied one row at a time in the reverse of the order they were read. Each
+// transform keeps what it needs between rows (the predictor its previous output row), so the decoded
+// residuals in the full ARGB array stay untouched: backward references copy residuals, not output pixels.
+
+export type Transform =
+  | { kind: "predictor"; width: number; bits: number; tilesX: number; data: Uint32Array; prev: Uint32Array }
+  | { kind: "color"; width: number; bits: number; tilesX: number; data: Uint32Array }
+  | { kind: "subtractGreen"; width: number }
+  /** width: the row width before expansion (the full width); bits: pixels bundled per packed pixel, log2. */
+  | { kind: "colorIndexing"; width: number; bits: number; palette: Uint32Array };
+
+/** Per-channel addition modulo 256 of two ARGB values. */
+function add(a: number, b: number): number {
+  return (((a & 0xff00ff00) + (b & 0xff00ff00)) & 0xff00ff00) | (((a & 0x00ff00ff) + (b & 0x00ff00ff)) & 0x00ff00ff);
+}
+
+function avg(a: number, b: number): number {
+  return ((((a ^ b) & 0xfefefefe) >>> 1) + (a & b)) | 0;
+}
+
+function clamp(v: number): number {
+  return v < 0 ? 0 : v > 255 ? 255 : v;
+}
+
+function select(l: number, t: number, tl: number): number {
+  const toL =
+    Math.abs(((t >>> 24) & 255) - ((tl >>> 24) & 255)) +
+    Math.abs(((t >>> 16) & 255) - ((tl >>> 16) & 255)) +
+    Math.abs(((t >>> 8) & 255) - ((tl >>> 8) & 255)) +
+    Math.abs((t & 255) - (tl & 255));
+  const toT =
+    Math.abs(((l >>> 24) & 255) - ((tl >>> 24) & 255)) +
+    Math.abs(((l >>> 16) & 255) - ((tl >>> 16) & 255)) +
+    Math.abs(((l >>> 8) & 255) - ((tl >>> 8) & 255)) +
+    Math.abs((l & 255) - (tl & 255));
+  return toL < toT ? l : t;
+}
+
+function addSubtractFull(a: number, b: number, c: number): number {
+  return (
+    ((clamp(((a >>> 24) & 255) + ((b >>> 24) & 255) - ((c >>> 24) & 255)) << 24) |
+      (clamp(((a >>> 16) & 255) + ((b >>> 16) & 255) - ((c >>> 16) & 255)) << 16) |
+      (clamp(((a >>> 8) & 255) + ((b >>> 8) & 255) - ((c >>> 8) & 255)) << 8) |
+      clamp((a & 255) + (b & 255) - (c & 255))) |
+    0
+  );
+}
+
+function half(a: number, b: number): number {
+  // C integer division: truncation toward zero.
+  return clamp(a + (((a - b) / 2) | 0));
+}
+
+function addSubtractHalf(a: number, b: number): number {
+  return (
+    ((half((a >>> 24) & 255, (b >>> 24) & 255) << 24) |
+      (half((a >>> 16) & 255, (b >>> 16) & 255) << 16) |
+      (half((a >>> 8) & 255, (b >>> 8) & 255) << 8) |
+      half(a & 255, b & 255)) |
+    0
+  );
+}
+
+function predict(mode: number, l: number, t: number, tr: number, tl: number): number {
+  switch (mode) {
+    case 1: return l;
+    case 2: return t;
+    case 3: return tr;
+    case 4: return tl;
+    case 5: return avg(avg(l, tr), t);
+    case 6: return avg(l, tl);
+    case 7: return avg(l, t);
+    case 8: return avg(tl, t);
+    case 9: return avg(t, tr);
+    case 10: return avg(avg(l, tl), avg(t, tr));
+    case 11: return select(l, t, tl);
+    case 12: return addSubtractFull(l, t, tl);
+    case 13: return addSubtractHalf(avg(l, t), tl);
+    default: return 0xff000000 | 0; // 0, and 14-15 as libwebp does
+  }
+}
+
+function inversePredictor(t: Extract<Transform, { kind: "predictor" }>, row: Uint32Array, y: number) {
+  const w = t.width;
+  const prev = t.prev;
+  if (y === 0) {
+    row[0] = add(row[0], 0xff000000);
+    for (let x = 1; x < w; x++) row[x] = add(row[x], row[x - 1]);
+  } else {
+    row[0] = add(row[0], prev[0]);
+    const tiles = (y >> t.bits) * t.tilesX;
+    const tileW = 1 << t.bits;
+    for (let x = 1; x < w; ) {
+      const mode = (t.data[tiles + (x >> t.bits)] >>> 8) & 15;
+      const end = Math.min(w, ((x >> t.bits) + 1) * tileW);
+      for (; x < end; x++) {
+        const tr = x + 1 < w ? prev[x + 1] : row[0];
+        row[x] = add(row[x], predict(mode, row[x - 1], prev[x], tr, prev[x - 1]));
+      }
+    }
+  }
+  prev.set(row.subarray(0, w));
+}
+
+function inverseColor(t: Extract<Transform, { kind: "color" }>, row: Uint32Array, y: number) {
+  const w = t.width;
+  const tiles = (y >> t.bits) * t.tilesX;
+  for (let x = 0; x < w; x++) {
+    const m = t.data[tiles + (x >> t.bits)];
+    const g2r = (m << 24) >> 24;
+    const g2b = (m << 16) >> 24;
+    const r2b = (m << 8) >> 24;
+    const p = row[x];
+    const green = (p << 16) >> 24;
+    const red = (((p >>> 16) & 255) + ((g2r * green) >> 5)) & 255;
+    const blue = ((p & 255) + ((g2b * green) >> 5) + ((r2b * ((red << 24) >> 24)) >> 5)) & 255;
+    row[x] = (p & 0xff00ff00) | (red << 16) | blue;
+  }
+}
+
+function inverseSubtractGreen(w: number, row: Uint32Array) {
+  for (let x = 0; x < w; x++) {
+    const p = row[x];
+    const g = (p >>> 8) & 255;
+    row[x] = (p & 0xff00ff00) | ((((p >>> 16) + g) & 255) << 16) | (((p & 255) + g) & 255);
+  }
+}
+
+function inverseColorIndexing(t: Extract<Transform, { kind: "colorIndexing" }>, row: Uint32Array) {
+  const w = t.width;
+  const pal = t.palette; // 256 entries, zero past the colour table: out-of-range indices give transparent black
+  if (t.bits === 0) {
+    for (let x = 0; x < w; x++) row[x] = pal[(row[x] >>> 8) & 255];
+    return;
+  }
+  // Right to left, so the packed pixel x >> bits is read before anything at or left of x is overwritten.
+  const bpp = 8 >> t.bits;
+  const mask = (1 << bpp) - 1;
+  const xMask = (1 << t.bits) - 1;
+  for (let x = w - 1; x >= 0; x--) {
+    const g = (row[x >> t.bits] >>> 8) & 255;
+    row[x] = pal[(g >>> ((x & xMask) * bpp)) & mask];
+  }
+}
+
+/** Applies the inverse transforms (given in reading order) to row y, in place; `row` has the full width. */
+export function inverseTransforms(transforms: Transform[], row: Uint32Array, y: number): void {
+  for (let i = transforms.length - 1; i >= 0; i--) {
+    const t = transforms[i];
+    if (t.kind === "predictor") inversePredictor(t, row, y);
+    else if (t.kind === "color") inverseColor(t, row, y);
+    else if (t.kind === "subtractGreen") inverseSubtractGreen(t.width, row);
+    else inverseColorIndexing(t, row);
+  }
+}

@@ -1,0 +1,245 @@
+/// <reference types="vite/client" />
+// The lean WebP decoder against photon: photon decodes the fixture fully, BoxReducer reduces that with the same
+// factor, and the two must agree (exactly for lossless data and alpha; lossy colour within the VP8 decoders'
+// rounding differences). Fixtures: test/fixtures/images/lean/webp/generate.py.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeWebpWith, type Vp8Decoder } from "../../../src/analysis/decoders/webp-container";
+import { VP8L_MAX_PIXELS } from "../../../src/analysis/decoders/webp-vp8l";
+import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { loadPhoton } from "../../../src/analysis/imaging";
+import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
+import { EXPECTED_PHASH, fixture } from "../fixtures";
+
+const loaders = import.meta.glob("../../fixtures/images/lean/webp/*.webp", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+const byName = new Map(Object.entries(loaders).map(([path, load]) => [path.split("/").pop()!, load] as const));
+const NAMES = [...byName.keys()].filter((n) => !n.startsWith("large-")).sort();
+// Photon refuses an unknown chunk in an extended file; the lean decoder skips it (checked separately).
+const PHOTON_NAMES = NAMES.filter((n) => n !== "extended-unknown-chunk.webp");
+
+// The lossy (VP8) decoder lives in webp-vp8.ts; lossy cases run once it exists.
+const vp8Module = import.meta.glob("../../../src/analysis/decoders/webp-vp8.ts") as Record<string, () => Promise<{ decodeVp8Reduced: Vp8Decoder }>>;
+const vp8Loader = Object.values(vp8Module)[0];
+const HAVE_VP8 = vp8Loader !== undefined;
+const noVp8: Vp8Decoder = () => Promise.reject(new LeanDecodeError("no VP8 decoder in this test"));
+const vp8: Vp8Decoder = vp8Loader ? async (payload, options) => (await vp8Loader()).decodeVp8Reduced(payload, options) : noVp8;
+
+const decode = (bytes: Uint8Array, options: LeanDecodeOptions) => decodeWebpWith(bytes, options, vp8);
+
+async function lean(name: string): Promise<Uint8Array> {
+  const url = await byName.get(name)!();
+  const binary = atob(url.slice(url.indexOf(",") + 1));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/** Whether a fixture holds lossy (VP8) data anywhere. */
+function isLossy(bytes: Uint8Array): boolean {
+  for (let i = 12; i + 4 <= bytes.length; i++) if (bytes[i] === 0x56 && bytes[i + 1] === 0x50 && bytes[i + 2] === 0x38 && bytes[i + 3] === 0x20) return true;
+  return false;
+}
+
+type Full = { width: number; height: number; rgba: Uint8Array };
+
+async function photonDecode(bytes: Uint8Array): Promise<Full> {
+  const photon = await loadPhoton();
+  const img = photon.PhotonImage.new_from_byteslice(bytes);
+  try {
+    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
+  } finally {
+    img.free();
+  }
+}
+
+function reduceFull(full: Full, factor: number): ReducedImage {
+  const reducer = new BoxReducer(full.width, full.height, factor);
+  for (let y = 0; y < full.height; y++) reducer.addRow(y, full.rgba, y * full.width * 4);
+  return reducer.finish();
+}
+
+/** Max and mean absolute difference over the colour channels and over alpha. */
+function diff(a: Uint8Array, b: Uint8Array) {
+  let max = 0, sum = 0, alphaMax = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = Math.abs(a[i] - b[i]);
+    if ((i & 3) === 3) {
+      if (d > alphaMax) alphaMax = d;
+      continue;
+    }
+    sum += d;
+    if (d > max) max = d;
+  }
+  return { max, mean: sum / Math.max(1, (a.length / 4) * 3), alphaMax };
+}
+
+/** Compares with photon + BoxReducer for a target size; returns the factor used and the differences. */
+async function compare(bytes: Uint8Array, targetPixels: number, full: Full) {
+  const ours = await decode(bytes, { targetPixels });
+  const factor = reductionFactor(full.width, full.height, targetPixels);
+  const ref = reduceFull(full, factor);
+  expect([ours.width, ours.height, ours.outWidth, ours.outHeight]).toEqual([full.width, full.height, ref.outWidth, ref.outHeight]);
+  expect(ours.rgba.length).toBe(ref.rgba.length);
+  return { factor, ...diff(ours.rgba, ref.rgba) };
+}
+
+describe("decodeWebpReduced = photon full decode + BoxReducer", () => {
+  it("has the fixtures generate.py writes", () => {
+    expect(NAMES.length).toBeGreaterThanOrEqual(25);
+    expect(byName.has("large-4000x3000.webp")).toBe(true);
+  });
+
+  for (const name of PHOTON_NAMES) {
+    it(`${name}: matches at factor 1 and at larger factors`, async (ctx) => {
+      const bytes = await lean(name);
+      const lossy = isLossy(bytes);
+      if (lossy && !HAVE_VP8) ctx.skip();
+      const full = await photonDecode(bytes);
+      const pixels = full.width * full.height;
+      const factors = new Set<number>();
+      for (const target of [pixels, Math.ceil(pixels / 4), Math.ceil(pixels / 9), 300, 40]) {
+        const r = await compare(bytes, target, full);
+        factors.add(r.factor);
+        const what = `factor ${r.factor}: max ${r.max}, mean ${r.mean.toFixed(4)}, alpha max ${r.alphaMax}`;
+        // Alpha is lossless (VP8L or ALPH) everywhere, so it must match exactly; so must lossless colour.
+        expect(r.alphaMax, what).toBe(0);
+        if (lossy) expect(r.mean, what).toBeLessThan(2);
+        else expect(r.max, what).toBe(0);
+      }
+      expect(factors.has(1)).toBe(true);
+      if (pixels > 40) expect(Math.max(...factors)).toBeGreaterThan(1);
+    });
+  }
+
+  it("skips an unknown chunk in an extended file", async () => {
+    const a = await decode(await lean("extended-unknown-chunk.webp"), { targetPixels: 1e9 });
+    const b = await decode(await lean("extended-lossless.webp"), { targetPixels: 1e9 });
+    expect(a.rgba).toEqual(b.rgba);
+  });
+
+  it("places an animation's first frame at its offset on a transparent canvas, as photon does", async () => {
+    const out = await decode(await lean("anim-offset-blend.webp"), { targetPixels: 1e9 });
+    expect([out.width, out.height]).toEqual([71, 53]);
+    // ANIM's opaque background colour is only a hint: outside the frame the canvas stays transparent black.
+    expect([...out.rgba.subarray(0, 4)]).toEqual([0, 0, 0, 0]);
+    const inside = ((6 + 18) * 71 + 10 + 8) * 4; // the frame's opaque ellipse
+    expect([...out.rgba.subarray(inside, inside + 4)]).toEqual([200, 60, 30, 255]);
+  });
+});
+
+describe("phash of the reduced image", () => {
+  const cases: [string, () => Promise<Uint8Array>, string | undefined][] = [
+    ...["lossless-cubes-m4.webp", "lossless-cubes-m6.webp", "lossless-truchet.webp", "lossless-shapes.webp"].map(
+      (n) => [n, () => lean(n), undefined] as [string, () => Promise<Uint8Array>, string | undefined],
+    ),
+    ...["pixels.webp", "cubes.webp", "gps.webp"].map((n) => [n, async () => fixture(n), EXPECTED_PHASH[n]] as [string, () => Promise<Uint8Array>, string | undefined]),
+  ];
+  for (const [name, load, expected] of cases) {
+    it(`${name}: phash of the reduced image agrees with photon's (and with the full image's where big enough)`, async (ctx) => {
+      const bytes = await load();
+      const lossy = isLossy(bytes);
+      if (lossy && !HAVE_VP8) ctx.skip();
+      const full = await photonDecode(bytes);
+      const fullHash = phashFromRgba(full.rgba, full.width, full.height);
+      for (const factor of [1, 2, 3]) {
+        const target = Math.ceil(full.width / factor) * Math.ceil(full.height / factor);
+        const ours = await decode(bytes, { targetPixels: target });
+        expect(ours.outWidth).toBe(Math.ceil(full.width / factor));
+        const hash = phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight);
+        const ref = reduceFull(full, factor);
+        const refHash = phashFromRgba(ref.rgba, ref.outWidth, ref.outHeight);
+        expect(hammingDistance(hash, refHash), `factor ${factor}: ${hash} vs photon reduced ${refHash}`).toBeLessThanOrEqual(lossy ? 2 : 0);
+        // Reducing a small image itself moves the hash (gps.webp at factor 2 is 80x60: 6 bits from the full
+        // image's); the real path reduces 5-40 MP images to ~1 MP. So the full-image and Python checks apply
+        // where the reduced image keeps at least 100 px a side.
+        if (factor > 1 && Math.min(ours.outWidth, ours.outHeight) < 100) continue;
+        expect(hammingDistance(hash, fullHash), `factor ${factor}: ${hash} vs photon ${fullHash}`).toBeLessThanOrEqual(2);
+        if (expected) expect(hammingDistance(hash, expected), `factor ${factor}: ${hash} vs Python ${expected}`).toBeLessThanOrEqual(2);
+      }
+    });
+  }
+});
+
+describe("robustness: any bytes give a ReducedImage or a LeanDecodeError", () => {
+  async function total(bytes: Uint8Array) {
+    try {
+      const out = await decode(bytes, { targetPixels: 5000 });
+      expect(out.rgba.length).toBe(out.outWidth * out.outHeight * 4);
+    } catch (err) {
+      if (!(err instanceof LeanDecodeError)) throw err;
+    }
+  }
+
+  const seeds = ["lossless-cubes-m6.webp", "lossless-palette4.webp", "lossless-rgba-exact.webp", "anim-lossless.webp", "lossy-alpha.webp", "lossy-alph-raw-gradient.webp"];
+  for (const name of seeds) {
+    it(`${name}: truncations and byte flips`, async () => {
+      const bytes = await lean(name);
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: bytes.length }), async (n) => total(bytes.slice(0, n))),
+        { numRuns: 40 },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(fc.nat(bytes.length - 1), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }), async (flips) => {
+          const copy = bytes.slice();
+          for (const [i, x] of flips) copy[i] ^= x;
+          await total(copy);
+        }),
+        { numRuns: 60 },
+      );
+    });
+  }
+
+  it("random bytes after a valid RIFF / VP8L header", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 300 }), fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 300 }), async (tail, w, h) => {
+        const bits = (w - 1) | ((h - 1) << 14) | (1 << 28);
+        const payload = Uint8Array.from([0x2f, bits & 255, (bits >>> 8) & 255, (bits >>> 16) & 255, bits >>> 24, ...tail]);
+        await total(riff([chunk("VP8L", payload)]));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+function chunk(tag: string, payload: Uint8Array): number[] {
+  const n = payload.length;
+  return [...[...tag].map((c) => c.charCodeAt(0)), n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24, ...payload, ...(n & 1 ? [0] : [])];
+}
+
+function riff(chunks: number[][]): Uint8Array {
+  const body = chunks.flat();
+  const n = body.length + 4;
+  return Uint8Array.from([0x52, 0x49, 0x46, 0x46, n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24, 0x57, 0x45, 0x42, 0x50, ...body]);
+}
+
+describe("large images", () => {
+  it("decodes a 12 MP lossless WebP to the reducer's size with the right pixels", async () => {
+    const bytes = await lean("large-4000x3000.webp");
+    const W = 4000, H = 3000;
+    const targetPixels = 1_000_000;
+    const t0 = performance.now();
+    const out = await decode(bytes, { targetPixels });
+    const ms = performance.now() - t0;
+    console.log(`large-4000x3000.webp: ${ms.toFixed(0)} ms, ${((W * H) / 1e6 / (ms / 1000)).toFixed(1)} MP/s`);
+    const factor = reductionFactor(W, H, targetPixels);
+    expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([W, H, Math.ceil(W / factor), Math.ceil(H / factor)]);
+    // The pattern generate.py drew, reduced the same way.
+    const reducer = new BoxReducer(W, H, factor);
+    const row = new Uint8Array(W * 4);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        row[x * 4] = (x >> 4) & 255;
+        row[x * 4 + 1] = (y >> 4) & 255;
+        row[x * 4 + 2] = ((x + y) >> 5) & 255;
+        row[x * 4 + 3] = 255;
+      }
+      reducer.addRow(y, row);
+    }
+    expect(diff(out.rgba, reducer.finish().rgba)).toEqual({ max: 0, mean: 0, alphaMax: 0 });
+  });
+
+  it(`refuses a lossless header over ${VP8L_MAX_PIXELS} pixels before decoding`, async () => {
+    const w = 4001, h = 4001;
+    const bits = (w - 1) | ((h - 1) << 14);
+    const bytes = riff([chunk("VP8L", Uint8Array.from([0x2f, bits & 255, (bits >>> 8) & 255, (bits >>> 16) & 255, bits >>> 24, 0, 0, 0, 0]))]);
+    await expect(decode(bytes, { targetPixels: 1e6 })).rejects.toThrow(new LeanDecodeError("lossless WebP too large to analyze: 4001x4001 is over 16 megapixels"));
+  });
+});
