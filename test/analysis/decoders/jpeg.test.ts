@@ -26,6 +26,7 @@ const PHOTON_DECODABLE = LEAN.filter((n) => n !== "enc-12bit.jpg");
 const PHOTOS = ["cubes.jpg", "cubes-brightened.jpg", "cubes-recompressed.jpg", "cubes-resized.jpg", "gps.jpg", "wide.jpg", "wood.jpg"];
 const ALL = [...PHOTON_DECODABLE.map((n) => ({ name: n, bytes: () => lean(n) })), ...PHOTOS.map((n) => ({ name: n, bytes: () => fixture(n) }))];
 const HUGE = { targetPixels: 1e9 };
+const MEAN_BOUND: Record<string, number> = { "wide.jpg": 5, "odd-37x5.jpg": 5, "enc-411.jpg": 2.5 };
 
 async function photonDecode(bytes: Uint8Array) {
   const photon = await loadPhoton();
@@ -73,10 +74,11 @@ describe("lean JPEG decoder: 1/8 block means vs photon's full decode box-reduced
       expect(ours.rgba.length).toBe(ours.outWidth * ours.outHeight * 4);
       const d = diff(ours, await reference(data));
       console.log(`jpeg ${name} ${full.width}x${full.height}: mean ${d.mean.toFixed(3)} max ${d.max}`);
-      // Chroma is upsampled by nearest block, and photon's fancy upsampling smooths it, so sharp colour
-      // edges differ at a few pixels; luma block means are exact up to IDCT rounding.
-      expect(d.mean).toBeLessThan(2);
-      expect(d.max).toBeLessThanOrEqual(name.startsWith("cubes-cmyk") ? 80 : 64);
+      // Luma block means are exact up to IDCT rounding (4:4:4 and grayscale: mean < 0.5). Subsampled chroma
+      // is interpolated between block means, so sharp colour edges differ: wide.jpg is fine, saturated
+      // detail in 4:2:0, enc-411 has 4:1:1 chroma, and odd-37x5's blocks are mostly encoder edge padding.
+      expect(d.mean).toBeLessThan(MEAN_BOUND[name] ?? 2);
+      expect(d.max).toBeLessThanOrEqual(40);
     });
   }
 
@@ -85,7 +87,7 @@ describe("lean JPEG decoder: 1/8 block means vs photon's full decode box-reduced
       const data = lean(name);
       const full = await photonDecode(data);
       const w8 = Math.ceil(full.width / 8), h8 = Math.ceil(full.height / 8);
-      for (const targetPixels of [2000, 777, 100]) {
+      for (const targetPixels of [Math.floor((w8 * h8) / 2), Math.floor((w8 * h8) / 7), 100]) {
         const ours = await decodeJpegReduced(data, { targetPixels });
         const factor = reductionFactor(w8, h8, targetPixels);
         expect(factor).toBeGreaterThan(1);
@@ -142,8 +144,9 @@ describe("lean JPEG decoder: phash", () => {
       const b = phashFromRgba(full.rgba, full.width, full.height);
       const expected = EXPECTED_PHASH[name];
       console.log(`jpeg ${name} x8 ${full.width}x${full.height} (${ms} ms): phash ${a}, photon ${b} (${hammingDistance(a, b)}), Python ${expected} (${hammingDistance(a, expected)})`);
+      // Upscaling itself moves the hash of wood.jpg and gps.jpg 4-6 bits from Python's for the original,
+      // photon's full decode of the upscaled file included, so only photon's is a fair reference.
       expect(hammingDistance(a, b)).toBeLessThanOrEqual(2);
-      expect(hammingDistance(a, expected)).toBeLessThanOrEqual(2);
     }, 60_000);
   }
 
@@ -158,7 +161,14 @@ describe("lean JPEG decoder: phash", () => {
       const b = phashFromRgba(full.rgba, full.width, full.height);
       const expected = EXPECTED_PHASH[name];
       console.log(`jpeg ${name}: phash ${a} vs photon ${b}: ${hammingDistance(a, b)}${expected ? `, vs Python ${expected}: ${hammingDistance(a, expected)}` : ""}`);
-      if (Math.min(ours.outWidth, ours.outHeight) >= 16) expect(hammingDistance(a, b)).toBeLessThanOrEqual(12);
+      // A pure gradient has near-zero DCT terms, so its hash bits flip at the slightest change.
+      if (Math.min(ours.outWidth, ours.outHeight) >= 16 && !name.startsWith("gradient")) expect(hammingDistance(a, b)).toBeLessThanOrEqual(12);
+      if (Math.min(ours.outWidth, ours.outHeight) >= 32) {
+        // Measured: 0-6 (wood-progressive-420 at 50x50: 6, odd-1001x667 at 126x84: 4).
+        expect(hammingDistance(a, b)).toBeLessThanOrEqual(6);
+        // The fixture photos that are in expected-phash.json and give at least 32 px: cubes*.jpg, wood.jpg.
+        if (expected) expect(hammingDistance(a, expected)).toBeLessThanOrEqual(2);
+      }
     });
   }
 });
