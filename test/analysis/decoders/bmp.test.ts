@@ -1,0 +1,209 @@
+/// <reference types="vite/client" />
+// The lean BMP decoder against photon's full decode box-reduced with the same factor (exact: BMP is lossless),
+// phash agreement, robustness and a 15 MP image built in memory.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeBmpReduced } from "../../../src/analysis/decoders/bmp";
+import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { loadPhoton } from "../../../src/analysis/imaging";
+import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
+import { EXPECTED_PHASH, fixture } from "../fixtures";
+
+const loaders = import.meta.glob("../../fixtures/images/lean/bmp/*.bmp", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+const lean = new Map(await Promise.all(Object.entries(loaders).map(async ([path, load]) => [path.split("/").pop()!, await load()] as const)));
+
+function leanFixture(name: string): Uint8Array {
+  const url = lean.get(name);
+  if (!url) throw new Error(`no fixture ${name}`);
+  const binary = atob(url.slice(url.indexOf(",") + 1));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+const SMALL = [...lean.keys()].sort();
+const SHARED = ["gradient.bmp"]; // in test/fixtures/images, with a Python reference hash
+
+type Full = { width: number; height: number; rgba: Uint8Array };
+
+async function photonDecode(bytes: Uint8Array): Promise<Full> {
+  const photon = await loadPhoton();
+  const img = photon.PhotonImage.new_from_byteslice(bytes);
+  try {
+    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
+  } finally {
+    img.free();
+  }
+}
+
+async function photonFails(bytes: Uint8Array): Promise<boolean> {
+  try {
+    await photonDecode(bytes);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function reduceFull(full: Full, factor: number): ReducedImage {
+  const r = new BoxReducer(full.width, full.height, factor);
+  for (let y = 0; y < full.height; y++) r.addRow(y, full.rgba, y * full.width * 4);
+  return r.finish();
+}
+
+function diff(a: ReducedImage, b: ReducedImage) {
+  expect([a.width, a.height, a.outWidth, a.outHeight]).toEqual([b.width, b.height, b.outWidth, b.outHeight]);
+  let max = 0;
+  let sum = 0;
+  for (let i = 0; i < a.rgba.length; i++) {
+    const d = Math.abs(a.rgba[i] - b.rgba[i]);
+    sum += d;
+    if (d > max) max = d;
+  }
+  return { max, mean: sum / a.rgba.length };
+}
+
+async function compare(name: string, bytes: Uint8Array) {
+  const full = await photonDecode(bytes);
+  const pixels = full.width * full.height;
+  // Factor 1, then targets giving factors 2, 3 and 7 (sizes not divisible by them in most fixtures).
+  for (const target of [pixels, Math.ceil(pixels / 4), Math.ceil(pixels / 9), Math.ceil(pixels / 49)]) {
+    const ours = await decodeBmpReduced(bytes, { targetPixels: target });
+    const factor = reductionFactor(full.width, full.height, target);
+    const { max, mean } = diff(ours, reduceFull(full, factor));
+    expect(max, `${name} factor ${factor}: max ${max}, mean ${mean.toFixed(4)}`).toBeLessThanOrEqual(1);
+  }
+  return full;
+}
+
+describe("decodeBmpReduced = photon's decode, box-reduced", () => {
+  for (const name of SMALL) {
+    it(`${name}`, async () => {
+      await compare(name, leanFixture(name));
+    });
+  }
+  for (const name of SHARED) {
+    it(`${name} (shared fixture): same pixels; at factor 1 the same phash as photon and the Python reference`, async () => {
+      const bytes = fixture(name);
+      const full = await compare(name, bytes);
+      const ours = await decodeBmpReduced(bytes, { targetPixels: full.width * full.height });
+      const hash = phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight);
+      expect(hash).toBe(phashFromRgba(full.rgba, full.width, full.height));
+      expect(hammingDistance(hash, EXPECTED_PHASH[name])).toBeLessThanOrEqual(2);
+      // Not asserted: a linear ramp has almost no energy outside the DCT's first row and column, so its other
+      // 50-odd bits are the signs of rounding noise; a 2x box reduction flips ~20 of them (22, the same as
+      // Python imagehash on PIL's Image.reduce(2) of the same file).
+      const half = await decodeBmpReduced(bytes, { targetPixels: Math.ceil((full.width * full.height) / 4) });
+      console.log(`${name}: phash distance after a 2x reduction ${hammingDistance(phashFromRgba(half.rgba, half.outWidth, half.outHeight), hash)}`);
+    });
+  }
+
+  it("phash of the reduced photo is within 2 of photon's full decode", async () => {
+    // The analysis reduces to ~1 MP, far above the hash's 32x32; tiny fixtures reduced further would be
+    // upsampled by the Lanczos step, which is not what is checked here. (pil-8bit.bmp, a dithered render of the
+    // low-contrast wood.jpg at 131x87, lands 6 bits away after a 2x reduction although its pixels are exact.)
+    const names = ["photo.bmp"];
+    for (const name of names) {
+      const bytes = leanFixture(name);
+      const full = await photonDecode(bytes);
+      const ours = await decodeBmpReduced(bytes, { targetPixels: Math.ceil((full.width * full.height) / 4) });
+      const d = hammingDistance(phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight), phashFromRgba(full.rgba, full.width, full.height));
+      expect(d, name).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it("fails where photon fails: rows cut short, RLE without its end of line", async () => {
+    const bytes = leanFixture("pil-24bit.bmp");
+    const cut = bytes.subarray(0, bytes.length - 1); // only the last row's padding byte is missing
+    expect(await photonFails(cut)).toBe(true);
+    await expect(decodeBmpReduced(cut, { targetPixels: 1e6 })).rejects.toBeInstanceOf(LeanDecodeError);
+    const rle = leanFixture("rle8.bmp");
+    const noEnd = rle.subarray(0, rle.length - 4); // drops the last end of line and the end of bitmap
+    expect(await photonFails(noEnd)).toBe(true);
+    await expect(decodeBmpReduced(noEnd, { targetPixels: 1e6 })).rejects.toBeInstanceOf(LeanDecodeError);
+  });
+});
+
+describe("decodeBmpReduced robustness", () => {
+  const sources = ["rle8.bmp", "rle4.bmp", "rle8-delta.bmp", "v5-32bit-alpha.bmp", "os2-4bit.bmp", "16bit-565.bmp"].map(leanFixture);
+  const run = async (bytes: Uint8Array) => {
+    try {
+      const out = await decodeBmpReduced(bytes, { targetPixels: 5000 });
+      expect(out.rgba.length).toBe(out.outWidth * out.outHeight * 4);
+    } catch (err) {
+      if (!(err instanceof LeanDecodeError)) throw err;
+    }
+  };
+
+  it("truncations: a ReducedImage or LeanDecodeError", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: sources.length - 1 }), fc.double({ min: 0, max: 1, noNaN: true }), async (i, at) => {
+        const src = sources[i];
+        await run(src.subarray(0, Math.floor(at * src.length)));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("byte flips (biased to the headers): a ReducedImage or LeanDecodeError", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: sources.length - 1 }),
+        fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 255 }), fc.boolean()), { minLength: 1, maxLength: 6 }),
+        async (i, flips) => {
+          const bytes = sources[i].slice();
+          for (const [at, v, header] of flips) bytes[Math.floor(at * ((header ? 70 : bytes.length) - 1))] = v;
+          await run(bytes);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+/** A bottom-up 8-bit BMP: four colour bands by row, a diagonal split by column. */
+function largeBmp(width: number, height: number): Uint8Array {
+  const stride = (width + 3) & ~3;
+  const offset = 14 + 40 + 4 * 256;
+  const bytes = new Uint8Array(offset + stride * height);
+  const v = new DataView(bytes.buffer);
+  bytes.set([0x42, 0x4d]);
+  v.setUint32(2, bytes.length, true);
+  v.setUint32(10, offset, true);
+  v.setUint32(14, 40, true);
+  v.setInt32(18, width, true);
+  v.setInt32(22, height, true);
+  v.setUint16(26, 1, true);
+  v.setUint16(28, 8, true);
+  const colours = [[30, 60, 90], [220, 200, 40], [200, 40, 60], [250, 250, 250]];
+  colours.forEach(([r, g, b], i) => bytes.set([b, g, r, 0], 54 + 4 * i));
+  for (let fileRow = 0; fileRow < height; fileRow++) {
+    const y = height - 1 - fileRow;
+    const band = Math.floor((y * 2) / height);
+    const p = offset + fileRow * stride;
+    const split = Math.floor((y * width) / height);
+    bytes.fill(band, p, p + split);
+    bytes.fill(band + 2, p + split, p + width);
+  }
+  return bytes;
+}
+
+describe("decodeBmpReduced on a large image", () => {
+  it("6000x2500 8-bit (15 MB) reduces to about 1 MP with the bands in place", async () => {
+    const bytes = largeBmp(6000, 2500);
+    const start = performance.now();
+    const out = await decodeBmpReduced(bytes, { targetPixels: 1_000_000 });
+    const ms = performance.now() - start;
+    console.log(`lean BMP 6000x2500 8-bit (${bytes.length} bytes) -> ${out.outWidth}x${out.outHeight} in ${ms.toFixed(0)} ms`);
+    expect([out.width, out.height]).toEqual([6000, 2500]);
+    expect(out.outWidth * out.outHeight).toBeLessThanOrEqual(1_000_000);
+    expect(out.outWidth * out.outHeight).toBeGreaterThan(750_000);
+    const at = (x: number, y: number) => {
+      const f = out.width / out.outWidth;
+      const o = (Math.floor(y / f) * out.outWidth + Math.floor(x / f)) * 4;
+      return [...out.rgba.subarray(o, o + 4)];
+    };
+    expect(at(100, 1000)).toEqual([30, 60, 90, 255]); // top band, left of the diagonal
+    expect(at(5000, 100)).toEqual([200, 40, 60, 255]); // top band, right
+    expect(at(100, 2400)).toEqual([220, 200, 40, 255]); // bottom band, left
+    expect(at(5990, 1300)).toEqual([250, 250, 250, 255]); // bottom band, right
+  });
+});
