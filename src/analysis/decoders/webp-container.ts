@@ -110,9 +110,10 @@ async function reduceFrame(frame: FrameImage, options: LeanDecodeOptions): Promi
   return reducer.finish();
 }
 
-type Placement = { x: number; y: number; width: number; height: number; blend: boolean; background: Uint8Array };
+type Placement = { x: number; y: number; width: number; height: number; blend: boolean };
 
-/** Alpha-blends src over dst as libwebp's demux / image-webp do for straight (non-premultiplied) RGBA. */
+/** Alpha-blends src over dst (straight, non-premultiplied RGBA); over the transparent canvas this copies src,
+ * except that fully transparent pixels leave the canvas (0, 0, 0, 0), as photon does. */
 function blendPixel(src: Uint8Array, s: number, dst: Uint8Array, d: number) {
   const sa = src[s + 3];
   if (sa === 255) {
@@ -127,15 +128,16 @@ function blendPixel(src: Uint8Array, s: number, dst: Uint8Array, d: number) {
   dst[d + 3] = Math.round(a);
 }
 
-/** The first animation frame composited onto the canvas (background elsewhere), reduced. */
+/**
+ * The first animation frame composited onto the canvas, reduced. Like photon (image-webp), the canvas starts
+ * transparent black: ANIM's background colour is only a hint and is ignored. With blending, the frame's fully
+ * transparent pixels therefore stay (0, 0, 0, 0); without, they are copied as they are.
+ */
 async function reduceOnCanvas(frame: FrameImage, canvasW: number, canvasH: number, at: Placement, options: LeanDecodeOptions): Promise<ReducedImage> {
   const factor = reductionFactor(canvasW, canvasH, options.targetPixels);
   const reducer = new BoxReducer(canvasW, canvasH, factor);
-  const bg = at.background;
   const row = new Uint8Array(canvasW * 4);
-  const fillBackground = () => {
-    for (let i = 0; i < row.length; i += 4) row.set(bg, i);
-  };
+  const fillBackground = () => row.fill(0);
   if ("rows" in frame) {
     fillBackground();
     for (let y = 0; y < at.y; y++) reducer.addRow(y, row);
@@ -150,9 +152,10 @@ async function reduceOnCanvas(frame: FrameImage, canvasW: number, canvasH: numbe
     return reducer.finish();
   }
   // A lossy frame is only available reduced: reduce it with the canvas factor and place its blocks at the
-  // nearest reduced position (exact when the frame covers the canvas, the usual case).
+  // nearest reduced position, blending block averages. Exact when the frame covers the canvas and is not
+  // blended or opaque (the usual first frame); otherwise an approximation good enough for the phash.
   const image = await frame.reduced(factor);
-  if (at.x === 0 && at.y === 0 && frame.width === canvasW && frame.height === canvasH && (!at.blend || bg[3] === 0)) return image;
+  if (at.x === 0 && at.y === 0 && frame.width === canvasW && frame.height === canvasH && !at.blend) return image;
   fillBackground();
   for (let y = 0; y < canvasH; y++) reducer.addRow(y, row);
   const out = reducer.finish();
@@ -194,7 +197,6 @@ export async function decodeWebpWith(bytes: Uint8Array, options: LeanDecodeOptio
       width: u24(bytes, p + 6) + 1,
       height: u24(bytes, p + 9) + 1,
       blend: (bytes[p + 15] & 0x02) === 0,
-      background: animBackground(bytes, chunks),
     };
     if (at.x + at.width > canvasW || at.y + at.height > canvasH) fail("frame outside the canvas");
     const frame = frameImage(bytes, readChunks(bytes, p + 16, anmf.end), vp8);
@@ -204,9 +206,4 @@ export async function decodeWebpWith(bytes: Uint8Array, options: LeanDecodeOptio
   const frame = frameImage(bytes, chunks.slice(1), vp8);
   if (frame.width !== canvasW || frame.height !== canvasH) fail("image size differs from the canvas");
   return reduceFrame(frame, options);
-}
-
-/** The canvas colour an animation's first frame is composited onto (see the test for photon's choice). */
-function animBackground(_bytes: Uint8Array, _chunks: Chunk[]): Uint8Array {
-  return new Uint8Array(4);
 }

@@ -61,22 +61,59 @@ function addSubtractHalf(a: number, b: number): number {
   );
 }
 
-function predict(mode: number, l: number, t: number, tr: number, tl: number): number {
+/** Pixels [x, end) of a row (not the first row, x >= 1) with one predictor mode: one tight loop per mode. */
+function predictSpan(mode: number, row: Uint32Array, prev: Uint32Array, x: number, end: number, w: number) {
+  // The top-right of the last column is the current row's first pixel, so that pixel is done separately.
+  const last = end === w ? end - 1 : end;
   switch (mode) {
-    case 1: return l;
-    case 2: return t;
-    case 3: return tr;
-    case 4: return tl;
-    case 5: return avg(avg(l, tr), t);
-    case 6: return avg(l, tl);
-    case 7: return avg(l, t);
-    case 8: return avg(tl, t);
-    case 9: return avg(t, tr);
-    case 10: return avg(avg(l, tl), avg(t, tr));
-    case 11: return select(l, t, tl);
-    case 12: return addSubtractFull(l, t, tl);
-    case 13: return addSubtractHalf(avg(l, t), tl);
-    default: return 0xff000000 | 0; // 0, and 14-15 as libwebp does
+    case 1:
+      for (; x < end; x++) row[x] = add(row[x], row[x - 1]);
+      return;
+    case 2:
+      for (; x < end; x++) row[x] = add(row[x], prev[x]);
+      return;
+    case 3:
+      for (; x < last; x++) row[x] = add(row[x], prev[x + 1]);
+      break;
+    case 4:
+      for (; x < end; x++) row[x] = add(row[x], prev[x - 1]);
+      return;
+    case 5:
+      for (; x < last; x++) row[x] = add(row[x], avg(avg(row[x - 1], prev[x + 1]), prev[x]));
+      break;
+    case 6:
+      for (; x < end; x++) row[x] = add(row[x], avg(row[x - 1], prev[x - 1]));
+      return;
+    case 7:
+      for (; x < end; x++) row[x] = add(row[x], avg(row[x - 1], prev[x]));
+      return;
+    case 8:
+      for (; x < end; x++) row[x] = add(row[x], avg(prev[x - 1], prev[x]));
+      return;
+    case 9:
+      for (; x < last; x++) row[x] = add(row[x], avg(prev[x], prev[x + 1]));
+      break;
+    case 10:
+      for (; x < last; x++) row[x] = add(row[x], avg(avg(row[x - 1], prev[x - 1]), avg(prev[x], prev[x + 1])));
+      break;
+    case 11:
+      for (; x < end; x++) row[x] = add(row[x], select(row[x - 1], prev[x], prev[x - 1]));
+      return;
+    case 12:
+      for (; x < end; x++) row[x] = add(row[x], addSubtractFull(row[x - 1], prev[x], prev[x - 1]));
+      return;
+    case 13:
+      for (; x < end; x++) row[x] = add(row[x], addSubtractHalf(avg(row[x - 1], prev[x]), prev[x - 1]));
+      return;
+    default:
+      // 0, and 14-15 as libwebp does: opaque black.
+      for (; x < end; x++) row[x] = add(row[x], 0xff000000);
+      return;
+  }
+  if (x < end) {
+    const l = row[x - 1], t = prev[x], tr = row[0];
+    const p = mode === 3 ? tr : mode === 5 ? avg(avg(l, tr), t) : mode === 9 ? avg(t, tr) : avg(avg(l, prev[x - 1]), avg(t, tr));
+    row[x] = add(row[x], p);
   }
 }
 
@@ -89,14 +126,11 @@ function inversePredictor(t: Extract<Transform, { kind: "predictor" }>, row: Uin
   } else {
     row[0] = add(row[0], prev[0]);
     const tiles = (y >> t.bits) * t.tilesX;
-    const tileW = 1 << t.bits;
     for (let x = 1; x < w; ) {
-      const mode = (t.data[tiles + (x >> t.bits)] >>> 8) & 15;
-      const end = Math.min(w, ((x >> t.bits) + 1) * tileW);
-      for (; x < end; x++) {
-        const tr = x + 1 < w ? prev[x + 1] : row[0];
-        row[x] = add(row[x], predict(mode, row[x - 1], prev[x], tr, prev[x - 1]));
-      }
+      const tile = x >> t.bits;
+      const end = Math.min(w, (tile + 1) << t.bits);
+      predictSpan((t.data[tiles + tile] >>> 8) & 15, row, prev, x, end, w);
+      x = end;
     }
   }
   prev.set(row.subarray(0, w));

@@ -123,8 +123,19 @@ export function decodeVp8lAlphaRows(data: Uint8Array, start: number, width: numb
   emitRows(decoded, width, height, onRow);
 }
 
-/** ARGB row to RGBA bytes. */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** ARGB row to RGBA bytes; a row starting its own buffer is written as uint32 words. */
 export function argbToRgba(argb: Uint32Array, width: number, rgba: Uint8Array): void {
+  if (LITTLE_ENDIAN && rgba.byteOffset === 0) {
+    // RGBA bytes read as a little-endian uint32 are ABGR: swap red and blue.
+    const out = new Uint32Array(rgba.buffer, 0, width);
+    for (let x = 0; x < width; x++) {
+      const p = argb[x];
+      out[x] = (p & 0xff00ff00) | ((p >>> 16) & 0xff) | ((p & 0xff) << 16);
+    }
+    return;
+  }
   for (let x = 0, o = 0; x < width; x++, o += 4) {
     const p = argb[x];
     rgba[o] = (p >>> 16) & 255;
