@@ -18,16 +18,21 @@ export type DcComponent = {
 
 export type ColorTransform = "gray" | "ycbcr" | "rgb" | "cmyk" | "ycck";
 
-/** What the colour components mean, from the Adobe APP14 / JFIF markers and component ids (as jpeg-decoder). */
+/**
+ * What the colour components mean, decided as jpeg-decoder 0.3 (photon) does, after
+ * https://entropymine.wordpress.com/2018/10/22/how-is-a-jpeg-images-color-type-determined/ :
+ * well-known component ids first, then JFIF, then the Adobe APP14 transform flag.
+ */
 export function colorTransform(components: number, adobeTransform: number | null, jfif: boolean, ids: number[]): ColorTransform {
   if (components === 1) return "gray";
   if (components === 3) {
-    if (adobeTransform !== null) return adobeTransform === 0 ? "rgb" : "ycbcr";
+    const id = String.fromCharCode(...ids);
+    if (id === "\x01\x02\x03" || id === "\x01\x22\x23") return "ycbcr"; // 1, 34, 35: big-gamut YCC
+    if (id === "RGB" || id === "rgb") return "rgb";
     if (jfif) return "ycbcr";
-    if (ids[0] === 0x52 && ids[1] === 0x47 && ids[2] === 0x42) return "rgb"; // 'R', 'G', 'B'
-    return "ycbcr";
+    return adobeTransform === 0 ? "rgb" : "ycbcr";
   }
-  if (components === 4) return adobeTransform === 2 ? "ycck" : "cmyk";
+  if (components === 4) return adobeTransform === null || adobeTransform === 0 ? "cmyk" : "ycck";
   throw new LeanDecodeError(`unsupported JPEG: ${components} colour components`);
 }
 
@@ -101,10 +106,12 @@ export function dcImage(width: number, height: number, precision: number, hmax: 
             g = Math.floor((clamp(s[1]) * k) / 255);
             b = Math.floor((clamp(s[2]) * k) / 255);
           } else if (transform === "ycck") {
+            // jpeg-decoder's YCCK output is (R, G, B, 255 - K) taken as CMYK; image then gives
+            // (255 - R) x K / 255.
             const k = clamp(s[3]);
-            r = Math.floor((r * k) / 255);
-            g = Math.floor((g * k) / 255);
-            b = Math.floor((b * k) / 255);
+            r = Math.floor(((255 - r) * k) / 255);
+            g = Math.floor(((255 - g) * k) / 255);
+            b = Math.floor(((255 - b) * k) / 255);
           }
         }
       }

@@ -7,8 +7,8 @@ import { BitReader, buildHuffmanTable, type HuffmanTable } from "./jpeg-bits";
 import { colorTransform, dcImage, type DcComponent } from "./jpeg-color";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder, type ReducedImage } from "./reduce";
 
-/** Beyond the 40 MP the header guard allows, with room; keeps the DC planes bounded for any input. */
-const MAX_PIXELS = 1 << 27;
+/** Above the 40 MP the header guard allows, with room: bounds the DC planes (<= 17 MB) for any input. */
+const MAX_PIXELS = 1 << 26;
 /** Zero bytes fed past a marker or the end before a scan is considered cut short (a few are normal). */
 const MAX_PADDING = 64;
 

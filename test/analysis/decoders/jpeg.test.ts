@@ -101,6 +101,70 @@ describe("lean JPEG decoder: 1/8 block means vs photon's full decode box-reduced
     });
   }
 
+  /** Inserts `extra` bytes before every occurrence of the two-byte marker `marker` (FF xx). */
+  function insertBefore(data: Uint8Array, marker: number, extra: number[]) {
+    const out: number[] = [];
+    for (let i = 0; i < data.length; i++) {
+      if (data[i] === 0xff && data[i + 1] === marker) out.push(...extra);
+      out.push(data[i]);
+    }
+    return Uint8Array.from(out);
+  }
+
+  it("fill bytes (FF FF ...) before markers, restart markers included, change nothing", async () => {
+    for (const [name, markers] of [["cubes-420.jpg", [0xc4, 0xda, 0xd9]], ["enc-restart-420.jpg", [0xd0, 0xd1, 0xd7, 0xd9]], ["wood-progressive-420.jpg", [0xda, 0xc4]]] as const) {
+      let data = lean(name);
+      const plain = await decodeJpegReduced(data, HUGE);
+      for (const m of markers) data = insertBefore(data, m, [0xff, 0xff, 0xff]);
+      expect(diff(await decodeJpegReduced(data, HUGE), plain), name).toEqual({ max: 0, mean: 0 });
+    }
+  });
+
+  /** An Adobe APP14 segment with this colour transform flag, right after SOI (and any other one removed). */
+  function withAdobe(data: Uint8Array, transform: number) {
+    const at = data.findIndex((b, i) => b === 0xff && data[i + 1] === 0xee);
+    if (at >= 0) {
+      data = data.slice();
+      data[at + 2 + 11 + 2] = transform; // after the length: "Adobe", version, flags0, flags1
+      return data;
+    }
+    const app14 = [0xff, 0xee, 0, 14, 0x41, 0x64, 0x6f, 0x62, 0x65, 0, 100, 0, 0, 0, 0, transform];
+    return Uint8Array.from([0xff, 0xd8, ...app14, ...data.subarray(2)]);
+  }
+
+  /** Renames the components (SOF and SOS) to `ids`, and hides the JFIF APP0 segment if asked. */
+  function withIds(data: Uint8Array, ids: number[], hideJfif: boolean) {
+    data = data.slice();
+    const old: number[] = [];
+    for (let p = 2; p + 4 < data.length; ) {
+      const marker = data[p + 1], length = (data[p + 2] << 8) | data[p + 3];
+      if (marker === 0xe0 && hideJfif) data[p + 4] = 0x58; // "JFIF" -> "XFIF"
+      if (marker === 0xc0 || marker === 0xc2) for (let i = 0; i < data[p + 9]; i++) old.push(data[p + 10 + 3 * i]), (data[p + 10 + 3 * i] = ids[i]);
+      if (marker === 0xda) for (let i = 0; i < data[p + 4]; i++) data[p + 5 + 2 * i] = ids[old.indexOf(data[p + 5 + 2 * i])];
+      if (marker === 0xda) break;
+      p += 2 + length;
+    }
+    return data;
+  }
+
+  const cases: [string, string, Uint8Array][] = [
+    ["cubes-444.jpg", "ids 1, 2, 3 with Adobe transform 0: YCbCr (ids first)", withAdobe(lean("cubes-444.jpg"), 0)],
+    ["cubes-444.jpg", "ids 'R', 'G', 'B': RGB", withIds(lean("cubes-444.jpg"), [0x52, 0x47, 0x42], false)],
+    ["cubes-444.jpg", "ids 4, 5, 6, no JFIF, Adobe transform 0: RGB", withAdobe(withIds(lean("cubes-444.jpg"), [4, 5, 6], true), 0)],
+    ["cubes-444.jpg", "ids 4, 5, 6, no JFIF, Adobe transform 1: YCbCr", withAdobe(withIds(lean("cubes-444.jpg"), [4, 5, 6], true), 1)],
+    ["cubes-cmyk.jpg", "4 components, Adobe transform 2: YCCK", withAdobe(lean("cubes-cmyk.jpg"), 2)],
+    ["cubes-cmyk.jpg", "4 components, Adobe transform 0: CMYK", withAdobe(lean("cubes-cmyk.jpg"), 0)],
+  ];
+  for (const [name, what, data] of cases) {
+    it(`colour transform, ${what}, as photon decides`, async () => {
+      const d = diff(await decodeJpegReduced(data, HUGE), await reference(data));
+      console.log(`jpeg ${name}, ${what}: mean ${d.mean.toFixed(3)} max ${d.max}`);
+      expect(d.mean).toBeLessThan(1);
+      // CMYK data read as YCCK converts to far out-of-range RGB, clamped per pixel before photon's average.
+      expect(d.max).toBeLessThanOrEqual(what.includes("YCCK") ? 24 : 8);
+    });
+  }
+
   it("12-bit samples are scaled to 8 bits (same picture as the 8-bit twin)", async () => {
     const twelve = await decodeJpegReduced(lean("enc-12bit.jpg"), HUGE);
     const eight = await decodeJpegReduced(lean("enc-12.jpg"), HUGE);
