@@ -4,9 +4,8 @@
 // rounding differences). Fixtures: test/fixtures/images/lean/webp/generate.py.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeWebpWith, type Vp8Decoder } from "../../../src/analysis/decoders/webp-container";
-import { VP8L_MAX_PIXELS } from "../../../src/analysis/decoders/webp-vp8l";
-import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { decodeWebpReduced, VP8L_MAX_PIXELS } from "../../../src/analysis/decoders/webp";
+import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
 import { loadPhoton } from "../../../src/analysis/imaging";
 import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
 import { EXPECTED_PHASH, fixture } from "../fixtures";
@@ -17,14 +16,7 @@ const NAMES = [...byName.keys()].filter((n) => !n.startsWith("large-")).sort();
 // Photon refuses an unknown chunk in an extended file; the lean decoder skips it (checked separately).
 const PHOTON_NAMES = NAMES.filter((n) => n !== "extended-unknown-chunk.webp");
 
-// The lossy (VP8) decoder lives in webp-vp8.ts; lossy cases run once it exists.
-const vp8Module = import.meta.glob("../../../src/analysis/decoders/webp-vp8.ts") as Record<string, () => Promise<{ decodeVp8Reduced: Vp8Decoder }>>;
-const vp8Loader = Object.values(vp8Module)[0];
-const HAVE_VP8 = vp8Loader !== undefined;
-const noVp8: Vp8Decoder = () => Promise.reject(new LeanDecodeError("no VP8 decoder in this test"));
-const vp8: Vp8Decoder = vp8Loader ? async (payload, options) => (await vp8Loader()).decodeVp8Reduced(payload, options) : noVp8;
-
-const decode = (bytes: Uint8Array, options: LeanDecodeOptions) => decodeWebpWith(bytes, options, vp8);
+const decode = decodeWebpReduced;
 
 async function lean(name: string): Promise<Uint8Array> {
   const url = await byName.get(name)!();
@@ -88,10 +80,9 @@ describe("decodeWebpReduced = photon full decode + BoxReducer", () => {
   });
 
   for (const name of PHOTON_NAMES) {
-    it(`${name}: matches at factor 1 and at larger factors`, async (ctx) => {
+    it(`${name}: matches at factor 1 and at larger factors`, async () => {
       const bytes = await lean(name);
       const lossy = isLossy(bytes);
-      if (lossy && !HAVE_VP8) ctx.skip();
       const full = await photonDecode(bytes);
       const pixels = full.width * full.height;
       const factors = new Set<number>();
@@ -133,10 +124,9 @@ describe("phash of the reduced image", () => {
     ...["pixels.webp", "cubes.webp", "gps.webp"].map((n) => [n, async () => fixture(n), EXPECTED_PHASH[n]] as [string, () => Promise<Uint8Array>, string | undefined]),
   ];
   for (const [name, load, expected] of cases) {
-    it(`${name}: phash of the reduced image agrees with photon's (and with the full image's where big enough)`, async (ctx) => {
+    it(`${name}: phash of the reduced image agrees with photon's (and with the full image's where big enough)`, async () => {
       const bytes = await load();
       const lossy = isLossy(bytes);
-      if (lossy && !HAVE_VP8) ctx.skip();
       const full = await photonDecode(bytes);
       const fullHash = phashFromRgba(full.rgba, full.width, full.height);
       for (const factor of [1, 2, 3]) {
