@@ -157,6 +157,38 @@ function greyPng(width: number, height: number, zlib: Uint8Array, opts: { iend?:
   ]);
 }
 
+type RawChunk = { type: string; start: number; end: number };
+/** The chunks of a PNG as far as they are complete (data from `start` to `end`). */
+function chunksOf(bytes: Uint8Array): RawChunk[] {
+  const out: RawChunk[] = [];
+  for (let pos = 8; pos + 12 <= bytes.length; ) {
+    const length = ((bytes[pos] << 24) | (bytes[pos + 1] << 16) | (bytes[pos + 2] << 8) | bytes[pos + 3]) >>> 0;
+    if (pos + 12 + length > bytes.length) break;
+    out.push({ type: String.fromCharCode(...bytes.subarray(pos + 4, pos + 8)), start: pos + 8, end: pos + 8 + length });
+    pos += 12 + length;
+  }
+  return out;
+}
+function fixCrcs(bytes: Uint8Array): Uint8Array {
+  const out = bytes.slice();
+  for (const c of chunksOf(out)) out.set(be32(crc(out.subarray(c.start - 4, c.end))), c.end);
+  return out;
+}
+async function inflateIdat(png: Uint8Array): Promise<Uint8Array> {
+  const idat = chunksOf(png).filter((c) => c.type === "IDAT");
+  const z = new Uint8Array(idat.reduce((n, c) => n + c.end - c.start, 0));
+  let at = 0;
+  for (const c of idat) z.set(png.subarray(c.start, c.end), (at += c.end - c.start) - (c.end - c.start));
+  const stream = new Blob([z]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+/** The PNG with its IDAT chunks replaced by one holding `zlib`. */
+function withIdat(png: Uint8Array, zlib: Uint8Array): Uint8Array {
+  const chunks = chunksOf(png);
+  const before = chunks.filter((c) => c.type !== "IDAT" && c.start < chunks.find((d) => d.type === "IDAT")!.start);
+  return Uint8Array.from([...png.subarray(0, 8), ...before.flatMap((c) => [...png.subarray(c.start - 8, c.end + 4)]), ...pngChunk("IDAT", zlib), ...pngChunk("IEND", [])]);
+}
+
 async function expectLeanError(bytes: Uint8Array, pattern?: RegExp) {
   const err = await decodePngReduced(bytes, { targetPixels: 1e6 }).then(() => null, (e: unknown) => e);
   expect(err).toBeInstanceOf(LeanDecodeError);
@@ -187,6 +219,16 @@ describe("edge cases", () => {
     await expectLeanError(greyPng(4, 2, await deflate(Uint8Array.from([9, 1, 2, 3, 4, 0, 5, 6, 7, 8]))), /filter/);
     await expectLeanError(Uint8Array.from([1, 2, 3]), /signature/);
     await expectLeanError(greyPng(4, 2, new Uint8Array(0)));
+  });
+
+  it("joins the image data of consecutive IDAT chunks, empty ones included, but only of the first run", async () => {
+    const z = await deflate(rows);
+    const head = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...pngChunk("IHDR", [...be32(4), ...be32(2), 8, 0, 0, 0, 0])];
+    const split = [...pngChunk("IDAT", []), ...pngChunk("IDAT", z.subarray(0, 5)), ...pngChunk("IDAT", []), ...pngChunk("IDAT", z.subarray(5))];
+    const out = await decodePngReduced(Uint8Array.from([...head, ...split, ...pngChunk("IEND", [])]), { targetPixels: 100 });
+    expect([...out.rgba.subarray(28, 32)]).toEqual([8, 8, 8, 255]);
+    const interrupted = [...pngChunk("IDAT", z.subarray(0, 5)), ...pngChunk("tEXt", [65, 0, 66]), ...pngChunk("IDAT", z.subarray(5))];
+    await expectLeanError(Uint8Array.from([...head, ...interrupted, ...pngChunk("IEND", [])]));
   });
 
   it("ignores a bad CRC on an ancillary chunk (as the png crate does)", async () => {
@@ -236,8 +278,39 @@ describe("robustness", () => {
         const bytes = files[i].slice();
         for (const [at, value] of flips) bytes[Math.min(bytes.length - 1, Math.floor(bytes.length * at))] = value;
         await onlyLeanErrors(bytes);
+        // The same with every CRC made right again, so the damage reaches the header, palette and zlib data.
+        await onlyLeanErrors(fixCrcs(bytes));
       }),
       { numRuns: 120 },
+    );
+  });
+
+  it("any header over valid image data, and damaged scanlines under a valid zlib stream, never throw otherwise", async () => {
+    const files = await Promise.all(sources.map(lean));
+    const raws = await Promise.all(files.map(inflateIdat));
+    const header = fc.record({
+      width: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constantFrom(0, 65535, 2 ** 31 - 1, 2 ** 32 - 1)),
+      height: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constantFrom(0, 65535, 2 ** 31 - 1)),
+      depth: fc.constantFrom(1, 2, 4, 8, 16, 0, 3, 32),
+      colorType: fc.constantFrom(0, 2, 3, 4, 6, 1, 5, 7),
+      interlace: fc.constantFrom(0, 1, 0, 1, 2),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.nat(files.length - 1), header, async (i, h) => {
+        const bytes = files[i].slice();
+        // IHDR data sits at offset 16: width, height, depth, colour type, compression, filter, interlace.
+        bytes.set([...be32(h.width), ...be32(h.height), h.depth, h.colorType, 0, 0, h.interlace], 16);
+        await onlyLeanErrors(fixCrcs(bytes));
+      }),
+      { numRuns: 150 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.nat(files.length - 1), fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(255)), { minLength: 1, maxLength: 8 }), async (i, flips) => {
+        const raw = raws[i].slice();
+        for (const [at, value] of flips) raw[Math.min(raw.length - 1, Math.floor(raw.length * at))] = value;
+        await onlyLeanErrors(withIdat(files[i], await deflate(raw)));
+      }),
+      { numRuns: 100 },
     );
   });
 
