@@ -93,6 +93,8 @@ function parseHeader(b: Uint8Array): Bmp {
   }
   if (planes !== 1) throw new LeanDecodeError("corrupt BMP: planes is not 1");
   if (width <= 0 || height <= 0) throw new LeanDecodeError("corrupt BMP: no pixels");
+  // image-rs refuses a width or a (bottom-up) height over 65535; top-down heights are not capped there.
+  if (width > 0xffff || (!topDown && height > 0xffff)) throw new LeanDecodeError(`unsupported BMP: ${width}x${height} has a side over 65535`);
   if (width * height > MAX_PIXELS) throw new LeanDecodeError(`unsupported BMP: ${width}x${height} is too large`);
   const ok =
     (compression === 0 && [1, 2, 4, 8, 16, 24, 32].includes(bits)) ||

@@ -1,8 +1,10 @@
 // Lean GIF decoder: the first frame, composed onto the logical screen as photon (image-rs 0.24 + gif 0.13)
 // does it: pixels outside the frame are transparent black (0,0,0,0), a frame reaching past the screen is
 // cropped, the transparent index keeps its palette RGB with alpha 0, and an index past the end of the colour
-// table (or with no table at all) leaves the pixel (0,0,0,0). LZW data that ends before the frame is complete
-// is an error in photon ("image truncated"), so it is one here too.
+// table leaves the pixel (0,0,0,0). A frame with no colour table at all, a graphic control block that is not
+// 4 bytes, and LZW data ending before the frame is complete ("image truncated") are errors in photon, so here
+// too. Known difference: photon reads a little past the last pixel (the next code, the block terminator) and
+// may fail on a file cut or corrupted just there; this decoder stops at the last pixel and succeeds.
 // Memory: the 4096-entry LZW table, one row of indices (frame width) and one RGBA row (screen width).
 import { BoxReducer, LeanDecodeError, type LeanDecoder, reductionFactor } from "./reduce";
 
@@ -86,7 +88,13 @@ function findFirstFrame(b: Uint8Array): Frame {
       if (pos + 2 > n) throw new LeanDecodeError("truncated GIF: extension");
       const label = b[pos + 1];
       pos += 2;
-      if (label === 0xf9 && pos < n && b[pos] >= 4 && pos + 4 < n) transparent = b[pos + 1] & 1 ? b[pos + 4] : -1;
+      // plain text, graphic control, comment, application: gif 0.13 refuses any other label
+      if (label !== 0x01 && label !== 0xf9 && label !== 0xfe && label !== 0xff) throw new LeanDecodeError(`corrupt GIF: unknown extension 0x${label.toString(16)}`);
+      if (label === 0xf9) {
+        // gif 0.13 rejects a graphic control block of any other size
+        if (pos + 5 > n || b[pos] !== 4) throw new LeanDecodeError("corrupt GIF: graphic control extension is not 4 bytes");
+        transparent = b[pos + 1] & 1 ? b[pos + 4] : -1;
+      }
       pos = skipSubBlocks(b, pos);
     } else if (block === 0x2c) {
       if (pos + 10 > n) throw new LeanDecodeError("truncated GIF: image descriptor");
@@ -107,6 +115,7 @@ function findFirstFrame(b: Uint8Array): Frame {
       const minCodeSize = b[pos];
       if (minCodeSize < 1 || minCodeSize > 11) throw new LeanDecodeError(`corrupt GIF: LZW code size ${minCodeSize}`);
       if (width === 0 || height === 0) throw new LeanDecodeError("unsupported GIF: empty first frame");
+      if (!table) throw new LeanDecodeError("corrupt GIF: no colour table for the first frame");
       return { left, top, width, height, interlaced: (fflags & 0x40) !== 0, palette: rgbaPalette(table, transparent), minCodeSize, data: pos + 1 };
     } else if (block === 0x3b) {
       throw new LeanDecodeError("corrupt GIF: no image frames");
