@@ -43,7 +43,7 @@ function readCacheBits(br: BitReader): number {
 type Decoded = { argb: Uint32Array; transforms: Transform[]; packedWidth: number };
 
 /** The main image stream: transforms, colour cache, meta prefix codes, then the pixels. */
-function decodeImageStream(br: BitReader, width: number, height: number): Decoded {
+function decodeImageStream(br: BitReader, width: number, height: number, maxPixels: number): Decoded {
   const budget: TableBudget = { left: TABLE_BUDGET };
   const transforms: Transform[] = [];
   let xsize = width;
@@ -79,6 +79,7 @@ function decodeImageStream(br: BitReader, width: number, height: number): Decode
     entropy = { data: decodeSubImage(br, tilesX, Math.ceil(height / (1 << bits)), budget), bits, tilesX };
   }
   br.check();
+  if (xsize * height > maxPixels) throw new LeanDecodeError(`WebP alpha plane too large to analyze: ${width}x${height}`);
   const argb = new Uint32Array(xsize * height);
   decodePixels(br, xsize, height, argb, entropy, cacheBits, budget);
   return { argb, transforms, packedWidth: xsize };
@@ -110,16 +111,19 @@ export function decodeVp8lRows(payload: Uint8Array, onRow: (y: number, argb: Uin
   const header = readVp8lHeader(payload);
   checkSize(header.width, header.height);
   const br = new BitReader(payload, 5, payload.length);
-  const decoded = decodeImageStream(br, header.width, header.height);
+  const decoded = decodeImageStream(br, header.width, header.height, VP8L_MAX_PIXELS);
   emitRows(decoded, header.width, header.height, onRow);
   return header;
 }
 
-/** An ALPH chunk's lossless stream (no VP8L header): the alpha values are the green channel. */
+/**
+ * An ALPH chunk's lossless stream (no VP8L header): the alpha values are the green channel. The size limit
+ * applies to the decoded array, which colour indexing packs (up to 8 pixels per entry for 2 alpha levels),
+ * so large lossy images with simple alpha still decode.
+ */
 export function decodeVp8lAlphaRows(data: Uint8Array, start: number, width: number, height: number, onRow: (y: number, argb: Uint32Array) => void): void {
-  checkSize(width, height);
   const br = new BitReader(data, start, data.length);
-  const decoded = decodeImageStream(br, width, height);
+  const decoded = decodeImageStream(br, width, height, VP8L_MAX_PIXELS);
   emitRows(decoded, width, height, onRow);
 }
 

@@ -226,6 +226,22 @@ describe("large images", () => {
     expect(diff(out.rgba, reducer.finish().rgba)).toEqual({ max: 0, mean: 0, alphaMax: 0 });
   });
 
+  it("decodes an 18 MP lossy WebP whose two-level alpha plane colour indexing packs under the limit", async () => {
+    const bytes = await lean("large-6000x3000-alpha.webp");
+    const t0 = performance.now();
+    const out = await decode(bytes, { targetPixels: 1_000_000 });
+    const ms = performance.now() - t0;
+    console.log(`large-6000x3000-alpha.webp: ${ms.toFixed(0)} ms, ${(18 / (ms / 1000)).toFixed(1)} MP/s`);
+    const factor = reductionFactor(6000, 3000, 1_000_000);
+    expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([6000, 3000, Math.ceil(6000 / factor), Math.ceil(3000 / factor)]);
+    const at = (x: number, y: number) => [...out.rgba.subarray(((Math.floor(y / factor) * out.outWidth) + Math.floor(x / factor)) * 4, ((Math.floor(y / factor) * out.outWidth) + Math.floor(x / factor)) * 4 + 4)];
+    expect(at(100, 100)[3]).toBe(0); // the transparent rectangle
+    expect(at(3000, 1500)[3]).toBe(0); // the transparent ellipse
+    const opaque = at(5900, 2900);
+    expect(opaque[3]).toBe(255);
+    expect(Math.abs(opaque[0] - 40) + Math.abs(opaque[1] - 120) + Math.abs(opaque[2] - 200)).toBeLessThan(12);
+  });
+
   it(`refuses a lossless header over ${VP8L_MAX_PIXELS} pixels before decoding`, async () => {
     const w = 4001, h = 4001;
     const bits = (w - 1) | ((h - 1) << 14);
