@@ -96,14 +96,18 @@ export function unfilter(filter: number, cur: Uint8Array, prev: Uint8Array, cur3
 export type RowFormat = {
   colorType: number;
   depth: number;
-  /** 256 RGBA entries (colour type 3): palette with tRNS alpha, opaque black past the palette's end. */
-  palette: Uint8Array | null;
+  /**
+   * For palette images and grey at depths <= 8: the RGBA pixel of each sample value (palette with tRNS
+   * alphas, or grey with the key's alpha), as native 32-bit words over RGBA bytes, so copying one into a
+   * 32-bit view of the RGBA row writes R, G, B, A in order on any platform.
+   */
+  lut: Uint32Array | null;
   /** tRNS key for colour types 0 (one value) and 2 (three), as compared (see top), or null. */
   key: number[] | null;
 };
 
-/** Builds the 256-entry RGBA lookup of a palette (PLTE data) and its tRNS alphas (or null). */
-export function paletteRgba(plte: Uint8Array, trns: Uint8Array | null): Uint8Array {
+/** The lookup of a palette (PLTE data) and its tRNS alphas (or null); opaque black past the palette's end. */
+export function paletteLut(plte: Uint8Array, trns: Uint8Array | null): Uint32Array {
   const table = new Uint8Array(256 * 4);
   for (let i = 0; i < 256; i++) table[i * 4 + 3] = 255;
   const entries = Math.min(256, (plte.length / 3) | 0);
@@ -114,47 +118,51 @@ export function paletteRgba(plte: Uint8Array, trns: Uint8Array | null): Uint8Arr
   }
   // The png crate ignores a tRNS with more entries than the palette.
   if (trns && trns.length <= entries) for (let i = 0; i < trns.length; i++) table[i * 4 + 3] = trns[i];
-  return table;
+  return new Uint32Array(table.buffer);
+}
+
+/** The lookup of grey samples at depth <= 8, scaled to 0..255 (x255, x85, x17, x1), alpha 0 for the key. */
+export function greyLut(depth: number, key: number[] | null): Uint32Array {
+  const table = new Uint8Array(256 * 4);
+  const max = (1 << depth) - 1;
+  const k = key ? key[0] & 255 : -1;
+  for (let v = 0; v <= max; v++) {
+    table.fill((v * 255) / max, v * 4, v * 4 + 3);
+    table[v * 4 + 3] = v === k ? 0 : 255;
+  }
+  return new Uint32Array(table.buffer);
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
  * Converts `n` pixels of an unfiltered row (`src` from `start`) to RGBA8 in `out` from 0; `out32` is a 32-bit
- * view of `out` (one store per pixel for the most common case, 8-bit RGB without a key).
+ * view of `out` (one store per pixel where possible).
  */
 export function toRgba8(fmt: RowFormat, src: Uint8Array, start: number, n: number, out: Uint8Array, out32: Uint32Array): void {
-  const { colorType, depth, key } = fmt;
-  if (depth < 8) return lowDepthToRgba8(fmt, src, start, n, out);
-  if (depth === 8) {
-    if (colorType === 2 && !key && LITTLE_ENDIAN) {
-      for (let x = 0, s = start; x < n; x++, s += 3) out32[x] = (src[s] | (src[s + 1] << 8) | (src[s + 2] << 16) | 0xff000000) >>> 0;
+  const { colorType, depth, key, lut } = fmt;
+  if (lut) {
+    if (depth === 8) {
+      for (let x = 0; x < n; x++) out32[x] = lut[src[start + x]];
       return;
     }
+    // Samples packed MSB first.
+    const mask = (1 << depth) - 1;
+    for (let x = 0, bit = 0; x < n; x++, bit += depth) out32[x] = lut[(src[start + (bit >>> 3)] >>> (8 - depth - (bit & 7))) & mask];
+    return;
+  }
+  if (depth === 8) {
     switch (colorType) {
-      case 0: {
-        const k = key ? key[0] & 255 : -1;
-        for (let x = 0, s = start, o = 0; x < n; x++, s++, o += 4) {
-          const v = src[s];
-          out[o] = v; out[o + 1] = v; out[o + 2] = v;
-          out[o + 3] = v === k ? 0 : 255;
-        }
-        return;
-      }
       case 2: {
+        if (!key && LITTLE_ENDIAN) {
+          for (let x = 0, s = start; x < n; x++, s += 3) out32[x] = (src[s] | (src[s + 1] << 8) | (src[s + 2] << 16) | 0xff000000) >>> 0;
+          return;
+        }
         const kr = key ? key[0] & 255 : -1, kg = key ? key[1] & 255 : -1, kb = key ? key[2] & 255 : -1;
         for (let x = 0, s = start, o = 0; x < n; x++, s += 3, o += 4) {
           const r = src[s], g = src[s + 1], b = src[s + 2];
           out[o] = r; out[o + 1] = g; out[o + 2] = b;
           out[o + 3] = r === kr && g === kg && b === kb ? 0 : 255;
-        }
-        return;
-      }
-      case 3: {
-        const pal = fmt.palette!;
-        for (let x = 0, s = start, o = 0; x < n; x++, s++, o += 4) {
-          const p = src[s] * 4;
-          out[o] = pal[p]; out[o + 1] = pal[p + 1]; out[o + 2] = pal[p + 2]; out[o + 3] = pal[p + 3];
         }
         return;
       }
@@ -208,29 +216,4 @@ export function toRgba8(fmt: RowFormat, src: Uint8Array, start: number, n: numbe
       return;
   }
   throw new LeanDecodeError(`PNG: unsupported colour type ${colorType} at depth ${depth}`);
-}
-
-/** 1/2/4-bit grey or palette: samples packed MSB first. */
-function lowDepthToRgba8(fmt: RowFormat, src: Uint8Array, start: number, n: number, out: Uint8Array): void {
-  const depth = fmt.depth;
-  const mask = (1 << depth) - 1;
-  const perByte = 8 / depth;
-  if (fmt.colorType === 3) {
-    const pal = fmt.palette!;
-    for (let x = 0, o = 0; x < n; x++, o += 4) {
-      const byte = src[start + ((x / perByte) | 0)];
-      const p = ((byte >>> (8 - depth * ((x % perByte) + 1))) & mask) * 4;
-      out[o] = pal[p]; out[o + 1] = pal[p + 1]; out[o + 2] = pal[p + 2]; out[o + 3] = pal[p + 3];
-    }
-    return;
-  }
-  const scale = 255 / mask;
-  const k = fmt.key ? fmt.key[0] & 255 : -1;
-  for (let x = 0, o = 0; x < n; x++, o += 4) {
-    const byte = src[start + ((x / perByte) | 0)];
-    const s = (byte >>> (8 - depth * ((x % perByte) + 1))) & mask;
-    const v = s * scale;
-    out[o] = v; out[o + 1] = v; out[o + 2] = v;
-    out[o + 3] = s === k ? 0 : 255;
-  }
 }

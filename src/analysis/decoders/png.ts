@@ -13,7 +13,7 @@
 // the last scanline is complete, which also defuses zlib bombs); a tRNS on a colour type with alpha is ignored.
 
 import { passesOf, InterlacedAccumulator, type Pass } from "./png-interlace";
-import { channelsOf, paletteRgba, toRgba8, unfilter, validDepth, type RowFormat } from "./png-rows";
+import { channelsOf, greyLut, paletteLut, toRgba8, unfilter, validDepth, type RowFormat } from "./png-rows";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder } from "./reduce";
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -109,12 +109,12 @@ function rowFormat({ header, plte, trns }: Parsed): RowFormat {
   const { colorType, depth } = header;
   if (colorType === 3) {
     if (!plte) throw new LeanDecodeError("PNG: palette image without PLTE");
-    return { colorType, depth, palette: paletteRgba(plte, trns), key: null };
+    return { colorType, depth, lut: paletteLut(plte, trns), key: null };
   }
   let key: number[] | null = null;
   if (trns && colorType === 0 && trns.length === 2) key = [(trns[0] << 8) | trns[1]];
   if (trns && colorType === 2 && trns.length === 6) key = [(trns[0] << 8) | trns[1], (trns[2] << 8) | trns[3], (trns[4] << 8) | trns[5]];
-  return { colorType, depth, palette: null, key };
+  return { colorType, depth, lut: colorType === 0 && depth <= 8 ? greyLut(depth, key) : null, key };
 }
 
 /** Receives the inflated bytes in chunks; unfilters, converts and reduces each completed scanline. */
