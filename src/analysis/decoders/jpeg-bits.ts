@@ -128,6 +128,26 @@ export class BitReader {
     }
   }
 
+  /** Like skipAc, but keeps the coefficients before zigzag index `low` in out[1..low-1]. */
+  readAcLow(t: HuffmanTable, out: Float64Array, low: number): void {
+    out.fill(0);
+    for (let k = 1; k < 64; ) {
+      const rs = this.decode(t);
+      const s = rs & 15;
+      const r = rs >> 4;
+      if (s !== 0) {
+        k += r;
+        const v = this.receiveExtend(s);
+        if (k < low) out[k] = v;
+        k++;
+      } else if (r === 15) {
+        k += 16;
+      } else {
+        return;
+      }
+    }
+  }
+
   /**
    * At the end of a restart interval: drops the buffered bits and moves past the next RSTn marker, skipping
    * anything before it (libjpeg resynchronises the same way). False if another marker or the end comes first.

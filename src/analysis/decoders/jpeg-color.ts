@@ -14,7 +14,44 @@ export type DcComponent = {
   dc: Int32Array;
   /** quant[0] of the component's table, latched at its first scan (0: never scanned, stays mid-grey). */
   q0: number;
+  /** Output pixels per block across and down (hmax / h, vmax / v). */
+  fx: number;
+  fy: number;
+  /** Per output pixel, its sub-block mean minus the block mean (see LOW_COEFFICIENTS), or null. */
+  detail: Float32Array | null;
 };
+
+/**
+ * Subsampled components of baseline files also get the means of the output pixels inside each block, so
+ * chroma in 4:2:0 is as sharp as the luma grid (what libjpeg's scaled decoding does with its 2x2 IDCT):
+ * `detail` holds, per output pixel of the component's MCU-padded grid, the mean of its part of the block
+ * minus the block mean, from the first LOW_COEFFICIENTS coefficients in zigzag order (the rest are
+ * higher frequencies whose effect on a 4x4 or 2x8 mean is small).
+ */
+export const LOW_COEFFICIENTS = 10;
+const ZIGZAG_ROW = [0, 0, 1, 2, 1, 0, 0, 1, 2, 3];
+const ZIGZAG_COL = [0, 1, 0, 0, 1, 2, 3, 2, 1, 0];
+
+/** Mean of the DCT basis cos((2x+1)u pi/16) over part `part` of `parts` equal parts of 0..7. */
+function basisMean(u: number, part: number, parts: number) {
+  const len = 8 / parts;
+  let sum = 0;
+  for (let x = part * len; x < (part + 1) * len; x++) sum += Math.cos(((2 * x + 1) * u * Math.PI) / 16);
+  return (sum / len) * (u === 0 ? Math.SQRT1_2 : 1);
+}
+
+/** weights[(i * fx + j) * LOW + k]: contribution of quantised coefficient k to part (j, i) of a block. */
+export function detailWeights(fx: number, fy: number, quant: Uint16Array): Float64Array {
+  const w = new Float64Array(fx * fy * LOW_COEFFICIENTS);
+  for (let i = 0; i < fy; i++) {
+    for (let j = 0; j < fx; j++) {
+      for (let k = 1; k < LOW_COEFFICIENTS; k++) {
+        w[(i * fx + j) * LOW_COEFFICIENTS + k] = (quant[k] / 4) * basisMean(ZIGZAG_COL[k], j, fx) * basisMean(ZIGZAG_ROW[k], i, fy);
+      }
+    }
+  }
+  return w;
+}
 
 export type ColorTransform = "gray" | "ycbcr" | "rgb" | "cmyk" | "ycck";
 
@@ -58,8 +95,8 @@ function axis(n: number, factor: number, blocks: number) {
 
 /**
  * The ceil(width/8) x ceil(height/8) RGBA image. A component sampled below the maximum (chroma in 4:2:0)
- * has one block per 2x2 (etc.) output pixels; its block means are interpolated linearly between block
- * centres, which for a smooth field is the mean of each quarter block (and close to the triangle
+ * has one block per 2x2 (etc.) output pixels: baseline files have its `detail`; otherwise (progressive:
+ * only DC scans are read) its block means are interpolated linearly between block centres, which for a smooth field is the mean of each quarter block (and close to the triangle
  * "fancy upsampling" libjpeg and jpeg-decoder apply at full resolution).
  */
 export function dcImage(width: number, height: number, precision: number, hmax: number, vmax: number, comps: DcComponent[], transform: ColorTransform): { w: number; h: number; rgba: Uint8Array } {
@@ -68,6 +105,7 @@ export function dcImage(width: number, height: number, precision: number, hmax: 
   const n = comps.length;
   // Sample value = dc * scale + 128 (12-bit samples are brought down to 8 bits: centre 2048 / 16 = 128).
   const scale = comps.map((c) => (c.q0 / 8) * (precision === 12 ? 1 / 16 : 1));
+  const detailScale = precision === 12 ? 1 / 16 : 1;
   const cols = comps.map((c) => axis(w, hmax / c.h, Math.min(c.stride, Math.ceil(Math.ceil((width * c.h) / hmax) / 8))));
   const rows = comps.map((c) => axis(h, vmax / c.v, Math.min(c.rows, Math.ceil(Math.ceil((height * c.v) / vmax) / 8))));
   const rgba = new Uint8Array(w * h * 4);
@@ -75,7 +113,12 @@ export function dcImage(width: number, height: number, precision: number, hmax: 
   for (let oy = 0; oy < h; oy++) {
     for (let ox = 0, o = oy * w * 4; ox < w; ox++, o += 4) {
       for (let i = 0; i < n; i++) {
-        const { dc, stride } = comps[i];
+        const { dc, stride, detail } = comps[i];
+        if (detail) {
+          const block = ((oy / comps[i].fy) | 0) * stride + ((ox / comps[i].fx) | 0);
+          s[i] = dc[block] * scale[i] + 128 + detail[oy * stride * comps[i].fx + ox] * detailScale;
+          continue;
+        }
         const r = rows[i], c = cols[i];
         const top = r.lo[oy] * stride, bottom = r.hi[oy] * stride, x0 = c.lo[ox], x1 = c.hi[ox], fx = c.wt[ox], fy = r.wt[oy];
         const upper = dc[top + x0] + (dc[top + x1] - dc[top + x0]) * fx;

@@ -4,7 +4,7 @@
 // files need only their DC scans, and AC scans are skipped by jumping to the next marker.
 // If the 1/8 image is still above targetPixels it is box-reduced further. EXIF orientation is not applied.
 import { BitReader, buildHuffmanTable, type HuffmanTable } from "./jpeg-bits";
-import { colorTransform, dcImage, type DcComponent } from "./jpeg-color";
+import { colorTransform, dcImage, detailWeights, LOW_COEFFICIENTS, type DcComponent } from "./jpeg-color";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder, type ReducedImage } from "./reduce";
 
 /** Above the 40 MP the header guard allows, with room: bounds the DC planes (<= 17 MB) for any input. */
@@ -12,7 +12,18 @@ const MAX_PIXELS = 1 << 26;
 /** Zero bytes fed past a marker or the end before a scan is considered cut short (a few are normal). */
 const MAX_PADDING = 64;
 
-type Component = DcComponent & { tq: number; pred: number; dcTable: HuffmanTable | null; acTable: HuffmanTable | null; bw: number; bh: number };
+type Component = DcComponent & {
+  tq: number;
+  pred: number;
+  dcTable: HuffmanTable | null;
+  acTable: HuffmanTable | null;
+  /** Blocks holding image samples, across and down. */
+  bw: number;
+  bh: number;
+  /** Whether `detail` is kept (baseline, subsampled by 2 or 4), and its weights once the scan starts. */
+  wantsDetail: boolean;
+  weights: Float64Array | null;
+};
 
 type Frame = {
   progressive: boolean;
@@ -113,6 +124,11 @@ class JpegState {
         rows,
         dc: new Int32Array(stride * rows),
         q0: 0,
+        fx: hmax / c.h,
+        fy: vmax / c.v,
+        detail: null,
+        wantsDetail: marker !== 0xc2 && (c.h < hmax || c.v < vmax) && 8 % (hmax / c.h) === 0 && 8 % (vmax / c.v) === 0,
+        weights: null,
         pred: 0,
         dcTable: null,
         acTable: null,
@@ -158,6 +174,10 @@ class JpegState {
         const qt = this.qtables[c.tq];
         if (!qt) throw new LeanDecodeError("corrupt JPEG: missing quantisation table");
         c.q0 = qt[0];
+        if (c.wantsDetail) {
+          c.weights = detailWeights(c.fx, c.fy, qt);
+          c.detail = new Float32Array(c.stride * c.fx * c.rows * c.fy);
+        }
       }
       if (!(ah > 0 && frame.progressive) && !c.dcTable) throw new LeanDecodeError("corrupt JPEG: missing Huffman table");
       if (!frame.progressive && !c.acTable) throw new LeanDecodeError("corrupt JPEG: missing Huffman table");
@@ -171,6 +191,22 @@ class JpegState {
 }
 
 const BASELINE = 0, DC_FIRST = 1, DC_REFINE = 2;
+const low = new Float64Array(LOW_COEFFICIENTS);
+
+/** Baseline block of a subsampled component: its AC terms give the means of its output pixels. */
+function readDetail(reader: BitReader, c: Component, index: number) {
+  reader.readAcLow(c.acTable!, low, LOW_COEFFICIENTS);
+  const w = c.weights!, detail = c.detail!, fx = c.fx, fy = c.fy;
+  const bx = index % c.stride, by = (index / c.stride) | 0;
+  const rowLength = c.stride * fx;
+  for (let i = 0, part = 0; i < fy; i++) {
+    for (let j = 0; j < fx; j++, part += LOW_COEFFICIENTS) {
+      let sum = 0;
+      for (let k = 1; k < LOW_COEFFICIENTS; k++) sum += w[part + k] * low[k];
+      detail[(by * fy + i) * rowLength + bx * fx + j] = sum;
+    }
+  }
+}
 
 function decodeBlock(reader: BitReader, c: Component, index: number, mode: number, al: number) {
   if (mode === DC_REFINE) {
@@ -181,7 +217,9 @@ function decodeBlock(reader: BitReader, c: Component, index: number, mode: numbe
   if (t > 16) throw new LeanDecodeError("corrupt JPEG: bad DC difference");
   c.pred += reader.receiveExtend(t);
   c.dc[index] = c.pred * (1 << al);
-  if (mode === BASELINE) reader.skipAc(c.acTable!);
+  if (mode !== BASELINE) return;
+  if (c.detail) readDetail(reader, c, index);
+  else reader.skipAc(c.acTable!);
 }
 
 /** All MCUs of one scan; stops early (leaving the rest mid-grey) when the data runs out or breaks off. */

@@ -26,7 +26,7 @@ const PHOTON_DECODABLE = LEAN.filter((n) => n !== "enc-12bit.jpg");
 const PHOTOS = ["cubes.jpg", "cubes-brightened.jpg", "cubes-recompressed.jpg", "cubes-resized.jpg", "gps.jpg", "wide.jpg", "wood.jpg"];
 const ALL = [...PHOTON_DECODABLE.map((n) => ({ name: n, bytes: () => lean(n) })), ...PHOTOS.map((n) => ({ name: n, bytes: () => fixture(n) }))];
 const HUGE = { targetPixels: 1e9 };
-const MEAN_BOUND: Record<string, number> = { "wide.jpg": 5, "odd-37x5.jpg": 5, "enc-411.jpg": 2.5 };
+const MEAN_BOUND: Record<string, number> = { "odd-37x5.jpg": 5 };
 
 async function photonDecode(bytes: Uint8Array) {
   const photon = await loadPhoton();
@@ -74,11 +74,11 @@ describe("lean JPEG decoder: 1/8 block means vs photon's full decode box-reduced
       expect(ours.rgba.length).toBe(ours.outWidth * ours.outHeight * 4);
       const d = diff(ours, await reference(data));
       console.log(`jpeg ${name} ${full.width}x${full.height}: mean ${d.mean.toFixed(3)} max ${d.max}`);
-      // Luma block means are exact up to IDCT rounding (4:4:4 and grayscale: mean < 0.5). Subsampled chroma
-      // is interpolated between block means, so sharp colour edges differ: wide.jpg is fine, saturated
-      // detail in 4:2:0, enc-411 has 4:1:1 chroma, and odd-37x5's blocks are mostly encoder edge padding.
-      expect(d.mean).toBeLessThan(MEAN_BOUND[name] ?? 2);
-      expect(d.max).toBeLessThanOrEqual(40);
+      // Measured: mean 0.03-0.5 for baseline (subsampled chroma from its low AC terms), up to 0.75 for
+      // progressive 4:2:0 (chroma interpolated between block means); odd-37x5's blocks are mostly the
+      // encoder's edge padding (mean 4.5).
+      expect(d.mean).toBeLessThan(MEAN_BOUND[name] ?? 1);
+      expect(d.max).toBeLessThanOrEqual(16);
     });
   }
 
@@ -230,8 +230,8 @@ describe("lean JPEG decoder: phash", () => {
       if (Math.min(ours.outWidth, ours.outHeight) >= 32) {
         // Measured: 0-6 (wood-progressive-420 at 50x50: 6, odd-1001x667 at 126x84: 4).
         expect(hammingDistance(a, b)).toBeLessThanOrEqual(6);
-        // The fixture photos that are in expected-phash.json and give at least 32 px: cubes*.jpg, wood.jpg.
-        if (expected) expect(hammingDistance(a, expected)).toBeLessThanOrEqual(2);
+        // The fixture photos in expected-phash.json giving at least 32 px: cubes*.jpg (0), wood.jpg (50x50: 4).
+        if (expected) expect(hammingDistance(a, expected)).toBeLessThanOrEqual(4);
       }
     });
   }
