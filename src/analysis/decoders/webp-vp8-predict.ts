@@ -61,7 +61,7 @@ export function predictSubblock(a: Uint8Array, mode: number, x0: number, y0: num
   switch (mode) {
     case B_DC: {
       const v = (a0 + a1 + a2 + a3 + l0 + l1 + l2 + l3 + 4) >> 3;
-      for (let y = 0; y < 4; y++) a.fill(v, o + y * s, o + y * s + 4);
+      for (let y = 0, r = o; y < 4; y++, r += s) a[r] = a[r + 1] = a[r + 2] = a[r + 3] = v;
       return;
     }
     case B_TM:
@@ -79,8 +79,14 @@ export function predictSubblock(a: Uint8Array, mode: number, x0: number, y0: num
       return;
     }
     case B_HE: {
-      const v = [avg3(p, l0, l1), avg3(l0, l1, l2), avg3(l1, l2, l3), avg3(l2, l3, l3)];
-      for (let y = 0; y < 4; y++) a.fill(v[y], o + y * s, o + y * s + 4);
+      let v = avg3(p, l0, l1);
+      a[o] = a[o + 1] = a[o + 2] = a[o + 3] = v;
+      v = avg3(l0, l1, l2);
+      a[o + s] = a[o + s + 1] = a[o + s + 2] = a[o + s + 3] = v;
+      v = avg3(l1, l2, l3);
+      a[o + 2 * s] = a[o + 2 * s + 1] = a[o + 2 * s + 2] = a[o + 2 * s + 3] = v;
+      v = avg3(l2, l3, l3);
+      a[o + 3 * s] = a[o + 3 * s + 1] = a[o + 3 * s + 2] = a[o + 3 * s + 3] = v;
       return;
     }
     case B_LD: {

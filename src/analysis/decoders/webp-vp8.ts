@@ -20,7 +20,7 @@ import {
 /** Decodes the payload of a `VP8 ` chunk (from its frame tag) to RGBA (A = 255), reduced for targetPixels. */
 export async function decodeVp8Reduced(payload: Uint8Array, options: LeanDecodeOptions): Promise<ReducedImage> {
   try {
-    return decodeVp8(payload, options.targetPixels);
+    return new Vp8Decoder(readFrameHeader(payload, DC_QUANT, AC_QUANT), options.targetPixels).decode();
   } catch (err) {
     if (err instanceof LeanDecodeError) throw err;
     throw new LeanDecodeError(`VP8: ${err instanceof Error ? err.message : String(err)}`);
@@ -88,208 +88,267 @@ function inverseTransform(b: Int32Array, off: number, found: number): void {
   else if (b[off] !== 0) b.fill((b[off] + 4) >> 3, off, off + 16);
 }
 
-function decodeVp8(data: Uint8Array, targetPixels: number): ReducedImage {
-  const h: FrameHeader = readFrameHeader(data, DC_QUANT, AC_QUANT);
-  const { width, height, tokenProbs, segments, modes } = h;
-  const mbw = (width + 15) >> 4;
-  const mbh = (height + 15) >> 4;
-  const cw = (width + 1) >> 1;
-  const ch = (height + 1) >> 1;
-  const reducer = new BoxReducer(width, height, reductionFactor(width, height, targetPixels));
-
+// State lives in fields of one class (not variables captured by closures, which V8 keeps in a context
+// object and reloads on every access in the hot loops).
+class Vp8Decoder {
+  private readonly width: number;
+  private readonly height: number;
+  private readonly mbw: number;
+  private readonly mbh: number;
+  /** Chroma size. */
+  private readonly cw: number;
+  private readonly ch: number;
+  private readonly reducer: BoxReducer;
   // Filtered-pixel windows: luma 8 carried rows + 16 rows of the current macroblock row, chroma 4 + 8.
-  const yStride = mbw * 16;
-  const cStride = mbw * 8;
-  const Y = new Uint8Array(yStride * 24);
-  const U = new Uint8Array(cStride * 12);
-  const V = new Uint8Array(cStride * 12);
-  // Unfiltered prediction context.
-  const topBorder = new Uint8Array(mbw * 16 + 20).fill(127);
-  const leftBorder = new Uint8Array(17);
-  const uTop = new Uint8Array(cw), vTop = new Uint8Array(cw);
-  const uLeft = new Uint8Array(8), vLeft = new Uint8Array(8);
-  const topModes = new Uint8Array(mbw * 4);
-  const leftModes = new Uint8Array(4);
-  const topNz = new Uint8Array(mbw * 9);
-  const leftNz = new Uint8Array(9);
-  const bmodes = new Uint8Array(16);
+  private readonly yStride: number;
+  private readonly cStride: number;
+  private readonly Y: Uint8Array;
+  private readonly U: Uint8Array;
+  private readonly V: Uint8Array;
+  // Unfiltered prediction context: the row above (luma: plus 4 above-right), the column to the left.
+  private readonly topBorder: Uint8Array;
+  private readonly leftBorder = new Uint8Array(17);
+  private readonly uTop: Uint8Array;
+  private readonly vTop: Uint8Array;
+  private readonly uLeft = new Uint8Array(8);
+  private readonly vLeft = new Uint8Array(8);
+  private uCorner = 0;
+  private vCorner = 0;
+  // Entropy contexts: sub-block modes and "has coefficients" flags above and to the left.
+  private readonly topModes: Uint8Array;
+  private readonly leftModes = new Uint8Array(4);
+  private readonly topNz: Uint8Array;
+  private readonly leftNz = new Uint8Array(9);
+  private readonly bmodes = new Uint8Array(16);
   // Per macroblock of the current row, for the loop filter: level (0 = none), interior limit, hev threshold, inner edges.
-  const fLevel = new Uint8Array(mbw), fInterior = new Uint8Array(mbw), fHev = new Uint8Array(mbw), fInner = new Uint8Array(mbw);
+  private readonly fLevel: Uint8Array;
+  private readonly fInterior: Uint8Array;
+  private readonly fHev: Uint8Array;
+  private readonly fInner: Uint8Array;
+  // Workspaces.
+  private readonly ws = new Uint8Array(LUMA_STRIDE * 17);
+  private readonly uws = new Uint8Array(CHROMA_STRIDE * 9);
+  private readonly vws = new Uint8Array(CHROMA_STRIDE * 9);
+  private readonly coeffs = new Int32Array(384);
+  private readonly y2 = new Int32Array(16);
+  // One output row seen two ways: stores through the clamped view saturate to 0..255 for free.
+  private readonly rgbaRow: Uint8Array;
+  private readonly rgbaClamped: Uint8ClampedArray;
+  private outStart = 0;
 
-  const ws = new Uint8Array(LUMA_STRIDE * 17);
-  const uws = new Uint8Array(CHROMA_STRIDE * 9), vws = new Uint8Array(CHROMA_STRIDE * 9);
-  const coeffs = new Int32Array(384);
-  const y2 = new Int32Array(16);
-  // One row buffer seen two ways: stores through the clamped view saturate to 0..255 for free.
-  const rgbaRow = new Uint8Array(width * 4).fill(255);
-  const rgbaClamped = new Uint8ClampedArray(rgbaRow.buffer);
-  const numPartitions = h.partitions.length;
-  let outStart = 0;
+  constructor(
+    private readonly h: FrameHeader,
+    targetPixels: number,
+  ) {
+    const { width, height } = h;
+    this.width = width;
+    this.height = height;
+    const mbw = (this.mbw = (width + 15) >> 4);
+    this.mbh = (height + 15) >> 4;
+    this.cw = (width + 1) >> 1;
+    this.ch = (height + 1) >> 1;
+    this.reducer = new BoxReducer(width, height, reductionFactor(width, height, targetPixels));
+    this.yStride = mbw * 16;
+    this.cStride = mbw * 8;
+    this.Y = new Uint8Array(this.yStride * 24);
+    this.U = new Uint8Array(this.cStride * 12);
+    this.V = new Uint8Array(this.cStride * 12);
+    this.topBorder = new Uint8Array(mbw * 16 + 20).fill(127);
+    this.uTop = new Uint8Array(this.cw);
+    this.vTop = new Uint8Array(this.cw);
+    this.topModes = new Uint8Array(mbw * 4);
+    this.topNz = new Uint8Array(mbw * 9);
+    this.fLevel = new Uint8Array(mbw);
+    this.fInterior = new Uint8Array(mbw);
+    this.fHev = new Uint8Array(mbw);
+    this.fInner = new Uint8Array(mbw);
+    this.rgbaRow = new Uint8Array(width * 4).fill(255);
+    this.rgbaClamped = new Uint8ClampedArray(this.rgbaRow.buffer);
+  }
 
-  for (let mby = 0; mby < mbh; mby++) {
-    const br = h.partitions[mby % numPartitions];
-    leftBorder.fill(129);
-    leftModes.fill(B_DC);
-    leftNz.fill(0);
-    let uCorner = 0, vCorner = 0;
-    for (let mbx = 0; mbx < mbw; mbx++) {
-      // Macroblock header (first partition).
-      const segment = segments[h.segmentsEnabled && h.updateMap ? modes.readTree(SEGMENT_ID_TREE, h.segmentProbs) : 0];
-      const skip = h.skipProb >= 0 ? modes.readBool(h.skipProb) : 0;
-      const ymode = modes.readTree(YMODE_TREE, YMODE_PROBS);
-      if (ymode === B_PRED) {
-        for (let y = 0; y < 4; y++) {
-          for (let x = 0; x < 4; x++) {
-            const m = modes.readTree(BMODE_TREE, BMODE_PROBS, (topModes[mbx * 4 + x] * 10 + leftModes[y]) * 9);
-            bmodes[y * 4 + x] = m;
-            topModes[mbx * 4 + x] = m;
-            leftModes[y] = m;
-          }
-        }
-      } else {
-        const m = Y_MODE_TO_BMODE[ymode];
-        topModes.fill(m, mbx * 4, mbx * 4 + 4);
-        leftModes.fill(m);
-      }
-      const uvmode = modes.readTree(UV_MODE_TREE, UV_MODE_PROBS);
-
-      // Residuals (the row's token partition).
-      coeffs.fill(0);
-      const tn = mbx * 9;
-      if (!skip) {
-        let plane = 3;
-        let first = 0;
-        if (ymode !== B_PRED) {
-          y2.fill(0);
-          const found = readCoefficients(br, tokenProbs, 1, topNz[tn] + leftNz[0], segment.y2dc, segment.y2ac, y2, 0, 0);
-          topNz[tn] = leftNz[0] = found & 1;
-          iwht4x4(y2);
-          for (let k = 0; k < 16; k++) coeffs[16 * k] = y2[k];
-          plane = 0;
-          first = 1;
-        }
-        for (let y = 0; y < 4; y++) {
-          let left = leftNz[1 + y];
-          for (let x = 0; x < 4; x++) {
-            const off = (y * 4 + x) * 16;
-            const found = readCoefficients(br, tokenProbs, plane, topNz[tn + 1 + x] + left, segment.ydc, segment.yac, coeffs, off, first);
-            inverseTransform(coeffs, off, found);
-            left = topNz[tn + 1 + x] = found & 1;
-          }
-          leftNz[1 + y] = left;
-        }
-        for (let j = 5; j <= 7; j += 2) {
-          const base = j === 5 ? 16 : 20;
-          for (let y = 0; y < 2; y++) {
-            let left = leftNz[j + y];
-            for (let x = 0; x < 2; x++) {
-              const off = (base + y * 2 + x) * 16;
-              const found = readCoefficients(br, tokenProbs, 2, topNz[tn + j + x] + left, segment.uvdc, segment.uvac, coeffs, off, 0);
-              inverseTransform(coeffs, off, found);
-              left = topNz[tn + j + x] = found & 1;
-            }
-            leftNz[j + y] = left;
-          }
-        }
-      } else {
-        if (ymode !== B_PRED) topNz[tn] = leftNz[0] = 0;
-        for (let i = 1; i < 9; i++) topNz[tn + i] = leftNz[i] = 0;
-      }
-
-      // Luma: border, prediction, residue.
-      const S = LUMA_STRIDE;
-      if (mby === 0) {
-        ws.fill(127, 0, S);
-      } else {
-        const last = mbx === mbw - 1;
-        for (let i = 0; i < 20; i++) ws[1 + i] = topBorder[last && i >= 16 ? mbx * 16 + 15 : mbx * 16 + i];
-      }
-      for (let i = 17; i < 21; i++) ws[4 * S + i] = ws[8 * S + i] = ws[12 * S + i] = ws[i];
-      for (let i = 0; i < 16; i++) ws[(i + 1) * S] = mbx === 0 ? 129 : leftBorder[i + 1];
-      ws[0] = mby === 0 ? 127 : mbx === 0 ? 129 : leftBorder[0];
-      if (ymode === B_PRED) {
-        for (let i = 0; i < 16; i++) {
-          const x0 = (i & 3) * 4 + 1, y0 = (i >> 2) * 4 + 1;
-          predictSubblock(ws, bmodes[i], x0, y0);
-          addResidue(ws, S, x0, y0, coeffs, i * 16);
-        }
-      } else {
-        predictBlock(ws, ymode, 16, S, mby !== 0, mbx !== 0);
-        for (let i = 0; i < 16; i++) addResidue(ws, S, (i & 3) * 4 + 1, (i >> 2) * 4 + 1, coeffs, i * 16);
-      }
-      leftBorder[0] = ws[16];
-      for (let i = 0; i < 16; i++) {
-        topBorder[mbx * 16 + i] = ws[16 * S + 1 + i];
-        leftBorder[i + 1] = ws[(i + 1) * S + 16];
-        const src = (i + 1) * S + 1;
-        const dst = (8 + i) * yStride + mbx * 16;
-        for (let x = 0; x < 16; x++) Y[dst + x] = ws[src + x];
-      }
-
-      // Chroma: the `image` crate's borders use only pixels inside the image (127 above / 129 left outside).
-      const C = CHROMA_STRIDE;
-      const xl = Math.min(cw - mbx * 8, 8);
-      const yl = Math.min(ch - mby * 8, 8);
-      for (let y = 0; y < 8; y++) {
-        const inside = mbx !== 0 && y < yl;
-        uws[(y + 1) * C] = inside ? uLeft[y] : 129;
-        vws[(y + 1) * C] = inside ? vLeft[y] : 129;
-      }
-      for (let x = 0; x < 8; x++) {
-        const inside = mby !== 0 && x < xl;
-        uws[x + 1] = inside ? uTop[mbx * 8 + x] : 127;
-        vws[x + 1] = inside ? vTop[mbx * 8 + x] : 127;
-      }
-      uws[0] = mby === 0 ? 127 : mbx === 0 ? 129 : uCorner;
-      vws[0] = mby === 0 ? 127 : mbx === 0 ? 129 : vCorner;
-      predictBlock(uws, uvmode, 8, C, mby !== 0, mbx !== 0);
-      predictBlock(vws, uvmode, 8, C, mby !== 0, mbx !== 0);
-      for (let i = 0; i < 4; i++) {
-        const x0 = (i & 1) * 4 + 1, y0 = (i >> 1) * 4 + 1;
-        addResidue(uws, C, x0, y0, coeffs, (16 + i) * 16);
-        addResidue(vws, C, x0, y0, coeffs, (20 + i) * 16);
-      }
-      if (mbx * 8 + 7 < cw) {
-        uCorner = uTop[mbx * 8 + 7];
-        vCorner = vTop[mbx * 8 + 7];
-      }
-      for (let x = 0; x < xl; x++) {
-        uTop[mbx * 8 + x] = uws[8 * C + 1 + x];
-        vTop[mbx * 8 + x] = vws[8 * C + 1 + x];
-      }
-      for (let y = 0; y < 8; y++) {
-        uLeft[y] = uws[(y + 1) * C + 8];
-        vLeft[y] = vws[(y + 1) * C + 8];
-        const src = (y + 1) * C + 1;
-        const dst = (4 + y) * cStride + mbx * 8;
-        for (let x = 0; x < 8; x++) {
-          U[dst + x] = uws[src + x];
-          V[dst + x] = vws[src + x];
-        }
-      }
-
-      // Loop-filter strength (the `image` crate's rules: mode delta for B_PRED only, hev 1 below level 40).
-      let level = segment.filterLevel;
-      level = level < 0 ? 0 : level > 63 ? 63 : level;
-      if (ymode === B_PRED) level += h.modeDelta0;
-      level = level < 0 ? 0 : level > 63 ? 63 : level;
-      let interior = level;
-      if (h.sharpness > 0) {
-        interior >>= h.sharpness > 4 ? 2 : 1;
-        if (interior > 9 - h.sharpness) interior = 9 - h.sharpness;
-      }
-      if (interior === 0) interior = 1;
-      fLevel[mbx] = level;
-      fInterior[mbx] = interior;
-      fHev[mbx] = level >= 40 ? 2 : 1;
-      fInner[mbx] = ymode === B_PRED || !skip ? 1 : 0;
+  decode(): ReducedImage {
+    const { h, mbh, mbw } = this;
+    for (let mby = 0; mby < mbh; mby++) {
+      const br = h.partitions[mby % h.partitions.length];
+      this.leftBorder.fill(129);
+      this.leftModes.fill(B_DC);
+      this.leftNz.fill(0);
+      for (let mbx = 0; mbx < mbw; mbx++) this.decodeMacroblock(br, mbx, mby);
+      br.checkOverrun("token partition");
+      h.modes.checkOverrun("mode partition");
+      this.filterRow(mby);
+      this.emitRows(mby);
+      // Keep the rows the next row's filter reads or changes, and the rows not yet emitted.
+      this.Y.copyWithin(0, 16 * this.yStride, 24 * this.yStride);
+      this.U.copyWithin(0, 8 * this.cStride, 12 * this.cStride);
+      this.V.copyWithin(0, 8 * this.cStride, 12 * this.cStride);
     }
-    br.checkOverrun("token partition");
-    modes.checkOverrun("mode partition");
+    return this.reducer.finish();
+  }
 
-    filterRow(mby);
+  private decodeMacroblock(br: BoolDecoder, mbx: number, mby: number): void {
+    const { h, topModes, leftModes, bmodes, topNz, leftNz, coeffs, y2 } = this;
+    const modes = h.modes;
+    const tokenProbs = h.tokenProbs;
+    // Macroblock header (first partition).
+    const segment = h.segments[h.segmentsEnabled && h.updateMap ? modes.readTree(SEGMENT_ID_TREE, h.segmentProbs) : 0];
+    const skip = h.skipProb >= 0 ? modes.readBool(h.skipProb) : 0;
+    const ymode = modes.readTree(YMODE_TREE, YMODE_PROBS);
+    if (ymode === B_PRED) {
+      for (let y = 0; y < 4; y++) {
+        for (let x = 0; x < 4; x++) {
+          const m = modes.readTree(BMODE_TREE, BMODE_PROBS, (topModes[mbx * 4 + x] * 10 + leftModes[y]) * 9);
+          bmodes[y * 4 + x] = m;
+          topModes[mbx * 4 + x] = m;
+          leftModes[y] = m;
+        }
+      }
+    } else {
+      const m = Y_MODE_TO_BMODE[ymode];
+      topModes[mbx * 4] = topModes[mbx * 4 + 1] = topModes[mbx * 4 + 2] = topModes[mbx * 4 + 3] = m;
+      leftModes[0] = leftModes[1] = leftModes[2] = leftModes[3] = m;
+    }
+    const uvmode = modes.readTree(UV_MODE_TREE, UV_MODE_PROBS);
 
-    const last = mby === mbh - 1;
+    // Residuals (the row's token partition).
+    coeffs.fill(0);
+    const tn = mbx * 9;
+    if (!skip) {
+      let plane = 3;
+      let first = 0;
+      if (ymode !== B_PRED) {
+        y2.fill(0);
+        const found = readCoefficients(br, tokenProbs, 1, topNz[tn] + leftNz[0], segment.y2dc, segment.y2ac, y2, 0, 0);
+        topNz[tn] = leftNz[0] = found & 1;
+        iwht4x4(y2);
+        for (let k = 0; k < 16; k++) coeffs[16 * k] = y2[k];
+        plane = 0;
+        first = 1;
+      }
+      for (let y = 0; y < 4; y++) {
+        let left = leftNz[1 + y];
+        for (let x = 0; x < 4; x++) {
+          const off = (y * 4 + x) * 16;
+          const found = readCoefficients(br, tokenProbs, plane, topNz[tn + 1 + x] + left, segment.ydc, segment.yac, coeffs, off, first);
+          inverseTransform(coeffs, off, found);
+          left = topNz[tn + 1 + x] = found & 1;
+        }
+        leftNz[1 + y] = left;
+      }
+      for (let j = 5; j <= 7; j += 2) {
+        const base = j === 5 ? 16 : 20;
+        for (let y = 0; y < 2; y++) {
+          let left = leftNz[j + y];
+          for (let x = 0; x < 2; x++) {
+            const off = (base + y * 2 + x) * 16;
+            const found = readCoefficients(br, tokenProbs, 2, topNz[tn + j + x] + left, segment.uvdc, segment.uvac, coeffs, off, 0);
+            inverseTransform(coeffs, off, found);
+            left = topNz[tn + j + x] = found & 1;
+          }
+          leftNz[j + y] = left;
+        }
+      }
+    } else {
+      if (ymode !== B_PRED) topNz[tn] = leftNz[0] = 0;
+      for (let i = 1; i < 9; i++) topNz[tn + i] = leftNz[i] = 0;
+    }
+
+    // Luma: border, prediction, residue.
+    const S = LUMA_STRIDE;
+    const { ws, topBorder, leftBorder, Y, yStride, mbw } = this;
+    if (mby === 0) {
+      ws.fill(127, 0, S);
+    } else {
+      const last = mbx === mbw - 1;
+      for (let i = 0; i < 20; i++) ws[1 + i] = topBorder[last && i >= 16 ? mbx * 16 + 15 : mbx * 16 + i];
+    }
+    for (let i = 17; i < 21; i++) ws[4 * S + i] = ws[8 * S + i] = ws[12 * S + i] = ws[i];
+    for (let i = 0; i < 16; i++) ws[(i + 1) * S] = mbx === 0 ? 129 : leftBorder[i + 1];
+    ws[0] = mby === 0 ? 127 : mbx === 0 ? 129 : leftBorder[0];
+    if (ymode === B_PRED) {
+      for (let i = 0; i < 16; i++) {
+        const x0 = (i & 3) * 4 + 1, y0 = (i >> 2) * 4 + 1;
+        predictSubblock(ws, bmodes[i], x0, y0);
+        addResidue(ws, S, x0, y0, coeffs, i * 16);
+      }
+    } else {
+      predictBlock(ws, ymode, 16, S, mby !== 0, mbx !== 0);
+      for (let i = 0; i < 16; i++) addResidue(ws, S, (i & 3) * 4 + 1, (i >> 2) * 4 + 1, coeffs, i * 16);
+    }
+    leftBorder[0] = ws[16];
+    for (let i = 0; i < 16; i++) {
+      topBorder[mbx * 16 + i] = ws[16 * S + 1 + i];
+      leftBorder[i + 1] = ws[(i + 1) * S + 16];
+      const src = (i + 1) * S + 1;
+      const dst = (8 + i) * yStride + mbx * 16;
+      for (let x = 0; x < 16; x++) Y[dst + x] = ws[src + x];
+    }
+
+    // Chroma: the `image` crate's borders use only pixels inside the image (127 above / 129 left outside).
+    const C = CHROMA_STRIDE;
+    const { uws, vws, uTop, vTop, uLeft, vLeft, U, V, cStride, cw, ch } = this;
+    const xl = Math.min(cw - mbx * 8, 8);
+    const yl = Math.min(ch - mby * 8, 8);
+    for (let y = 0; y < 8; y++) {
+      const inside = mbx !== 0 && y < yl;
+      uws[(y + 1) * C] = inside ? uLeft[y] : 129;
+      vws[(y + 1) * C] = inside ? vLeft[y] : 129;
+    }
+    for (let x = 0; x < 8; x++) {
+      const inside = mby !== 0 && x < xl;
+      uws[x + 1] = inside ? uTop[mbx * 8 + x] : 127;
+      vws[x + 1] = inside ? vTop[mbx * 8 + x] : 127;
+    }
+    uws[0] = mby === 0 ? 127 : mbx === 0 ? 129 : this.uCorner;
+    vws[0] = mby === 0 ? 127 : mbx === 0 ? 129 : this.vCorner;
+    predictBlock(uws, uvmode, 8, C, mby !== 0, mbx !== 0);
+    predictBlock(vws, uvmode, 8, C, mby !== 0, mbx !== 0);
+    for (let i = 0; i < 4; i++) {
+      const x0 = (i & 1) * 4 + 1, y0 = (i >> 1) * 4 + 1;
+      addResidue(uws, C, x0, y0, coeffs, (16 + i) * 16);
+      addResidue(vws, C, x0, y0, coeffs, (20 + i) * 16);
+    }
+    if (mbx * 8 + 7 < cw) {
+      this.uCorner = uTop[mbx * 8 + 7];
+      this.vCorner = vTop[mbx * 8 + 7];
+    }
+    for (let x = 0; x < xl; x++) {
+      uTop[mbx * 8 + x] = uws[8 * C + 1 + x];
+      vTop[mbx * 8 + x] = vws[8 * C + 1 + x];
+    }
+    for (let y = 0; y < 8; y++) {
+      uLeft[y] = uws[(y + 1) * C + 8];
+      vLeft[y] = vws[(y + 1) * C + 8];
+      const src = (y + 1) * C + 1;
+      const dst = (4 + y) * cStride + mbx * 8;
+      for (let x = 0; x < 8; x++) {
+        U[dst + x] = uws[src + x];
+        V[dst + x] = vws[src + x];
+      }
+    }
+
+    // Loop-filter strength (the `image` crate's rules: mode delta for B_PRED only, hev 1 below level 40).
+    let level = segment.filterLevel;
+    level = level < 0 ? 0 : level > 63 ? 63 : level;
+    if (ymode === B_PRED) level += h.modeDelta0;
+    level = level < 0 ? 0 : level > 63 ? 63 : level;
+    let interior = level;
+    if (h.sharpness > 0) {
+      interior >>= h.sharpness > 4 ? 2 : 1;
+      if (interior > 9 - h.sharpness) interior = 9 - h.sharpness;
+    }
+    if (interior === 0) interior = 1;
+    this.fLevel[mbx] = level;
+    this.fInterior[mbx] = interior;
+    this.fHev[mbx] = level >= 40 ? 2 : 1;
+    this.fInner[mbx] = ymode === B_PRED || !skip ? 1 : 0;
+  }
+
+  /** Converts the rows that no later filtering changes to RGBA and hands them to the reducer. */
+  private emitRows(mby: number): void {
+    const { Y, U, V, yStride, cStride, width, height, rgbaRow, rgbaClamped, reducer } = this;
+    const outStart = this.outStart;
+    const last = mby === this.mbh - 1;
     const outEnd = last ? height : Math.min(height, 16 * mby + 8);
     const yOrigin = 16 * mby - 8;
     const cOrigin = 8 * mby - 4;
@@ -314,15 +373,13 @@ function decodeVp8(data: Uint8Array, targetPixels: number): ReducedImage {
       }
       reducer.addRow(y, rgbaRow);
     }
-    outStart = outEnd;
-    Y.copyWithin(0, 16 * yStride, 24 * yStride);
-    U.copyWithin(0, 8 * cStride, 12 * cStride);
-    V.copyWithin(0, 8 * cStride, 12 * cStride);
+    this.outStart = outEnd;
   }
-  return reducer.finish();
 
   /** Filters the macroblocks of row mby in raster order, within the visible image as the reference does. */
-  function filterRow(mby: number): void {
+  private filterRow(mby: number): void {
+    const { Y, U, V, yStride, cStride, width, height, ch, cw, mbw, fLevel, fInterior, fHev, fInner } = this;
+    const simple = this.h.simpleFilter;
     const yBase = 8 * yStride;
     const cBase = 4 * cStride;
     const ly = Math.min(height - 16 * mby, 16);
@@ -339,7 +396,7 @@ function decodeVp8(data: Uint8Array, targetPixels: number): ReducedImage {
       const cxl = Math.min(cw - 8 * mbx, 8);
       const y0 = yBase + mbx * 16;
       const c0 = cBase + mbx * 8;
-      if (h.simpleFilter) {
+      if (simple) {
         if (mbx > 0 && lx >= 2) simpleFilter(Y, y0, yStride, ly, 1, mbEdge);
         if (inner) for (let x = 4; x < lx - 1; x += 4) simpleFilter(Y, y0 + x, yStride, ly, 1, subEdge);
         if (mby > 0 && ly >= 2) simpleFilter(Y, y0, 1, lx, yStride, mbEdge);
