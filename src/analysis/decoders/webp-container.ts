@@ -2,7 +2,7 @@
 // optional ALPH) and animated (ANIM/ANMF: the first frame only, on the full canvas). Lossy frames are decoded
 // by the VP8 decoder passed in (webp.ts wires the real one); lossless ones by webp-vp8l.ts.
 import { decodeAlphaRows } from "./webp-alpha";
-import { argbToRgba, decodeVp8lRows, readVp8lHeader } from "./webp-vp8l";
+import { decodeVp8lRows, readVp8lHeader, RgbaRow } from "./webp-vp8l";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "./reduce";
 
 export type Vp8Decoder = (payload: Uint8Array, options: LeanDecodeOptions) => Promise<ReducedImage>;
@@ -49,11 +49,8 @@ function losslessFrame(bytes: Uint8Array, c: Chunk): FrameImage {
   const payload = bytes.subarray(c.start, c.end);
   const { width, height } = readVp8lHeader(payload);
   const rows: FrameRows = (onRow) => {
-    const rgba = new Uint8Array(width * 4);
-    decodeVp8lRows(payload, (y, argb) => {
-      argbToRgba(argb, width, rgba);
-      onRow(y, rgba);
-    });
+    const row = new RgbaRow(width);
+    decodeVp8lRows(payload, (y, argb) => onRow(y, row.from(argb)));
   };
   return { width, height, rows };
 }

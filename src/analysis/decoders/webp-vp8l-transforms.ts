@@ -139,16 +139,20 @@ function inversePredictor(t: Extract<Transform, { kind: "predictor" }>, row: Uin
 function inverseColor(t: Extract<Transform, { kind: "color" }>, row: Uint32Array, y: number) {
   const w = t.width;
   const tiles = (y >> t.bits) * t.tilesX;
-  for (let x = 0; x < w; x++) {
-    const m = t.data[tiles + (x >> t.bits)];
+  for (let x = 0; x < w; ) {
+    const tile = x >> t.bits;
+    const end = Math.min(w, (tile + 1) << t.bits);
+    const m = t.data[tiles + tile];
     const g2r = (m << 24) >> 24;
     const g2b = (m << 16) >> 24;
     const r2b = (m << 8) >> 24;
-    const p = row[x];
-    const green = (p << 16) >> 24;
-    const red = (((p >>> 16) & 255) + ((g2r * green) >> 5)) & 255;
-    const blue = ((p & 255) + ((g2b * green) >> 5) + ((r2b * ((red << 24) >> 24)) >> 5)) & 255;
-    row[x] = (p & 0xff00ff00) | (red << 16) | blue;
+    for (; x < end; x++) {
+      const p = row[x];
+      const green = (p << 16) >> 24;
+      const red = (((p >>> 16) & 255) + ((g2r * green) >> 5)) & 255;
+      const blue = ((p & 255) + ((g2b * green) >> 5) + ((r2b * ((red << 24) >> 24)) >> 5)) & 255;
+      row[x] = (p & 0xff00ff00) | (red << 16) | blue;
+    }
   }
 }
 

@@ -129,22 +129,35 @@ export function decodeVp8lAlphaRows(data: Uint8Array, start: number, width: numb
 
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
-/** ARGB row to RGBA bytes; a row starting its own buffer is written as uint32 words. */
-export function argbToRgba(argb: Uint32Array, width: number, rgba: Uint8Array): void {
-  if (LITTLE_ENDIAN && rgba.byteOffset === 0) {
-    // RGBA bytes read as a little-endian uint32 are ABGR: swap red and blue.
-    const out = new Uint32Array(rgba.buffer, 0, width);
-    for (let x = 0; x < width; x++) {
-      const p = argb[x];
-      out[x] = (p & 0xff00ff00) | ((p >>> 16) & 0xff) | ((p & 0xff) << 16);
-    }
-    return;
+/** Converts ARGB rows to RGBA bytes into one reused row (`rgba`), writing whole words on little-endian hosts. */
+export class RgbaRow {
+  readonly rgba: Uint8Array;
+  private readonly words: Uint32Array | null;
+
+  constructor(readonly width: number) {
+    this.rgba = new Uint8Array(width * 4);
+    this.words = LITTLE_ENDIAN ? new Uint32Array(this.rgba.buffer) : null;
   }
-  for (let x = 0, o = 0; x < width; x++, o += 4) {
-    const p = argb[x];
-    rgba[o] = (p >>> 16) & 255;
-    rgba[o + 1] = (p >>> 8) & 255;
-    rgba[o + 2] = p & 255;
-    rgba[o + 3] = p >>> 24;
+
+  from(argb: Uint32Array): Uint8Array {
+    const w = this.width;
+    const words = this.words;
+    if (words) {
+      // RGBA bytes read as a little-endian uint32 are ABGR: swap red and blue.
+      for (let x = 0; x < w; x++) {
+        const p = argb[x];
+        words[x] = (p & 0xff00ff00) | ((p >>> 16) & 0xff) | ((p & 0xff) << 16);
+      }
+      return this.rgba;
+    }
+    const rgba = this.rgba;
+    for (let x = 0, o = 0; x < w; x++, o += 4) {
+      const p = argb[x];
+      rgba[o] = (p >>> 16) & 255;
+      rgba[o + 1] = (p >>> 8) & 255;
+      rgba[o + 2] = p & 255;
+      rgba[o + 3] = p >>> 24;
+    }
+    return rgba;
   }
 }
