@@ -11,6 +11,8 @@
 // More lenient than photon where leniency costs nothing: a missing IEND, a truncated chunk after the image
 // data, data past the last scanline and a missing Adler-32 checksum are accepted (inflation stops as soon as
 // the last scanline is complete, which also defuses zlib bombs); a tRNS on a colour type with alpha is ignored.
+// Stricter: junk after the end of the zlib stream (inside IDAT) makes workerd's inflater fail, losing the
+// output of that read, so it is a LeanDecodeError (photon ignores it; no encoder we know writes it).
 
 import { passesOf, InterlacedAccumulator, type Pass } from "./png-interlace";
 import { channelsOf, greyLut, paletteLut, toRgba8, unfilter, validDepth, type RowFormat } from "./png-rows";
