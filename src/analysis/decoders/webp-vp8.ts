@@ -17,10 +17,17 @@ import {
   SEGMENT_ID_TREE, TM_PRED, UV_MODE_PROBS, UV_MODE_TREE, V_PRED, YMODE_PROBS, YMODE_TREE, ZIGZAG,
 } from "./webp-vp8-tables";
 
-/** Decodes the payload of a `VP8 ` chunk (from its frame tag) to RGBA (A = 255), reduced for targetPixels. */
-export async function decodeVp8Reduced(payload: Uint8Array, options: LeanDecodeOptions): Promise<ReducedImage> {
+/**
+ * Decodes the payload of a `VP8 ` chunk (from its frame tag) to RGBA (A = 255), reduced for targetPixels,
+ * or by exactly `factor` when given (a container reducing a frame with its canvas's factor: targetPixels
+ * cannot always express it, e.g. every factor reduces a 1x1 frame to one pixel).
+ */
+export async function decodeVp8Reduced(payload: Uint8Array, options: LeanDecodeOptions & { factor?: number }): Promise<ReducedImage> {
   try {
-    return new Vp8Decoder(readFrameHeader(payload, DC_QUANT, AC_QUANT), options.targetPixels).decode();
+    const header = readFrameHeader(payload, DC_QUANT, AC_QUANT);
+    const f = options.factor;
+    const factor = f !== undefined && Number.isInteger(f) && f >= 1 ? f : reductionFactor(header.width, header.height, options.targetPixels);
+    return new Vp8Decoder(header, factor).decode();
   } catch (err) {
     if (err instanceof LeanDecodeError) throw err;
     throw new LeanDecodeError(`VP8: ${err instanceof Error ? err.message : String(err)}`);
@@ -138,7 +145,7 @@ class Vp8Decoder {
 
   constructor(
     private readonly h: FrameHeader,
-    targetPixels: number,
+    factor: number,
   ) {
     const { width, height } = h;
     this.width = width;
@@ -147,7 +154,7 @@ class Vp8Decoder {
     this.mbh = (height + 15) >> 4;
     this.cw = (width + 1) >> 1;
     this.ch = (height + 1) >> 1;
-    this.reducer = new BoxReducer(width, height, reductionFactor(width, height, targetPixels));
+    this.reducer = new BoxReducer(width, height, factor);
     this.yStride = mbw * 16;
     this.cStride = mbw * 8;
     this.Y = new Uint8Array(this.yStride * 24);

@@ -115,6 +115,16 @@ describe("lean VP8 decoder vs photon's full decode, box-reduced with the same fa
     });
   }
 
+  it("reduces by an explicit factor when given one (which targetPixels cannot express for tiny frames)", async () => {
+    const payload = vp8Payload(lean("odd-17x9.webp"));
+    const out = await decodeVp8Reduced(payload, { targetPixels: 1, factor: 4 });
+    expect([out.outWidth, out.outHeight]).toEqual([5, 3]);
+    const tiny = await decodeVp8Reduced(vp8Payload(lean("odd-1x1.webp")), { targetPixels: 1, factor: 3 });
+    expect([tiny.outWidth, tiny.outHeight]).toEqual([1, 1]);
+    const full = await photonDecode(lean("odd-17x9.webp"));
+    expect(diff(out, boxReduce(full.width, full.height, full.rgba, 4)).max).toBe(0);
+  });
+
   for (const name of PHOTON_QUANT_BUG) {
     it(`${name} (no segmentation): close to libwebp's decode, unlike photon's`, async () => {
       const ours = await decodeVp8Reduced(vp8Payload(lean(name)), HUGE);
