@@ -51,8 +51,8 @@ function readGroups(br: BitReader, count: number, cacheBits: number, used: Uint8
 
 /**
  * Decodes width x height ARGB pixels into `out` (from index 0). `entropy` (with its tile bits) selects a
- * group per tile for the main image; sub-images (entropy == null) use a single group. Reads the colour
- * cache header itself; the meta prefix header must already have been read by the caller.
+ * group per tile for the main image; sub-images (entropy == null) use a single group. The caller has read
+ * the colour cache and meta prefix headers; this reads the prefix codes, then the pixels.
  */
 export function decodePixels(
   br: BitReader,

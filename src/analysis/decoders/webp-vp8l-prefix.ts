@@ -75,7 +75,6 @@ export function buildPrefixCode(lengths: Uint8Array, n: number, budget: TableBud
     code = (code + count[len - 1]) << 1;
     nextCode[len] = code;
   }
-  nextCode[1] = 0;
   // Codes in canonical order (by length, then symbol), bit-reversed for LSB-first lookup.
   const rev = new Int32Array(n);
   const subBits = new Uint8Array(rootSize);
@@ -136,7 +135,7 @@ export function readCodeLengths(br: BitReader, size: number, lengths: Uint8Array
   const num = 4 + br.read(4);
   for (let i = 0; i < num; i++) clLengths[CODE_LENGTH_ORDER[i]] = br.read(3);
   const clCode = buildPrefixCode(clLengths, 19, budget);
-  budget.left += clCode.table.length; // temporary
+  budget.left += clCode.table.length; // only needed during this call
   let maxSymbol = size;
   if (br.read(1)) {
     const nbits = 2 + 2 * br.read(3);
