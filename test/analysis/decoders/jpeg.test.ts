@@ -270,40 +270,72 @@ describe("lean JPEG decoder: unsupported and broken input", () => {
     expect([...cut.rgba.subarray(last)]).toEqual([128, 128, 128, 255]);
   });
 
+  it("a header claiming a huge image over little data: refused above the limit, else fast and mostly grey", async () => {
+    const withSize = (w: number, h: number) => {
+      const data = lean("cubes-420.jpg");
+      const at = data.findIndex((b, i) => b === 0xff && data[i + 1] === 0xc0);
+      data.set([h >> 8, h & 255, w >> 8, w & 255], at + 5);
+      return data;
+    };
+    await expect(decodeJpegReduced(withSize(65535, 65535), HUGE)).rejects.toThrow(/too large/);
+    const started = Date.now();
+    const out = await decodeJpegReduced(withSize(7000, 5000), { targetPixels: 1_000_000 });
+    console.log(`jpeg 7000x5000 header over 14 KB of data: ${Date.now() - started} ms`);
+    expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([7000, 5000, 875, 625]);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   const corpus = ["cubes-420.jpg", "wood-progressive-420.jpg", "enc-restart-420.jpg", "enc-noninterleaved-420.jpg", "cubes-cmyk.jpg", "odd-37x5.jpg", "enc-12bit.jpg"].map(lean);
 
+  /** Outcomes by kind ("decoded" or the refusal message), to show the properties exercise both paths. */
+  const outcomes = new Map<string, number>();
+
   async function decodesOrRefuses(bytes: Uint8Array) {
+    let outcome = "decoded";
     try {
       const out = await decodeJpegReduced(bytes, { targetPixels: 500 });
       expect(out.rgba.length).toBe(out.outWidth * out.outHeight * 4);
     } catch (err) {
       if (!(err instanceof LeanDecodeError)) throw err;
+      outcome = err.message.replace(/\d+/g, "N");
     }
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
+
+  function reportOutcomes(what: string) {
+    console.log(`jpeg ${what}: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    expect(outcomes.get("decoded")).toBeGreaterThan(0);
+    expect(outcomes.size).toBeGreaterThan(1);
+    outcomes.clear();
   }
 
   it("truncations: a ReducedImage or LeanDecodeError, nothing else", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: corpus.length - 1 }), fc.double({ min: 0, max: 1, noNaN: true }), async (i, at) => {
-        await decodesOrRefuses(corpus[i].slice(0, Math.floor(corpus[i].length * at)));
+      // Integers, not fc.double in [0, 1]: fast-check draws doubles uniformly over their bit patterns, so
+      // nearly all would be tiny and every cut would land at byte 0.
+      fc.asyncProperty(fc.integer({ min: 0, max: corpus.length - 1 }), fc.integer({ min: 0, max: 1 << 20 }), async (i, at) => {
+        await decodesOrRefuses(corpus[i].slice(0, Math.floor((corpus[i].length * at) / (1 << 20))));
       }),
       { numRuns: 100 },
     );
+    reportOutcomes("truncations");
   });
 
   it("byte flips and overwrites: a ReducedImage or LeanDecodeError, nothing else", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: corpus.length - 1 }),
-        fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 1 << 20 }), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }),
         async (i, edits) => {
           const bytes = corpus[i].slice();
           // Half the edits land in the first 600 bytes, where the headers are.
-          for (const [at, value] of edits) bytes[Math.floor((value & 1 ? Math.min(600, bytes.length) : bytes.length) * at) % bytes.length] = value;
+          for (const [at, value] of edits) bytes[Math.floor(((value & 1 ? Math.min(600, bytes.length) : bytes.length) * at) / (1 << 20)) % bytes.length] = value;
           await decodesOrRefuses(bytes);
         },
       ),
       { numRuns: 150 },
     );
+    reportOutcomes("byte edits");
   });
 });
 
