@@ -23,8 +23,11 @@ const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const MAX_WIDTH = 1 << 20;
 /** Bounds the work for any input; the header guard's limit (40 MP) is far below. */
 const MAX_PIXELS = 2 ** 28;
-/** Compressed bytes per piece fed to the inflater. */
-const INFLATE_PIECE = 64 * 1024;
+/**
+ * Compressed bytes per piece fed to the inflater. Small, because an inflater may expand a whole piece before
+ * its output is read (zlib: up to ~1032x, so ~16 MB here); we read and stop at the last scanline.
+ */
+const INFLATE_PIECE = 16 * 1024;
 /** Inflated bytes per read: the only buffer of inflated data, however large the image or the zlib bomb. */
 const INFLATE_BUFFER = 256 * 1024;
 
