@@ -45,6 +45,7 @@ export const decodeGifReduced: LeanDecoder = async (bytes, { targetPixels }) => 
   const frameBottom = Math.min(height, top + frame.height);
   for (let y = 0; y < Math.min(top, height); y++) add(y, blank);
   const xEnd = Math.min(width, left + frame.width);
+  const coversRow = left === 0 && xEnd === width;
 
   let fy = 0;
   let pass = 0;
@@ -52,7 +53,7 @@ export const decodeGifReduced: LeanDecoder = async (bytes, { targetPixels }) => 
   decodeIndices(bytes, frame, (indices) => {
     const y = top + fy;
     if (y < height) {
-      canvas32.fill(0);
+      if (!coversRow) canvas32.fill(0);
       for (let x = left, i = 0; x < xEnd; x++, i++) canvas32[x] = palette[indices[i]];
       add(y, canvasRow);
     }
@@ -159,11 +160,13 @@ function decodeIndices(b: Uint8Array, frame: Frame, onRow: (indices: Uint8Array)
   const prefix = new Uint16Array(4096);
   const suffix = new Uint8Array(4096);
   const lengths = new Uint16Array(4096);
+  const firsts = new Uint8Array(4096);
   for (let i = 0; i < clear; i++) {
     suffix[i] = i;
+    firsts[i] = i;
     lengths[i] = 1;
   }
-  const stack = new Uint8Array(4097);
+  const stack = new Uint8Array(4096);
   const row = new Uint8Array(width);
   const n = b.length;
   let pos = frame.data;
@@ -199,23 +202,16 @@ function decodeIndices(b: Uint8Array, frame: Frame, onRow: (indices: Uint8Array)
       continue;
     }
     if (code === end) throw new LeanDecodeError("truncated GIF: LZW end code before the frame is complete");
-    let len: number;
     if (prev < 0) {
       if (code > end) throw new LeanDecodeError("corrupt GIF: invalid LZW code");
-      stack[0] = code;
-      len = 1;
     } else {
-      const c = code < next ? code : code === next ? prev : -1;
-      if (c < 0) throw new LeanDecodeError("corrupt GIF: invalid LZW code");
-      len = lengths[c];
-      for (let i = len - 1, p = c; i >= 0; i--) {
-        stack[i] = suffix[p];
-        p = prefix[p];
-      }
-      if (code === next) stack[len++] = stack[0]; // KwKwK: the code being defined, prev + its own first index
+      if (code > next || (code === next && next === 4096)) throw new LeanDecodeError("corrupt GIF: invalid LZW code");
       if (next < 4096) {
+        // The new entry is prev + the first index of this code's string; when the code is the one being
+        // defined (KwKwK), that first index is prev's own first.
         prefix[next] = prev;
-        suffix[next] = stack[0];
+        suffix[next] = firsts[code === next ? prev : code];
+        firsts[next] = firsts[prev];
         lengths[next] = lengths[prev] + 1;
         next++;
         if (next >= 1 << size && size < 12) {
@@ -225,6 +221,25 @@ function decodeIndices(b: Uint8Array, frame: Frame, onRow: (indices: Uint8Array)
       }
     }
     prev = code;
+    const len = lengths[code];
+    if (x + len <= width) {
+      // The usual case: the string fits the row, so it is written straight in, back to front.
+      for (let i = x + len - 1, p = code; i >= x; i--) {
+        row[i] = suffix[p];
+        p = prefix[p];
+      }
+      x += len;
+      if (x === width) {
+        onRow(row);
+        x = 0;
+        if (++rows === height) return;
+      }
+      continue;
+    }
+    for (let i = len - 1, p = code; i >= 0; i--) {
+      stack[i] = suffix[p];
+      p = prefix[p];
+    }
     for (let i = 0; i < len; i++) {
       row[x++] = stack[i];
       if (x === width) {
