@@ -221,6 +221,13 @@ describe("robustness: any bytes give a ReducedImage or a LeanDecodeError", () =>
     zero[6] = zero[7] = 0;
     await refuse(zero, /zero/);
     await refuse(good.slice(0, 200), /truncated/);
+    // 16383 x 16383 (268 MP) claimed by a 3 KB frame: refused after its first macroblock row.
+    const huge = good.slice();
+    huge[6] = huge[8] = 0xff;
+    huge[7] = huge[9] = 0x3f;
+    const t0 = performance.now();
+    await expect(decodeVp8Reduced(huge, { targetPixels: 1_000_000 })).rejects.toThrow(/truncated/);
+    expect(performance.now() - t0).toBeLessThan(5000);
     await refuse(good.slice(0, good.length - 300), /truncated/);
   });
 });
