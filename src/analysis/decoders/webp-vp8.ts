@@ -4,17 +4,20 @@
 // and a small window of filtered rows (the loop filter of a macroblock row rewrites the bottom rows of
 // the one above, so rows are converted to RGB a few rows late).
 //
-// Decoding is bit-exact with photon's decoder (the `image` crate 0.24 VP8 decoder), including its edge
-// conventions and filter quirks (see webp-vp8-filter.ts), and its colour conversion: BT.601 limited
-// range, chroma replicated over 2x2 pixels (no "fancy" upsampling). One deliberate difference: without
-// segmentation, image 0.24 dequantized with index 0 (a bug fixed in image-webp); we use the frame's.
+// Decoding is bit-exact with photon's decoder (the `image` crate 0.24 VP8 decoder), so the analysis sees
+// the same pixels on both paths. That includes where it departs slightly from libwebp: chroma prediction
+// borders of 127/129 outside the visible image, loop filtering only inside the visible image, inner edges
+// filtered unless the macroblock's skip flag is set, hev threshold 1 below level 40, no reference-frame
+// filter delta, the inner-edge p1 sign (webp-vp8-filter.ts), and the colour conversion: BT.601 limited
+// range with chroma replicated over 2x2 pixels (no "fancy" upsampling). One deliberate difference:
+// without segmentation, image 0.24 dequantizes with index 0 (a bug fixed in image-webp); we use the frame's.
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "./reduce";
 import { BoolDecoder, readFrameHeader, type FrameHeader } from "./webp-vp8-bool";
 import { innerEdgeFilter, mbEdgeFilter, simpleFilter } from "./webp-vp8-filter";
 import { addResidue, CHROMA_STRIDE, idct4x4, iwht4x4, LUMA_STRIDE, predictBlock, predictSubblock } from "./webp-vp8-predict";
 import {
-  AC_QUANT, B_DC, B_HE, B_PRED, B_TM, B_VE, BMODE_PROBS, BMODE_TREE, CAT_BASE, CAT_PROBS, COEFF_BANDS, DC_PRED, DC_QUANT, H_PRED,
-  SEGMENT_ID_TREE, TM_PRED, UV_MODE_PROBS, UV_MODE_TREE, V_PRED, YMODE_PROBS, YMODE_TREE, ZIGZAG,
+  AC_QUANT, B_DC, B_HE, B_PRED, B_TM, B_VE, BMODE_PROBS, BMODE_TREE, CAT_BASE, CAT_PROBS, COEFF_BANDS, DC_QUANT, SEGMENT_ID_TREE,
+  UV_MODE_PROBS, UV_MODE_TREE, YMODE_PROBS, YMODE_TREE, ZIGZAG,
 } from "./webp-vp8-tables";
 
 /**
