@@ -87,13 +87,14 @@ function parseChunks(bytes: Uint8Array): Parsed {
       throw new LeanDecodeError(`PNG: truncated ${type} chunk`);
     }
     if (header === null && type !== "IHDR") throw new LeanDecodeError("PNG: IHDR is not the first chunk");
+    if (idat.length > 0 && type !== "IDAT") break; // the image data is one run of IDAT chunks; nothing after it matters
     const critical = (bytes[pos + 4] & 0x20) === 0;
     if (critical && crc32(bytes, pos + 4, dataEnd) !== u32(bytes, dataEnd)) throw new LeanDecodeError(`PNG: bad CRC in ${type}`);
     const data = bytes.subarray(dataStart, dataEnd);
     if (type === "IDAT") {
       idat.push(data);
-    } else if (idat.length > 0 || type === "IEND") {
-      break; // the image data is one run of IDAT chunks
+    } else if (type === "IEND") {
+      break;
     } else if (type === "IHDR") {
       if (header !== null) throw new LeanDecodeError("PNG: second IHDR");
       if (length !== 13) throw new LeanDecodeError("PNG: bad IHDR length");
