@@ -239,4 +239,44 @@ describe("decodeBmpReduced on a large image", () => {
     expect(at(100, 2400)).toEqual([220, 200, 40, 255]); // bottom band, left
     expect(at(5990, 1300)).toEqual([250, 250, 250, 255]); // bottom band, right
   });
+
+  it("8000x5000 RLE8 (rows bottom-up, runs and ends of line) reduces to about 1 MP", async () => {
+    // Each row: runs of 250 pixels cycling through the palette, shifted by the band; then end of line.
+    const width = 8000;
+    const height = 5000;
+    const offset = 14 + 40 + 16;
+    const rowBytes = (width / 250) * 2 + 2;
+    const bytes = new Uint8Array(offset + rowBytes * height + 2);
+    const v = new DataView(bytes.buffer);
+    bytes.set([0x42, 0x4d]);
+    v.setUint32(10, offset, true);
+    v.setUint32(14, 40, true);
+    v.setInt32(18, width, true);
+    v.setInt32(22, height, true);
+    v.setUint16(26, 1, true);
+    v.setUint16(28, 8, true);
+    v.setUint32(30, 1, true); // BI_RLE8
+    v.setUint32(46, 4, true); // 4 colours
+    [[30, 60, 90], [220, 200, 40], [200, 40, 60], [250, 250, 250]].forEach(([r, g, b], i) => bytes.set([b, g, r, 0], 54 + 4 * i));
+    let p = offset;
+    for (let fileRow = 0; fileRow < height; fileRow++) {
+      const band = (height - 1 - fileRow) < 2500 ? 0 : 2;
+      for (let run = 0; run < width / 250; run++) bytes.set([250, band + (run & 1)], (p += 2) - 2);
+      bytes.set([0, 0], (p += 2) - 2);
+    }
+    bytes.set([0, 1], p);
+    const start = performance.now();
+    const out = await decodeBmpReduced(bytes, { targetPixels: 1_000_000 });
+    const ms = performance.now() - start;
+    console.log(`lean BMP 8000x5000 RLE8 (${bytes.length} bytes) -> ${out.outWidth}x${out.outHeight} in ${ms.toFixed(0)} ms`);
+    expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([8000, 5000, 1143, 715]);
+    const at = (x: number, y: number) => {
+      const o = (Math.floor(y / 7) * out.outWidth + Math.floor(x / 7)) * 4;
+      return [...out.rgba.subarray(o, o + 4)];
+    };
+    expect(at(100, 100)).toEqual([30, 60, 90, 255]); // top half, first run
+    expect(at(300, 100)).toEqual([220, 200, 40, 255]); // top half, second run
+    expect(at(100, 4000)).toEqual([200, 40, 60, 255]); // bottom half
+    expect(at(400, 4000)).toEqual([250, 250, 250, 255]);
+  });
 });
