@@ -3,7 +3,7 @@
 // factor, and the two must agree exactly (PNG is lossless and both average with the same rounding).
 // Fixtures: test/fixtures/images/lean/png/generate.py.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { decodePngReduced } from "../../../src/analysis/decoders/png";
 import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
 import { loadPhoton } from "../../../src/analysis/imaging";
@@ -63,9 +63,17 @@ async function compare(bytes: Uint8Array, targetPixels: number, full?: Full): Pr
   expect([ours.width, ours.height, ours.outWidth, ours.outHeight]).toEqual([full.width, full.height, ref.outWidth, ref.outHeight]);
   expect(ours.rgba.length).toBe(ref.rgba.length);
   const { max, mean } = diff(ours.rgba, ref.rgba);
+  comparisons.push({ max, mean });
   expect(max, `factor ${factor}: max ${max}, mean ${mean.toFixed(4)}`).toBe(0);
   return factor;
 }
+
+const comparisons: { max: number; mean: number }[] = [];
+afterAll(() => {
+  const max = Math.max(...comparisons.map((c) => c.max));
+  const mean = comparisons.reduce((n, c) => n + c.mean, 0) / Math.max(1, comparisons.length);
+  console.log(`PNG vs photon + BoxReducer: ${comparisons.length} comparisons, max abs channel difference ${max}, mean ${mean}`);
+});
 
 describe("decodePngReduced = photon full decode + BoxReducer", () => {
   it("has the fixtures generate.py writes", () => {
