@@ -141,7 +141,7 @@ function channel(mask: number, maxBits: number): Channel {
   while (!((mask >>> shift) & 1)) shift++;
   let len = 0;
   while ((mask >>> (shift + len)) & 1 && shift + len < 32) len++;
-  if (((mask >>> shift) >>> len) !== 0) throw new LeanDecodeError("unsupported BMP: non-contiguous bit mask");
+  if (shift + len < 32 && mask >>> (shift + len) !== 0) throw new LeanDecodeError("unsupported BMP: non-contiguous bit mask");
   if (shift + len > maxBits) throw new LeanDecodeError("corrupt BMP: bit mask wider than the pixel");
   if (len > 8) {
     shift += len - 8;
