@@ -5,7 +5,8 @@ import { decodeAlphaRows } from "./webp-alpha";
 import { decodeVp8lRows, readVp8lHeader, RgbaRow } from "./webp-vp8l";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "./reduce";
 
-export type Vp8Decoder = (payload: Uint8Array, options: LeanDecodeOptions) => Promise<ReducedImage>;
+/** Reduces by exactly `factor` (the canvas's, for an animation frame smaller than its canvas). */
+export type Vp8Decoder = (payload: Uint8Array, options: LeanDecodeOptions & { factor: number }) => Promise<ReducedImage>;
 
 type Chunk = { tag: string; start: number; end: number };
 
@@ -67,7 +68,7 @@ function lossyFrame(bytes: Uint8Array, c: Chunk, alph: Chunk | undefined, vp8: V
   if (width === 0 || height === 0) fail("empty VP8 frame");
   const reduced = async (factor: number): Promise<ReducedImage> => {
     const outPixels = Math.ceil(width / factor) * Math.ceil(height / factor);
-    const image = await vp8(bytes.subarray(c.start, c.end), { targetPixels: outPixels });
+    const image = await vp8(bytes.subarray(c.start, c.end), { targetPixels: outPixels, factor });
     if (image.width !== width || image.height !== height) fail("VP8 frame size mismatch");
     if (image.outWidth !== Math.ceil(width / factor) || image.outHeight !== Math.ceil(height / factor)) fail("VP8 reduction mismatch");
     if (alph) {
@@ -148,22 +149,35 @@ async function reduceOnCanvas(frame: FrameImage, canvasW: number, canvasH: numbe
     for (let y = at.y + frame.height; y < canvasH; y++) reducer.addRow(y, row);
     return reducer.finish();
   }
-  // A lossy frame is only available reduced: reduce it with the canvas factor and place its blocks at the
-  // nearest reduced position, blending block averages. Exact when the frame covers the canvas and is not
-  // blended or opaque (the usual first frame); otherwise an approximation good enough for the phash.
+  // A lossy frame is only available reduced (with the canvas factor, blocks aligned to the frame's corner).
+  // Each canvas block takes the frame blocks it overlaps, weighted by the overlap, over the transparent
+  // canvas: exact but for rounding when the offset is a multiple of the factor (always at factor 1 or 2,
+  // offsets being even) and no blended pixel is fully transparent (photon leaves those (0, 0, 0, 0));
+  // an area-weighted approximation otherwise.
   const image = await frame.reduced(factor);
-  if (at.x === 0 && at.y === 0 && frame.width === canvasW && frame.height === canvasH && !at.blend) return image;
-  fillBackground();
-  for (let y = 0; y < canvasH; y++) reducer.addRow(y, row);
-  const out = reducer.finish();
-  const ox0 = Math.round(at.x / factor);
-  const oy0 = Math.round(at.y / factor);
-  for (let y = 0; y < image.outHeight && oy0 + y < out.outHeight; y++) {
-    for (let x = 0; x < image.outWidth && ox0 + x < out.outWidth; x++) {
-      const s = (y * image.outWidth + x) * 4;
-      const d = ((oy0 + y) * out.outWidth + ox0 + x) * 4;
-      if (at.blend) blendPixel(image.rgba, s, out.rgba, d);
-      else out.rgba.set(image.rgba.subarray(s, s + 4), d);
+  const out = reducer.finish(); // all transparent
+  const f = factor;
+  const sums = new Float64Array(4);
+  const yEnd = Math.ceil((at.y + frame.height) / f);
+  const xEnd = Math.ceil((at.x + frame.width) / f);
+  for (let oy = Math.floor(at.y / f); oy < yEnd; oy++) {
+    const cy0 = oy * f, cy1 = Math.min(cy0 + f, canvasH);
+    const fy0 = Math.max(cy0, at.y) - at.y, fy1 = Math.min(cy1, at.y + frame.height) - at.y;
+    for (let ox = Math.floor(at.x / f); ox < xEnd; ox++) {
+      const cx0 = ox * f, cx1 = Math.min(cx0 + f, canvasW);
+      const fx0 = Math.max(cx0, at.x) - at.x, fx1 = Math.min(cx1, at.x + frame.width) - at.x;
+      sums.fill(0);
+      for (let j = Math.floor(fy0 / f); j <= Math.floor((fy1 - 1) / f); j++) {
+        const h = Math.min(fy1, (j + 1) * f) - Math.max(fy0, j * f);
+        for (let i = Math.floor(fx0 / f); i <= Math.floor((fx1 - 1) / f); i++) {
+          const area = h * (Math.min(fx1, (i + 1) * f) - Math.max(fx0, i * f));
+          const s = (j * image.outWidth + i) * 4;
+          for (let k = 0; k < 4; k++) sums[k] += image.rgba[s + k] * area;
+        }
+      }
+      const n = (cx1 - cx0) * (cy1 - cy0);
+      const d = (oy * out.outWidth + ox) * 4;
+      for (let k = 0; k < 4; k++) out.rgba[d + k] = Math.round(sums[k] / n);
     }
   }
   return out;

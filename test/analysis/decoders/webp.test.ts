@@ -13,8 +13,12 @@ import { EXPECTED_PHASH, fixture } from "../fixtures";
 const loaders = import.meta.glob("../../fixtures/images/lean/webp/*.webp", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
 const byName = new Map(Object.entries(loaders).map(([path, load]) => [path.split("/").pop()!, load] as const));
 const NAMES = [...byName.keys()].filter((n) => !n.startsWith("large-")).sort();
-// Photon refuses an unknown chunk in an extended file; the lean decoder skips it (checked separately).
-const PHOTON_NAMES = NAMES.filter((n) => n !== "extended-unknown-chunk.webp");
+// Photon refuses an unknown chunk in an extended file, and the 1x1 lossy animation frame; the lean decoder
+// decodes both (checked separately).
+const PHOTON_NAMES = NAMES.filter((n) => n !== "extended-unknown-chunk.webp" && n !== "anim-offset-lossy-1x1.webp");
+// A lossy first frame smaller than its canvas is placed from its reduced image: exact (up to rounding) only
+// when its offset (10, 6) is a multiple of the factor.
+const OFFSET_LOSSY = "anim-offset-lossy.webp";
 
 const decode = decodeWebpReduced;
 
@@ -86,10 +90,16 @@ describe("decodeWebpReduced = photon full decode + BoxReducer", () => {
       const full = await photonDecode(bytes);
       const pixels = full.width * full.height;
       const factors = new Set<number>();
-      for (const target of [pixels, Math.ceil(pixels / 4), Math.ceil(pixels / 9), 300, 40]) {
+      for (const target of [pixels, Math.ceil(full.width / 2) * Math.ceil(full.height / 2), Math.ceil(pixels / 9), 300, 40]) {
         const r = await compare(bytes, target, full);
         factors.add(r.factor);
         const what = `factor ${r.factor}: max ${r.max}, mean ${r.mean.toFixed(4)}, alpha max ${r.alphaMax}`;
+        if (name === OFFSET_LOSSY) {
+          const aligned = 10 % r.factor === 0 && 6 % r.factor === 0;
+          expect(r.alphaMax, what).toBeLessThanOrEqual(aligned ? 1 : 128);
+          expect(r.mean, what).toBeLessThan(aligned ? 2 : 10);
+          continue;
+        }
         // Alpha is lossless (VP8L or ALPH) everywhere, so it must match exactly; so must lossless colour.
         expect(r.alphaMax, what).toBe(0);
         if (lossy) expect(r.mean, what).toBeLessThan(2);
@@ -104,6 +114,19 @@ describe("decodeWebpReduced = photon full decode + BoxReducer", () => {
     const a = await decode(await lean("extended-unknown-chunk.webp"), { targetPixels: 1e9 });
     const b = await decode(await lean("extended-lossless.webp"), { targetPixels: 1e9 });
     expect(a.rgba).toEqual(b.rgba);
+  });
+
+  it("places a 1x1 lossy first frame on its canvas at any factor", async () => {
+    const bytes = await lean("anim-offset-lossy-1x1.webp");
+    const one = await decode(bytes, { targetPixels: 1e9 });
+    const at = (20 + 10 * 71) * 4;
+    expect(Math.abs(one.rgba[at] - 200) + Math.abs(one.rgba[at + 1] - 30) + Math.abs(one.rgba[at + 2] - 90)).toBeLessThan(12);
+    expect(one.rgba[at + 3]).toBe(255);
+    expect(one.rgba.reduce((n, v) => n + (v ? 1 : 0), 0)).toBeLessThanOrEqual(4);
+    const four = await decode(bytes, { targetPixels: 300 });
+    const factor = reductionFactor(71, 53, 300);
+    const block = (Math.floor(10 / factor) * four.outWidth + Math.floor(20 / factor)) * 4;
+    expect(four.rgba[block + 3]).toBe(Math.round(255 / (factor * factor)));
   });
 
   it("places an animation's first frame at its offset on a transparent canvas, as photon does", async () => {
