@@ -25,6 +25,9 @@ type Bmp = {
   dataOffset: number;
 };
 
+/** Opaque black, (0,0,0,255), as one uint32 in the platform's byte order (rows are filled through uint32 views). */
+const BLACK = new Uint32Array(Uint8Array.of(0, 0, 0, 255).buffer)[0];
+
 const u16 = (b: Uint8Array, o: number) => b[o] | (b[o + 1] << 8);
 const u32 = (b: Uint8Array, o: number) => (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
 const i32 = (b: Uint8Array, o: number) => b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24);
@@ -111,7 +114,7 @@ function parseHeader(b: Uint8Array): Bmp {
     const entrySize = headerSize === 12 ? 3 : 4;
     const start = 14 + headerSize;
     if (start + entries * entrySize > b.length) throw new LeanDecodeError("truncated BMP: palette");
-    palette = new Uint32Array(256).fill(0xff000000);
+    palette = new Uint32Array(256).fill(BLACK);
     const out = new Uint8Array(palette.buffer);
     for (let i = 0; i < entries; i++) {
       const p = start + i * entrySize;
@@ -188,7 +191,6 @@ function decodeRle(b: Uint8Array, bmp: Bmp, row: Uint8Array, emit: (y: number) =
   const palette = bmp.palette!;
   const row32 = new Uint32Array(row.buffer);
   const rle4 = bmp.compression === 2;
-  const BLACK = 0xff000000;
   let pos = bmp.dataOffset;
   let fileRow = 0;
   let x = 0;
