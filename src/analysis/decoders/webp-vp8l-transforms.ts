@@ -105,9 +105,11 @@ function predictSpan(mode: number, row: Uint32Array, prev: Uint32Array, x: numbe
     case 13:
       for (; x < end; x++) row[x] = add(row[x], addSubtractHalf(avg(row[x - 1], prev[x]), prev[x - 1]));
       return;
-    default:
-      // 0, and 14-15 as libwebp does: opaque black.
+    case 0:
       for (; x < end; x++) row[x] = add(row[x], 0xff000000);
+      return;
+    default:
+      // 14-15 are undefined: photon (image-webp) adds nothing, libwebp predicts opaque black; follow photon.
       return;
   }
   if (x < end) {

@@ -139,6 +139,73 @@ describe("decodeWebpReduced = photon full decode + BoxReducer", () => {
   });
 });
 
+// --- Hand-built VP8L streams: every predictor mode (encoders rarely emit 0, never the undefined 14-15) on
+// random pixels.
+
+class BitWriter {
+  bytes: number[] = [];
+  private acc = 0;
+  private n = 0;
+  put(value: number, bits: number) {
+    for (let i = 0; i < bits; i++) {
+      this.acc |= ((value >>> i) & 1) << this.n;
+      if (++this.n === 8) {
+        this.bytes.push(this.acc);
+        this.acc = 0;
+        this.n = 0;
+      }
+    }
+  }
+  done(): Uint8Array {
+    if (this.n) this.bytes.push(this.acc);
+    return Uint8Array.from(this.bytes);
+  }
+}
+
+/** A simple prefix code of one or two 8-bit symbols (two: the smaller one is coded 0). */
+function simpleCode(w: BitWriter, symbols: number[]) {
+  w.put(1, 1);
+  w.put(symbols.length - 1, 1);
+  w.put(1, 1);
+  for (const s of symbols) w.put(s, 8);
+}
+
+/** w x h VP8L: a predictor transform with `mode` in every 4x4 tile over random green / red / alpha bits. */
+function predictorStream(mode: number, w: number, h: number, seed: number): Uint8Array {
+  const bw = new BitWriter();
+  bw.put(0x2f, 8);
+  bw.put(w - 1, 14);
+  bw.put(h - 1, 14);
+  bw.put(1, 1);
+  bw.put(0, 3);
+  bw.put(1, 1); // a transform:
+  bw.put(0, 2); // predictor,
+  bw.put(0, 3); // 4x4 tiles; its sub-image: no cache, constant green = mode
+  bw.put(0, 1);
+  for (const symbols of [[mode], [0], [0], [255], [0]]) simpleCode(bw, symbols);
+  bw.put(0, 1); // no more transforms
+  bw.put(0, 1); // no colour cache
+  bw.put(0, 1); // no meta prefix codes
+  for (const symbols of [[3, 200], [17, 90], [60], [128, 255], [0]]) simpleCode(bw, symbols);
+  let state = seed;
+  for (let i = 0; i < w * h * 3; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    bw.put(state >>> 31, 1); // green, red, alpha: one bit each; blue takes none
+  }
+  return bw.done();
+}
+
+describe("hand-built VP8L streams", () => {
+  for (let mode = 0; mode < 16; mode++) {
+    it(`predictor mode ${mode} matches photon`, async () => {
+      const bytes = riff([chunk("VP8L", predictorStream(mode, 13, 9, mode + 1))]);
+      const full = await photonDecode(bytes);
+      const ours = await decode(bytes, { targetPixels: 1e9 });
+      expect(diff(ours.rgba, full.rgba)).toEqual({ max: 0, mean: 0, alphaMax: 0 });
+    });
+  }
+});
+
 describe("phash of the reduced image", () => {
   const cases: [string, () => Promise<Uint8Array>, string | undefined][] = [
     ...["lossless-cubes-m4.webp", "lossless-cubes-m6.webp", "lossless-truchet.webp", "lossless-shapes.webp"].map(
