@@ -1,13 +1,15 @@
 // Lean JPEG decoder: DCT-domain scaling to 1/8. Only the DC coefficient of each 8x8 block is kept (the
-// block mean), so a 40 MP photo costs one Int32 per block per component (~10 MB at most) instead of a
-// full-resolution buffer. Baseline scans still entropy-decode every AC symbol to skip it; progressive
-// files need only their DC scans, and AC scans are skipped by jumping to the next marker.
+// block mean), so a 40 MP photo costs one Int32 per block per component (7.5 MB for three, plus 2.5 MB per
+// subsampled component for its detail, see jpeg-color.ts) instead of a full-resolution buffer. Baseline
+// scans still entropy-decode every AC symbol to skip it; progressive files need only their DC scans, and
+// AC scans are skipped by jumping to the next marker (their subsampled chroma is then interpolated).
 // If the 1/8 image is still above targetPixels it is box-reduced further. EXIF orientation is not applied.
+// Not supported (LeanDecodeError): arithmetic coding, lossless, hierarchical, DNL-defined height.
 import { BitReader, buildHuffmanTable, type HuffmanTable } from "./jpeg-bits";
 import { colorTransform, dcImage, detailWeights, LOW_COEFFICIENTS, type DcComponent } from "./jpeg-color";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder, type ReducedImage } from "./reduce";
 
-/** Above the 40 MP the header guard allows, with room: bounds the DC planes (<= 17 MB) for any input. */
+/** Above the 40 MP the header guard allows, with room: bounds the DC and detail planes for any input. */
 const MAX_PIXELS = 1 << 26;
 /** Zero bytes fed past a marker or the end before a scan is considered cut short (a few are normal). */
 const MAX_PADDING = 64;
