@@ -403,3 +403,28 @@ describe("throughput on photo-like data", () => {
     expect([out.outWidth, out.outHeight]).toEqual([1000, 750]);
   }, 60_000);
 });
+
+// The shared large PNG of the reduced-path tests (test/fixtures/images/large), a real 15 MP image: speed and
+// phash against Python's on the full image. Skipped if that fixture moves.
+const sharedLarge = import.meta.glob("../../fixtures/images/large/*.png", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+const sharedLargeExpected = import.meta.glob("../../fixtures/images/large/expected-phash.json", { import: "hashes", eager: true }) as Record<string, Record<string, string>>;
+
+describe("shared large PNG", () => {
+  for (const [path, load] of Object.entries(sharedLarge)) {
+    const name = path.split("/").pop()!;
+    it(`${name}: decodes to ~1 MP, phash within 2 of Python's on the full image`, async () => {
+      const url = await load();
+      const binary = atob(url.slice(url.indexOf(",") + 1));
+      const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+      const started = performance.now();
+      const out = await decodePngReduced(bytes, { targetPixels: 1_000_000 });
+      const ms = performance.now() - started;
+      const mp = (out.width * out.height) / 1e6;
+      console.log(`${name} (${(bytes.length / 2 ** 20).toFixed(1)} MB): ${out.width}x${out.height} -> ${out.outWidth}x${out.outHeight} in ${ms.toFixed(0)} ms (${(mp / (ms / 1000)).toFixed(1)} MP/s)`);
+      expect(out.outWidth * out.outHeight).toBeLessThanOrEqual(1_000_000);
+      const expected = Object.values(sharedLargeExpected)[0]?.[name];
+      const hash = phashFromRgba(out.rgba, out.outWidth, out.outHeight);
+      if (expected) expect(hammingDistance(hash, expected), `${hash} vs Python ${expected}`).toBeLessThanOrEqual(2);
+    }, 60_000);
+  }
+});
