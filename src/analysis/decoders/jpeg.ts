@@ -266,7 +266,8 @@ function nextMarker(d: Uint8Array, p: number): number {
   return end;
 }
 
-export const decodeJpegReduced: LeanDecoder = async (bytes, options) => decodeJpeg(bytes, options.targetPixels);
+// A target below one pixel would make reductionFactor loop forever; NaN would make no factor at all.
+export const decodeJpegReduced: LeanDecoder = async (bytes, options) => decodeJpeg(bytes, Math.max(1, Math.floor(options.targetPixels) || 1));
 
 function decodeJpeg(d: Uint8Array, targetPixels: number): ReducedImage {
   if (d.length < 4 || d[0] !== 0xff || d[1] !== 0xd8) throw new LeanDecodeError("not a JPEG: no SOI marker");

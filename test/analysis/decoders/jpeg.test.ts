@@ -165,6 +165,13 @@ describe("lean JPEG decoder: 1/8 block means vs photon's full decode box-reduced
     });
   }
 
+  it("a targetPixels below one (or NaN) gives a 1x1 image", async () => {
+    for (const targetPixels of [0, -5, Number.NaN, 0.5]) {
+      const out = await decodeJpegReduced(lean("cubes-420.jpg"), { targetPixels });
+      expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([480, 320, 1, 1]);
+    }
+  });
+
   it("12-bit samples are scaled to 8 bits (same picture as the 8-bit twin)", async () => {
     const twelve = await decodeJpegReduced(lean("enc-12bit.jpg"), HUGE);
     const eight = await decodeJpegReduced(lean("enc-12.jpg"), HUGE);
