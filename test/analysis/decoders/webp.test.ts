@@ -162,7 +162,10 @@ class BitWriter {
   }
 }
 
-/** A simple prefix code of one or two 8-bit symbols (two: the smaller one is coded 0). */
+/**
+ * A simple prefix code of one or two 8-bit symbols. Two must come in increasing order, as libwebp writes
+ * them: libwebp codes the smaller symbol 0 whatever the order, photon (image-webp) the first one.
+ */
 function simpleCode(w: BitWriter, symbols: number[]) {
   w.put(1, 1);
   w.put(symbols.length - 1, 1);
@@ -195,7 +198,38 @@ function predictorStream(mode: number, w: number, h: number, seed: number): Uint
   return bw.done();
 }
 
+/** w x h VP8L: a 3-colour palette (2 bits per index, 4 pixels per byte) whose packed indices include 3. */
+function paletteStream(w: number, h: number): Uint8Array {
+  const bw = new BitWriter();
+  bw.put(0x2f, 8);
+  bw.put(w - 1, 14);
+  bw.put(h - 1, 14);
+  bw.put(1, 1);
+  bw.put(0, 3);
+  bw.put(1, 1); // a transform:
+  bw.put(3, 2); // colour indexing,
+  bw.put(2, 8); // 3 colours, delta-coded: 3x1 sub-image, no cache
+  bw.put(0, 1);
+  for (const symbols of [[10, 100], [20, 200], [30], [128, 255], [0]]) simpleCode(bw, symbols);
+  for (const bits of [0b000, 0b111, 0b011]) bw.put(bits, 3); // green, red, alpha bits per palette entry
+  bw.put(0, 1); // no more transforms
+  bw.put(0, 1); // no colour cache
+  bw.put(0, 1); // no meta prefix codes
+  for (const symbols of [[0x1b, 0xe4], [0], [0], [255], [0]]) simpleCode(bw, symbols);
+  const packed = Math.ceil(w / 4) * h;
+  for (let i = 0; i < packed; i++) bw.put((i * 7) % 3 === 0 ? 1 : 0, 1);
+  return bw.done();
+}
+
 describe("hand-built VP8L streams", () => {
+  it("colour indexing: bundled indices, one past the palette (transparent black), as photon decodes them", async () => {
+    const bytes = riff([chunk("VP8L", paletteStream(15, 7))]);
+    const full = await photonDecode(bytes);
+    const ours = await decode(bytes, { targetPixels: 1e9 });
+    expect(diff(ours.rgba, full.rgba)).toEqual({ max: 0, mean: 0, alphaMax: 0 });
+    expect(ours.rgba.some((v, i) => i % 4 === 3 && v === 0)).toBe(true);
+  });
+
   for (let mode = 0; mode < 16; mode++) {
     it(`predictor mode ${mode} matches photon`, async () => {
       const bytes = riff([chunk("VP8L", predictorStream(mode, 13, 9, mode + 1))]);
