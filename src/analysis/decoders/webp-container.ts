@@ -10,6 +10,11 @@ export type Vp8Decoder = (payload: Uint8Array, options: LeanDecodeOptions & { fa
 
 type Chunk = { tag: string; start: number; end: number };
 
+/** Canvas limit of the decoder itself (the header guard refuses far smaller images first): VP8X allows 2^24 a
+ * side, and compositing walks every canvas row. VP8 and VP8L frames are at most 16383 a side anyway. */
+const MAX_CANVAS_PIXELS = 1 << 28;
+const MAX_CANVAS_SIDE = 1 << 16;
+
 function fail(what: string): never {
   throw new LeanDecodeError(`WebP: ${what}`);
 }
@@ -197,6 +202,7 @@ export async function decodeWebpWith(bytes: Uint8Array, options: LeanDecodeOptio
   const flags = bytes[first.start];
   const canvasW = u24(bytes, first.start + 4) + 1;
   const canvasH = u24(bytes, first.start + 7) + 1;
+  if (canvasW > MAX_CANVAS_SIDE || canvasH > MAX_CANVAS_SIDE || canvasW * canvasH > MAX_CANVAS_PIXELS) fail(`${canvasW}x${canvasH} canvas is too large`);
   if (flags & 0x02) {
     const anmf = chunks.find((c) => c.tag === "ANMF");
     if (!anmf) fail("animation without frames");

@@ -366,6 +366,13 @@ describe("large images", () => {
     expect(Math.abs(opaque[0] - 40) + Math.abs(opaque[1] - 120) + Math.abs(opaque[2] - 200)).toBeLessThan(12);
   });
 
+  it("refuses a huge animation canvas before compositing", async () => {
+    const frame = Uint8Array.from([0x2f, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const vp8x = Uint8Array.from([0x02, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    const anmf = Uint8Array.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 0, 0, 2, ...chunk("VP8L", frame)]);
+    await expect(decode(riff([chunk("VP8X", vp8x), chunk("ANMF", anmf)]), { targetPixels: 1e6 })).rejects.toThrow(LeanDecodeError);
+  });
+
   it(`refuses a lossless header over ${VP8L_MAX_PIXELS} pixels before decoding`, async () => {
     const w = 4001, h = 4001;
     const bits = (w - 1) | ((h - 1) << 14);
