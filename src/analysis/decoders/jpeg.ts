@@ -13,6 +13,8 @@ import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder, type Re
 const MAX_PIXELS = 1 << 26;
 /** Zero bytes fed past a marker or the end before a scan is considered cut short (a few are normal). */
 const MAX_PADDING = 64;
+/** Real files have tens of segments; bounds the table building a file of tiny segments could cause. */
+const MAX_SEGMENTS = 1 << 16;
 
 type Component = DcComponent & {
   tq: number;
@@ -61,6 +63,13 @@ class JpegState {
   adobeTransform: number | null = null;
   jfif = false;
   scans = 0;
+  /**
+   * Blocks the scans may still decode. A valid file decodes each block once per scan that covers it, so
+   * this bounds the work of a file made of many scans over little or no data (each can run ~500 blocks on
+   * zero padding): 4 passes over every block for baseline, 32 for progressive (DC scans only, ~1 symbol
+   * per block).
+   */
+  blockBudget = 0;
 
   constructor(readonly data: Uint8Array) {}
 
@@ -140,6 +149,7 @@ class JpegState {
       };
     });
     this.frame = { progressive: marker === 0xc2, precision, width, height, comps, hmax, vmax, mcusX, mcusY };
+    this.blockBudget = (marker === 0xc2 ? 32 : 4) * comps.reduce((n, c) => n + c.dc.length, 0);
   }
 
   readApp(marker: number, p: number, end: number) {
@@ -187,7 +197,7 @@ class JpegState {
     }
     const reader = new BitReader(d, end);
     const mode = !frame.progressive ? BASELINE : ah === 0 ? DC_FIRST : DC_REFINE;
-    decodeScan(reader, frame, comps, mode, al, this.restartInterval);
+    this.blockBudget -= decodeScan(reader, frame, comps, mode, al, this.restartInterval, this.blockBudget);
     return nextMarker(d, reader.pos);
   }
 }
@@ -224,15 +234,21 @@ function decodeBlock(reader: BitReader, c: Component, index: number, mode: numbe
   else reader.skipAc(c.acTable!);
 }
 
-/** All MCUs of one scan; stops early (leaving the rest mid-grey) when the data runs out or breaks off. */
-function decodeScan(reader: BitReader, frame: Frame, comps: Component[], mode: number, al: number, restartInterval: number) {
+/**
+ * All MCUs of one scan; stops early (leaving the rest mid-grey) when the data runs out or breaks off.
+ * Returns how many blocks it decoded; throws when that would exceed `budget`.
+ */
+function decodeScan(reader: BitReader, frame: Frame, comps: Component[], mode: number, al: number, restartInterval: number, budget: number): number {
   const single = comps.length === 1;
   // A single-component scan has one block per MCU over the component's own block grid (T.81 A.2.2).
   const mcusX = single ? comps[0].bw : frame.mcusX;
   const total = mcusX * (single ? comps[0].bh : frame.mcusY);
-  for (let m = 0; m < total; m++) {
+  const blocksPerMcu = single ? 1 : comps.reduce((n, c) => n + c.h * c.v, 0);
+  let m = 0;
+  for (; m < total; m++) {
+    if ((m + 1) * blocksPerMcu > budget) throw new LeanDecodeError("corrupt JPEG: too many scans");
     if (restartInterval > 0 && m > 0 && m % restartInterval === 0) {
-      if (!reader.restart()) return;
+      if (!reader.restart()) break;
       for (const c of comps) c.pred = 0;
     }
     const mx = m % mcusX, my = (m / mcusX) | 0;
@@ -246,8 +262,12 @@ function decodeScan(reader: BitReader, frame: Frame, comps: Component[], mode: n
         }
       }
     }
-    if (reader.padding > MAX_PADDING) return;
+    if (reader.padding > MAX_PADDING) {
+      m++;
+      break;
+    }
   }
+  return m * blocksPerMcu;
 }
 
 /** Position of the next marker other than RSTn / stuffing / fill bytes, at or after p. */
@@ -273,7 +293,9 @@ function decodeJpeg(d: Uint8Array, targetPixels: number): ReducedImage {
   if (d.length < 4 || d[0] !== 0xff || d[1] !== 0xd8) throw new LeanDecodeError("not a JPEG: no SOI marker");
   const state = new JpegState(d);
   let p = 2;
+  let segments = 0;
   parse: while (p < d.length) {
+    if (++segments > MAX_SEGMENTS) throw new LeanDecodeError("corrupt JPEG: too many segments");
     if (d[p] !== 0xff) {
       // Garbage between segments: libjpeg skips it with a warning.
       p = nextMarker(d, p);

@@ -292,6 +292,21 @@ describe("lean JPEG decoder: unsupported and broken input", () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
+  it("a file of many scans over no data is refused quickly (bounded work per file, not per scan)", async () => {
+    for (const name of ["cubes-420.jpg", "wood-progressive-420.jpg"]) {
+      const data = lean(name);
+      const sos = data.findIndex((b, i) => b === 0xff && data[i + 1] === 0xda);
+      const header = data.subarray(sos, sos + 2 + ((data[sos + 2] << 8) | data[sos + 3]));
+      const scans = new Uint8Array(sos + header.length * 20000);
+      scans.set(data.subarray(0, sos));
+      for (let i = 0; i < 20000; i++) scans.set(header, sos + i * header.length);
+      const started = Date.now();
+      await expect(decodeJpegReduced(scans, HUGE)).rejects.toThrow(/too many scans/);
+      console.log(`jpeg ${name} with 20000 empty scans: refused in ${Date.now() - started} ms`);
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
+  });
+
   const corpus = ["cubes-420.jpg", "wood-progressive-420.jpg", "enc-restart-420.jpg", "enc-noninterleaved-420.jpg", "cubes-cmyk.jpg", "odd-37x5.jpg", "enc-12bit.jpg"].map(lean);
 
   /** Outcomes by kind ("decoded" or the refusal message), to show the properties exercise both paths. */
