@@ -78,5 +78,5 @@ export async function photonMemory() {
 /** The job's decode step on a stored image through a chosen path (`full`: photon; `reduced`: lean decoder). */
 export async function decodePath({ name, path }) {
   const d = await decodeImage(images.get(name), { ...options(224), maxFullDecodePixels: path === "full" ? Infinity : 0 });
-  return { path: d.path, phash: phashFromLuma(d.luma, d.lumaWidth, d.lumaHeight), reduced: `${d.lumaWidth}x${d.lumaHeight}` };
+  return { decoder: d.decoder, phash: phashFromLuma(d.luma, d.lumaWidth, d.lumaHeight), reduced: `${d.lumaWidth}x${d.lumaHeight}` };
 }

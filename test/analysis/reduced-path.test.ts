@@ -2,11 +2,12 @@
 // (src/analysis/decoders) straight to ~1 MP, and the phash, thumbnail and NSFW input come from that. The phash must
 // still match Python's imagehash on the FULL image (reference_phash.py, large/expected-phash.json) within 2 bits.
 import { describe, expect, it } from "vitest";
+import type { PhotonImage } from "@cf-wasm/photon";
 import { ANALYSIS } from "../../src/config";
 import { DecodeError, decodeImage, loadPhoton } from "../../src/analysis/imaging";
 import { parseImageHeader } from "../../src/analysis/header";
-import { hammingDistance, phashFromLuma } from "../../src/analysis/phash";
-import { EXPECTED_PHASH, fixture, FIXTURE_NAMES, LARGE_EXPECTED_PHASH, LARGE_FIXTURE_NAMES, largeFixture } from "./fixtures";
+import { hammingDistance, phashFromLuma, toLuma601 } from "../../src/analysis/phash";
+import { base64ToBytes, EXPECTED_PHASH, fixture, FIXTURE_NAMES, LARGE_EXPECTED_PHASH, LARGE_FIXTURE_NAMES, largeFixture } from "./fixtures";
 import { pngHeader } from "./images";
 
 const options = { orientation: null, thumbnailMaxSide: 320, thumbnailJpegQuality: 80, nsfwSize: 224 };
@@ -38,7 +39,7 @@ describe("images over the full-decode budget take the reduced path", () => {
       const ms = performance.now() - started;
       const grown = (await wasmBytes()) - before;
 
-      expect(decoded.path).toBe("reduced");
+      expect(decoded.decoder).toBe("lean");
       expect([decoded.width, decoded.height]).toEqual([header.width, header.height]);
       expect(decoded.lumaWidth * decoded.lumaHeight).toBeLessThanOrEqual(ANALYSIS.leanTargetPixels);
       const hash = phashFromLuma(decoded.luma, decoded.lumaWidth, decoded.lumaHeight);
@@ -66,7 +67,7 @@ describe("images over the full-decode budget take the reduced path", () => {
     expect(names.length).toBeGreaterThanOrEqual(9);
     for (const name of names) {
       const reduced = await decodeImage(fixture(name), { ...options, nsfwSize: 0, maxFullDecodePixels: 0 });
-      expect(reduced.path).toBe("reduced");
+      expect(reduced.decoder).toBe("lean");
       const distance = hammingDistance(phashFromLuma(reduced.luma, reduced.lumaWidth, reduced.lumaHeight), EXPECTED_PHASH[name]);
       if (distance > 2) far.push(`${name}: ${distance}`);
     }
@@ -77,5 +78,39 @@ describe("images over the full-decode budget take the reduced path", () => {
     // A valid 20 MP PNG header whose pixel data is missing.
     await expect(decodeImage(pngHeader(5_000, 4_000), options)).rejects.toThrow(DecodeError);
     await expect(decodeImage(pngHeader(5_000, 4_000), options)).rejects.toThrow(/^undecodable image: /);
+  });
+});
+
+describe("WebP always goes through our decoder", () => {
+  // 128x96, encoded by libwebp with one segment (no segmentation map), as libwebp does for small or flat images;
+  // one-segment.libwebp.png is libwebp's own decode of it (dwebp), the pixels Pillow hashes.
+  const inline = async (name: string) => {
+    const url = (await import(`../fixtures/images/lean/webp-vp8/${name}?inline`)).default as string;
+    return base64ToBytes(url.slice(url.indexOf(",") + 1));
+  };
+  const meanLumaDiff = (a: Uint8Array, b: Uint8Array) => a.reduce((sum, v, i) => sum + Math.abs(v - b[i]), 0) / a.length;
+
+  it("at full size within the budget, close to libwebp where photon's decoder is far off", async () => {
+    const bytes = await inline("one-segment.webp");
+    const decoded = await decodeImage(bytes, { ...options, nsfwSize: 0 });
+    expect(decoded.decoder).toBe("lean");
+    expect([decoded.lumaWidth, decoded.lumaHeight]).toEqual([128, 96]);
+
+    const photon = await loadPhoton();
+    const lumaOf = (image: PhotonImage) => {
+      try {
+        return toLuma601(image.get_raw_pixels(), 128, 96);
+      } finally {
+        image.free();
+      }
+    };
+    const libwebp = lumaOf(photon.PhotonImage.new_from_byteslice(await inline("one-segment.libwebp.png")));
+    // What photon (image 0.24) makes of the same file: the frame's quantiser is ignored.
+    const photonWebp = lumaOf(photon.PhotonImage.new_from_byteslice(bytes));
+    const ours = meanLumaDiff(decoded.luma, libwebp);
+    const theirs = meanLumaDiff(photonWebp, libwebp);
+    console.log(`one-segment.webp mean luma difference to libwebp: ours ${ours.toFixed(2)}, photon ${theirs.toFixed(2)}`);
+    expect(ours).toBeLessThan(1.5);
+    expect(theirs).toBeGreaterThan(10);
   });
 });

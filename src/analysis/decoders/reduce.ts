@@ -28,7 +28,10 @@ export type LeanDecoder = (bytes: Uint8Array, options: LeanDecodeOptions) => Pro
 
 /** The smallest integer block factor whose output, ceil(w/f) x ceil(h/f), has at most targetPixels pixels. */
 export function reductionFactor(width: number, height: number, targetPixels: number): number {
-  let f = Math.max(1, Math.floor(Math.sqrt((width * height) / Math.max(1, targetPixels))));
+  if (!(width >= 1 && height >= 1)) throw new RangeError("bad image size");
+  // A target below one pixel (or NaN) means "as small as possible": one pixel, whatever the factor.
+  targetPixels = targetPixels >= 1 ? targetPixels : 1;
+  let f = Math.max(1, Math.floor(Math.sqrt((width * height) / targetPixels)));
   while (Math.ceil(width / f) * Math.ceil(height / f) > targetPixels) f++;
   return f;
 }

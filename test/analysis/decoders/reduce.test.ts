@@ -91,4 +91,11 @@ describe("reductionFactor", () => {
     expect(reductionFactor(1000, 1000, 1_000_000)).toBe(1);
     expect(reductionFactor(8000, 5000, 1_000_000)).toBe(7);
   });
+
+  it("treats a target below one pixel as one pixel instead of looping", () => {
+    expect(reductionFactor(300, 200, 0)).toBe(300);
+    expect(reductionFactor(300, 200, Number.NaN)).toBe(300);
+    expect(reductionFactor(1, 1, -5)).toBe(1);
+    expect(() => reductionFactor(0, 10, 100)).toThrow(RangeError);
+  });
 });
