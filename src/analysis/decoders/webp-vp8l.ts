@@ -7,8 +7,11 @@ import { TableBudget } from "./webp-vp8l-prefix";
 import { inverseTransforms, Transform } from "./webp-vp8l-transforms";
 import { LeanDecodeError } from "./reduce";
 
-/** 64 MB of decoded pixels; the caller's 32 MB file limit and 128 MB isolate leave no room for more. */
-export const VP8L_MAX_PIXELS = 16_000_000;
+/**
+ * 48 MB of decoded pixels. With the job's file (up to 32 MB) held alongside, photon's wasm memory and the NSFW
+ * model, a 128 MB isolate has no room for more. (A 12 MP phone photo fits; lossless WebP that large is rare.)
+ */
+export const VP8L_MAX_PIXELS = 12_000_000;
 
 /** Prefix-table entries (4 bytes each) one image may build: 16 MB, far above what encoders emit. */
 const TABLE_BUDGET = 4 << 20;
@@ -18,7 +21,7 @@ function fail(what: string): never {
 }
 
 function checkSize(width: number, height: number) {
-  if (width * height > VP8L_MAX_PIXELS) throw new LeanDecodeError(`lossless WebP too large to analyze: ${width}x${height} is over 16 megapixels`);
+  if (width * height > VP8L_MAX_PIXELS) throw new LeanDecodeError(`lossless WebP too large to analyze: ${width}x${height} is over ${VP8L_MAX_PIXELS / 1e6} megapixels`);
 }
 
 function add(a: number, b: number): number {
