@@ -4,35 +4,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeGifReduced } from "../../../src/analysis/decoders/gif";
-import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
-import { loadPhoton } from "../../../src/analysis/imaging";
+import { LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
 import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
 import { EXPECTED_PHASH, fixture } from "../fixtures";
+import { boxReduce, leanFixtures, photonDecode, type FullImage } from "./support";
 
-const loaders = import.meta.glob("../../fixtures/images/lean/gif/*.gif", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
-const lean = new Map(await Promise.all(Object.entries(loaders).map(async ([path, load]) => [path.split("/").pop()!, await load()] as const)));
+const lean = await leanFixtures("gif");
+const leanFixture = lean.bytes;
 
-function leanFixture(name: string): Uint8Array {
-  const url = lean.get(name);
-  if (!url) throw new Error(`no fixture ${name}`);
-  const binary = atob(url.slice(url.indexOf(",") + 1));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
-
-const SMALL = [...lean.keys()].filter((n) => !n.startsWith("large")).sort();
+const SMALL = lean.names.filter((n) => !n.startsWith("large")).sort();
 const SHARED = ["anim.gif", "licorice.gif"]; // in test/fixtures/images, with Python reference hashes
 
-type Full = { width: number; height: number; rgba: Uint8Array };
-
-async function photonDecode(bytes: Uint8Array): Promise<Full> {
-  const photon = await loadPhoton();
-  const img = photon.PhotonImage.new_from_byteslice(bytes);
-  try {
-    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
-  } finally {
-    img.free();
-  }
-}
+type Full = FullImage;
 
 async function photonFails(bytes: Uint8Array): Promise<boolean> {
   try {
@@ -41,12 +24,6 @@ async function photonFails(bytes: Uint8Array): Promise<boolean> {
   } catch {
     return true;
   }
-}
-
-function reduceFull(full: Full, factor: number): ReducedImage {
-  const r = new BoxReducer(full.width, full.height, factor);
-  for (let y = 0; y < full.height; y++) r.addRow(y, full.rgba, y * full.width * 4);
-  return r.finish();
 }
 
 function diff(a: ReducedImage, b: ReducedImage) {
@@ -68,7 +45,7 @@ async function compare(name: string, bytes: Uint8Array) {
   for (const target of [pixels, Math.ceil(pixels / 4), Math.ceil(pixels / 9), Math.ceil(pixels / 49)]) {
     const ours = await decodeGifReduced(bytes, { targetPixels: target });
     const factor = reductionFactor(full.width, full.height, target);
-    const { max, mean } = diff(ours, reduceFull(full, factor));
+    const { max, mean } = diff(ours, boxReduce(full, factor));
     expect(max, `${name} factor ${factor}: max ${max}, mean ${mean.toFixed(4)}`).toBeLessThanOrEqual(1);
   }
   return full;
@@ -145,7 +122,7 @@ describe("decodeGifReduced on damaged files, differentially against photon", () 
           }
           if (full.width === 0 || full.height === 0) return; // photon's empty image; ours is an error
           const ours = await decodeGifReduced(bytes, { targetPixels: full.width * full.height });
-          expect(diff(ours, reduceFull(full, 1)).max).toBe(0);
+          expect(diff(ours, boxReduce(full, 1)).max).toBe(0);
           agreed++;
         },
       ),

@@ -5,22 +5,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeJpegReduced } from "../../../src/analysis/decoders/jpeg";
-import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
-import { loadPhoton } from "../../../src/analysis/imaging";
+import { LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
 import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
+import { loadPhoton } from "../../../src/analysis/imaging";
 import { EXPECTED_PHASH, fixture } from "../fixtures";
+import { boxReduce, leanFixtures, photonDecode } from "./support";
 
-const loaders = import.meta.glob("../../fixtures/images/lean/jpeg/*.jpg", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
-const urls = new Map(await Promise.all(Object.entries(loaders).map(async ([path, load]) => [path.split("/").pop()!, await load()] as const)));
+const fixtures = await leanFixtures("jpeg");
+const lean = fixtures.bytes;
 
-function lean(name: string): Uint8Array {
-  const url = urls.get(name);
-  if (!url) throw new Error(`no fixture ${name}`);
-  const binary = atob(url.slice(url.indexOf(",") + 1));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
-
-const LEAN = [...urls.keys()].sort();
+const LEAN = fixtures.names.sort();
 /** photon (jpeg-decoder) cannot decode 12-bit baseline; compared with its 8-bit twin instead. */
 const PHOTON_DECODABLE = LEAN.filter((n) => n !== "enc-12bit.jpg");
 const PHOTOS = ["cubes.jpg", "cubes-brightened.jpg", "cubes-recompressed.jpg", "cubes-resized.jpg", "gps.jpg", "wide.jpg", "wood.jpg"];
@@ -28,27 +22,13 @@ const ALL = [...PHOTON_DECODABLE.map((n) => ({ name: n, bytes: () => lean(n) }))
 const HUGE = { targetPixels: 1e9 };
 const MEAN_BOUND: Record<string, number> = { "odd-37x5.jpg": 5 };
 
-async function photonDecode(bytes: Uint8Array) {
-  const photon = await loadPhoton();
-  const img = photon.PhotonImage.new_from_byteslice(bytes);
-  try {
-    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
-  } finally {
-    img.free();
-  }
-}
-
-function boxReduce(width: number, height: number, rgba: Uint8Array, factor: number): ReducedImage {
-  const r = new BoxReducer(width, height, factor);
-  for (let y = 0; y < height; y++) r.addRow(y, rgba, y * width * 4);
-  return r.finish();
-}
+const boxReduceRaw = (width: number, height: number, rgba: Uint8Array, factor: number): ReducedImage => boxReduce({ width, height, rgba }, factor);
 
 /** photon's full decode box-reduced by 8, then by `factor` more (what the lean decoder does after 1/8). */
 async function reference(bytes: Uint8Array, factor = 1): Promise<ReducedImage> {
   const full = await photonDecode(bytes);
-  const eighth = boxReduce(full.width, full.height, full.rgba, 8);
-  return factor === 1 ? eighth : boxReduce(eighth.outWidth, eighth.outHeight, eighth.rgba, factor);
+  const eighth = boxReduceRaw(full.width, full.height, full.rgba, 8);
+  return factor === 1 ? eighth : boxReduceRaw(eighth.outWidth, eighth.outHeight, eighth.rgba, factor);
 }
 
 function diff(a: ReducedImage, b: ReducedImage) {
@@ -391,7 +371,7 @@ describe("lean JPEG decoder: large images", () => {
     const out = await decodeJpegReduced(jpeg, { targetPixels: 1_000_000 });
     console.log(`jpeg 6000x4000 smooth (${(jpeg.length / 1e6).toFixed(1)} MB): ${Date.now() - started} ms`);
     expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([6000, 4000, 750, 500]);
-    const d = diff(out, boxReduce(6000, 4000, rgba, 8));
+    const d = diff(out, boxReduceRaw(6000, 4000, rgba, 8));
     console.log(`jpeg 6000x4000 vs source block means: mean ${d.mean.toFixed(3)} max ${d.max}`);
     expect(d.mean).toBeLessThan(2);
   }, 120_000);
@@ -403,8 +383,8 @@ describe("lean JPEG decoder: large images", () => {
     console.log(`jpeg 4000x3000 noisy (${(jpeg.length / 1e6).toFixed(1)} MB): ${Date.now() - started} ms`);
     const factor = reductionFactor(500, 375, 100_000);
     expect([out.width, out.height, out.outWidth, out.outHeight]).toEqual([4000, 3000, Math.ceil(500 / factor), Math.ceil(375 / factor)]);
-    const eighth = boxReduce(4000, 3000, rgba, 8);
-    const d = diff(out, boxReduce(500, 375, eighth.rgba, factor));
+    const eighth = boxReduceRaw(4000, 3000, rgba, 8);
+    const d = diff(out, boxReduceRaw(500, 375, eighth.rgba, factor));
     console.log(`jpeg 4000x3000 vs source block means: mean ${d.mean.toFixed(3)} max ${d.max}`);
     expect(d.mean).toBeLessThan(2);
   }, 120_000);

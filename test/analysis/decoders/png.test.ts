@@ -6,42 +6,18 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { decodePngReduced } from "../../../src/analysis/decoders/png";
 import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
-import { loadPhoton } from "../../../src/analysis/imaging";
 import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
 import { EXPECTED_PHASH, fixture, FIXTURE_NAMES } from "../fixtures";
+import { boxReduce, leanFixtures, photonDecode, type FullImage } from "./support";
 import LEAN_EXPECTED_PHASH_JSON from "../../fixtures/images/lean/png/expected-phash.json";
 
 const LEAN_EXPECTED_PHASH: Record<string, string> = LEAN_EXPECTED_PHASH_JSON;
 
-const loaders = import.meta.glob("../../fixtures/images/lean/png/*.png", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
-const byName = new Map(Object.entries(loaders).map(([path, load]) => [path.split("/").pop()!, load] as const));
-const NAMES = [...byName.keys()].filter((n) => !n.startsWith("large-")).sort();
+const fixtures = await leanFixtures("png");
+const NAMES = fixtures.names.filter((n) => !n.startsWith("large-"));
+const lean = async (name: string) => fixtures.bytes(name);
 
-async function lean(name: string): Promise<Uint8Array> {
-  const url = await byName.get(name)!();
-  const binary = atob(url.slice(url.indexOf(",") + 1));
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
-type Full = { width: number; height: number; rgba: Uint8Array };
-
-async function photonDecode(bytes: Uint8Array): Promise<Full> {
-  const photon = await loadPhoton();
-  const img = photon.PhotonImage.new_from_byteslice(bytes);
-  try {
-    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
-  } finally {
-    img.free();
-  }
-}
-
-function reduceFull(full: Full, factor: number): ReducedImage {
-  const reducer = new BoxReducer(full.width, full.height, factor);
-  for (let y = 0; y < full.height; y++) reducer.addRow(y, full.rgba, y * full.width * 4);
-  return reducer.finish();
-}
+type Full = FullImage;
 
 function diff(a: Uint8Array, b: Uint8Array) {
   let max = 0;
@@ -59,7 +35,7 @@ async function compare(bytes: Uint8Array, targetPixels: number, full?: Full): Pr
   full ??= await photonDecode(bytes);
   const ours = await decodePngReduced(bytes, { targetPixels });
   const factor = reductionFactor(full.width, full.height, targetPixels);
-  const ref = reduceFull(full, factor);
+  const ref = boxReduce(full, factor);
   expect([ours.width, ours.height, ours.outWidth, ours.outHeight]).toEqual([full.width, full.height, ref.outWidth, ref.outHeight]);
   expect(ours.rgba.length).toBe(ref.rgba.length);
   const { max, mean } = diff(ours.rgba, ref.rgba);
@@ -78,7 +54,7 @@ afterAll(() => {
 describe("decodePngReduced = photon full decode + BoxReducer", () => {
   it("has the fixtures generate.py writes", () => {
     expect(NAMES.length).toBeGreaterThanOrEqual(70);
-    expect(byName.has("large-8000x5000.png")).toBe(true);
+    expect(fixtures.names.includes("large-8000x5000.png")).toBe(true);
   });
 
   for (const name of NAMES) {

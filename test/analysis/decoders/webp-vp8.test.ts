@@ -5,23 +5,16 @@
 // Fixtures: test/fixtures/images/lean/webp-vp8 (generate.py) and the lossy WebPs in test/fixtures/images.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
 import { decodeVp8Reduced } from "../../../src/analysis/decoders/webp-vp8";
 import { readFrameHeader } from "../../../src/analysis/decoders/webp-vp8-bool";
 import { AC_QUANT, DC_QUANT } from "../../../src/analysis/decoders/webp-vp8-tables";
-import { loadPhoton } from "../../../src/analysis/imaging";
 import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
 import { EXPECTED_PHASH, fixture } from "../fixtures";
+import { boxReduce, leanFixtures, photonDecode } from "./support";
 
-const loaders = import.meta.glob("../../fixtures/images/lean/webp-vp8/*.{webp,png}", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
-const urls = new Map(await Promise.all(Object.entries(loaders).map(async ([path, load]) => [path.split("/").pop()!, await load()] as const)));
-
-function lean(name: string): Uint8Array {
-  const url = urls.get(name);
-  if (!url) throw new Error(`no fixture ${name}`);
-  const binary = atob(url.slice(url.indexOf(",") + 1));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
+const fixtures = await leanFixtures("webp-vp8");
+const lean = fixtures.bytes;
 
 /** The payload of the `VP8 ` chunk of a RIFF WebP (simple or extended). */
 function vp8Payload(file: Uint8Array): Uint8Array {
@@ -41,25 +34,11 @@ function vp8Payload(file: Uint8Array): Uint8Array {
  */
 const PHOTON_QUANT_BUG = ["odd-1x1.webp", "one-segment.webp"];
 const LARGE = "large-6000x4000.webp";
-const LEAN = [...urls.keys()].filter((n) => n.endsWith(".webp") && n !== LARGE).sort();
+const LEAN = fixtures.names.filter((n) => n.endsWith(".webp") && n !== LARGE).sort();
 const EXACT = [...LEAN.filter((n) => !PHOTON_QUANT_BUG.includes(n)).map((n) => ({ name: n, file: () => lean(n) })), ...["cubes.webp", "gps.webp", "pixels.webp"].map((n) => ({ name: n, file: () => fixture(n) }))];
 const HUGE = { targetPixels: 1e9 };
 
-async function photonDecode(bytes: Uint8Array) {
-  const photon = await loadPhoton();
-  const img = photon.PhotonImage.new_from_byteslice(bytes);
-  try {
-    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
-  } finally {
-    img.free();
-  }
-}
-
-function boxReduce(width: number, height: number, rgba: Uint8Array, factor: number): ReducedImage {
-  const r = new BoxReducer(width, height, factor);
-  for (let y = 0; y < height; y++) r.addRow(y, rgba, y * width * 4);
-  return r.finish();
-}
+const boxReduceRaw = (width: number, height: number, rgba: Uint8Array, factor: number): ReducedImage => boxReduce({ width, height, rgba }, factor);
 
 function diff(a: ReducedImage, b: ReducedImage) {
   expect([a.outWidth, a.outHeight]).toEqual([b.outWidth, b.outHeight]);
@@ -107,7 +86,7 @@ describe("lean VP8 decoder vs photon's full decode, box-reduced with the same fa
         const targetPixels = Math.max(1, Math.floor((full.width * full.height) / divisor));
         const factor = reductionFactor(full.width, full.height, targetPixels);
         const reduced = await decodeVp8Reduced(payload, { targetPixels });
-        const d = diff(reduced, boxReduce(full.width, full.height, full.rgba, factor));
+        const d = diff(reduced, boxReduceRaw(full.width, full.height, full.rgba, factor));
         results.push(`f${factor} max ${d.max} mean ${d.mean.toFixed(4)}`);
         expect(d.max).toBe(0);
       }
@@ -122,7 +101,7 @@ describe("lean VP8 decoder vs photon's full decode, box-reduced with the same fa
     const tiny = await decodeVp8Reduced(vp8Payload(lean("odd-1x1.webp")), { targetPixels: 1, factor: 3 });
     expect([tiny.outWidth, tiny.outHeight]).toEqual([1, 1]);
     const full = await photonDecode(lean("odd-17x9.webp"));
-    expect(diff(out, boxReduce(full.width, full.height, full.rgba, 4)).max).toBe(0);
+    expect(diff(out, boxReduceRaw(full.width, full.height, full.rgba, 4)).max).toBe(0);
   });
 
   for (const name of PHOTON_QUANT_BUG) {
@@ -158,7 +137,7 @@ describe("phash of the reduced image", () => {
       const hash = phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight);
       const photonHash = phashFromRgba(full.rgba, full.width, full.height);
       console.log(`vp8 phash ${name} factor ${f}: ${hash} vs photon ${photonHash}${EXPECTED_PHASH[name] ? ` vs reference ${EXPECTED_PHASH[name]}` : ""}`);
-      expect(hash).toBe(phashFromRgba(boxReduce(full.width, full.height, full.rgba, f).rgba, ours.outWidth, ours.outHeight));
+      expect(hash).toBe(phashFromRgba(boxReduceRaw(full.width, full.height, full.rgba, f).rgba, ours.outWidth, ours.outHeight));
       expect(hammingDistance(hash, photonHash), `${hash} vs ${photonHash}`).toBeLessThanOrEqual(REDUCTION_SENSITIVE[name] ?? 2);
       if (EXPECTED_PHASH[name]) expect(hammingDistance(hash, EXPECTED_PHASH[name]), `${hash} vs ${EXPECTED_PHASH[name]}`).toBeLessThanOrEqual(2);
     });

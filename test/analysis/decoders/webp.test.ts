@@ -6,13 +6,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeWebpReduced, VP8L_MAX_PIXELS } from "../../../src/analysis/decoders/webp";
 import { BoxReducer, LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
-import { loadPhoton } from "../../../src/analysis/imaging";
 import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
 import { EXPECTED_PHASH, fixture } from "../fixtures";
+import { boxReduce, leanFixtures, photonDecode, type FullImage } from "./support";
 
-const loaders = import.meta.glob("../../fixtures/images/lean/webp/*.webp", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
-const byName = new Map(Object.entries(loaders).map(([path, load]) => [path.split("/").pop()!, load] as const));
-const NAMES = [...byName.keys()].filter((n) => !n.startsWith("large-")).sort();
+const fixtures = await leanFixtures("webp");
+const NAMES = fixtures.names.filter((n) => !n.startsWith("large-"));
 // Photon refuses an unknown chunk in an extended file, and the 1x1 lossy animation frame; the lean decoder
 // decodes both (checked separately).
 const PHOTON_NAMES = NAMES.filter((n) => n !== "extended-unknown-chunk.webp" && n !== "anim-offset-lossy-1x1.webp");
@@ -22,11 +21,7 @@ const OFFSET_LOSSY = "anim-offset-lossy.webp";
 
 const decode = decodeWebpReduced;
 
-async function lean(name: string): Promise<Uint8Array> {
-  const url = await byName.get(name)!();
-  const binary = atob(url.slice(url.indexOf(",") + 1));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
+const lean = async (name: string) => fixtures.bytes(name);
 
 /** Whether a fixture holds lossy (VP8) data anywhere. */
 function isLossy(bytes: Uint8Array): boolean {
@@ -34,23 +29,7 @@ function isLossy(bytes: Uint8Array): boolean {
   return false;
 }
 
-type Full = { width: number; height: number; rgba: Uint8Array };
-
-async function photonDecode(bytes: Uint8Array): Promise<Full> {
-  const photon = await loadPhoton();
-  const img = photon.PhotonImage.new_from_byteslice(bytes);
-  try {
-    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
-  } finally {
-    img.free();
-  }
-}
-
-function reduceFull(full: Full, factor: number): ReducedImage {
-  const reducer = new BoxReducer(full.width, full.height, factor);
-  for (let y = 0; y < full.height; y++) reducer.addRow(y, full.rgba, y * full.width * 4);
-  return reducer.finish();
-}
+type Full = FullImage;
 
 /** Max and mean absolute difference over the colour channels and over alpha. */
 function diff(a: Uint8Array, b: Uint8Array) {
@@ -71,7 +50,7 @@ function diff(a: Uint8Array, b: Uint8Array) {
 async function compare(bytes: Uint8Array, targetPixels: number, full: Full) {
   const ours = await decode(bytes, { targetPixels });
   const factor = reductionFactor(full.width, full.height, targetPixels);
-  const ref = reduceFull(full, factor);
+  const ref = boxReduce(full, factor);
   expect([ours.width, ours.height, ours.outWidth, ours.outHeight]).toEqual([full.width, full.height, ref.outWidth, ref.outHeight]);
   expect(ours.rgba.length).toBe(ref.rgba.length);
   return { factor, ...diff(ours.rgba, ref.rgba) };
@@ -80,7 +59,7 @@ async function compare(bytes: Uint8Array, targetPixels: number, full: Full) {
 describe("decodeWebpReduced = photon full decode + BoxReducer", () => {
   it("has the fixtures generate.py writes", () => {
     expect(NAMES.length).toBeGreaterThanOrEqual(25);
-    expect(byName.has("large-4000x3000.webp")).toBe(true);
+    expect(fixtures.names.includes("large-4000x3000.webp")).toBe(true);
   });
 
   for (const name of PHOTON_NAMES) {
@@ -258,7 +237,7 @@ describe("phash of the reduced image", () => {
         const ours = await decode(bytes, { targetPixels: target });
         expect(ours.outWidth).toBe(Math.ceil(full.width / factor));
         const hash = phashFromRgba(ours.rgba, ours.outWidth, ours.outHeight);
-        const ref = reduceFull(full, factor);
+        const ref = boxReduce(full, factor);
         const refHash = phashFromRgba(ref.rgba, ref.outWidth, ref.outHeight);
         expect(hammingDistance(hash, refHash), `factor ${factor}: ${hash} vs photon reduced ${refHash}`).toBeLessThanOrEqual(lossy ? 2 : 0);
         // Reducing a small image itself moves the hash (gps.webp at factor 2 is 80x60: 6 bits from the full

@@ -1,0 +1,50 @@
+/// <reference types="vite/client" />
+// Shared by the lean decoder tests: their fixtures (test/fixtures/images/lean/<format>, inlined by Vite and
+// loaded per folder on demand), photon's full decode as the reference, and the reducer applied to it.
+import { BoxReducer, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { loadPhoton } from "../../../src/analysis/imaging";
+import { base64ToBytes } from "../fixtures";
+
+const loaders = import.meta.glob("../../fixtures/images/lean/*/*.{jpg,png,gif,bmp,webp}", { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+
+export type LeanFixtures = {
+  /** File names in the folder, sorted. */
+  names: string[];
+  /** A fresh copy of a fixture's bytes. */
+  bytes(name: string): Uint8Array;
+};
+
+/** Every fixture of test/fixtures/images/lean/<folder>. */
+export async function leanFixtures(folder: string): Promise<LeanFixtures> {
+  const prefix = `../../fixtures/images/lean/${folder}/`;
+  const entries = Object.entries(loaders).filter(([path]) => path.startsWith(prefix));
+  const urls = new Map(await Promise.all(entries.map(async ([path, load]) => [path.slice(prefix.length), await load()] as const)));
+  return {
+    names: [...urls.keys()].sort(),
+    bytes(name) {
+      const url = urls.get(name);
+      if (!url) throw new Error(`no fixture ${folder}/${name}`);
+      return base64ToBytes(url.slice(url.indexOf(",") + 1));
+    },
+  };
+}
+
+export type FullImage = { width: number; height: number; rgba: Uint8Array };
+
+/** Photon's full decode (the job's path for small images): the reference the lean decoders are held to. */
+export async function photonDecode(bytes: Uint8Array): Promise<FullImage> {
+  const photon = await loadPhoton();
+  const img = photon.PhotonImage.new_from_byteslice(bytes);
+  try {
+    return { width: img.get_width(), height: img.get_height(), rgba: img.get_raw_pixels() };
+  } finally {
+    img.free();
+  }
+}
+
+/** A full image averaged by BoxReducer, as a lean decoder should produce it directly. */
+export function boxReduce(full: FullImage, factor: number): ReducedImage {
+  const reducer = new BoxReducer(full.width, full.height, factor);
+  for (let y = 0; y < full.height; y++) reducer.addRow(y, full.rgba, y * full.width * 4);
+  return reducer.finish();
+}
