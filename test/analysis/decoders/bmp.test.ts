@@ -4,10 +4,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeBmpReduced } from "../../../src/analysis/decoders/bmp";
-import { LeanDecodeError, reductionFactor, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { LeanDecodeError } from "../../../src/analysis/decoders/reduce";
 import { hammingDistance, phashFromRgba } from "../../../src/analysis/phash";
 import { EXPECTED_PHASH, fixture } from "../fixtures";
-import { boxReduce, leanFixtures, photonDecode, type FullImage } from "./support";
+import { boxReduce, channelDiff, compareWithPhoton, leanFixtures, photonDecode, photonFails, type FullImage } from "./support";
 
 const lean = await leanFixtures("bmp");
 const leanFixture = lean.bytes;
@@ -17,39 +17,7 @@ const SHARED = ["gradient.bmp"]; // in test/fixtures/images, with a Python refer
 
 type Full = FullImage;
 
-async function photonFails(bytes: Uint8Array): Promise<boolean> {
-  try {
-    await photonDecode(bytes);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-function diff(a: ReducedImage, b: ReducedImage) {
-  expect([a.width, a.height, a.outWidth, a.outHeight]).toEqual([b.width, b.height, b.outWidth, b.outHeight]);
-  let max = 0;
-  let sum = 0;
-  for (let i = 0; i < a.rgba.length; i++) {
-    const d = Math.abs(a.rgba[i] - b.rgba[i]);
-    sum += d;
-    if (d > max) max = d;
-  }
-  return { max, mean: sum / a.rgba.length };
-}
-
-async function compare(name: string, bytes: Uint8Array) {
-  const full = await photonDecode(bytes);
-  const pixels = full.width * full.height;
-  // Factor 1, then targets giving factors 2, 3 and 7 (sizes not divisible by them in most fixtures).
-  for (const target of [pixels, Math.ceil(pixels / 4), Math.ceil(pixels / 9), Math.ceil(pixels / 49)]) {
-    const ours = await decodeBmpReduced(bytes, { targetPixels: target });
-    const factor = reductionFactor(full.width, full.height, target);
-    const { max, mean } = diff(ours, boxReduce(full, factor));
-    expect(max, `${name} factor ${factor}: max ${max}, mean ${mean.toFixed(4)}`).toBeLessThanOrEqual(1);
-  }
-  return full;
-}
+const compare = (name: string, bytes: Uint8Array) => compareWithPhoton(decodeBmpReduced, name, bytes);
 
 describe("decodeBmpReduced = photon's decode, box-reduced", () => {
   for (const name of SMALL) {
@@ -122,7 +90,7 @@ describe("decodeBmpReduced on damaged files, differentially against photon", () 
           }
           if (full.width === 0 || full.height === 0) return; // photon's empty image; ours is an error
           const ours = await decodeBmpReduced(bytes, { targetPixels: full.width * full.height });
-          expect(diff(ours, boxReduce(full, 1)).max).toBe(0);
+          expect(channelDiff(ours, boxReduce(full, 1)).max).toBe(0);
           agreed++;
         },
       ),

@@ -1,7 +1,8 @@
 /// <reference types="vite/client" />
 // Shared by the lean decoder tests: their fixtures (test/fixtures/images/lean/<format>, inlined by Vite and
 // loaded per folder on demand), photon's full decode as the reference, and the reducer applied to it.
-import { BoxReducer, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { expect } from "vitest";
+import { BoxReducer, reductionFactor, type LeanDecoder, type ReducedImage } from "../../../src/analysis/decoders/reduce";
 import { loadPhoton } from "../../../src/analysis/imaging";
 import { base64ToBytes } from "../fixtures";
 
@@ -47,4 +48,42 @@ export function boxReduce(full: FullImage, factor: number): ReducedImage {
   const reducer = new BoxReducer(full.width, full.height, factor);
   for (let y = 0; y < full.height; y++) reducer.addRow(y, full.rgba, y * full.width * 4);
   return reducer.finish();
+}
+
+export async function photonFails(bytes: Uint8Array): Promise<boolean> {
+  try {
+    await photonDecode(bytes);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Max and mean absolute difference over all channels of two reduced images of the same geometry. */
+export function channelDiff(a: ReducedImage, b: ReducedImage): { max: number; mean: number } {
+  expect([a.width, a.height, a.outWidth, a.outHeight]).toEqual([b.width, b.height, b.outWidth, b.outHeight]);
+  let max = 0;
+  let sum = 0;
+  for (let i = 0; i < a.rgba.length; i++) {
+    const d = Math.abs(a.rgba[i] - b.rgba[i]);
+    sum += d;
+    if (d > max) max = d;
+  }
+  return { max, mean: sum / Math.max(1, a.rgba.length) };
+}
+
+/**
+ * A lossless decoder against photon + BoxReducer at factor 1 and at targets giving factors 2, 3 and 7 (sizes not
+ * divisible by them in most fixtures): at most `maxDiff` apart anywhere. Returns photon's full image.
+ */
+export async function compareWithPhoton(decode: LeanDecoder, name: string, bytes: Uint8Array, maxDiff = 1): Promise<FullImage> {
+  const full = await photonDecode(bytes);
+  const pixels = full.width * full.height;
+  for (const target of [pixels, Math.ceil(pixels / 4), Math.ceil(pixels / 9), Math.ceil(pixels / 49)]) {
+    const ours = await decode(bytes, { targetPixels: target });
+    const factor = reductionFactor(full.width, full.height, target);
+    const { max, mean } = channelDiff(ours, boxReduce(full, factor));
+    expect(max, `${name} factor ${factor}: max ${max}, mean ${mean.toFixed(4)}`).toBeLessThanOrEqual(maxDiff);
+  }
+  return full;
 }
