@@ -1,5 +1,5 @@
 // The image-analysis job's costs (src/analysis), each against a baseline measured in the same run:
-//   1. phash per image inside workerd (photon decode + our PIL-compatible grayscale/Lanczos/DCT) vs the Python
+//   1. phash per image inside workerd (decode + our PIL-compatible grayscale/Lanczos/DCT) vs the Python
 //      reference (Pillow + scipy, test/fixtures/images/reference_phash.py) on the same files: ratio, and
 //      agreement of the hashes;
 //   1b. the reduced decode path (our lean decoders) vs photon's full decode on the large fixtures: CPU, phash
@@ -91,7 +91,7 @@ const IMAGES = [
   printTable(rows, [
     { key: "image", title: "image" },
     { key: "python", title: "Python ms (Pillow+scipy)" },
-    { key: "workerd", title: "workerd CPU ms (photon+TS)" },
+    { key: "workerd", title: "workerd CPU ms (decode+TS)" },
     { key: "ratio", title: "workerd / Python", format: (v) => `${fmt(v)}x` },
     { key: "tsOnly", title: "TS resize+DCT ms" },
     { key: "decodeDerive", title: "decode+thumb+nsfw-input ms" },

@@ -148,11 +148,12 @@ export const ANALYSIS = {
   /** Refused before decode: a decoded image costs width x height x 4 bytes (decisions: 40 megapixels). */
   maxPixels: 40_000_000,
   /**
-   * Photon's full decode is used up to this many pixels. Measured in workerd: decoding a 12 MP JPEG grows photon's
+   * Photon's full decode is used for JPEGs up to this many pixels (PNG, GIF, BMP and WebP always take our decoders,
+   * at full size when within this budget). Measured in workerd: decoding a 12 MP JPEG grows photon's
    * wasm memory to 140 MB (~11.6 bytes per pixel: decoder buffers, RGB then RGBA), ~13 bytes per pixel once the
    * pixels are read out, plus 5 bytes per pixel of JS copies (RGBA, luma): 5 MP stays near 90 MB with the model.
    * Larger images (up to maxPixels) take the reduced path: our lean decoders (src/analysis/decoders) decode them
-   * straight to a block-averaged image of about leanTargetPixels without ever holding the full pixels.
+   * straight to a block-averaged image of at most leanTargetPixels without ever holding the full pixels.
    */
   maxDecodePixels: 5_000_000,
   /**

@@ -1,10 +1,12 @@
 // Decoding and everything derived from the decoded pixels: true dimensions, the luma buffer the phash is
-// computed from, the thumbnail and the NSFW model input. Two paths:
-//   - full: @cf-wasm/photon (Rust `image` crate in wasm) decodes the whole image. It costs ~12 bytes per pixel of
-//     wasm memory (measured), so it is used up to ANALYSIS.maxDecodePixels;
-//   - reduced: larger images are decoded by our own lean decoders (decoders/) straight to a ~1 MP block-averaged
-//     image (a JPEG's 1/8 DC image), never holding the full pixels; photon then only resizes that small image.
-// The phash, thumbnail and NSFW input come from whichever pixels the path produced. Photon is imported lazily so
+// computed from, the thumbnail and the NSFW model input. Two decoders:
+//   - @cf-wasm/photon (Rust `image` crate in wasm) decodes whole images. It costs ~12 bytes per pixel of wasm
+//     memory (measured), so it is used for JPEGs up to ANALYSIS.maxDecodePixels, and as a fallback for small
+//     files our decoders refuse;
+//   - our lean decoders (decoders/) decode PNG, GIF, BMP and WebP at every size, and JPEGs over the budget,
+//     straight to a block-averaged image of at most ANALYSIS.leanTargetPixels (full size when the image fits;
+//     a JPEG's 1/8 DC image), never holding more than that; photon then only resizes this image.
+// The phash, thumbnail and NSFW input come from whichever pixels were produced. Photon is imported lazily so
 // the API's fetch path never instantiates its 1.5 MB wasm module; every PhotonImage is freed in a `finally`
 // (wasm memory is not garbage collected).
 import type { PhotonImage } from "@cf-wasm/photon";
@@ -86,17 +88,27 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions): Pr
   const fullBudget = options.maxFullDecodePixels ?? ANALYSIS.maxDecodePixels;
   const reducedTarget = options.leanTargetPixels ?? ANALYSIS.leanTargetPixels;
   if (pixels > fullBudget) return decodeReducedImage(bytes, header, options, reducedTarget);
-  // Within the budget our decoder gives full size (factor 1, 4 bytes per pixel: still a third of photon's cost).
-  if (OWN_DECODER_FORMATS.has(header.format)) return decodeReducedImage(bytes, header, options, Math.max(pixels, reducedTarget));
+  if (OWN_DECODER_FORMATS.has(header.format)) {
+    // Within the budget our decoders give full size (factor 1).
+    try {
+      return await decodeReducedImage(bytes, header, options, Math.max(pixels, reducedTarget));
+    } catch (err) {
+      // Photon reads a few damaged files ours refuse (e.g. bytes after a PNG's zlib stream); within the budget
+      // it can afford to try.
+      if (!(err instanceof DecodeError)) throw err;
+    }
+  }
   return decodeFullImage(bytes, options);
 }
 
 /**
- * Formats our decoders read more faithfully than photon's `image` 0.24: its VP8 decoder ignores the quantiser of
- * frames without segmentation (libwebp writes those for small or flat images), which shifts their pixels by ~25
- * levels on average and the phash with them; ours matches libwebp, what Pillow (the phash reference) uses.
+ * Formats our decoders read at every size; photon keeps JPEGs within the budget (our JPEG decoder gives the 1/8 DC
+ * image only). Ours cost 4 bytes per pixel instead of ~12, match photon exactly on PNG, GIF and BMP, and read WebP
+ * more faithfully than photon's `image` 0.24: its VP8 decoder ignores the quantiser of frames without segmentation
+ * (libwebp writes those for small or flat images), which shifts their pixels by ~25 levels on average and the phash
+ * with them; ours matches libwebp, what Pillow (the phash reference) uses.
  */
-const OWN_DECODER_FORMATS: ReadonlySet<ImageFormat> = new Set(["webp"]);
+const OWN_DECODER_FORMATS: ReadonlySet<ImageFormat> = new Set(["png", "gif", "bmp", "webp"]);
 
 async function decodeFullImage(bytes: Uint8Array, options: DecodeOptions): Promise<DecodedImage> {
   const photon = await loadPhoton();

@@ -6,6 +6,7 @@ import type { PhotonImage } from "@cf-wasm/photon";
 import { ANALYSIS } from "../../src/config";
 import { DecodeError, decodeImage, loadPhoton } from "../../src/analysis/imaging";
 import { parseImageHeader } from "../../src/analysis/header";
+import { crc32 } from "../../src/analysis/metadata";
 import { hammingDistance, phashFromLuma, toLuma601 } from "../../src/analysis/phash";
 import { base64ToBytes, EXPECTED_PHASH, fixture, FIXTURE_NAMES, LARGE_EXPECTED_PHASH, LARGE_FIXTURE_NAMES, largeFixture } from "./fixtures";
 import { pngHeader } from "./images";
@@ -112,5 +113,35 @@ describe("WebP always goes through our decoder", () => {
     console.log(`one-segment.webp mean luma difference to libwebp: ours ${ours.toFixed(2)}, photon ${theirs.toFixed(2)}`);
     expect(ours).toBeLessThan(1.5);
     expect(theirs).toBeGreaterThan(10);
+  });
+});
+
+describe("which decoder reads an image within the budget", () => {
+  it("PNG, GIF, BMP and WebP: ours, at full size (4 bytes per pixel); JPEG: photon", async () => {
+    const cases = [["truchet.png", "lean"], ["licorice.gif", "lean"], ["gradient.bmp", "lean"], ["pixels.webp", "lean"], ["cubes.jpg", "photon"]] as const;
+    for (const [name, decoder] of cases) {
+      const decoded = await decodeImage(fixture(name), { ...options, nsfwSize: 0 });
+      expect(decoded.decoder, name).toBe(decoder);
+      expect([decoded.lumaWidth, decoded.lumaHeight], name).toEqual([decoded.width, decoded.height]);
+    }
+  });
+
+  it("falls back to photon for a small file ours refuse (bytes after the PNG's zlib stream)", async () => {
+    const rows = Uint8Array.from([0, 10, 20, 30, 40, 0, 50, 60, 70, 80]); // 4x2 grey, filter None
+    const zlib = new Uint8Array(await new Response(new Blob([rows]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer());
+    const be32 = (v: number) => [(v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
+    const chunk = (type: string, data: number[]) => {
+      const body = Uint8Array.from([...[...type].map((c) => c.charCodeAt(0)), ...data]);
+      return [...be32(data.length), ...body, ...be32(crc32(body))];
+    };
+    const png = Uint8Array.from([
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a,
+      ...chunk("IHDR", [...be32(4), ...be32(2), 8, 0, 0, 0, 0]),
+      ...chunk("IDAT", [...zlib, 1, 2, 3]),
+      ...chunk("IEND", []),
+    ]);
+    const decoded = await decodeImage(png, { ...options, nsfwSize: 0 });
+    expect(decoded.decoder).toBe("photon");
+    expect([...decoded.luma]).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
   });
 });

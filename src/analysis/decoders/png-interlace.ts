@@ -34,7 +34,7 @@ export function passesOf(width: number, height: number, interlaced: boolean): Pa
 export class InterlacedAccumulator {
   readonly outWidth: number;
   readonly outHeight: number;
-  private readonly sums: Uint32Array | Float64Array;
+  private readonly sums: Uint8Array | Uint32Array | Float64Array;
   /** Output column offset (ox * 4) of each full-resolution column. */
   private readonly colOffset: Uint32Array;
 
@@ -46,8 +46,9 @@ export class InterlacedAccumulator {
     this.outWidth = Math.ceil(width / factor);
     this.outHeight = Math.ceil(height / factor);
     const cells = this.outWidth * this.outHeight * 4;
-    // A block's sum fits 32 bits unless the factor is huge (then the output is tiny anyway).
-    this.sums = factor * factor * 255 < 2 ** 32 ? new Uint32Array(cells) : new Float64Array(cells);
+    // At factor 1 each cell receives one pixel: the "sums" are the output (4 bytes per pixel, not 16). A block's
+    // sum fits 32 bits unless the factor is huge (then the output is tiny anyway).
+    this.sums = factor === 1 ? new Uint8Array(cells) : factor * factor * 255 < 2 ** 32 ? new Uint32Array(cells) : new Float64Array(cells);
     this.colOffset = new Uint32Array(width);
     for (let x = 0; x < width; x++) this.colOffset[x] = ((x / factor) | 0) * 4;
   }
@@ -71,6 +72,7 @@ export class InterlacedAccumulator {
   /** Averages with BoxReducer's rounding; call only once every pass row was added. */
   finish(): ReducedImage {
     const { factor: f, outWidth: ow, outHeight: oh, sums } = this;
+    if (sums instanceof Uint8Array) return { width: this.width, height: this.height, outWidth: ow, outHeight: oh, rgba: sums };
     const out = new Uint8Array(ow * oh * 4);
     for (let oy = 0; oy < oh; oy++) {
       const rows = Math.min(f, this.height - oy * f);

@@ -42,7 +42,8 @@ export function reductionFactor(width: number, height: number, targetPixels: num
  *
  * Rows in increasing order (`addRow`) need only one output row of sums (outWidth x 4 uint32); rows in any
  * order (interlaced PNG / GIF: `addRowAnyOrder`) switch to sums for the whole output (outWidth x outHeight x 4
- * uint32, 16 MB at 1 MP). Each input row must be added once.
+ * uint32, 16 MB at 1 MP). At factor 1 rows are copied straight to the output in either case. Each input row
+ * must be added once.
  */
 export class BoxReducer {
   readonly outWidth: number;
@@ -68,6 +69,7 @@ export class BoxReducer {
 
   /** Full-resolution row y (RGBA8, width x 4 bytes from `offset`); rows must come in increasing order. */
   addRow(y: number, rgba: Uint8Array, offset = 0): void {
+    if (this.factor === 1) return this.copyRow(y, rgba, offset);
     if (this.allSums) return this.addRowAnyOrder(y, rgba, offset);
     const oy = (y / this.factor) | 0;
     if (oy !== this.sumsRow) {
@@ -80,6 +82,7 @@ export class BoxReducer {
 
   /** Full-resolution row y in any order (interlaced images). */
   addRowAnyOrder(y: number, rgba: Uint8Array, offset = 0): void {
+    if (this.factor === 1) return this.copyRow(y, rgba, offset);
     if (!this.allSums) {
       this.flushRow();
       this.allSums = new Uint32Array(this.outWidth * this.outHeight * 4);
@@ -89,6 +92,12 @@ export class BoxReducer {
     const oy = (y / this.factor) | 0;
     this.accumulate(this.allSums, oy * this.outWidth * 4, rgba, offset);
     this.allCounts![oy]++;
+  }
+
+  /** Factor 1: nothing to average, so rows in any order go straight to the output (no sums, 4 bytes per pixel). */
+  private copyRow(y: number, rgba: Uint8Array, offset: number) {
+    const bytes = this.width * 4;
+    this.out.set(rgba.subarray(offset, offset + bytes), y * bytes);
   }
 
   private accumulate(sums: Uint32Array, base: number, rgba: Uint8Array, offset: number) {
@@ -146,7 +155,9 @@ export class BoxReducer {
 
   /** The reduced image; rows never added stay transparent black. */
   finish(): ReducedImage {
-    if (this.allSums) {
+    if (this.factor === 1) {
+      // Rows were copied as they came.
+    } else if (this.allSums) {
       for (let oy = 0; oy < this.outHeight; oy++) this.emit(oy, this.allSums, oy * this.outWidth * 4, Math.min(this.allCounts![oy], this.rowsIn(oy)));
       this.allSums = null;
     } else {
