@@ -2,7 +2,7 @@
 // computed from, the thumbnail and the NSFW model input. Two decoders:
 //   - @cf-wasm/photon (Rust `image` crate in wasm) decodes whole images. It costs ~12 bytes per pixel of wasm
 //     memory (measured), so it is used for JPEGs up to ANALYSIS.maxDecodePixels, and as a fallback for small
-//     files our decoders refuse;
+//     files our decoders refuse (and ours for small JPEGs photon refuses);
 //   - our lean decoders (decoders/) decode PNG, GIF, BMP and WebP at every size, and JPEGs over the budget,
 //     straight to a block-averaged image of at most ANALYSIS.leanTargetPixels (full size when the image fits;
 //     a JPEG's 1/8 DC image), never holding more than that; photon then only resizes this image.
@@ -98,7 +98,18 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions): Pr
       if (!(err instanceof DecodeError)) throw err;
     }
   }
-  return decodeFullImage(bytes, options);
+  try {
+    return await decodeFullImage(bytes, options);
+  } catch (err) {
+    // Photon refuses some JPEGs ours read (12-bit samples; data cut short, which libjpeg and browsers show as far
+    // as it goes): a 1/8 image beats no analysis.
+    if (!(err instanceof DecodeError) || header.format !== "jpeg") throw err;
+    try {
+      return await decodeReducedImage(bytes, header, options, reducedTarget);
+    } catch {
+      throw err;
+    }
+  }
 }
 
 /**

@@ -126,6 +126,16 @@ describe("which decoder reads an image within the budget", () => {
     }
   });
 
+  it("falls back to ours for a small JPEG photon cannot read (12-bit samples), at 1/8 scale", async () => {
+    const url = (await import("../fixtures/images/lean/jpeg/enc-12bit.jpg?inline")).default as string;
+    const bytes = base64ToBytes(url.slice(url.indexOf(",") + 1));
+    const photon = await loadPhoton();
+    expect(() => photon.PhotonImage.new_from_byteslice(bytes)).toThrow();
+    const decoded = await decodeImage(bytes, { ...options, nsfwSize: 0 });
+    expect(decoded.decoder).toBe("lean");
+    expect([decoded.lumaWidth, decoded.lumaHeight]).toEqual([Math.ceil(decoded.width / 8), Math.ceil(decoded.height / 8)]);
+  });
+
   it("falls back to photon for a small file ours refuse (bytes after the PNG's zlib stream)", async () => {
     const rows = Uint8Array.from([0, 10, 20, 30, 40, 0, 50, 60, 70, 80]); // 4x2 grey, filter None
     const zlib = new Uint8Array(await new Response(new Blob([rows]).stream().pipeThrough(new CompressionStream("deflate"))).arrayBuffer());

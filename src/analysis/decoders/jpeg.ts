@@ -27,6 +27,8 @@ type Component = DcComponent & {
   /** Whether `detail` is kept (baseline, subsampled by 2 or 4), and its weights once the scan starts. */
   wantsDetail: boolean;
   weights: Float64Array | null;
+  /** A scan gave every block of this component its DC value (baseline, or progressive DC first). */
+  dcComplete: boolean;
 };
 
 type Frame = {
@@ -140,6 +142,7 @@ class JpegState {
         detail: null,
         wantsDetail: marker !== 0xc2 && (c.h < hmax || c.v < vmax) && 8 % (hmax / c.h) === 0 && 8 % (vmax / c.v) === 0,
         weights: null,
+        dcComplete: false,
         pred: 0,
         dcTable: null,
         acTable: null,
@@ -197,7 +200,10 @@ class JpegState {
     }
     const reader = new BitReader(d, end);
     const mode = !frame.progressive ? BASELINE : ah === 0 ? DC_FIRST : DC_REFINE;
-    this.blockBudget -= decodeScan(reader, frame, comps, mode, al, this.restartInterval, this.blockBudget);
+    const blocks = decodeScan(reader, frame, comps, mode, al, this.restartInterval, this.blockBudget);
+    this.blockBudget -= blocks;
+    const expected = ns === 1 ? comps[0].bw * comps[0].bh : frame.mcusX * frame.mcusY * comps.reduce((n, c) => n + c.h * c.v, 0);
+    if (mode !== DC_REFINE && blocks >= expected) for (const c of comps) c.dcComplete = true;
     return nextMarker(d, reader.pos);
   }
 }
@@ -347,6 +353,9 @@ function decodeJpeg(d: Uint8Array, targetPixels: number): ReducedImage {
   const frame = state.frame;
   if (!frame) throw new LeanDecodeError("corrupt JPEG: no frame header");
   if (state.scans === 0) throw new LeanDecodeError("corrupt JPEG: no image data");
+  // Like photon and Pillow (and unlike libjpeg's warning), a file cut before every block has its mean is refused:
+  // the hash and thumbnail of a half-grey picture would be wrong. A progressive file cut in its AC scans is fine.
+  if (frame.comps.some((c) => !c.dcComplete)) throw new LeanDecodeError("corrupt JPEG: image data cut short");
   const transform = colorTransform(frame.comps.length, state.adobeTransform, state.jfif, frame.comps.map((c) => c.id));
   const small = dcImage(frame.width, frame.height, frame.precision, frame.hmax, frame.vmax, frame.comps, transform);
   if (small.w * small.h <= targetPixels) return { width: frame.width, height: frame.height, outWidth: small.w, outHeight: small.h, rgba: small.rgba };
