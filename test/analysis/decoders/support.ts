@@ -1,6 +1,7 @@
 /// <reference types="vite/client" />
 // Shared by the lean decoder tests: their fixtures (test/fixtures/images/lean/<format>, inlined by Vite and
 // loaded per folder on demand), photon's full decode as the reference, and the reducer applied to it.
+import fc from "fast-check";
 import { expect } from "vitest";
 import { BoxReducer, reductionFactor, type LeanDecoder, type ReducedImage } from "../../../src/analysis/decoders/reduce";
 import { loadPhoton } from "../../../src/analysis/imaging";
@@ -86,4 +87,37 @@ export async function compareWithPhoton(decode: LeanDecoder, name: string, bytes
     expect(max, `${name} factor ${factor}: max ${max}, mean ${mean.toFixed(4)}`).toBeLessThanOrEqual(maxDiff);
   }
   return full;
+}
+
+/**
+ * Damages fixtures (truncations, byte changes biased to the first 80 bytes, where the headers are) and, whenever
+ * photon still decodes one, requires the decoder to give photon's pixels exactly. The other way round is allowed:
+ * a decoder may read files photon refuses. Returns how many damaged files both decoded.
+ */
+export async function agreesWithPhotonOnDamage(decode: LeanDecoder, sources: Uint8Array[], numRuns = 150): Promise<number> {
+  let agreed = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.nat({ max: sources.length - 1 }),
+      fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.double({ min: 0, max: 1, noNaN: true }), weight: 1 }),
+      fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 255 }), fc.boolean()), { maxLength: 3 }),
+      async (i, cut, changes) => {
+        let bytes = sources[i].slice();
+        for (const [at, v, header] of changes) bytes[Math.floor(at * (Math.min(header ? 80 : bytes.length, bytes.length) - 1))] = v;
+        if (cut !== null) bytes = bytes.subarray(0, Math.floor(cut * bytes.length));
+        let full: FullImage;
+        try {
+          full = await photonDecode(bytes);
+        } catch {
+          return;
+        }
+        if (full.width === 0 || full.height === 0) return; // photon's empty image; ours is an error
+        const ours = await decode(bytes, { targetPixels: full.width * full.height });
+        expect(channelDiff(ours, boxReduce(full, 1)).max).toBe(0);
+        agreed++;
+      },
+    ),
+    { numRuns },
+  );
+  return agreed;
 }
