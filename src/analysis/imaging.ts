@@ -27,7 +27,10 @@ export function loadPhoton(): Promise<Photon> {
   return photonModule;
 }
 
-export class DecodeError extends Error {}
+export class DecodeError extends Error {
+  /** Raised by one of our decoders (a specific reason) rather than by photon. */
+  fromLean = false;
+}
 
 export type Thumbnail = { bytes: Uint8Array; contentType: "image/jpeg" | "image/png"; extension: "jpg" | "png"; width: number; height: number };
 
@@ -78,38 +81,36 @@ function free(image: PhotonImage | undefined) {
 /**
  * Decodes `bytes` (first frame of an animation) and derives what the analysis needs. Throws DecodeError
  * when the image cannot be decoded; thumbnail / NSFW-input failures are reported in `stepErrors`.
- * Call only after the header guard: decoding allocates width x height x 4 bytes of wasm memory.
+ * Call only after the header guard (at most ANALYSIS.maxPixels): the decoders' memory grows with the image.
  */
 export async function decodeImage(bytes: Uint8Array, options: DecodeOptions): Promise<DecodedImage> {
   const parsed = options.header ? { ok: true as const, ...options.header } : parseImageHeader(bytes);
   if (!parsed.ok) throw new DecodeError(`undecodable image: ${parsed.reason}`);
   const header: ImageHeader = parsed;
   const pixels = header.width * header.height;
-  const fullBudget = options.maxFullDecodePixels ?? ANALYSIS.maxDecodePixels;
   const reducedTarget = options.leanTargetPixels ?? ANALYSIS.leanTargetPixels;
-  if (pixels > fullBudget) return decodeReducedImage(bytes, header, options, reducedTarget);
-  if (OWN_DECODER_FORMATS.has(header.format)) {
-    // Within the budget our decoders give full size (factor 1).
+  const ours = (targetPixels: number) => () => decodeReducedImage(bytes, header, options, targetPixels);
+  const photon = () => decodeFullImage(bytes, options);
+  // In order of preference; the next is tried only when one cannot decode the file. Within the budget photon
+  // reads a few damaged files ours refuse (bytes after a PNG's zlib stream), and ours read JPEGs photon refuses
+  // (12-bit samples: a 1/8 image beats no analysis).
+  const decoders =
+    pixels > (options.maxFullDecodePixels ?? ANALYSIS.maxDecodePixels)
+      ? [ours(reducedTarget)]
+      : OWN_DECODER_FORMATS.has(header.format)
+        ? [ours(Math.max(pixels, reducedTarget)), photon] // full size (factor 1)
+        : [photon, ours(reducedTarget)];
+  const errors: DecodeError[] = [];
+  for (const decode of decoders) {
     try {
-      return await decodeReducedImage(bytes, header, options, Math.max(pixels, reducedTarget));
+      return await decode();
     } catch (err) {
-      // Photon reads a few damaged files ours refuse (e.g. bytes after a PNG's zlib stream); within the budget
-      // it can afford to try.
       if (!(err instanceof DecodeError)) throw err;
+      errors.push(err);
     }
   }
-  try {
-    return await decodeFullImage(bytes, options);
-  } catch (err) {
-    // Photon refuses some JPEGs ours read (12-bit samples; data cut short, which libjpeg and browsers show as far
-    // as it goes): a 1/8 image beats no analysis.
-    if (!(err instanceof DecodeError) || header.format !== "jpeg") throw err;
-    try {
-      return await decodeReducedImage(bytes, header, options, reducedTarget);
-    } catch {
-      throw err;
-    }
-  }
+  // Our decoders say what is wrong (photon mostly says "unreachable"): report theirs.
+  throw errors.find((e) => e.fromLean) ?? errors[0];
 }
 
 /**
@@ -150,8 +151,10 @@ async function decodeReducedImage(bytes: Uint8Array, header: ImageHeader, option
   try {
     reduced = await decodeReduced(bytes, header.format, { targetPixels });
   } catch (err) {
-    if (err instanceof LeanDecodeError) throw new DecodeError(`undecodable image: ${err.message}`);
-    throw err;
+    if (!(err instanceof LeanDecodeError)) throw err;
+    const decodeError = new DecodeError(`undecodable image: ${err.message}`);
+    decodeError.fromLean = true;
+    throw decodeError;
   }
   const { width, height, outWidth, outHeight, rgba } = reduced;
   const photon = await loadPhoton();
