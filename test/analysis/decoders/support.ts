@@ -3,7 +3,7 @@
 // loaded per folder on demand), photon's full decode as the reference, and the reducer applied to it.
 import fc from "fast-check";
 import { expect } from "vitest";
-import { BoxReducer, reductionFactor, type LeanDecoder, type ReducedImage } from "../../../src/analysis/decoders/reduce";
+import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder, type ReducedImage } from "../../../src/analysis/decoders/reduce";
 import { loadPhoton } from "../../../src/analysis/imaging";
 import { base64ToBytes } from "../fixtures";
 
@@ -120,4 +120,37 @@ export async function agreesWithPhotonOnDamage(decode: LeanDecoder, sources: Uin
     { numRuns },
   );
   return agreed;
+}
+
+/**
+ * Truncations and byte flips of the fixtures decode to a well-formed ReducedImage or throw LeanDecodeError,
+ * never anything else. `headerBytes` biases half the flips into the first bytes, where the headers are.
+ */
+export async function onlyLeanErrors(decode: LeanDecoder, sources: Uint8Array[], headerBytes = 0): Promise<void> {
+  const run = async (bytes: Uint8Array) => {
+    try {
+      const out = await decode(bytes, { targetPixels: 5000 });
+      expect(out.rgba.length).toBe(out.outWidth * out.outHeight * 4);
+    } catch (err) {
+      if (!(err instanceof LeanDecodeError)) throw err;
+    }
+  };
+  await fc.assert(
+    fc.asyncProperty(fc.nat({ max: sources.length - 1 }), fc.double({ min: 0, max: 1, noNaN: true }), async (i, at) => {
+      await run(sources[i].subarray(0, Math.floor(at * sources[i].length)));
+    }),
+    { numRuns: 150 },
+  );
+  await fc.assert(
+    fc.asyncProperty(
+      fc.nat({ max: sources.length - 1 }),
+      fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 255 }), fc.boolean()), { minLength: 1, maxLength: 6 }),
+      async (i, flips) => {
+        const bytes = sources[i].slice();
+        for (const [at, v, header] of flips) bytes[Math.floor(at * ((header && headerBytes ? Math.min(headerBytes, bytes.length) : bytes.length) - 1))] = v;
+        await run(bytes);
+      },
+    ),
+    { numRuns: 200 },
+  );
 }
