@@ -6,6 +6,20 @@
 
 /** Clamp to the signed 8-bit range. */
 const c = (v: number) => (v < -128 ? -128 : v > 127 ? 127 : v);
+const abs = (v: number) => (v < 0 ? -v : v);
+
+/** The normal filters' test (RFC 6386 15.3): a step too large to be a blocking artefact is a real edge, kept. */
+function keepsEdge(p3: number, p2: number, p1: number, p0: number, q0: number, q1: number, q2: number, q3: number, interior: number, edgeLimit: number): boolean {
+  return (
+    abs(p0 - q0) * 2 + (abs(p1 - q1) >> 1) > edgeLimit ||
+    abs(p3 - p2) > interior ||
+    abs(p2 - p1) > interior ||
+    abs(p1 - p0) > interior ||
+    abs(q3 - q2) > interior ||
+    abs(q2 - q1) > interior ||
+    abs(q1 - q0) > interior
+  );
+}
 
 export function simpleFilter(px: Uint8Array, p: number, along: number, count: number, step: number, edgeLimit: number): void {
   for (let i = 0; i < count; i++, p += along) {
@@ -24,19 +38,9 @@ export function innerEdgeFilter(px: Uint8Array, p: number, along: number, count:
   for (let i = 0; i < count; i++, p += along) {
     const p3 = px[p - 4 * step], p2 = px[p - 3 * step], p1 = px[p - 2 * step], p0 = px[p - step];
     const q0 = px[p], q1 = px[p + step], q2 = px[p + 2 * step], q3 = px[p + 3 * step];
-    const d10 = p1 > p0 ? p1 - p0 : p0 - p1;
-    const e10 = q1 > q0 ? q1 - q0 : q0 - q1;
-    if (
-      (p0 > q0 ? p0 - q0 : q0 - p0) * 2 + ((p1 > q1 ? p1 - q1 : q1 - p1) >> 1) > edgeLimit ||
-      (p3 > p2 ? p3 - p2 : p2 - p3) > interior ||
-      (p2 > p1 ? p2 - p1 : p1 - p2) > interior ||
-      d10 > interior ||
-      (q3 > q2 ? q3 - q2 : q2 - q3) > interior ||
-      (q2 > q1 ? q2 - q1 : q1 - q2) > interior ||
-      e10 > interior
-    ) {
-      continue;
-    }
+    if (keepsEdge(p3, p2, p1, p0, q0, q1, q2, q3, interior, edgeLimit)) continue;
+    const d10 = abs(p1 - p0);
+    const e10 = abs(q1 - q0);
     const hev = d10 > hevThreshold || e10 > hevThreshold;
     let a = c((hev ? c(p1 - q1) : 0) + 3 * (q0 - p0));
     const b = c(a + 3) >> 3;
@@ -56,19 +60,9 @@ export function mbEdgeFilter(px: Uint8Array, p: number, along: number, count: nu
   for (let i = 0; i < count; i++, p += along) {
     const p3 = px[p - 4 * step], p2 = px[p - 3 * step], p1 = px[p - 2 * step], p0 = px[p - step];
     const q0 = px[p], q1 = px[p + step], q2 = px[p + 2 * step], q3 = px[p + 3 * step];
-    const d10 = p1 > p0 ? p1 - p0 : p0 - p1;
-    const e10 = q1 > q0 ? q1 - q0 : q0 - q1;
-    if (
-      (p0 > q0 ? p0 - q0 : q0 - p0) * 2 + ((p1 > q1 ? p1 - q1 : q1 - p1) >> 1) > edgeLimit ||
-      (p3 > p2 ? p3 - p2 : p2 - p3) > interior ||
-      (p2 > p1 ? p2 - p1 : p1 - p2) > interior ||
-      d10 > interior ||
-      (q3 > q2 ? q3 - q2 : q2 - q3) > interior ||
-      (q2 > q1 ? q2 - q1 : q1 - q2) > interior ||
-      e10 > interior
-    ) {
-      continue;
-    }
+    if (keepsEdge(p3, p2, p1, p0, q0, q1, q2, q3, interior, edgeLimit)) continue;
+    const d10 = abs(p1 - p0);
+    const e10 = abs(q1 - q0);
     if (d10 > hevThreshold || e10 > hevThreshold) {
       let a = c(c(p1 - q1) + 3 * (q0 - p0));
       const b = c(a + 3) >> 3;
