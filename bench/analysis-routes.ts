@@ -5,21 +5,7 @@
 //   GET  /__bench/analysis/count?owner=  rows held by the owner
 import { bandValues } from "../src/analysis/bands";
 import { findNearHashes } from "../src/analysis/duplicates";
-
-/** Deterministic 64-bit hashes (xorshift), top bit set like real phashes (DC is always above the median). */
-export function benchHash(i: number, seed: number): string {
-  let x = (i + 1) * 0x9e3779b1 + seed * 0x85ebca6b;
-  const next = () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-  next();
-  const hi = (next() | 0x80000000) >>> 0;
-  const lo = next();
-  return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
-}
+import { benchHash } from "./lib/bench-hash.mjs";
 
 export async function analysisBench(request: Request, env: Env, path: string): Promise<Response> {
   if (path === "seed" && request.method === "POST") {

@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import { benchHash } from "./lib/bench-hash.mjs";
 import { benchPort, fmt, inWorkerd, printTable, quick, ratio, root, startBenchApp, stats, wranglerEnv, writeSummary } from "./lib/index.mjs";
 
 const PY = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
@@ -321,17 +322,3 @@ function flip(hex, bits) {
   return v.toString(16).padStart(16, "0");
 }
 
-/** Same generator as bench/analysis-routes.ts benchHash. */
-function benchHash(i, seed) {
-  let x = (i + 1) * 0x9e3779b1 + seed * 0x85ebca6b;
-  const next = () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-  next();
-  const hi = (next() | 0x80000000) >>> 0;
-  const lo = next();
-  return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
-}

@@ -1,0 +1,1 @@
+export function benchHash(i: number, seed: number): string;
