@@ -1,12 +1,13 @@
 // The rate limiter's cost: API throughput, latency and CPU per request with the limiter on
-// (RATE_LIMIT_MULTIPLIER=1000: every request does its one RateLimiter Durable Object round trip, none is
-// refused) against the same app with it off ("off": no DO call at all), both through wrangler dev in this
-// run. Rounds alternate off/on so drifting machine load hits both sides alike.
-// Run: npm run bench -- limits   (--quick: 1 round of 2 s per case). Ports 8820/8821 (BENCH_PORT_BASE + 30/31).
+// (RATE_LIMIT_MULTIPLIER=1000: none is refused; calls are decided in the isolate from tickets leased from the
+// subject's RateLimiter Durable Object, src/limits/leases.ts, so only a lease now and then reaches the DO)
+// against the same app with it off ("off": no limiter at all), both through wrangler dev in this run. Off and
+// on alternate case by case, so drifting machine load hits both sides alike.
+// Run: npm run bench -- limits   (--quick: 1 round of 2 s per case). Ports BENCH_PORT_BASE + 30/31 (default 8820/8821).
 import { benchPort, fmt, load, printTable, quick, ratio, startBenchApp, writeSummary } from "./lib/index.mjs";
 
-const seconds = quick ? 2 : 5;
-const rounds = quick ? 1 : 3;
+const seconds = quick ? 2 : 4;
+const rounds = quick ? 1 : 4;
 const connections = 8;
 
 async function json(res) {
@@ -69,11 +70,14 @@ try {
     for (const [, opts] of cases(app, creds[name])) await load({ ...opts, connections: 2, durationSeconds: 1 });
   }
 
+  // Off and on alternate case by case (not side by side), so a burst of load elsewhere on the machine
+  // lands on both sides of a case rather than on one.
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ["off", "on"] : ["on", "off"];
-    for (const name of order) {
-      const app = name === "off" ? off : on;
-      for (const [label, opts] of cases(app, creds[name])) {
+    for (let i = 0; i < cases(off, creds.off).length; i++) {
+      for (const name of order) {
+        const app = name === "off" ? off : on;
+        const [label, opts] = cases(app, creds[name])[i];
         process.stdout.write(`  round ${round + 1} limiter ${name}: ${label} ...`);
         const r = await load({ ...opts, connections, durationSeconds: seconds, worker: app });
         const errors = r.errors.network + r.errors.status + r.errors.timeout;
@@ -112,9 +116,9 @@ printTable(rows, [
   { key: "onCpu", title: "CPU ms/req on" },
   { key: "cpuDelta", title: "limiter CPU ms/req" },
 ]);
-console.log(`${rounds} round(s) of ${seconds} s per case and side, ${connections} connections, alternating off/on; means shown.
-Every request of a case comes from one subject, so all of them queue on ONE RateLimiter object: the hot-key
-worst case (real traffic spreads over one object per user / IP). CPU ms/req: the workerd runtime process,
+console.log(`${rounds} round(s) of ${seconds} s per case and side, ${connections} connections, off/on alternating per case; means shown.
+Every request of a case comes from one subject (one RateLimiter object): the hot-key case, which leases
+serve from memory (real traffic spreads over one object per user / IP). CPU ms/req: the workerd runtime process,
 which also runs the Durable Object. Local wrangler dev, shared 2-core machine: compare the ratios.\n`);
 
 writeSummary("limits", { connections, seconds, rounds, rows });

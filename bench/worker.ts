@@ -2,13 +2,14 @@
 // baseline routes under /__bench/ that do only the platform call a feature is built on, so a benchmark can
 // say "the upload route costs N x a bare R2 put" with both measured in the same run on the same worker.
 //   GET  /__bench/json        static JSON (the floor: routing + a response)
-//   PUT  /__bench/r2/<key>    BUCKET.put(key, request.body) (send Content-Length: R2 needs a known length)
+//   PUT  /__bench/r2/<key>    BUCKET.put(key, request.body) (send Content-Length: R2 needs a known length;
+//                             ?sha256=<hex> adds R2's checksum check)
 //   GET  /__bench/r2/<key>    BUCKET.get(key), streamed back
 //   GET  /__bench/d1          SELECT 1 on D1
 //   /__bench/analysis/...     phash-index seeding and duplicate lookups (bench/analysis-routes.ts)
 import main from "../src/index";
 import { analysisBench } from "./analysis-routes";
-import type { JobMessage } from "../src/jobs/queue";
+import type { JobMessage } from "../src/jobs/messages";
 
 // Every Durable Object class (and any other named export) of the real entry, so the bindings resolve.
 export * from "../src/index";
@@ -29,7 +30,9 @@ async function baseline(request: Request, env: Env, path: string): Promise<Respo
     const key = R2_PREFIX + path.slice(3);
     if (request.method === "PUT" || request.method === "POST") {
       if (!request.body) return Response.json({ error: "body required" }, { status: 400 });
-      const object = await env.BUCKET.put(key, request.body);
+      // ?sha256=<hex>: the same put with R2's checksum check (what the upload route asks of R2)
+      const sha256 = new URL(request.url).searchParams.get("sha256");
+      const object = await env.BUCKET.put(key, request.body, sha256 ? { sha256 } : undefined);
       return Response.json({ key, size: object?.size ?? 0, etag: object?.etag ?? null }, { status: 201 });
     }
     if (request.method === "GET") {

@@ -4,6 +4,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./env";
 import { requestId } from "./middleware/request-id";
+import { apiCors, securityHeaders } from "./middleware/security-headers";
 import { dbHandle } from "./middleware/db";
 import { authenticate } from "./middleware/auth";
 import { rateLimit, rateLimitFailedAuth } from "./limits/middleware";
@@ -60,6 +61,8 @@ export function createApp() {
 
   const app = new Hono<AppEnv>();
   app.use(requestId());
+  app.use(securityHeaders());
+  app.use("/api/v1/*", apiCors());
   app.use(dbHandle());
   app.use(
     "/api/v1/*",
@@ -77,7 +80,8 @@ export function createApp() {
   app.route("/i", imageRoutes);
   app.route("/cdn", cdnRoutes);
   app.route("/api/v1", api);
-  app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env) }));
+  // Pages call the API in-process through the whole app (request id, db handle, auth, limits), lent here.
+  app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env), api: (req, env, ctx) => app.fetch(req, env, ctx) }));
   app.notFound((c) => {
     if (c.req.path.startsWith("/api/")) throw notFound(`No route for ${c.req.method} ${c.req.path}`);
     return notFoundPage(c);

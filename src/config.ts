@@ -64,6 +64,10 @@ export const API_KEYS = {
 export const REQUEST_LIMITS = {
   /** JSON bodies of the API (uploads stream separately). */
   jsonBodyBytes: 64 * 1024,
+  /** Form posts of the pages (sign-in, keys, settings...): a few fields, never more. */
+  pageFormBytes: 64 * 1024,
+  /** The no-JavaScript upload form (images in the body): what Workers accept at all. */
+  pageUploadFormBytes: 100 * 1024 * 1024,
 };
 
 const MiB = 1024 * 1024;
@@ -114,7 +118,7 @@ export const SERVING = {
   shortLinkMaxAgeSeconds: 300,
   /** CDN links name the stored object itself, which never changes: cached for a year, immutable. */
   cdnMaxAgeSeconds: 365 * 24 * 3600,
-  /** A thumbnail request answered with the original while analysis has not produced the thumbnail yet. */
+  /** A thumbnail request answered with the "Processing…" placeholder while analysis has not made the thumbnail yet. */
   thumbnailPendingMaxAgeSeconds: 60,
 };
 

@@ -1,7 +1,8 @@
 // Worker entry: HTTP (all four public addresses), the queue consumer and the cron trigger.
 import { createApp } from "./app";
 import { dispatch } from "./platform/dispatch";
-import { handleQueue, type JobMessage } from "./jobs/queue";
+import { handleQueue } from "./jobs/queue";
+import type { JobMessage } from "./jobs/messages";
 import { runScheduled } from "./jobs/scheduled";
 
 export { RateLimiter } from "./limits/rate-limiter";

@@ -96,6 +96,9 @@ export async function listAlbums(db: Db, userId: string, limit: number, offset: 
   return { rows, total: total?.n ?? 0 };
 }
 
+/** What an anonymous visitor (public pages, link previews) sees of an album: safe mode on, not the owner. */
+export const ANONYMOUS_SEES = { owner: false, adult: false };
+
 /** Which of an album's files a viewer sees: live ones; private ones only for the owner; age-restricted ones not under safe mode. */
 function visibleFilesWhere(albumId: string, opts: { owner: boolean; adult: boolean }, now: number): SQL {
   return and(
@@ -121,6 +124,23 @@ export async function albumFilesPage(db: Db, albumId: string, opts: { owner: boo
     db.select({ n: count() }).from(albumFiles).innerJoin(files, eq(files.id, albumFiles.fileId)).where(where).get(),
   ]);
   return { rows, total: total?.n ?? 0 };
+}
+
+/**
+ * The album's face for a viewer: its chosen cover when the viewer sees that file in the album, else the
+ * first file the viewer sees, else undefined. A cover is never a file the album would not show them.
+ */
+export async function visibleCover(db: Db, album: Pick<AlbumRow, "id" | "coverFileId">, opts: { owner: boolean; adult: boolean }, now: number) {
+  const order = [asc(albumFiles.addedAt), asc(albumFiles.fileId)];
+  if (album.coverFileId) order.unshift(sql`CASE WHEN ${files.id} = ${album.coverFileId} THEN 0 ELSE 1 END`);
+  return db
+    .select(LIST_COLUMNS)
+    .from(albumFiles)
+    .innerJoin(files, eq(files.id, albumFiles.fileId))
+    .where(visibleFilesWhere(album.id, opts, now))
+    .orderBy(...order)
+    .limit(1)
+    .get();
 }
 
 export type AlbumPatch = {

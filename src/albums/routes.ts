@@ -21,7 +21,7 @@ import {
   CreateAlbumRequest,
   PatchAlbumRequest,
 } from "./schemas";
-import { addFilesToAlbum, albumFilesPage, createAlbum, deleteAlbum, listAlbums, removeFileFromAlbum, updateAlbum } from "./queries";
+import { addFilesToAlbum, albumFilesPage, createAlbum, deleteAlbum, listAlbums, removeFileFromAlbum, updateAlbum, visibleCover } from "./queries";
 import { albumNotFound, albumResource, checkAlbumPassword, isAlbumOwner, ownAlbum, visibleAlbum } from "./service";
 
 export const albumRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -102,11 +102,17 @@ albumRoutes.openapi(
     const { album } = await visibleAlbum(c.get("db"), c.req.valid("param").id, viewer);
     await checkAlbumPassword(c.env, album, viewer, c.get("principal").ip, c.req.header("x-album-password"));
     const { limit, offset } = c.req.valid("query");
-    const { rows, total } = await albumFilesPage(c.get("db"), album.id, { owner: isAlbumOwner(album, viewer), adult: viewer.adult }, limit, offset, now);
+    const sees = { owner: isAlbumOwner(album, viewer), adult: viewer.adult };
+    const [{ rows, total }, cover] = await Promise.all([
+      albumFilesPage(c.get("db"), album.id, sees, limit, offset, now),
+      album.coverFileId ? visibleCover(c.get("db"), album, sees, now) : undefined,
+    ]);
     countHit(c.env, c.executionCtx, "album_view", album.id);
+    // Count and cover follow what this viewer may read, never the files hidden from them.
+    const view = { fileCount: total, coverFileId: cover?.id === album.coverFileId ? album.coverFileId : null };
     return c.json(
       {
-        ...albumResource(c.env, album),
+        ...albumResource(c.env, album, view),
         files: rows.map((r) => fileListItem(c.env, r)),
         pagination: { total, limit, offset, hasMore: offset + rows.length < total },
       },

@@ -15,7 +15,10 @@ export function isAlbumOwner(album: Pick<AlbumRow, "userId">, viewer: Viewer): b
   return viewer.userId !== null && album.userId === viewer.userId;
 }
 
-export function albumResource(env: Env, a: AlbumRow) {
+/** What a viewer is told of an album's contents: counted and chosen among the files it shows them. */
+export type AlbumView = { fileCount: number; coverFileId: string | null };
+
+export function albumResource(env: Env, a: AlbumRow, view: AlbumView = { fileCount: a.fileCount, coverFileId: a.coverFileId }) {
   return {
     id: a.id,
     title: a.title,
@@ -23,10 +26,10 @@ export function albumResource(env: Env, a: AlbumRow) {
     visibility: a.visibility,
     tags: a.tags,
     url: albumUrl(env, a.id),
-    coverImageId: a.coverFileId,
+    coverImageId: view.coverFileId,
     passwordProtected: a.passwordHash !== null,
     viewCount: a.viewCount,
-    fileCount: a.fileCount,
+    fileCount: view.fileCount,
     createdAt: a.createdAt.toISOString(),
     updatedAt: a.updatedAt.toISOString(),
   };
@@ -54,8 +57,9 @@ const PASSWORD_BUCKET = "album-password-failures";
 
 /**
  * The album password gate (owners pass). Missing -> 401 album_password_required; wrong -> 403
- * invalid_album_password and one failure counted for this album and client; once the failures of the
- * window are used up -> 429 before any check, so guessing stays slow. The hash comparison itself is
+ * invalid_album_password. Every attempt is counted for this album and client BEFORE the hash is checked, in
+ * one atomic step of the limiter, and a right password is refunded (like the login guard): a parallel burst
+ * of guesses gets at most the window's failures checked, the rest 429. The hash comparison itself is
  * constant-time (platform/passwords.ts).
  */
 export async function checkAlbumPassword(env: Env, album: AlbumRow, viewer: Viewer, ip: string, presented: string | undefined): Promise<void> {
@@ -66,13 +70,11 @@ export async function checkAlbumPassword(env: Env, album: AlbumRow, viewer: View
   const limiter = limiterFor(env, `album:${album.id}:${ip}`);
   // A guard against guessing, like the login limits: not scaled by RATE_LIMIT_MULTIPLIER.
   const limit = ALBUMS.passwordFailuresPerWindow;
-  const state = await limiter.peek(PASSWORD_BUCKET, limit, ALBUMS.passwordWindowSeconds);
-  if (!state.allowed) throw tooManyAttempts(state.reset, limit);
+  const attempt = await limiter.hit(PASSWORD_BUCKET, limit, ALBUMS.passwordWindowSeconds);
+  if (!attempt.allowed) throw tooManyAttempts(attempt.reset, limit);
   const { ok } = await verifyPassword(presented.slice(0, 1024), album.passwordHash);
-  if (ok) return;
-  const after = await limiter.hit(PASSWORD_BUCKET, limit, ALBUMS.passwordWindowSeconds);
-  if (!after.allowed) throw tooManyAttempts(after.reset, limit);
-  throw new ApiError(403, "The album password is wrong", { code: "invalid_album_password" });
+  if (!ok) throw new ApiError(403, "The album password is wrong", { code: "invalid_album_password" });
+  await limiter.refund(PASSWORD_BUCKET, ALBUMS.passwordWindowSeconds);
 }
 
 function tooManyAttempts(reset: number, limit: number) {

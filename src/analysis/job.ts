@@ -14,7 +14,7 @@
 import { eq } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files } from "../db/schema";
-import type { JobHandler, JobMessage } from "../jobs/queue";
+import type { AnalyzeMessage, JobHandler } from "../jobs/messages";
 import { createDb } from "../platform/db";
 import { isId } from "../platform/ids";
 import { blocklistReportStatement, matchBlocklist, type BlocklistMatch } from "./blocklist";
@@ -24,8 +24,6 @@ import { decodeImage, DecodeError, type Thumbnail } from "./imaging";
 import { scrubMetadata } from "./metadata";
 import { classifyNsfw, combinedScore, isAgeRestricted, nsfwThreshold } from "./nsfw";
 import { phashFromLuma } from "./phash";
-
-export type AnalyzeMessage = { type: "analyze"; fileId: string; /** Re-analyse even when done or failed. */ force?: boolean };
 
 export type AnalysisOutcome =
   | { status: "skipped"; reason: string }
@@ -158,12 +156,12 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   return { status: "done", width, height, phash, nsfwScore, thumbKey, scrubbed: scrub.findings, blocklist, stepErrors };
 }
 
-function fileIdOf(body: JobMessage): string | null {
+function fileIdOf(body: AnalyzeMessage): string | null {
   return typeof body.fileId === "string" && isId("file", body.fileId) ? body.fileId : null;
 }
 
 /** The queue handler: jobHandlers.analyze (src/jobs/queue.ts). */
-export const analyzeJob: JobHandler = {
+export const analyzeJob: JobHandler<AnalyzeMessage> = {
   async run(env, body) {
     const fileId = fileIdOf(body);
     if (!fileId) {

@@ -5,6 +5,7 @@ import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { files } from "../db/schema";
 import { ANALYSIS } from "../config";
+import { jobQueue } from "../jobs/messages";
 
 export async function requeueStalledAnalysis(env: Env, db: Db, now: number): Promise<{ requeued: number }> {
   const cutoff = new Date(now - ANALYSIS.requeueAfterSeconds * 1000);
@@ -16,7 +17,7 @@ export async function requeueStalledAnalysis(env: Env, db: Db, now: number): Pro
     .orderBy(files.finalizedAt)
     .limit(ANALYSIS.requeueBatch);
   if (stalled.length === 0) return { requeued: 0 };
-  await env.JOBS.sendBatch(stalled.map((f) => ({ body: { type: "analyze", fileId: f.id } })));
+  await jobQueue(env).sendBatch(stalled.map((f) => ({ body: { type: "analyze", fileId: f.id } })));
   // Touch them so the next run waits another grace period before sending again.
   await db
     .update(files)

@@ -35,6 +35,15 @@ export function isAgeRestricted(file: Pick<FileRow, "ageRestricted" | "ageRestri
   return file.ageRestrictedOverride ?? file.ageRestricted;
 }
 
+/**
+ * The analysis refused to decode the image for the decoder's own safety (the header guard's pixel or frame
+ * limits in analysis/header.ts: a decompression bomb, a million frames). A visitor's browser should not be
+ * made to decode it either: pages show a notice and a download link, and link previews get no image.
+ */
+export function isUnsafeToRender(file: Pick<FileRow, "analysis" | "analysisError">): boolean {
+  return file.analysis === "failed" && /^(image too large|too many frames):/.test(file.analysisError ?? "");
+}
+
 export type GoneReason = "deleted" | "expired" | "banned" | "hidden" | "quarantined" | "owner_unavailable" | "purged";
 
 /** Why a finalized file no longer reads (410), or null while it is live. */

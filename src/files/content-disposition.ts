@@ -1,6 +1,8 @@
 // Content-Disposition for downloads (RFC 6266 + RFC 8187): a plain ASCII `filename` for old clients and
 // `filename*=UTF-8''...` with the exact name percent-encoded. Nothing from the stored name can reach the
 // header unescaped: no CR/LF (header splitting), no quotes or backslashes (parameter breakout), no `;`.
+// The name's extension always names the served type, whatever the client called the file.
+import { nameMatchingType } from "../platform/image-types";
 
 /** RFC 8187 attr-char: ALPHA / DIGIT / "!" / "#" / "$" / "&" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" */
 const ATTR_CHAR = /[A-Za-z0-9!#$&+\-.^_`|~]/;
@@ -37,11 +39,12 @@ export function cleanFilename(name: string, fallback = "download"): string {
   const cleaned = base.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, "").trim();
   const chars = [...cleaned];
   const capped = chars.length > MAX_NAME_CHARS ? chars.slice(chars.length - MAX_NAME_CHARS).join("") : cleaned;
-  return capped === "" || capped === "." || capped === ".." ? fallback : capped;
+  return /^\.*$/.test(capped) ? fallback : capped; // "", ".", "..", "....": nothing to name the file by
 }
 
-export function contentDisposition(filename: string, type: "attachment" | "inline" = "attachment"): string {
-  const name = cleanFilename(filename);
+/** `servedType` is the Content-Type the bytes go out with: the name's extension is made to match it. */
+export function contentDisposition(filename: string, servedType: string, type: "attachment" | "inline" = "attachment"): string {
+  const name = nameMatchingType(cleanFilename(filename), servedType);
   const ascii = asciiFallback(name) || "download";
   return `${type}; filename="${ascii}"; filename*=UTF-8''${encodeRfc8187(name)}`;
 }

@@ -170,6 +170,8 @@ fileRoutes.openapi(
       // Hash then compare in constant time: the stored value is the token's SHA-256, never the token.
       const presented = await sha256Hex(token);
       if (!loaded.file.deleteTokenHash || !timingSafeEqualString(presented, loaded.file.deleteTokenHash)) {
+        // Whoever lacks the token is a stranger: a private file answers exactly as an unknown id.
+        if (loaded.file.visibility === "private") throw fileNotFound();
         throw new ApiError(403, "The delete token does not match this file", { code: "invalid_delete_token" });
       }
       const reason = goneReason(loaded, now);
@@ -213,7 +215,7 @@ fileRoutes.openapi(
       headers: {
         "Content-Type": servedType(file.mime),
         "Content-Length": String(obj.size),
-        "Content-Disposition": contentDisposition(file.filename, "attachment"),
+        "Content-Disposition": contentDisposition(file.filename, servedType(file.mime), "attachment"),
         ETag: quoteEtag(file.storeEtag ?? obj.etag),
         "Cache-Control": "private, no-store",
         "X-Content-Type-Options": "nosniff",

@@ -2,18 +2,12 @@
 // when the handler succeeds and retried with exponential backoff when it throws; after max_retries the
 // platform moves them to the dead-letter queue, whose consumer runs the type's `onDeadLetter`.
 import { analyzeJob } from "../analysis/job";
+import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "./messages";
 
-export type JobMessage = { type: string; [key: string]: unknown };
-
-export type JobHandler = {
-  run: (env: Env, body: JobMessage) => Promise<void>;
-  /** Runs for messages that exhausted their retries (e.g. record `analysis: failed`). */
-  onDeadLetter?: (env: Env, body: JobMessage) => Promise<void>;
-};
-
-/** Features register their handlers here (the analysis job, the purge job, ...). */
-export const jobHandlers: Record<string, JobHandler> = {};
-jobHandlers.analyze = analyzeJob;
+/** Features register their handlers here, one per message type (the compiler checks every type has one). */
+export const jobHandlers = {
+  analyze: analyzeJob,
+} satisfies JobHandlers as JobHandlers;
 
 export const DEAD_LETTER_QUEUE = "image-jobs-dlq";
 
@@ -29,14 +23,14 @@ function retryBase(env: Env): number {
 export async function handleQueue(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
   const deadLetters = batch.queue === DEAD_LETTER_QUEUE;
   for (const message of batch.messages) {
-    const body = message.body;
-    const handler = body && typeof body.type === "string" ? jobHandlers[body.type] : undefined;
-    if (!handler) {
+    const body: unknown = message.body;
+    if (!isJobMessage(body)) {
       // A message nobody can handle will never succeed: drop it loudly instead of retrying forever.
-      console.error(`queue ${batch.queue}: no handler for message ${message.id}`, body?.type);
+      console.error(`queue ${batch.queue}: no handler for message ${message.id}`, (body as { type?: unknown } | null)?.type);
       message.ack();
       continue;
     }
+    const handler = jobHandlers[body.type] as JobHandler;
     try {
       if (deadLetters) await handler.onDeadLetter?.(env, body);
       else await handler.run(env, body);

@@ -1,17 +1,22 @@
-// The per-request rate limit: one Durable Object round trip per API request. It runs right after the auth
+// The per-request rate limit, decided in the isolate from tickets leased from the subject's RateLimiter
+// Durable Object (./leases.ts): a hot subject's requests do not wait for the object. It runs right after the auth
 // middleware (it needs the principal); a request whose credentials were refused never gets that far, so
 // `rateLimitFailedAuth()` (before auth) counts those against the caller's IP as anonymous calls.
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import { clientIp } from "../middleware/auth";
+import { clientIp } from "../auth/principal";
 import { onError } from "../middleware/error-handler";
 import { RateLimitError } from "../platform/errors";
 import { limiterFor, type LimitState } from "./rate-limiter";
+import { leases, type LeaseSource, type WaitUntil } from "./leases";
 import { bucketsFor, isUploadStart, multiplierOf, subjectOf } from "./policy";
 
-/** What the limiter answered for this request; GET /account/limits reads it instead of asking again. */
-export type RequestLimits = { api: LimitState; uploads: LimitState };
+/**
+ * What the limiter answered for this request; GET /account/limits reads it instead of asking again.
+ * `uploads` is missing when this isolate has not heard about that bucket in this window.
+ */
+export type RequestLimits = { api: LimitState; uploads?: LimitState };
 
 declare module "hono" {
   interface ContextVariableMap {
@@ -28,7 +33,7 @@ export const rateLimit = () =>
     const multiplier = multiplierOf(c.env);
     if (multiplier === "off" || EXEMPT.test(c.req.path)) return next();
     const { subject, plan } = subjectOf(c.get("principal"));
-    const limits = await countRequest(c.env, subject, plan, multiplier, isUploadStart(c.req.method, c.req.path));
+    const limits = await countRequest(c, subject, plan, multiplier, isUploadStart(c.req.method, c.req.path));
     c.set("rateLimits", limits.state);
     if (!limits.allowed) throw tooManyRequests(limits.refusedBy);
     try {
@@ -50,7 +55,7 @@ export const rateLimitFailedAuth = () =>
     const multiplier = multiplierOf(c.env);
     // The principal is set exactly when authentication succeeded; then rateLimit() has done the work.
     if (c.get("principal") || multiplier === "off" || EXEMPT.test(c.req.path)) return;
-    const limits = await countRequest(c.env, `ip:${clientIp(c.req.raw)}`, "anonymous", multiplier, false);
+    const limits = await countRequest(c, `ip:${clientIp(c.req.raw)}`, "anonymous", multiplier, false);
     if (!limits.allowed) {
       const err = tooManyRequests(limits.refusedBy);
       c.res = new Response(JSON.stringify(err.body()), { status: 429, headers: { "content-type": "application/json" } });
@@ -59,18 +64,29 @@ export const rateLimitFailedAuth = () =>
     setHeaders(c, limits.shown);
   });
 
-async function countRequest(env: Env, subject: string, plan: Parameters<typeof bucketsFor>[0], multiplier: number, upload: boolean) {
+async function countRequest(c: Context<AppEnv>, subject: string, plan: Parameters<typeof bucketsFor>[0], multiplier: number, upload: boolean) {
   const buckets = bucketsFor(plan, multiplier);
-  // Uploads count against both buckets in one call; elsewhere the uploads bucket is only looked at.
-  const hits = upload ? [buckets.api, buckets.uploads] : [buckets.api];
-  const peeks = upload ? [] : [buckets.uploads];
-  const res = await limiterFor(env, subject).consume(hits, peeks);
-  const state: RequestLimits = { api: res.hits[0], uploads: upload ? res.hits[1] : res.peeks[0] };
+  // The stub is made only when a lease is needed: most requests never reach the object.
+  const source: LeaseSource = { lease: (requests) => limiterFor(c.env, subject).lease(requests) };
+  // Uploads count against both buckets at once; elsewhere only the API bucket is counted.
+  const res = upload
+    ? await leases.countUploadStart(source, subject, buckets.api, buckets.uploads)
+    : await leases.countCall(source, subject, buckets.api, buckets.uploads, waitUntilOf(c));
+  const state: RequestLimits = { api: res.api, uploads: res.uploads };
   // Headers describe the uploads bucket on upload endpoints and the API bucket elsewhere; a 429 describes
   // the bucket that refused it, so Retry-After and X-RateLimit-Reset agree.
-  const refusedBy = res.hits.find((s) => !s.allowed) ?? state.api;
-  const shown = !res.allowed ? { ...refusedBy, remaining: 0 } : upload ? state.uploads : state.api;
+  const refusedBy = res.refusedBy ?? res.api;
+  const shown = !res.allowed ? refusedBy : upload && res.uploads ? res.uploads : res.api;
   return { allowed: res.allowed, state, refusedBy, shown };
+}
+
+function waitUntilOf(c: Context<AppEnv>): WaitUntil | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (work) => ctx.waitUntil(work);
+  } catch {
+    return undefined; // no execution context (e.g. app.request() in a test): leases are taken in line
+  }
 }
 
 function tooManyRequests(state: LimitState): RateLimitError {

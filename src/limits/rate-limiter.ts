@@ -2,6 +2,8 @@
 // Fixed windows aligned to the clock (an hourly bucket resets at the top of the hour); each bucket is one
 // SQLite row. RPC methods are synchronous over SQLite, so each runs to completion before the next request
 // is delivered: a count can never be exceeded by concurrent callers. An alarm deletes rows of ended windows.
+// `lease()` hands isolates blocks of numbered calls ("tickets") to spend in memory (./leases.ts): the row's
+// count is then the number of tickets issued, spent or not, so it still never passes the limit.
 //
 // Every method takes an optional `now` (epoch ms). Production never passes it; tests do, to move through
 // windows without sleeping.
@@ -24,6 +26,21 @@ export type ConsumeResult = {
   hits: LimitState[];
   peeks: LimitState[];
 };
+
+/** A bucket in a lease call: `need` calls must fit (all or nothing across the call), up to `want` are granted. */
+export type LeaseRequest = BucketSpec & { need: number; want: number };
+
+/** What a lease call did to one bucket: tickets `count - granted + 1` to `count` are the caller's. */
+export type LeaseGrant = LimitState & { count: number; granted: number };
+
+export type LeaseResult = { allowed: boolean; buckets: LeaseGrant[] };
+
+/**
+ * Beyond what a caller needs now, a lease takes at most this share of what is left in the window (and at
+ * least one call while any is left). Several isolates leasing for one subject cannot starve each other, and
+ * near the end of the budget leases shrink to single calls, so the last ones are decided here, exactly.
+ */
+export const LEASE_SHARE = 8;
 
 type Row = { window_start: number; count: number; window_ms: number };
 
@@ -66,6 +83,28 @@ export class RateLimiter extends DurableObject<Env> {
       return { allowed: true, limit: b.spec.limit, remaining: Math.max(0, b.spec.limit - b.count - b.cost), reset };
     });
     return { allowed, hits: hitStates, peeks: peeks.map((b) => this.peek(b.name, b.limit, b.windowSeconds, now)) };
+  }
+
+  /**
+   * Leases tickets: when every bucket has room for its `need`, each is granted its need plus up to
+   * `want - need` more (at most 1/LEASE_SHARE of what is left after the need); otherwise nothing is
+   * granted anywhere. need = want = 0 is a peek.
+   */
+  lease(requests: LeaseRequest[], now = Date.now()): LeaseResult {
+    const current = requests.map((r) => ({ r, ...this.current(r.name, r.windowSeconds, now) }));
+    const allowed = current.every((b) => b.count + b.r.need <= b.r.limit);
+    const buckets = current.map(({ r, start, windowMs, count }): LeaseGrant => {
+      let granted = 0;
+      if (allowed) {
+        const spare = r.limit - count - r.need;
+        const extra = Math.min(Math.max(0, r.want - r.need), spare <= 0 ? 0 : Math.max(1, Math.floor(spare / LEASE_SHARE)));
+        granted = r.need + extra;
+        if (granted > 0) this.write(r.name, start, windowMs, count + granted);
+      }
+      const issued = count + granted;
+      return { allowed: count + r.need <= r.limit, limit: r.limit, remaining: Math.max(0, r.limit - issued), reset: resetOf(start, windowMs), count: issued, granted };
+    });
+    return { allowed, buckets };
   }
 
   /** The bucket's state without counting anything. */

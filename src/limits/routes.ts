@@ -9,6 +9,7 @@ import { unauthorized } from "../platform/errors";
 import { PLAN_LIMITS } from "../config";
 import { users } from "../db/schema";
 import { limiterFor, type LimitState } from "./rate-limiter";
+import { leases } from "./leases";
 import { bucketsFor, multiplierOf, subjectOf, WINDOW_SECONDS } from "./policy";
 
 export const limitRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -50,7 +51,8 @@ limitRoutes.openapi(
     tags: ["Account"],
     summary: "The caller's plan limits, storage quota and rate-limit buckets",
     description:
-      "Works with a session or an API key (any permission). Both buckets are as they stand after counting this request; " +
+      "Works with a session or an API key (any permission). Both buckets are as they stand after counting this request " +
+      "(as the answering server last heard from the limiter; the same figures as the X-RateLimit-* headers); " +
       "reading them consumes nothing else.",
     security: bearer,
     middleware: [signedIn()] as const,
@@ -66,13 +68,16 @@ limitRoutes.openapi(
       .where(eq(users.id, caller.id))
       .get();
     if (!row) throw unauthorized();
-    // The rate-limit middleware already asked the limiter about both buckets for this request.
+    // The rate-limit middleware counted this request; the object is asked only about a bucket this isolate
+    // has not heard of in this window.
     let limits = c.get("rateLimits");
     const multiplier = multiplierOf(c.env);
-    if (!limits && multiplier !== "off") {
+    if ((!limits || !limits.uploads) && multiplier !== "off") {
       const b = bucketsFor(row.plan, multiplier);
-      const res = await limiterFor(c.env, subjectOf(principal).subject).consume([], [b.api, b.uploads]);
-      limits = { api: res.peeks[0], uploads: res.peeks[1] };
+      const subject = subjectOf(principal).subject;
+      const specs = limits ? [b.uploads] : [b.api, b.uploads];
+      const states = await leases.lookUp(limiterFor(c.env, subject), subject, specs);
+      limits = limits ? { ...limits, uploads: states[0] } : { api: states[0], uploads: states[1] };
     }
     const plan = PLAN_LIMITS[row.plan];
     const total = plan.storageQuotaBytes ?? 0;

@@ -1,10 +1,46 @@
+// A drizzle handle per request, over a D1 Sessions API session (read replication). Reads that need no
+// read-your-writes go to the nearest replica ("first-unconstrained"); a request carrying the bookmark of
+// an earlier response (`x-d1-bookmark`) reads at least that fresh; requests that change things start at the
+// primary ("first-primary"), so their checks (quota, state transitions) see the latest state. Every API
+// response carries the session's latest bookmark in `x-d1-bookmark` for the client's next request.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { createDb } from "../platform/db";
 
-/** A drizzle handle per request (cheap: it wraps the D1 binding, no connection is opened). */
+export const BOOKMARK_HEADER = "x-d1-bookmark";
+
+/** D1 bookmarks are short hex-and-dash strings; anything else is ignored rather than passed to D1. */
+const BOOKMARK = /^[0-9a-f][0-9a-f-]{0,127}$/i;
+
+/** Reads by nature: the method changes nothing (byte links, public pages, API GETs). */
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** The web app's own pages follow a form post with a redirect that carries no bookmark: they read the primary. */
+const OWNER_PAGES = /^\/(app(\/|$)|verify-email)/;
+
+function openSession(d1: D1Database, bookmark: string | undefined, method: string, path: string): D1DatabaseSession {
+  if (bookmark && BOOKMARK.test(bookmark)) {
+    try {
+      return d1.withSession(bookmark);
+    } catch {
+      // an unknown or expired bookmark: fall through to the method's default
+    }
+  }
+  return d1.withSession(READ_METHODS.has(method) && !OWNER_PAGES.test(path) ? "first-unconstrained" : "first-primary");
+}
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The request's D1 session: its bookmark goes out with the response (and with in-process API calls). */
+    dbSession?: D1DatabaseSession;
+  }
+}
+
 export const dbHandle = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    c.set("db", createDb(c.env.DB));
+    const session = openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), c.req.method, c.req.path);
+    c.set("dbSession", session);
+    c.set("db", createDb(session));
     await next();
+    const bookmark = session.getBookmark();
+    if (bookmark && c.req.path.startsWith("/api/")) c.res.headers.set(BOOKMARK_HEADER, bookmark);
   });

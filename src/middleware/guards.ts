@@ -25,14 +25,15 @@ export const sessionOnly = () =>
     await next();
   });
 
+export const missingPermission = (permission: Permission) =>
+  new ApiError(403, `This API key lacks the '${permission}' permission`, { code: "missing_permission", permission });
+
 /** A signed-in user (session) or an API key holding `permission`. */
 export const requirePermission = (permission: Permission) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const p = c.get("principal");
     if (p.kind === "anonymous" || p.kind === "upload") throw unauthorized();
-    if (p.kind === "key" && !p.permissions.includes(permission)) {
-      throw new ApiError(403, `This API key lacks the '${permission}' permission`, { code: "missing_permission", permission });
-    }
+    if (p.kind === "key" && !p.permissions.includes(permission)) throw missingPermission(permission);
     await next();
   });
 
@@ -51,9 +52,7 @@ export const signedIn = () =>
 export const optionalPermission = (permission: Permission) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const p = c.get("principal");
-    if (p.kind === "key" && !p.permissions.includes(permission)) {
-      throw new ApiError(403, `This API key lacks the '${permission}' permission`, { code: "missing_permission", permission });
-    }
+    if (p.kind === "key" && !p.permissions.includes(permission)) throw missingPermission(permission);
     await next();
   });
 

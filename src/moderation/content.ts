@@ -29,7 +29,7 @@ export async function reportedContent(env: Env, db: Db, actor: AuthUser, reportI
     headers: {
       "Content-Type": servedType(file.mime),
       "Content-Length": String(obj.size),
-      "Content-Disposition": contentDisposition(file.filename, "inline"),
+      "Content-Disposition": contentDisposition(file.filename, servedType(file.mime), "inline"),
       // Never kept by a browser or proxy: this bypasses every public access rule.
       "Cache-Control": "private, no-store",
       "X-Content-Type-Options": "nosniff",

@@ -7,9 +7,9 @@ import type { AppEnv } from "../env";
 import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
 import { albumUrl, filePageUrl, thumbnailUrl, fileUrl } from "../platform/urls";
-import { clientIp } from "../middleware/auth";
-import { ANONYMOUS_VIEWER, assertReadable, loadFile } from "../files/access";
-import { albumFilesPage } from "../albums/queries";
+import { clientIp } from "../auth/principal";
+import { ANONYMOUS_VIEWER } from "../files/access";
+import { ANONYMOUS_SEES, albumFilesPage, visibleCover } from "../albums/queries";
 import { checkAlbumPassword, visibleAlbum } from "../albums/service";
 import { countHit } from "../serving/view-counter";
 import { Layout } from "./layout";
@@ -72,18 +72,10 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
   );
 }
 
-/** The cover for link previews: the chosen cover, else the first image, if an anonymous visitor may see it. */
-async function coverImage(c: Context<AppEnv>, album: AlbumRow, firstId: string | undefined): Promise<OgImage | undefined> {
-  const id = album.coverFileId ?? firstId;
-  if (!id) return undefined;
-  const loaded = await loadFile(c.get("db"), id);
-  try {
-    assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
-  } catch {
-    return undefined;
-  }
-  const f = loaded!.file;
-  return { url: fileUrl(c.env, f.id), width: f.width, height: f.height, alt: f.title || album.title };
+/** The cover for link previews: the chosen cover, else the first image, among those an anonymous visitor sees. */
+async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage | undefined> {
+  const f = await visibleCover(c.get("db"), album, ANONYMOUS_SEES, Date.now());
+  return f ? { url: fileUrl(c.env, f.id), width: f.width, height: f.height, alt: f.title || album.title } : undefined;
 }
 
 export function albumPages(deps: PageDeps) {
@@ -114,8 +106,8 @@ export function albumPages(deps: PageDeps) {
       // shows one larger page (the API pages through any size).
       const size = submitted ? PROTECTED_PAGE_SIZE : PAGE_SIZE;
       const pageNo = submitted ? 1 : Math.min(10_000, Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
-      const { rows, total } = await albumFilesPage(c.get("db"), album.id, { owner: false, adult: false }, size, (pageNo - 1) * size, Date.now());
-      const cover = album.passwordHash === null ? await coverImage(c, album, rows[0]?.id) : undefined;
+      const { rows, total } = await albumFilesPage(c.get("db"), album.id, ANONYMOUS_SEES, size, (pageNo - 1) * size, Date.now());
+      const cover = album.passwordHash === null ? await coverImage(c, album) : undefined;
       countHit(c.env, c.executionCtx, "album_view", album.id);
       return c.html(
         <AlbumPage

@@ -6,11 +6,12 @@ import type { Child } from "hono/jsx";
 import type { AppEnv } from "../env";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
-import { ANONYMOUS_VIEWER, assertReadable, isAgeRestricted, loadFile } from "../files/access";
-import { fileUrl, filePageUrl, thumbnailUrl, albumUrl } from "../platform/urls";
+import { ANONYMOUS_VIEWER, assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../files/access";
+import { fileUrl, filePageUrl, thumbnailUrl, albumUrl, apiUrl } from "../platform/urls";
 import { internalPath } from "../platform/dispatch";
 import { servedType } from "../serving/serve";
 import { visibleAlbum } from "../albums/service";
+import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { Layout } from "./layout";
 
 /** What the site router lends its pages (kept as parameters so this module does not import routes.tsx). */
@@ -132,8 +133,9 @@ function FilePage(props: { env: Env; file: FileRow }) {
   const links = shareLinks(env, file);
   const title = fileTitle(file);
   const restricted = isAgeRestricted(file);
+  const unsafe = isUnsafeToRender(file);
   const description = file.description.trim() || undefined;
-  const image: OgImage | undefined = restricted
+  const image: OgImage | undefined = restricted || unsafe
     ? undefined
     : { url: links.direct, width: file.width, height: file.height, type: servedType(file.mime), alt: title };
   return (
@@ -148,7 +150,17 @@ function FilePage(props: { env: Env; file: FileRow }) {
       }
     >
       <h1>{title}</h1>
-      {restricted ? (
+      {unsafe ? (
+        <div class="notice">
+          <p>This file is not shown here: it could not be checked safely ({file.analysisError}).</p>
+          <p>
+            <a href={apiUrl(env, `/files/${file.id}/download`)} rel="nofollow noopener" download>
+              Download the file
+            </a>{" "}
+            if you trust it.
+          </p>
+        </div>
+      ) : restricted ? (
         <div class="notice">
           <p>This image is marked as age-restricted, so it is not shown here.</p>
           <p>
@@ -244,6 +256,7 @@ export function filePages(deps: PageDeps) {
         return notFound(); // private, gone or age-restricted: nothing to embed
       }
       const f = loaded!.file;
+      if (isUnsafeToRender(f)) return notFound(); // a pixel bomb is nobody's preview
       const size = fitWithin(f.width ?? 0, f.height ?? 0, maxW, maxH);
       return c.json({
         ...base,
@@ -262,11 +275,13 @@ export function filePages(deps: PageDeps) {
       try {
         const { album } = await visibleAlbum(c.get("db"), albumId, ANONYMOUS_VIEWER);
         if (album.passwordHash) return notFound();
+        // The preview is a file the album page itself shows an anonymous visitor, never a private one.
+        const cover = await visibleCover(c.get("db"), album, ANONYMOUS_SEES, Date.now());
         return c.json({
           ...base,
           type: "link",
           title: album.title,
-          ...(album.coverFileId ? { thumbnail_url: thumbnailUrl(c.env, album.coverFileId) } : {}),
+          ...(cover ? { thumbnail_url: thumbnailUrl(c.env, cover.id) } : {}),
           web_page: albumUrl(c.env, album.id),
         });
       } catch {

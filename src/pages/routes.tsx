@@ -8,6 +8,8 @@ import { filePages } from "./file";
 import { albumPages } from "./album";
 import { appPages } from "./app/routes";
 import { APP_JS, APP_CSS } from "./assets/client";
+import { pageFormPosts } from "./form-posts";
+import type { InProcessApi } from "./app/session";
 
 /** Pages load nothing but our own stylesheet and scripts; frames, plugins and foreign forms are refused. */
 export const PAGE_CSP =
@@ -31,8 +33,16 @@ export function notFoundPage(c: Context<AppEnv>) {
   );
 }
 
-export function siteRoutes(deps: { openApi: (env: Env) => unknown }) {
+/** What the app lends the site: the OpenAPI document and its own fetch, through which pages call the API. */
+export type SiteDeps = { openApi: (env: Env) => unknown; api: InProcessApi };
+
+export function siteRoutes(deps: SiteDeps) {
   const site = new Hono<AppEnv>();
+  site.use(async (c, next) => {
+    c.set("inProcessApi", deps.api);
+    await next();
+  });
+  site.use(pageFormPosts());
 
   site.get("/assets/site.css", (c) => {
     c.header("Cache-Control", "public, max-age=3600");

@@ -1,7 +1,7 @@
 // Password hashes are self-describing: `pbkdf2-sha256$i=<iterations>$<salt>$<hash>` (salt and hash base64url).
 // PBKDF2-HMAC-SHA256 runs natively in WebCrypto; production Workers refuse more than 100,000 iterations,
 // so that is both our target and our ceiling. bench/passwords.bench.mjs compares it with scrypt and argon2id
-// from @noble/hashes (pure JS inside workerd) and README.md explains the choice.
+// from @noble/hashes (pure JS inside workerd) and docs/accounts.md explains the choice.
 import { base64url, fromBase64url, timingSafeEqual, utf8 } from "./crypto";
 import { PASSWORD_HASH } from "../config";
 

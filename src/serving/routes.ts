@@ -2,7 +2,7 @@
 // authentication or rate-limit middleware on the hot path. dispatch() maps the public {image_url} and
 // {cdn_url} onto /i and /cdn.
 //   GET|HEAD {image_url}/<file_id>                            the image (short link)
-//   GET|HEAD {image_url}/<file_id>/thumb                      its thumbnail (the original until analysis made one)
+//   GET|HEAD {image_url}/<file_id>/thumb                      its thumbnail (a placeholder SVG until analysis made one)
 //   GET|HEAD {cdn_url}/uploads/<date>/<file_id>/<filename>    the image under its storage key, immutable
 import { Hono } from "hono";
 import type { AppEnv } from "../env";

@@ -8,7 +8,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
-import { authenticate } from "../middleware/auth";
+import { resolvePrincipal } from "../auth/principal";
+import { missingPermission } from "../middleware/guards";
 import { SERVING } from "../config";
 import { ANONYMOUS_VIEWER, assertReadable, loadFile, viewerOf, type Viewer } from "../files/access";
 import { contentDisposition } from "../files/content-disposition";
@@ -17,6 +18,7 @@ import { etagMatches, parseRange, quoteEtag } from "./range";
 import { EDGE_CACHE_SECONDS, edgeCacheKey, edgeCacheMatch, edgeCachePut, type Variant } from "./edge-cache";
 import { isPreviewBot } from "./bots";
 import { countHit } from "./view-counter";
+import { placeholderKind, placeholderResponse } from "./placeholder";
 
 /** Bytes never render as anything but an inert image: no scripts, no plugins, no same-origin powers. */
 export const BYTES_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
@@ -46,22 +48,31 @@ function cachedOwnHosts(env: Env) {
   return hostsCache.hosts;
 }
 
-/** Private files are the owner's alone; an <img> carries no credentials, so only a Bearer header can prove it. */
+/**
+ * Private files are the owner's alone; an <img> carries no credentials, so only a Bearer header can prove it.
+ * The API's permission rule holds here too: an API key without `read` reads nothing (403), decided before
+ * the file is looked up so the answer never depends on whether a file exists.
+ */
 async function bearerViewer(c: Context<AppEnv>): Promise<Viewer> {
   if (!c.req.header("authorization")) return ANONYMOUS_VIEWER;
+  let principal;
   try {
-    await authenticate()(c, async () => {});
-    return viewerOf(c.get("principal"));
+    principal = await resolvePrincipal(c.env, c.get("db"), c.req.raw, c.executionCtx);
   } catch {
-    return ANONYMOUS_VIEWER; // a bad token proves nothing: the private file stays 404
+    return ANONYMOUS_VIEWER; // a bad token proves nothing: a private file stays 404
   }
+  if (principal.kind === "key" && !principal.permissions.includes("read")) throw missingPermission("read");
+  return viewerOf(principal);
 }
 
-function cacheControl(file: FileRow, req: ServeRequest, thumbPending: boolean): string {
+/** Hotlink rules depend on the Referer: shared caches must not hand one referer's answer to another. */
+function cacheScope(file: FileRow): "public" | "private" {
+  return file.visibility === "private" || file.hotlinkPolicy !== "allow" ? "private" : "public";
+}
+
+function cacheControl(file: FileRow, req: ServeRequest): string {
   if (file.visibility === "private") return "private, no-cache";
-  // Hotlink rules depend on the Referer: shared caches must not hand one referer's answer to another.
-  const scope = file.hotlinkPolicy === "allow" ? "public" : "private";
-  if (thumbPending) return `${scope}, max-age=${SERVING.thumbnailPendingMaxAgeSeconds}`;
+  const scope = cacheScope(file);
   if (req.link === "cdn") return `${scope}, max-age=${SERVING.cdnMaxAgeSeconds}, immutable`;
   return `${scope}, max-age=${SERVING.shortLinkMaxAgeSeconds}`;
 }
@@ -75,7 +86,7 @@ function baseHeaders(file: FileRow, meta: Pick<Meta, "type" | "etag">, cache: st
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": BYTES_CSP,
     "Cross-Origin-Resource-Policy": "cross-origin",
-    "Content-Disposition": contentDisposition(file.filename, "inline"),
+    "Content-Disposition": contentDisposition(file.filename, servedType(file.mime), "inline"),
   });
 }
 
@@ -102,12 +113,12 @@ export async function serveFile(c: Context<AppEnv>, req: ServeRequest): Promise<
 
 async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   const now = Date.now();
+  const viewer = await bearerViewer(c);
   const loaded = await loadFile(c.get("db"), req.fileId);
   // A CDN path must name this file's object exactly; any other date/filename does not exist.
   const wrongPath = req.link === "cdn" && loaded !== undefined && loaded.file.storeKey !== req.storeKeyPath;
-  const viewer = loaded?.file.visibility === "private" && !wrongPath ? await bearerViewer(c) : ANONYMOUS_VIEWER;
   // Safe mode is a signed-in viewer's preference and byte links carry no identity, so it is applied by
-  // the API and the pages, not here (see README: "age-restricted files and direct links").
+  // the API and the pages, not here (see docs/files-and-serving.md).
   const target = wrongPath ? undefined : loaded;
   assertReadable(target, viewer, now, { safeMode: false });
   const file = target.file;
@@ -116,10 +127,10 @@ async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
     throw new ApiError(403, "This file may not be embedded on that site", { code: "hotlink_refused" });
   }
 
-  const thumbPending = req.variant === "thumb" && !file.thumbKey;
+  if (req.variant === "thumb" && !file.thumbKey) return placeholderResponse(placeholderKind(file), c.req.raw, cacheScope(file));
   const objectKey = req.variant === "thumb" && file.thumbKey ? file.thumbKey : file.storeKey;
   const objectVariant: Variant = objectKey === file.storeKey ? "original" : "thumb";
-  const cache = cacheControl(file, req, thumbPending);
+  const cache = cacheControl(file, req);
   const isHead = c.req.method === "HEAD";
   const known = objectVariant === "original" ? originalMeta(file) : undefined;
 

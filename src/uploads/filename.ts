@@ -1,16 +1,7 @@
 // Client filenames -> the last segment of storeKey. No client-controlled path ever reaches R2: the key is
 // `uploads/<YYYY-MM-DD>/<file_id>/<sanitised name>` and the sanitised name cannot contain a separator.
 import { UPLOADS, type UploadMime } from "../config";
-
-/** Canonical extension per allowed mime, used when the client's name has none. */
-const EXTENSION: Record<UploadMime, string> = {
-  "image/jpeg": "jpg",
-  "image/png": "png",
-  "image/gif": "gif",
-  "image/webp": "webp",
-  "image/avif": "avif",
-  "image/bmp": "bmp",
-};
+import { canonicalExtension } from "../platform/image-types";
 
 // C0/C1 controls, bidi overrides/isolates and other invisible format characters (they make names lie about
 // themselves, e.g. "gpj.exe" shown as "exe.jpg"), lone surrogates (in /u mode the class only matches unpaired
@@ -52,7 +43,7 @@ export function sanitizeFilename(name: string, mime: UploadMime, maxBytes = UPLO
 
   let ext = EXTENSION_RE.exec(base)?.[1];
   let stem = ext ? base.slice(0, -(ext.length + 1)) : base;
-  if (!ext) ext = EXTENSION[mime];
+  if (!ext) ext = canonicalExtension(mime);
   stem = stem.replace(/[._]+$/u, "");
   if (stem === "") stem = "file";
   stem = truncateUtf8(stem, maxBytes - byteLength(ext) - 1).replace(/[._]+$/u, "");

@@ -3,6 +3,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
 import { seedFile, settledCount } from "../support/files";
+import { checkAlbumPassword } from "../../src/albums/service";
+import { loadAlbum } from "../../src/albums/queries";
+import { createDb } from "../../src/platform/db";
+import { ANONYMOUS_VIEWER } from "../../src/files/access";
+import { RateLimitError } from "../../src/platform/errors";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -146,6 +151,32 @@ describe("GET /albums/:id", () => {
     expect((await call(`/albums/${a.id}`)).body.viewCount).toBeGreaterThanOrEqual(2);
   });
 
+  it.each(["public", "unlisted", "password"] as const)(
+    "a %s album's count and cover follow what the viewer may read (a private cover is never shown)",
+    async (kind) => {
+      const [pub1, pub2, priv] = await Promise.all([seedFile(owner.id), seedFile(owner.id), seedFile(owner.id, { visibility: "private" })]);
+      const a = await newAlbum({
+        fileIds: [pub1.id, priv.id, pub2.id],
+        ...(kind === "password" ? { password: "pw for cover" } : { visibility: kind }),
+      });
+      await call(`/albums/${a.id}`, { method: "PATCH", token: owner.access, body: { coverImageId: priv.id } });
+      const headers = kind === "password" ? { "x-album-password": "pw for cover" } : undefined;
+      for (const token of [undefined, stranger.access]) {
+        const seen = await call(`/albums/${a.id}`, { token, headers });
+        expect(seen.status).toBe(200);
+        expect(seen.body.files.map((f: any) => f.id).sort()).toEqual([pub1.id, pub2.id].sort());
+        expect(seen.body.fileCount).toBe(2);
+        expect(seen.body.coverImageId).toBeNull();
+        expect(JSON.stringify(seen.body)).not.toContain(priv.id);
+      }
+      const mine = await call(`/albums/${a.id}`, { token: owner.access });
+      expect(mine.body).toMatchObject({ fileCount: 3, coverImageId: priv.id });
+      // A visible cover is shown to everyone.
+      await call(`/albums/${a.id}`, { method: "PATCH", token: owner.access, body: { coverImageId: pub2.id } });
+      expect((await call(`/albums/${a.id}`, { headers })).body.coverImageId).toBe(pub2.id);
+    },
+  );
+
   it("shows strangers only live, non-private files, and no age-restricted ones under safe mode", async () => {
     const pub = await seedFile(owner.id);
     const priv = await seedFile(owner.id, { visibility: "private" });
@@ -227,6 +258,40 @@ describe("password-protected albums", () => {
     expect((await call(`/albums/${a.id}`, { headers: { "x-album-password": "the right one" }, ip })).status).toBe(429);
     // Another client is unaffected.
     expect((await call(`/albums/${a.id}`, { headers: { "x-album-password": "the right one" }, ip: "203.0.113.78" })).status).toBe(200);
+  });
+
+  it("the gate itself: 100 parallel checks verify at most the window's 10 guesses; the right one last is refused", async () => {
+    const a = await newAlbum({ password: "the right one" });
+    const loaded = await loadAlbum(createDb(env.DB), a.id);
+    const guesses = Array.from({ length: 99 }, (_, i) => `guess ${i}`).concat("the right one");
+    const outcomes = await Promise.all(
+      guesses.map((g) =>
+        checkAlbumPassword(env, loaded!.album, ANONYMOUS_VIEWER, "203.0.113.199", g).then(
+          () => "accepted",
+          (err) => (err instanceof RateLimitError ? "limited" : err.details?.code),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o === "invalid_album_password")).toHaveLength(10);
+    expect(outcomes.filter((o) => o === "limited")).toHaveLength(90);
+    expect(outcomes.at(-1)).toBe("limited");
+  });
+
+  it("a parallel burst of guesses cannot slip past the limit: each attempt is counted before the check", async () => {
+    const a = await newAlbum({ password: "the right one" });
+    const ip = "203.0.113.200";
+    // 100 guesses at once with the right password last (as a probe found: it used to be accepted).
+    const guesses = Array.from({ length: 99 }, (_, i) => `guess ${i}`).concat("the right one");
+    const replies = await Promise.all(guesses.map((g) => call(`/albums/${a.id}`, { headers: { "x-album-password": g }, ip })));
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 403).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(89);
+    expect(statuses.at(-1)).toBe(429);
+    // A right password within the budget passes and is given back, so it costs the client nothing.
+    const other = "203.0.113.201";
+    for (let i = 0; i < 5; i++) expect((await call(`/albums/${a.id}`, { headers: { "x-album-password": "the right one" }, ip: other })).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await call(`/albums/${a.id}`, { headers: { "x-album-password": `no ${i}` }, ip: other })).status).toBe(403);
+    expect((await call(`/albums/${a.id}`, { headers: { "x-album-password": "the right one" }, ip: other })).status).toBe(429);
   });
 
   it("PATCH sets, changes and removes the password", async () => {

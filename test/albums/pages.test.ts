@@ -87,6 +87,14 @@ describe("password-protected album pages", () => {
     expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
   });
 
+  it("a parallel burst of form posts cannot slip past the limit", async () => {
+    const a = await album({ password: "letmein!" });
+    const guesses = Array.from({ length: 59 }, (_, i) => `nope ${i}`).concat("letmein!");
+    const replies = await Promise.all(guesses.map((g) => fetchRaw(`${SITE}/a/${a.id}`, form(g, "192.0.2.77"))));
+    expect(replies.filter((r) => r.status === 403).length).toBeLessThanOrEqual(10);
+    expect(replies.at(-1)!.status).toBe(429);
+  });
+
   it("refuses oversized form bodies", async () => {
     const a = await album({ password: "letmein!" });
     const res = await fetchRaw(`${SITE}/a/${a.id}`, { ...form("x".repeat(10_000)) });

@@ -4,7 +4,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { files, users, type FileRow } from "../../src/db/schema";
-import { DEAD_LETTER_QUEUE, type JobMessage } from "../../src/jobs/queue";
+import { DEAD_LETTER_QUEUE } from "../../src/jobs/queue";
+import type { JobMessage } from "../../src/jobs/messages";
 import worker from "../../src/index";
 import { sha256Hex } from "../../src/platform/crypto";
 import { createDb } from "../../src/platform/db";
@@ -71,9 +72,12 @@ export async function waitForAnalysis(id: string, timeoutMs = 25_000): Promise<F
   }
 }
 
-/** Delivers one message to the worker's queue handler as the platform would (attempt n), and reports ack / retry. */
-export async function deliver(body: JobMessage, { attempts = 1, queue = "image-jobs" } = {}) {
-  const batch = createMessageBatch<JobMessage>(queue, [{ id: crypto.randomUUID(), timestamp: new Date(), attempts, body }]);
+/**
+ * Delivers one message to the worker's queue handler as the platform would (attempt n), and reports ack / retry.
+ * The body is typed loosely on purpose: tests also deliver malformed messages.
+ */
+export async function deliver(body: JobMessage | Record<string, unknown>, { attempts = 1, queue = "image-jobs" } = {}) {
+  const batch = createMessageBatch<JobMessage>(queue, [{ id: crypto.randomUUID(), timestamp: new Date(), attempts, body: body as JobMessage }]);
   const ctx = createExecutionContext();
   await worker.queue(batch, env);
   return getQueueResult(batch, ctx);

@@ -5,6 +5,10 @@ import { signup, type TestUser } from "../support/api";
 import { SITE, fetchRaw, seedFile } from "../support/files";
 import { cdnUrl } from "../../src/platform/urls";
 import { fitWithin } from "../../src/pages/file";
+import { isUnsafeToRender } from "../../src/files/access";
+import { inspectImage } from "../../src/analysis/header";
+import { ANALYSIS } from "../../src/config";
+import { gifHeader, pngHeader } from "../analysis/images";
 
 let owner: TestUser;
 beforeAll(async () => {
@@ -59,6 +63,28 @@ describe("GET {site_url}/f/<id>", () => {
     expect(res.text).toContain("age-restricted");
   });
 
+  it("an image the analysis refused as a pixel or frame bomb: a notice and a download link, nothing to decode", async () => {
+    const limits = { maxPixels: ANALYSIS.maxPixels, maxFrames: ANALYSIS.maxFrames };
+    for (const header of [pngHeader(20_000, 20_000), gifHeader(10, 10, 5000)]) {
+      const refusal = inspectImage(header, limits);
+      if (refusal.ok) throw new Error("expected a refusal");
+      const f = await seedFile(owner.id, { analysis: "failed", analysisError: refusal.reason, thumbKey: null, content: header });
+      expect(isUnsafeToRender(f)).toBe(true);
+      const res = await fetchRaw(`${SITE}/f/${f.id}`);
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain(`<img src="${env.IMAGE_URL}/${f.id}"`);
+      expect(meta(res.text, "og:image")).toBeUndefined();
+      expect(res.text).toContain("could not be checked safely");
+      expect(res.text).toContain(`href="${env.BASE_URL}/files/${f.id}/download"`);
+      const oembed = await fetchRaw(`${SITE}/oembed?url=${encodeURIComponent(`${env.SITE_URL}/f/${f.id}`)}`);
+      expect(oembed.status).toBe(404);
+    }
+    // Other failures (an AVIF our decoders do not read) are still shown: browsers decode those fine.
+    const avif = await seedFile(owner.id, { analysis: "failed", analysisError: "unsupported: AVIF is not decoded" });
+    expect(isUnsafeToRender(avif)).toBe(false);
+    expect((await fetchRaw(`${SITE}/f/${avif.id}`)).text).toContain(`<img src="${env.IMAGE_URL}/${avif.id}"`);
+  });
+
   it("serves its copy script and stylesheet", async () => {
     const js = await fetchRaw(`${SITE}/assets/copy.js`);
     expect(js.status).toBe(200);
@@ -93,6 +119,20 @@ describe("GET {site_url}/oembed", () => {
     const res = await fetchRaw(`${SITE}/oembed?url=${encodeURIComponent(album.body.url)}`);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ type: "link", title: "Trip" });
+  });
+
+  it("an album's preview is never a private file: the chosen cover if visible, else the first visible file", async () => {
+    const { call } = await import("../support/api");
+    const priv = await seedFile(owner.id, { visibility: "private" });
+    const pub = await seedFile(owner.id);
+    const album = await call("/albums", { token: owner.access, body: { title: "Mixed", fileIds: [priv.id, pub.id] } });
+    await call(`/albums/${album.body.id}`, { method: "PATCH", token: owner.access, body: { coverImageId: priv.id } });
+    const res = await fetchRaw(`${SITE}/oembed?url=${encodeURIComponent(album.body.url)}`);
+    expect(res.json.thumbnail_url).toBe(`${env.IMAGE_URL}/${pub.id}/thumb`);
+    expect(res.text).not.toContain(priv.id);
+    const page = await fetchRaw(album.body.url);
+    expect(page.text).not.toContain(priv.id);
+    expect(page.text).toContain(`${env.IMAGE_URL}/${pub.id}`);
   });
 
   it("404 for private, gone, age-restricted or foreign URLs; 400 / 501 for bad requests", async () => {

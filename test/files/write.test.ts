@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, fetchRaw, fileRow, pngLikeBytes, seedFile, settledCount } from "../support/files";
 import { sha256Hex } from "../../src/platform/crypto";
+import { SMALL_PNG, finalize, presign, putDirect } from "../uploads/helpers";
 import { BASE } from "../support/api";
 
 let owner: TestUser;
@@ -184,6 +185,20 @@ describe("DELETE /files/:id", () => {
     expect((await call(`/files/${f.id}`, { method: "DELETE", headers: { "x-delete-token": token } })).status).toBe(410);
   });
 
+  it("a wrong delete token on someone's private file answers exactly as an unknown id", async () => {
+    const token = "delete-me-" + crypto.randomUUID();
+    const priv = await seedFile(null, { visibility: "private", deleteTokenHash: await sha256Hex(token) });
+    const ownersPrivate = await seedFile(owner.id, { visibility: "private" });
+    const unknown = await call("/files/file_AAAAAAAAAAAAAAAAAAAAA", { method: "DELETE", headers: { "x-delete-token": "x" } });
+    for (const id of [priv.id, ownersPrivate.id]) {
+      const res = await call(`/files/${id}`, { method: "DELETE", headers: { "x-delete-token": "x" } });
+      expect(res.status).toBe(unknown.status);
+      expect(res.body).toEqual(unknown.body);
+      expect((await call(`/files/${id}`)).status).toBe(404);
+    }
+    expect((await call(`/files/${priv.id}`, { method: "DELETE", headers: { "x-delete-token": token } })).status).toBe(200);
+  });
+
   it("a delete token does not work on a file that has none", async () => {
     const f = await seedFile(owner.id);
     expect((await call(`/files/${f.id}`, { method: "DELETE", headers: { "x-delete-token": "anything" } })).status).toBe(403);
@@ -219,10 +234,10 @@ describe("GET /files/:id/download", () => {
   });
 
   it.each([
-    ['evil"; filename="x.exe', /^attachment; filename="evil__ filename=_x\.exe"; filename\*=UTF-8''evil%22%3B%20filename%3D%22x\.exe$/],
+    ['evil"; filename="x.exe', /^attachment; filename="evil__ filename=_x\.exe\.png"; filename\*=UTF-8''evil%22%3B%20filename%3D%22x\.exe\.png$/],
     ["a\r\nSet-Cookie: x=1.png", /^attachment; filename="aSet-Cookie: x=1\.png"; filename\*=UTF-8''aSet-Cookie%3A%20x%3D1\.png$/],
     ["日本語の写真.png", /^attachment; filename="______\.png"; filename\*=UTF-8''%E6%97%A5%E6%9C%AC%E8%AA%9E%E3%81%AE%E5%86%99%E7%9C%9F\.png$/],
-    ["..\\..\\windows\\system.ini", /^attachment; filename="system\.ini"; filename\*=UTF-8''system\.ini$/],
+    ["..\\..\\windows\\system.ini", /^attachment; filename="system\.ini\.png"; filename\*=UTF-8''system\.ini\.png$/],
   ])("hostile filename %j stays inside its parameters", async (filename, expected) => {
     const f = await seedFile(owner.id, { filename, storeKey: `uploads/2026-01-15/x/${crypto.randomUUID()}.png` });
     const res = await fetchRaw(`${BASE}/files/${f.id}/download`);
@@ -230,6 +245,18 @@ describe("GET /files/:id/download", () => {
     const cd = res.headers.get("content-disposition")!;
     expect(cd).toMatch(expected);
     expect(cd).not.toMatch(/[\r\n]/);
+  });
+
+  it("a PNG uploaded as index.html / .svg / .exe downloads under a name whose extension is the image type", async () => {
+    for (const [name, expected] of [["index.html", "index.html.png"], ["logo.svg", "logo.svg.png"], ["run.exe", "run.exe.png"]]) {
+      const p = await presign({ token: owner.access, filename: name });
+      const put = await putDirect(p.body.fileId, SMALL_PNG, owner.access);
+      expect((await finalize(p.body, put.headers.get("etag")!, owner.access)).status).toBe(200);
+      const download = await fetchRaw(`${BASE}/files/${p.body.fileId}/download`);
+      expect(download.headers.get("content-disposition")).toBe(`attachment; filename="${expected}"; filename*=UTF-8''${expected}`);
+      const link = await fetchRaw(`${IMAGE}/${p.body.fileId}`);
+      expect(link.headers.get("content-disposition")).toBe(`inline; filename="${expected}"; filename*=UTF-8''${expected}`);
+    }
   });
 
   it("follows the same visibility and safe-mode rules as GET /files/:id", async () => {

@@ -184,6 +184,13 @@ describe("exactness and separation", () => {
     expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => i));
   });
 
+  it("Remaining goes down by one per call over a sequence, while calls are decided from leases", async () => {
+    const u = await verifiedUser();
+    const seen: number[] = [];
+    for (let i = 0; i < 60; i++) seen.push(limitHeaders(await call(i % 3 ? "/account" : "/files", { token: u.access })).remaining);
+    expect(seen).toEqual(seen.map((_, i) => seen[0] - i));
+  });
+
   it("2x the limit in parallel lets exactly the limit through (uploads bucket)", async () => {
     const ip = freshIp();
     const replies = await Promise.all(Array.from({ length: 10 }, () => call("/upload/presign", { ip, body: {} })));

@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { limiterFor } from "../../src/limits/rate-limiter";
+import { leases } from "../../src/limits/leases";
 
 export function setMultiplier(value: string) {
   (env as { RATE_LIMIT_MULTIPLIER: string }).RATE_LIMIT_MULTIPLIER = value;
@@ -26,8 +27,12 @@ export function freshIp(): string {
   return `198.51.100.${ipCounter}`;
 }
 
-/** Fills a subject's bucket so that only `left` calls remain in this window (no HTTP needed). */
+/**
+ * Fills a subject's bucket so that only `left` calls remain in this window (no HTTP needed), as if other
+ * isolates had spent the rest: this isolate forgets the tickets it held for the subject.
+ */
 export async function leaveOnly(subject: string, bucket: "api" | "uploads", limit: number, left: number) {
+  leases.forget(subject);
   const state = await limiterFor(env, subject).peek(bucket, limit, 3600);
   const used = limit - state.remaining;
   const cost = limit - left - used;

@@ -1,7 +1,7 @@
 // Byte serving: {image_url}/<id>, {image_url}/<id>/thumb, {cdn_url}/uploads/<date>/<id>/<filename>.
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
-import { signup, type TestUser } from "../support/api";
+import { call, createKey, signup, verifiedUser, type TestUser } from "../support/api";
 import { CDN, IMAGE, fetchRaw, fileRow, pngLikeBytes, seedFile } from "../support/files";
 import { cdnUrl } from "../../src/platform/urls";
 import { edgeCacheKey, purgeFileFromEdgeCache } from "../../src/serving/edge-cache";
@@ -12,7 +12,7 @@ let file: FileRow;
 const content = pngLikeBytes(10_000, 3);
 
 beforeAll(async () => {
-  owner = await signup();
+  owner = await verifiedUser();
   file = await seedFile(owner.id, { content, filename: "cat.png" });
 });
 
@@ -156,6 +156,30 @@ describe("gone and private files on byte links", () => {
     expect((await fetchRaw(`${IMAGE}/${deleted.id}`)).status).toBe(404); // existence of private things is not revealed
   });
 
+  it("an API key without `read` reads no bytes: 403 on every byte link, whether or not the file exists", async () => {
+    const f = await seedFile(owner.id, { visibility: "private", thumb: pngLikeBytes(300, 2) });
+    const [uploadOnly, reader, strangerReader] = await Promise.all([
+      createKey(owner, { permissions: ["upload"] }),
+      createKey(owner, { permissions: ["read"] }),
+      verifiedUser().then((s) => createKey(s, { permissions: ["read", "upload"] })),
+    ]);
+    const links = [`${IMAGE}/${f.id}`, `${IMAGE}/${f.id}/thumb`, cdnUrl(env, f.storeKey)];
+    const as = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+    const replies = await Promise.all(links.map((url) => fetchRaw(url, as(uploadOnly.key))));
+    for (const res of replies) {
+      expect(res.status).toBe(403);
+      expect(res.json.details.code).toBe("missing_permission");
+    }
+    const unknown = await fetchRaw(`${IMAGE}/file_AAAAAAAAAAAAAAAAAAAAA`, as(uploadOnly.key));
+    expect(unknown.status).toBe(403); // the same answer: existence is not revealed
+    for (const url of links) {
+      expect((await fetchRaw(url, as(reader.key))).status, url).toBe(200);
+      expect((await fetchRaw(url, as(strangerReader.key))).status, url).toBe(404);
+    }
+    // The API answers the upload-only key the same way.
+    expect((await call(`/files/${f.id}/download`, { token: uploadOnly.key })).status).toBe(403);
+  });
+
   it("unlisted files serve by link", async () => {
     const f = await seedFile(owner.id, { visibility: "unlisted" });
     expect((await fetchRaw(`${IMAGE}/${f.id}`)).status).toBe(200);
@@ -186,12 +210,45 @@ describe("thumbnails", () => {
     expect(range.bytes).toEqual(thumb.slice(0, 10));
   });
 
-  it("falls back to the original, briefly cached, while there is no thumbnail", async () => {
-    const f = await seedFile(owner.id, { thumbKey: null });
+  it("serves a small 'Processing' placeholder, never the original, while analysis is pending", async () => {
+    const f = await seedFile(owner.id, { thumbKey: null, analysis: "pending", content: pngLikeBytes(200_000, 4) });
     const res = await fetchRaw(`${IMAGE}/${f.id}/thumb`);
     expect(res.status).toBe(200);
-    expect(res.bytes.byteLength).toBe(f.bytes);
+    expect(res.headers.get("content-type")).toBe("image/svg+xml");
+    expect(res.headers.get("x-thumbnail")).toBe("pending");
+    expect(res.bytes.byteLength).toBeLessThan(1000);
+    expect(res.text).toContain("Processing");
     expect(res.headers.get("cache-control")).toBe("public, max-age=60");
+    expect(res.headers.get("content-security-policy")).toContain("sandbox");
+    const again = await fetchRaw(`${IMAGE}/${f.id}/thumb`, { headers: { "if-none-match": res.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    const head = await fetchRaw(`${IMAGE}/${f.id}/thumb`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.bytes.byteLength).toBe(0);
+  });
+
+  it("a refused image (analysis failed: a pixel bomb) is never its own thumbnail", async () => {
+    const bomb = await seedFile(owner.id, {
+      thumbKey: null,
+      analysis: "failed",
+      analysisError: "image too large: 20000x20000 is over 40 megapixels",
+      content: pngLikeBytes(389_000, 5),
+    });
+    const res = await fetchRaw(`${IMAGE}/${bomb.id}/thumb`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-thumbnail")).toBe("unavailable");
+    expect(res.text).toContain("No preview");
+    expect(res.bytes.byteLength).toBeLessThan(1000);
+  });
+
+  it("placeholders follow the access rules of the file", async () => {
+    const hidden = await seedFile(owner.id, { thumbKey: null, analysis: "pending", visibility: "private" });
+    expect((await fetchRaw(`${IMAGE}/${hidden.id}/thumb`)).status).toBe(404);
+    const mine = await fetchRaw(`${IMAGE}/${hidden.id}/thumb`, { headers: { authorization: `Bearer ${owner.access}` } });
+    expect(mine.status).toBe(200);
+    expect(mine.headers.get("cache-control")).toBe("private, max-age=60");
+    const deleted = await seedFile(owner.id, { thumbKey: null, analysis: "pending", deletedAt: new Date(Date.now() - 1) });
+    expect((await fetchRaw(`${IMAGE}/${deleted.id}/thumb`)).status).toBe(410);
   });
 });
 

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { jobHandlers, type JobMessage } from "../../src/jobs/queue";
+import { jobHandlers } from "../../src/jobs/queue";
+import type { JobMessage } from "../../src/jobs/messages";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, finalize, makePng, presign, putDirect, storage, uploadRow } from "./helpers";
 

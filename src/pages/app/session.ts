@@ -10,8 +10,9 @@ import { verifyToken } from "../../platform/jwt";
 import { refreshSession, type SessionBody } from "../../auth/sessions";
 import { SESSION } from "../../config";
 import { timingSafeEqual } from "../../platform/crypto";
-import { createApp } from "../../app";
 import { findSessionUser } from "../../auth/queries";
+import { sessionState } from "../../auth/principal";
+import { BOOKMARK_HEADER } from "../../middleware/db";
 
 export const SESSION_COOKIE = "__Host-session";
 
@@ -42,7 +43,7 @@ export async function pageSession(c: Context<AppEnv>): Promise<PageSession | nul
   if (claims?.typ === "access" && claims.sid && claims.exp * 1000 - Date.now() > 60_000) {
     // The JWT alone outlives a logout or account deletion: check the session row too.
     const found = await findSessionUser(c.get("db"), claims.sub, claims.sid);
-    if (!found || found.session.revokedAt || found.session.expiresAt.getTime() <= Date.now() || found.user.deletedAt || found.user.bannedAt) {
+    if (sessionState(found) !== "live") {
       clearSessionCookie(c);
       return null;
     }
@@ -87,9 +88,25 @@ export function sameOrigin(c: Context<AppEnv>): boolean {
   return origin === new URL(c.req.url).origin;
 }
 
-let app: ReturnType<typeof createApp> | undefined;
+/** The app's own fetch, lent to the pages by siteRoutes() (so pages import nothing from app.ts). */
+export type InProcessApi = (req: Request, env: Env, ctx: Context<AppEnv>["executionCtx"]) => Response | Promise<Response>;
+
+declare module "hono" {
+  interface ContextVariableMap {
+    inProcessApi: InProcessApi;
+  }
+}
 
 export type ApiResult<T = any> = { status: number; ok: boolean; body: T; headers: Headers };
+
+/** What an in-process API call inherits from the page request: the client's IP, and the page's D1 bookmark
+ *  (the API then reads at least as fresh as the page did, so a page sees what it just wrote). */
+function forwardContext(c: Context<AppEnv>, headers: Headers) {
+  const ip = c.req.header("cf-connecting-ip");
+  if (ip) headers.set("cf-connecting-ip", ip);
+  const bookmark = c.get("dbSession")?.getBookmark();
+  if (bookmark) headers.set(BOOKMARK_HEADER, bookmark);
+}
 
 /** Calls the JSON API in-process with the page session's access token. */
 export async function apiCall<T = any>(
@@ -98,18 +115,16 @@ export async function apiCall<T = any>(
   path: string,
   opts: { token?: string; body?: unknown } = {},
 ): Promise<ApiResult<T>> {
-  app ??= createApp();
   const headers = new Headers();
   if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
-  const ip = c.req.header("cf-connecting-ip");
-  if (ip) headers.set("cf-connecting-ip", ip);
+  forwardContext(c, headers);
   if (opts.body !== undefined) headers.set("content-type", "application/json");
   const req = new Request(new URL(`/api/v1${path}`, c.req.url), {
     method,
     headers,
     body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
   });
-  const res = await app.fetch(req, c.env, c.executionCtx);
+  const res = await c.get("inProcessApi")(req, c.env, c.executionCtx);
   const type = res.headers.get("content-type") ?? "";
   const body = type.includes("json") ? await res.json() : await res.text();
   return { status: res.status, ok: res.ok, body: body as T, headers: res.headers };
@@ -124,7 +139,6 @@ export function apiMessage(r: ApiResult): string {
 
 /** A multipart/form-data call to the JSON API in-process (the one-request upload), with a Content-Length. */
 export async function apiForm<T = any>(c: Context<AppEnv>, path: string, form: FormData, token: string): Promise<ApiResult<T>> {
-  app ??= createApp();
   const url = new URL(`/api/v1${path}`, c.req.url);
   const framed = new Request(url, { method: "POST", body: form });
   const bytes = await framed.arrayBuffer();
@@ -133,9 +147,8 @@ export async function apiForm<T = any>(c: Context<AppEnv>, path: string, form: F
     "content-type": framed.headers.get("content-type") ?? "multipart/form-data",
     "content-length": String(bytes.byteLength),
   });
-  const ip = c.req.header("cf-connecting-ip");
-  if (ip) headers.set("cf-connecting-ip", ip);
-  const res = await app.fetch(new Request(url, { method: "POST", headers, body: bytes }), c.env, c.executionCtx);
+  forwardContext(c, headers);
+  const res = await c.get("inProcessApi")(new Request(url, { method: "POST", headers, body: bytes }), c.env, c.executionCtx);
   const type = res.headers.get("content-type") ?? "";
   const body = type.includes("json") ? await res.json() : await res.text();
   return { status: res.status, ok: res.ok, body: body as T, headers: res.headers };

@@ -1,0 +1,60 @@
+// Who is calling: the Authorization header resolved to a Principal. The one place credentials are checked:
+// the API's authenticate() middleware, byte serving and the pages all come here, and the one rule for
+// "this session is still live" is here too.
+import type { Principal } from "../env";
+import { jwtConfig } from "../env";
+import type { Db } from "../platform/db";
+import { ApiError, unauthorized } from "../platform/errors";
+import { looksLikeJwt, verifyToken } from "../platform/jwt";
+import { authenticateApiKey } from "../keys/keys";
+import { findSessionUser } from "./queries";
+
+export function clientIp(req: Request): string {
+  return req.headers.get("cf-connecting-ip") ?? "127.0.0.1";
+}
+
+type FoundSession = NonNullable<Awaited<ReturnType<typeof findSessionUser>>>;
+
+/**
+ * The liveness rule for a session behind a valid JWT: the row exists, is neither revoked nor expired, and its
+ * user is neither deleted nor banned (a signature alone outlives a logout, a deletion or a ban).
+ */
+export function sessionState(found: FoundSession | undefined, now = Date.now()): "live" | "ended" | "banned" {
+  if (!found || found.session.revokedAt || found.session.expiresAt.getTime() <= now || found.user.deletedAt) return "ended";
+  return found.user.bannedAt ? "banned" : "live";
+}
+
+const invalidSession = () => unauthorized("Invalid or expired access token", "invalid_token");
+
+type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
+
+/** The request's principal; throws the contract's 401 for credentials that are present but not good. */
+export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: WaitUntil): Promise<Principal> {
+  const ip = clientIp(req);
+  const header = req.headers.get("authorization");
+  if (header === null) return { kind: "anonymous", ip };
+
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (!match) throw unauthorized("The Authorization header must be 'Bearer <token>'", "invalid_authorization_header");
+  const token = match[1];
+
+  // Anything that is not shaped like a JWT is taken as an API key attempt, so near-miss keys get
+  // the contract's "Invalid API key" rather than a generic token error.
+  if (!looksLikeJwt(token)) {
+    const key = await authenticateApiKey(db, token, ctx ?? { waitUntil: () => {} });
+    return { kind: "key", ip, user: key.user, keyId: key.keyId, permissions: key.permissions };
+  }
+
+  const claims = await verifyToken(jwtConfig(env), token);
+  if (!claims) throw invalidSession();
+  if (claims.typ === "upload") {
+    if (!claims.fid) throw invalidSession();
+    return { kind: "upload", ip, fileId: claims.fid };
+  }
+  if (!claims.sid) throw invalidSession();
+  const found = await findSessionUser(db, claims.sub, claims.sid);
+  const state = sessionState(found);
+  if (state === "ended") throw invalidSession();
+  if (state === "banned") throw new ApiError(401, "This account has been suspended", { code: "account_banned" });
+  return { kind: "session", ip, user: found!.authUser, sessionId: claims.sid };
+}

@@ -1,0 +1,28 @@
+// Every message the image-jobs queue carries: one discriminated union, checked where messages are sent
+// (jobQueue) and where they are handled (the handler map in ./queue.ts). Imports nothing, so both the
+// senders and the handlers can depend on it without a circle.
+
+/** Analyse a finalized file (sent by finalize and by the cron that re-sends lost messages). */
+export type AnalyzeMessage = { type: "analyze"; fileId: string; /** Re-analyse even when done or failed. */ force?: boolean };
+
+export type JobMessage = AnalyzeMessage;
+export type JobType = JobMessage["type"];
+
+export type JobHandler<M extends JobMessage = JobMessage> = {
+  run: (env: Env, body: M) => Promise<void>;
+  /** Runs for messages that exhausted their retries (e.g. record `analysis: failed`). */
+  onDeadLetter?: (env: Env, body: M) => Promise<void>;
+};
+
+/** One handler per message type, each taking exactly its own message. */
+export type JobHandlers = { [T in JobType]: JobHandler<Extract<JobMessage, { type: T }>> };
+
+const JOB_TYPES: ReadonlySet<string> = new Set<JobType>(["analyze"]);
+
+/** A queue body is our own message (queues deliver what we sent, but a stray or old one must not crash the consumer). */
+export function isJobMessage(body: unknown): body is JobMessage {
+  return typeof body === "object" && body !== null && JOB_TYPES.has((body as { type?: unknown }).type as string);
+}
+
+/** The JOBS binding with its message type (wrangler's generated `Queue` cannot know it). */
+export const jobQueue = (env: Pick<Env, "JOBS">) => env.JOBS as Queue<JobMessage>;

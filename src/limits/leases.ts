@@ -1,0 +1,256 @@
+// Rate-limit decisions in the isolate, without a Durable Object round trip on every request.
+//
+// The RateLimiter object numbers the calls of each bucket in a window (1, 2, 3, ...). An isolate leases a
+// block of those numbers ("tickets") and spends them in memory, lowest first; a request that spends ticket t
+// shows `Remaining: limit - t`. Because the object counts a ticket when it is leased, not when it is spent,
+// the tickets issued to all isolates together never pass the limit: a subject never gets more than its
+// limit in a window, however many isolates serve it. Unspent tickets are not given back: they lapse with the
+// window (giving them back would let a number be issued twice and Remaining go up). To keep that loss small:
+//   - a lease starts at one call and doubles while the previous one was spent within QUICK_MS, halving back
+//     otherwise, but not below 1/256 of the limit (a quiet anonymous caller leases one call at a time,
+//     exactly as before; a returning user with a large budget seldom waits; a hot one leases large blocks);
+//   - the object caps what a lease takes beyond the need at 1/LEASE_SHARE of what is left, so near the end of
+//     the budget leases shrink to one call and the last calls are decided by the object;
+//   - once the object has said a bucket is used up, the isolate refuses locally until the window ends.
+// When a block runs low, the next one is leased in the background (waitUntil), so a hot subject's requests
+// do not wait for the object at all. We chose this over unkey's model (decide locally, synchronise later)
+// because that one lets a subject overshoot its limit while isolates disagree; leases never do.
+//
+// What `Remaining` means with leases: the calls of the window not yet numbered when this request was. Within
+// an isolate it never goes up (tickets are spent lowest first and never reused); across isolates it is
+// as true as the last lease each of them took.
+//
+// Upload starts take from both buckets in one object call (all or nothing, as before); the uploads bucket
+// is never leased ahead (its limits are small and an upload start writes to D1 anyway), but the isolate
+// remembers its count, to show it and to refuse locally once it is used up.
+import type { BucketSpec, LeaseGrant, LeaseRequest, LeaseResult, LimitState } from "./rate-limiter";
+
+/** Where leases come from: the subject's RateLimiter stub in production, a wrapped one in tests. */
+export type LeaseSource = { lease(requests: LeaseRequest[]): Promise<LeaseResult> };
+export type WaitUntil = (work: Promise<unknown>) => void;
+
+/** A lease spent faster than this doubles the next one; a slower one halves it. */
+const QUICK_MS = 10_000;
+/**
+ * Once a subject came back to this isolate, its leases do not shrink below this share of the limit (1 call for
+ * the anonymous 100/h, 3 for free, 39 for pro), so a subject with a large budget seldom waits for the object
+ * even when it is not busy; when such a quiet subject stops coming to this isolate, at most that lapses.
+ */
+const MIN_LEASE_SHARE = 256;
+const MAX_LEASE = 1 << 20;
+/** Buckets remembered per isolate; the oldest are dropped first (their unspent tickets lapse). */
+const MAX_BUCKETS = 10_000;
+/** Lease replies granting nothing one request waits for before giving up (only clock skew causes them). */
+const MAX_FRUITLESS = 3;
+
+class Bucket {
+  /** Unspent tickets, ascending, inclusive ranges. */
+  readonly tickets: [number, number][] = [];
+  /** The highest count the object reported: tickets up to it have been issued to someone. */
+  known = 0;
+  lastTaken = 0;
+  size = 0;
+  leasedAt = 0;
+  pending?: Promise<{ bucket: Bucket; granted: number }>;
+
+  constructor(
+    readonly limit: number,
+    /** Epoch seconds when the window ends, as the object said; 0 before it was asked. */
+    public reset: number,
+  ) {}
+
+  get spare() {
+    return this.tickets.reduce((n, [a, b]) => n + b - a + 1, 0);
+  }
+  get usedUp() {
+    return this.reset > 0 && this.tickets.length === 0 && this.known >= this.limit;
+  }
+  take(): number | undefined {
+    const first = this.tickets[0];
+    if (!first) return undefined;
+    const t = first[0];
+    if (t === first[1]) this.tickets.shift();
+    else first[0] = t + 1;
+    this.lastTaken = t;
+    return t;
+  }
+  /** Puts back a ticket taken for a request that was refused, unless a later one was spent since. */
+  giveBack(t: number) {
+    if (this.lastTaken !== t) return;
+    this.tickets.unshift([t, t]);
+    this.lastTaken = t - 1;
+  }
+  add(g: LeaseGrant) {
+    this.known = Math.max(this.known, g.count);
+    if (g.granted <= 0) return;
+    const range: [number, number] = [g.count - g.granted + 1, g.count];
+    const at = this.tickets.findIndex(([a]) => a > range[0]);
+    if (at < 0) this.tickets.push(range);
+    else this.tickets.splice(at, 0, range);
+  }
+  /** The state shown for a request that spent ticket `t`, or (no ticket) for a look at the bucket. */
+  state(t?: number): LimitState {
+    // Without a ticket: the last one spent here while some are in hand (the next shown will be lower),
+    // else everything the object has issued.
+    const used = t ?? (this.tickets.length > 0 ? this.lastTaken : Math.max(this.known, this.lastTaken));
+    return { allowed: true, limit: this.limit, remaining: Math.max(0, this.limit - used), reset: this.reset };
+  }
+  refused(): LimitState {
+    return { allowed: false, limit: this.limit, remaining: 0, reset: this.reset };
+  }
+}
+
+export type Counted = {
+  allowed: boolean;
+  api: LimitState;
+  /** Undefined when this isolate has not heard about the uploads bucket in this window. */
+  uploads?: LimitState;
+  /** The bucket that refused the request (remaining 0), or undefined when allowed. */
+  refusedBy?: LimitState;
+};
+
+export class LeaseHolder {
+  private readonly buckets = new Map<string, Bucket>();
+
+  /** One ordinary API call: a ticket of the API bucket, from memory when one is in hand. */
+  async countCall(source: LeaseSource, subject: string, api: BucketSpec, uploads: BucketSpec, waitUntil?: WaitUntil): Promise<Counted> {
+    let b = this.current(subject, api);
+    // Waiters share one lease call per bucket; a reply that granted nothing (other than a used-up bucket)
+    // can only be one for an older window, and is not waited for again and again.
+    for (let fruitless = 0; fruitless < MAX_FRUITLESS; ) {
+      const t = b.take();
+      if (t !== undefined) {
+        this.refillIfLow(source, subject, api, uploads, b, waitUntil);
+        return { allowed: true, api: b.state(t), uploads: this.look(subject, uploads) };
+      }
+      if (b.usedUp) break;
+      const leased = await (b.pending ?? this.lease(source, subject, api, uploads, b));
+      if (leased.granted === 0) fruitless += 1;
+      b = leased.bucket;
+    }
+    return { allowed: false, api: b.refused(), uploads: this.look(subject, uploads), refusedBy: b.refused() };
+  }
+
+  /** An upload start: one call of each bucket, all or nothing, in one object call. */
+  async countUploadStart(source: LeaseSource, subject: string, api: BucketSpec, uploads: BucketSpec): Promise<Counted> {
+    let a = this.current(subject, api);
+    let u = this.current(subject, uploads);
+    if (u.usedUp) return { allowed: false, api: a.state(), uploads: u.refused(), refusedBy: u.refused() };
+    if (a.usedUp) return { allowed: false, api: a.refused(), uploads: u.state(), refusedBy: a.refused() };
+    // A ticket in hand covers the API call; the object then only has to find room in the uploads bucket.
+    const reserved = a.take();
+    const want = reserved !== undefined ? 0 : this.nextSize(a);
+    const res = await source.lease([
+      { ...api, need: reserved !== undefined ? 0 : 1, want },
+      { ...uploads, need: 1, want: 1 },
+    ]);
+    const before = a;
+    a = this.absorb(subject, api, a, res.buckets[0]);
+    u = this.absorb(subject, uploads, u, res.buckets[1]);
+    if (!res.allowed) {
+      if (reserved !== undefined && a === before) a.giveBack(reserved);
+      const refusedBy = res.buckets[0].allowed ? u.refused() : a.refused();
+      return { allowed: false, api: a.state(), uploads: u.state(), refusedBy };
+    }
+    const t = reserved !== undefined && a === before ? reserved : a.take();
+    return { allowed: true, api: a.state(t), uploads: u.state(u.take()) };
+  }
+
+  /** The isolate's view of the buckets, asking the object only about those it knows nothing of. */
+  async lookUp(source: LeaseSource, subject: string, specs: BucketSpec[]): Promise<LimitState[]> {
+    const known = specs.map((s) => this.look(subject, s));
+    if (known.every((k) => k !== undefined)) return known as LimitState[];
+    const res = await source.lease(specs.map((s) => ({ ...s, need: 0, want: 0 })));
+    return specs.map((s, i) => this.absorb(subject, s, this.current(subject, s), res.buckets[i]).state());
+  }
+
+  /** Forgets what this isolate holds for a subject (tests use it to play a fresh isolate). */
+  forget(subject: string) {
+    for (const key of this.buckets.keys()) if (key.startsWith(`${subject}\n`)) this.buckets.delete(key);
+  }
+
+  private look(subject: string, spec: BucketSpec): LimitState | undefined {
+    const b = this.buckets.get(keyOf(subject, spec));
+    return b && b.reset * 1000 > Date.now() ? b.state() : undefined;
+  }
+
+  /** The bucket of this window (a fresh one when the window this isolate knew has ended or the limit changed). */
+  private current(subject: string, spec: BucketSpec): Bucket {
+    const key = keyOf(subject, spec);
+    const b = this.buckets.get(key);
+    if (b && (b.reset === 0 || b.reset * 1000 > Date.now())) return b;
+    const fresh = new Bucket(spec.limit, 0);
+    if (b) fresh.size = b.size; // a hot subject stays hot across the hour
+    this.remember(key, fresh);
+    return fresh;
+  }
+
+  private lease(source: LeaseSource, subject: string, api: BucketSpec, uploads: BucketSpec, b: Bucket) {
+    const want = this.nextSize(b);
+    const pending = source
+      .lease([
+        { ...api, need: 0, want },
+        { ...uploads, need: 0, want: 0 },
+      ])
+      .then((res) => {
+        this.absorb(subject, uploads, this.current(subject, uploads), res.buckets[1]);
+        const granted = res.buckets[0].granted;
+        // The object's share cap bounds the size: growing past it would only lease again and again.
+        if (granted > 0 && granted < want) b.size = granted;
+        return { bucket: this.absorb(subject, api, b, res.buckets[0]), granted };
+      })
+      .finally(() => {
+        if (b.pending === pending) b.pending = undefined;
+      });
+    b.pending = pending;
+    return pending;
+  }
+
+  /** Leases the next block in the background once fewer than half of the last one are left. */
+  private refillIfLow(source: LeaseSource, subject: string, api: BucketSpec, uploads: BucketSpec, b: Bucket, waitUntil?: WaitUntil) {
+    if (b.pending || !waitUntil || b.known >= b.limit || b.spare >= Math.ceil(b.size / 2)) return;
+    waitUntil(this.lease(source, subject, api, uploads, b).catch((err) => console.error("rate limit lease failed", err)));
+  }
+
+  private nextSize(b: Bucket): number {
+    const now = Date.now();
+    // A subject seen once gets one call; one that comes back, at least the floor, and double while busy.
+    const floor = Math.max(1, Math.floor(b.limit / MIN_LEASE_SHARE));
+    b.size = b.size === 0 ? 1 : now - b.leasedAt < QUICK_MS ? Math.min(MAX_LEASE, b.size * 2) : Math.max(floor, b.size >> 1);
+    b.leasedAt = now;
+    return b.size;
+  }
+
+  /** Takes in what the object said; a reply for a later window starts a new bucket. */
+  private absorb(subject: string, spec: BucketSpec, b: Bucket, g: LeaseGrant): Bucket {
+    if (b.reset === 0) b.reset = g.reset;
+    else if (g.reset > b.reset) {
+      const next = new Bucket(spec.limit, g.reset);
+      next.size = b.size;
+      this.remember(keyOf(subject, spec), next);
+      b = next;
+    } else if (g.reset < b.reset) {
+      return b; // an older window (the object's clock behind ours): its tickets are of no use here
+    }
+    b.add(g);
+    return b;
+  }
+
+  private remember(key: string, b: Bucket) {
+    this.buckets.delete(key);
+    this.buckets.set(key, b);
+    if (this.buckets.size <= MAX_BUCKETS) return;
+    const now = Date.now();
+    for (const [k, old] of this.buckets) if (old.reset > 0 && old.reset * 1000 <= now) this.buckets.delete(k);
+    // Down to 90 %, so a flood of new subjects does not sweep the whole map on every request.
+    for (const k of this.buckets.keys()) {
+      if (this.buckets.size <= MAX_BUCKETS * 0.9) break;
+      this.buckets.delete(k);
+    }
+  }
+}
+
+const keyOf = (subject: string, spec: BucketSpec) => `${subject}\n${spec.name}\n${spec.limit}\n${spec.windowSeconds}`;
+
+/** This isolate's leases, shared by every request it serves. */
+export const leases = new LeaseHolder();
