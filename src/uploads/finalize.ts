@@ -1,17 +1,24 @@
 // POST /upload/finalize: ties the upload's identifiers together, commits the quota reservation, reports
-// exact duplicates and hands the file to the analysis job. Idempotent: the answer is stored with the state
-// change (one batch), so a repeated call returns the same body and enqueues nothing new.
+// exact duplicates and hands the file to the analysis job, then waits (within FINALIZE_WAIT_MS) for the
+// job's answer: phash, NSFW score, true size, near-duplicates. Idempotent: the answer is stored with the
+// state change (one batch), so a repeated call enqueues nothing new and returns the stored answer brought
+// up to date with the analysis.
 import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { files } from "../db/schema";
 import type { Db } from "../platform/db";
 import { ApiError, badRequest, conflict } from "../platform/errors";
 import { blocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
+import { nsfwThreshold } from "../analysis/nsfw";
+import { jobQueue } from "../jobs/messages";
 import { isId } from "../platform/ids";
 import { cdnUrl, fileUrl } from "../platform/urls";
 import { UPLOADS } from "../config";
 import { ownedBy, type Uploader } from "./access";
 import { assertNotEnded } from "./lifecycle";
 import { findUploadById, transitionUpload, type UploadWithFile } from "./records";
+import { finalizeWaitMs, waitForAnalysis } from "./analysis-wait";
+import { findDuplicates, type Duplicate } from "../analysis/duplicates";
+import type { FileRow } from "../db/schema";
 
 export type FinalizeInput = {
   uploadId: string;
@@ -23,8 +30,6 @@ export type FinalizeInput = {
   phash?: string;
   nsfwScore?: number;
 };
-
-export type Duplicate = { fileId: string; url: string; distance: number; match: "exact" | "similar" };
 
 export type FinalizeResponse = {
   fileId: string;
@@ -40,17 +45,12 @@ export type FinalizeResponse = {
   expiresAt: string | null;
   phash: string | null;
   duplicates: Duplicate[];
+  /** The server's analysis: `pending` past the wait, `done` with its results, `failed` with the reason. */
+  analysis: "pending" | "done" | "failed";
+  analysisError: string | null;
 };
 
-/** The analysis job's message (the analysis feature consumes it). */
-export type AnalyzeJob = { type: "analyze"; fileId: string };
-
 const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
-
-export function nsfwThreshold(env: Env): number {
-  const value = Number.parseFloat(env.NSFW_THRESHOLD);
-  return Number.isFinite(value) ? value : 0.8;
-}
 
 /** Exact duplicates by content hash among the caller's own live, finalized files. */
 async function exactDuplicates(env: Env, db: Db, userId: string | null, fileId: string, sha256: string | null): Promise<Duplicate[]> {
@@ -83,6 +83,35 @@ function checkIdentifiers(record: UploadWithFile, input: FinalizeInput) {
   if (upload.storeEtag && normalizeEtag(upload.storeEtag) !== normalizeEtag(input.storeEtag)) throw mismatch("storeEtag");
 }
 
+/**
+ * The stored answer brought up to date with the analysis: once it is done, the server's phash, score,
+ * size and duplicates (exact and similar) replace the client's hints; a failure gives its reason.
+ */
+async function withAnalysis(env: Env, db: Db, stored: FinalizeResponse, file: FileRow | undefined): Promise<FinalizeResponse> {
+  const body: FinalizeResponse = { ...stored, analysis: "pending", analysisError: null };
+  if (!file) return body;
+  if (file.quarantinedAt) throw blockedContent(); // the analysis found it on the blocklist
+  if (file.analysis === "failed") return { ...body, analysis: "failed", analysisError: file.analysisError };
+  if (file.analysis !== "done") return body;
+  return {
+    ...body,
+    width: file.width,
+    height: file.height,
+    phash: file.phash,
+    nsfwScore: file.nsfwScore,
+    ageRestricted: file.ageRestricted,
+    visibility: file.visibility,
+    duplicates: await findDuplicates(db, env, file),
+    analysis: "done",
+    analysisError: file.analysisError, // optional steps that failed (thumbnail, model), if any
+  };
+}
+
+/** Waits for the analysis job (within FINALIZE_WAIT_MS), then answers with what it found. */
+async function answerWithAnalysis(env: Env, db: Db, stored: FinalizeResponse, fileId: string): Promise<FinalizeResponse> {
+  return withAnalysis(env, db, stored, await waitForAnalysis(env, fileId, finalizeWaitMs(env)));
+}
+
 function answerFromState(record: UploadWithFile, now: Date): FinalizeResponse {
   const { upload } = record;
   if (upload.state === "finalized" && record.file.quarantinedAt) throw blockedContent();
@@ -105,7 +134,7 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
   checkIdentifiers(record, input);
   const { upload, file } = record;
   const now = new Date();
-  if (upload.state !== "uploaded" || upload.expiresAt.getTime() <= now.getTime()) return answerFromState(record, now);
+  if (upload.state !== "uploaded" || upload.expiresAt.getTime() <= now.getTime()) return answerWithAnalysis(env, db, answerFromState(record, now), file.id);
 
   // Client hints: dimensions and phash until the analysis job has the real ones; a client nsfwScore can
   // only raise the score (decisions.md: it never lowers the server's).
@@ -133,6 +162,8 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
     expiresAt: file.expiresAt?.toISOString() ?? null,
     phash: file.phash ?? clientPhash,
     duplicates: await exactDuplicates(env, db, upload.userId, file.id, file.sha256),
+    analysis: "pending",
+    analysisError: null,
   };
 
   const applied = await transitionUpload(db, {
@@ -159,7 +190,7 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
   if (!applied) {
     // A concurrent finalize won (same answer), or the upload ended meanwhile.
     const current = await findUploadById(db, upload.id);
-    return answerFromState(current ?? record, now);
+    return answerWithAnalysis(env, db, answerFromState(current ?? record, now), file.id);
   }
 
   if (blocked) {
@@ -167,11 +198,14 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
     await blocklistReportStatement(env.DB, file.id, blocked, now.getTime()).run();
   }
   try {
-    await env.JOBS.send({ type: "analyze", fileId: file.id } satisfies AnalyzeJob);
+    await jobQueue(env).send({ type: "analyze", fileId: file.id });
   } catch (err) {
     // The file is finalized either way; it keeps analysis "pending" and shows the client's hints.
+    // Nothing to wait for: the requeue job re-sends it later.
     console.error(`finalize ${file.id}: could not enqueue the analysis job`, err);
+    if (blocked) throw blockedContent();
+    return body;
   }
   if (blocked) throw blockedContent();
-  return body;
+  return answerWithAnalysis(env, db, body, file.id);
 }

@@ -99,6 +99,10 @@ export const FinalizeResponse = z
     expiresAt: z.string().nullable(),
     phash: z.string().nullable(),
     duplicates: z.array(Duplicate),
+    analysis: z.enum(["pending", "done", "failed"]).openapi({
+      description: "The server's analysis: `done` when it landed within FINALIZE_WAIT_MS (its phash, nsfwScore, size and duplicates are in this answer), `pending` past the wait (poll GET /files/:id), `failed` when the image was refused",
+    }),
+    analysisError: z.string().nullable().openapi({ description: "Why the analysis failed, or which optional step of a done analysis did not run" }),
   })
   .openapi("FinalizeResponse");
 

@@ -161,6 +161,7 @@ describe("web app pages", () => {
     const pageLink = /href="(http:\/\/localhost:8787\/f\/file_[^"]+)"/.exec(ok.text)?.[1];
     expect(pageLink).toBeTruthy();
     const fileId = pageLink!.split("/f/")[1];
+    expect(ok.text).toContain("Still being analysed"); // this suite's FINALIZE_WAIT_MS is 0
     const token = JSON.parse((await page("/app/token", { cookie, headers: { "x-requested-with": "imghost" } })).text).access_token;
     expect((await call(`/files/${fileId}`, { token })).body).toMatchObject({ title: "No JS", visibility: "unlisted" });
     const bad = await post({}, [new File([new TextEncoder().encode("not an image")], "x.png", { type: "image/png" })]);

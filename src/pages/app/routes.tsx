@@ -6,6 +6,7 @@ import { revokeSession } from "../../auth/sessions";
 import { and, eq, inArray } from "drizzle-orm";
 import { files as filesTable, users } from "../../db/schema";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
+import { UploadResults, type UploadAnswer, type UploadOutcome } from "./upload-result";
 import { albumAppPages } from "./albums";
 import { moderationAppPages } from "./moderation";
 import { authenticateApiKey } from "../../keys/keys";
@@ -241,14 +242,14 @@ export function appPages(deps: Deps) {
     if (!s) return c.redirect("/app/login", 303);
     let form: FormData;
     try {
-      form = await c.req.raw.formData();
+      form = await c.req.formData(); // read (and size-checked) once by pageFormPosts
     } catch {
       return c.text("Send the upload form as multipart/form-data", 400);
     }
     if (!(await csrfValid(c.env, s.sessionId, form.get("_csrf")))) return c.text("Invalid or missing CSRF token: reload the page and try again", 403);
     const csrf = await csrfToken(c.env, s.sessionId);
     const images = form.getAll("files").filter((f): f is File => typeof f !== "string" && f.size > 0);
-    const results: { name: string; ok: boolean; text: string; url?: string; page?: string }[] = [];
+    const results: UploadOutcome[] = [];
     for (const image of images) {
       const one = new FormData();
       one.set("file", image);
@@ -257,24 +258,14 @@ export function appPages(deps: Deps) {
         if (typeof value === "string" && value !== "") one.set(field, value);
       }
       const r = await apiForm(c, "/upload/form", one, s.access);
-      results.push(
-        r.ok
-          ? { name: image.name, ok: true, text: "uploaded", url: r.body.url, page: `${c.env.SITE_URL}/f/${r.body.fileId}` }
-          : { name: image.name, ok: false, text: apiMessage(r) },
-      );
+      results.push(r.ok ? { name: image.name, ok: true, answer: r.body as UploadAnswer } : { name: image.name, ok: false, text: apiMessage(r) });
     }
     const failed = results.some((r) => !r.ok) || results.length === 0;
     return c.html(
       <AppLayout title="Upload" signedIn csrf={csrf}>
         <h1>Upload results</h1>
         {results.length === 0 ? <Notice kind="error">Choose at least one image.</Notice> : null}
-        <ul class="queue">
-          {results.map((r) => (
-            <li>
-              <strong>{r.name}</strong>: {r.ok ? <>uploaded: <a href={r.page}>{r.page}</a> (direct link <code>{r.url}</code>)</> : <span role="alert">{r.text}</span>}
-            </li>
-          ))}
-        </ul>
+        <UploadResults siteUrl={c.env.SITE_URL} results={results} />
         <p><a href="/app/upload">Upload more</a> · <a href="/app/files">My files</a></p>
       </AppLayout>,
       failed ? 400 : 200,

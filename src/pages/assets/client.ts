@@ -217,8 +217,24 @@ export const APP_JS = String.raw`
       wrap.appendChild(b);
       links.appendChild(wrap);
     });
-    if (fin.duplicates && fin.duplicates.length) links.appendChild(el("span", { class: "muted" }, "You already have " + fin.duplicates.length + " similar file(s)."));
     job.li.appendChild(links);
+    job.li.appendChild(el("p", { class: "muted analysis" }, analysisSummary(fin)));
+    (fin.duplicates || []).forEach(function (d) {
+      var p = el("p", { class: "muted" }, d.match === "exact" ? "Identical to " : "Similar to (distance " + d.distance + ") ");
+      p.appendChild(el("a", { href: "/f/" + d.fileId }, d.fileId));
+      job.li.appendChild(p);
+    });
+  }
+
+  // The same words as the no-JavaScript results page (src/pages/app/upload-result.tsx).
+  function analysisSummary(fin) {
+    if (fin.analysis === "failed") return "Not analysed: " + (fin.analysisError || "the image could not be read") + ".";
+    if (fin.analysis !== "done") return "Still being analysed: its page shows the result in a moment.";
+    var parts = ["Analysed: " + fin.width + " × " + fin.height];
+    if (fin.nsfwScore !== null) parts.push("NSFW score " + fin.nsfwScore.toFixed(2) + (fin.ageRestricted ? " (age-restricted)" : ""));
+    var n = (fin.duplicates || []).length;
+    parts.push(n === 0 ? "no duplicates among your files" : n === 1 ? "1 duplicate among your files" : n + " duplicates among your files");
+    return parts.join(" · ") + ".";
   }
 
   function explain(job, err) {
