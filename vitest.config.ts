@@ -20,6 +20,9 @@ export default defineConfig(async () => {
             // Finalize answers at once (analysis "pending") unless a test asks for the wait: most suites upload
             // many files and don't need their analysis. test/uploads/finalize-wait.test.ts sets its own.
             FINALIZE_WAIT_MS: "0",
+            // Byte links decide from D1 on every view, so tests may change rows directly and see the result;
+            // test/serving/access-records.test.ts turns the edge-cached access records on and tests them.
+            ACCESS_RECORD_SECONDS: "0",
           },
         },
       }),

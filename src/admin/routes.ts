@@ -7,6 +7,7 @@ import { validationHook } from "../platform/validation";
 import { decidePlanChange, listPlanChanges, planChangeResource } from "../billing/plan-changes";
 import { PlanChangeSchema } from "../billing/schemas";
 import { adminUserResource, findLiveUser, listUsers, updateUser } from "./users";
+import { forgetOwnerAccess } from "../serving/edge-cache";
 import { AdminUser, DecisionBody, PlanChangeList, PlanChangeListQuery, UserIdParam, UserList, UserListQuery, UserPatchBody } from "./schemas";
 
 export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -60,6 +61,8 @@ adminRoutes.openapi(
   async (c) => {
     const admin = sessionPrincipal(c.get("principal")).user;
     const user = await updateUser(c.get("db"), admin.id, c.req.valid("param").id, c.req.valid("json"));
+    // A ban or unban changes what every file of theirs answers on byte links (edge-cached owner record).
+    if (c.req.valid("json").banned !== undefined) await forgetOwnerAccess(c.env, user.id);
     return c.json({ message: "User updated", user: adminUserResource(user) }, 200);
   },
 );

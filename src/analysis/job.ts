@@ -24,6 +24,7 @@ import { decodeImage, DecodeError, type Thumbnail } from "./imaging";
 import { scrubMetadata } from "./metadata";
 import { classifyNsfw, combinedScore, isAgeRestricted, nsfwThreshold } from "./nsfw";
 import { phashFromLuma } from "./phash";
+import { forgetFileAccess } from "../serving/edge-cache";
 
 export type AnalysisOutcome =
   | { status: "skipped"; reason: string }
@@ -54,11 +55,12 @@ function message(err: unknown): string {
 }
 
 /** Records a final failure (about the image itself); never overwrites a completed analysis. */
-async function recordFailure(d1: D1Database, fileId: string, reason: string, now: number): Promise<AnalysisOutcome> {
-  await d1
+async function recordFailure(env: Env, fileId: string, reason: string, now: number): Promise<AnalysisOutcome> {
+  await env.DB
     .prepare("UPDATE files SET analysis = 'failed', analysis_error = ?1, analyzed_at = ?2, updated_at = ?2 WHERE id = ?3 AND analysis <> 'done'")
     .bind(reason, now, fileId)
     .run();
+  await forgetFileAccess(env, [fileId]); // its thumbnail link stops saying "Processing…"
   return { status: "failed", reason };
 }
 
@@ -72,10 +74,10 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   if (file.state !== "finalized") return { status: "skipped", reason: `file is ${file.state}, not finalized` };
   if (!options.force && (file.analysis === "done" || file.analysis === "failed")) return { status: "skipped", reason: `analysis already ${file.analysis}` };
 
-  if (file.bytes > ANALYSIS.maxBytes) return recordFailure(env.DB, fileId, `file too large to analyse: ${file.bytes} bytes (limit ${ANALYSIS.maxBytes})`, now());
+  if (file.bytes > ANALYSIS.maxBytes) return recordFailure(env, fileId, `file too large to analyse: ${file.bytes} bytes (limit ${ANALYSIS.maxBytes})`, now());
   const object = await env.BUCKET.get(file.storeKey);
   if (!object) throw new Error(`object ${file.storeKey} is missing from storage`);
-  if (object.size > ANALYSIS.maxBytes) return recordFailure(env.DB, fileId, `file too large to analyse: ${object.size} bytes (limit ${ANALYSIS.maxBytes})`, now());
+  if (object.size > ANALYSIS.maxBytes) return recordFailure(env, fileId, `file too large to analyse: ${object.size} bytes (limit ${ANALYSIS.maxBytes})`, now());
   const bytes = new Uint8Array(await object.arrayBuffer());
 
   // 1. Privacy first, even for images refused below: blank GPS / serial numbers in place and write back.
@@ -92,7 +94,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
 
   // 2. Safety before decode.
   const header = inspectImage(bytes, { maxPixels: ANALYSIS.maxPixels, maxFrames: ANALYSIS.maxFrames });
-  if (!header.ok) return recordFailure(env.DB, fileId, header.reason, now());
+  if (!header.ok) return recordFailure(env, fileId, header.reason, now());
 
   // 3. Decode and derive: photon up to ANALYSIS.maxDecodePixels, a lean reduced-size decoder above (imaging.ts).
   let decoded;
@@ -105,7 +107,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
       nsfwSize: options.skipNsfw ? 0 : ANALYSIS.nsfwInputSize,
     });
   } catch (err) {
-    if (err instanceof DecodeError) return recordFailure(env.DB, fileId, err.message, now());
+    if (err instanceof DecodeError) return recordFailure(env, fileId, err.message, now());
     throw err;
   }
   const stepErrors = [...decoded.stepErrors];
@@ -152,6 +154,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   );
   if (file.userId) statements.push(...indexStatements(env.DB, file.userId, fileId, phash));
   await env.DB.batch(statements);
+  await forgetFileAccess(env, [fileId]); // byte links see the thumbnail (and a blocklist quarantine) at once
 
   return { status: "done", width, height, phash, nsfwScore, thumbKey, scrubbed: scrub.findings, blocklist, stepErrors };
 }

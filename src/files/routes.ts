@@ -16,7 +16,7 @@ import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
 import { contentDisposition } from "./content-disposition";
 import { countHit } from "../serving/view-counter";
-import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
@@ -128,6 +128,7 @@ fileRoutes.openapi(
       now,
     );
     if (!updated) throw goneError("deleted"); // stopped being live between the read and the write
+    await forgetFileAccess(c.env, [file.id]); // visibility, hotlink policy and expiry decide byte links
     return c.json({ message: "File updated", file: await fullResource(c.env, c.get("db"), updated, true, now) }, 200);
   },
 );
@@ -182,7 +183,7 @@ fileRoutes.openapi(
       file = await ownFile(c, id, now);
     }
     if (!(await softDeleteFile(c.get("db"), file.id, now))) throw goneError("deleted");
-    c.executionCtx.waitUntil(purgeFileFromEdgeCache(c.env, file));
+    await purgeFileFromEdgeCache(c.env, file); // before answering: the next view must see the delete
     return c.json({ message: "File deleted" }, 200);
   },
 );

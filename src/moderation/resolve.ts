@@ -12,7 +12,7 @@ import type { AuthUser } from "../env";
 import { ApiError, conflict, forbidden, notFound } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../admin/audit";
-import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { forgetFileAccess, forgetOwnerAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { detachFileFromAlbumsStatements } from "../albums/membership";
 import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
 import { isPhash } from "../analysis/phash";
@@ -155,6 +155,9 @@ export async function resolveReport(
     userBanned: changed(banUser) ? ownerId : null,
     blocklistEntryId,
   };
+  // Byte links decide from edge-cached access records: drop what this resolution changed.
+  if (effects.fileRestored) await forgetFileAccess(env, [fileId]);
+  if (effects.userBanned) await forgetOwnerAccess(env, effects.userBanned);
   if (file && (effects.fileRemoved || effects.fileBanned)) {
     await purgeFileFromEdgeCache(env, file);
     // Follow-ups that are idempotent and outside the claim: a gone file leaves its albums, as a delete does.

@@ -1,20 +1,30 @@
-// The Workers Cache API (caches.default) in front of R2 for whole-object GETs. Access checks always run
-// first (one indexed D1 read), so a cached entry is never served to someone who may not see the file;
-// the cache only saves the R2 read. Keys are internal URLs (not the public addresses) that name the stored
-// object, so a regenerated thumbnail gets a new key, and purgeFileFromEdgeCache can rebuild them from the row.
-// caches.default is per data centre: a purge clears the entry where it runs, the rest age out.
+// The Workers Cache API (caches.default), per data centre, holds two kinds of entries for byte links:
+//   - the bytes of whole objects (originals and thumbnails), keyed by the stored object, so a regenerated
+//     thumbnail gets a new key;
+//   - access records (serving/access-records.ts): what the access decision needs about a file and its
+//     owner, so a cache hit is answered with no D1 query and no Durable Object call.
+// Bytes are only ever served after an access decision, so cached bytes of a file that went away are inert.
+// Every change that affects access deletes the records here at once (this data centre); elsewhere they
+// age out within ACCESS_RECORD_SECONDS, or sooner through the global purge (serving/global-purge.ts).
+// Keys are internal URLs under the CDN origin: never a public address, and rebuildable from the row.
 import type { FileRow } from "../db/schema";
+import { purgeGlobally, type PurgeEnv } from "./global-purge";
 
 export type Variant = "original" | "thumb";
 
+const origin = (env: Pick<Env, "CDN_URL">) => new URL(env.CDN_URL).origin;
+
 export function edgeCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant, objectKey: string): string {
-  return `${new URL(env.CDN_URL).origin}/__edge-cache/files/${fileId}/${variant}?k=${encodeURIComponent(objectKey)}`;
+  return `${origin(env)}/__edge-cache/files/${fileId}/${variant}?k=${encodeURIComponent(objectKey)}`;
 }
 
-/** How long an entry may stay in the edge cache (objects under a key never change). */
+export const fileAccessKey = (env: Pick<Env, "CDN_URL">, fileId: string) => `${origin(env)}/__edge-cache/access/files/${fileId}`;
+export const ownerAccessKey = (env: Pick<Env, "CDN_URL">, userId: string) => `${origin(env)}/__edge-cache/access/owners/${userId}`;
+
+/** How long an entry of bytes may stay in the edge cache (objects under a key never change). */
 export const EDGE_CACHE_SECONDS = 7 * 24 * 3600;
 
-function defaultCache(): Cache | undefined {
+export function defaultCache(): Cache | undefined {
   return typeof caches === "undefined" ? undefined : (caches as unknown as { default: Cache }).default;
 }
 
@@ -34,14 +44,34 @@ export async function edgeCachePut(key: string, response: Response): Promise<voi
   }
 }
 
-/**
- * Drops a file's bytes (original and thumbnail) from this data centre's cache. Moderation calls this when
- * it hides or bans a file; the files API when a file is deleted; the purge job when objects are removed.
- */
-export async function purgeFileFromEdgeCache(env: Pick<Env, "CDN_URL">, file: Pick<FileRow, "id" | "storeKey" | "thumbKey">): Promise<void> {
+async function forget(env: EdgeEnv, keys: string[]): Promise<void> {
   const cache = defaultCache();
-  if (!cache) return;
-  const keys = [edgeCacheKey(env, file.id, "original", file.storeKey)];
+  if (cache) await Promise.all(keys.map((k) => cache.delete(k).catch(() => false)));
+  await purgeGlobally(env, keys);
+}
+
+type EdgeEnv = Pick<Env, "CDN_URL"> & PurgeEnv;
+
+/**
+ * A file's access changed (visibility, hotlink policy, expiry, hidden, restored, analysis landed): the
+ * next byte request re-reads it from D1. Await it before answering the change, so the change's author
+ * sees the new answer at once.
+ */
+export function forgetFileAccess(env: EdgeEnv, fileIds: string[]): Promise<void> {
+  return forget(env, fileIds.map((id) => fileAccessKey(env, id)));
+}
+
+/** An owner's state changed (banned, unbanned, account deleted): every file of theirs is decided anew. */
+export function forgetOwnerAccess(env: EdgeEnv, userId: string): Promise<void> {
+  return forget(env, [ownerAccessKey(env, userId)]);
+}
+
+/**
+ * A file is gone (deleted, banned, hidden for review, purged): drops its access record and its bytes
+ * (original and thumbnail). Moderation, the files API and the purge job call this.
+ */
+export function purgeFileFromEdgeCache(env: EdgeEnv, file: Pick<FileRow, "id" | "storeKey" | "thumbKey">): Promise<void> {
+  const keys = [fileAccessKey(env, file.id), edgeCacheKey(env, file.id, "original", file.storeKey)];
   if (file.thumbKey) keys.push(edgeCacheKey(env, file.id, "thumb", file.thumbKey));
-  await Promise.all(keys.map((k) => cache.delete(k).catch(() => false)));
+  return forget(env, keys);
 }

@@ -1,9 +1,11 @@
 // Streams a file's bytes (or its thumbnail) from R2: the hot path behind {image_url} and {cdn_url}.
 //
-// Per request: one indexed D1 read (the row and its owner's state decide 404/410/403), then the cheapest
+// Per request: the access decision (404/410/403) from the file's row and its owner's state, read from the
+// edge-cached access records for anonymous viewers (access-records.ts; D1 only on a miss), then the cheapest
 // way to the bytes: a 304 or a HEAD needs no R2 at all when the row knows the ETag and size; a whole GET
 // comes from the edge cache when it can; only misses and ranges read R2. Counting a view is an RPC sent
-// after the response (serving/view-counter.ts), never a D1 write.
+// after the response (serving/view-counter.ts), never a D1 write. An anonymous view that hits both caches
+// waits for no D1 query and no Durable Object.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { FileRow } from "../db/schema";
@@ -19,6 +21,7 @@ import { EDGE_CACHE_SECONDS, edgeCacheKey, edgeCacheMatch, edgeCachePut, type Va
 import { isPreviewBot } from "./bots";
 import { countHit } from "./view-counter";
 import { placeholderKind, placeholderResponse } from "./placeholder";
+import { accessForAnonymous } from "./access-records";
 
 /** Bytes never render as anything but an inert image: no scripts, no plugins, no same-origin powers. */
 export const BYTES_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
@@ -114,7 +117,10 @@ export async function serveFile(c: Context<AppEnv>, req: ServeRequest): Promise<
 async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   const now = Date.now();
   const viewer = await bearerViewer(c);
-  const loaded = await loadFile(c.get("db"), req.fileId);
+  // Anonymous viewers (every <img>) are decided from the edge-cached access record when there is one;
+  // a Bearer caller may be the owner who just changed the file: always from D1.
+  const fromDb = () => loadFile(c.get("db"), req.fileId);
+  const loaded = viewer.userId === null ? await accessForAnonymous(c.env, c.executionCtx, req.fileId, fromDb) : await fromDb();
   // A CDN path must name this file's object exactly; any other date/filename does not exist.
   const wrongPath = req.link === "cdn" && loaded !== undefined && loaded.file.storeKey !== req.storeKeyPath;
   // Safe mode is a signed-in viewer's preference and byte links carry no identity, so it is applied by

@@ -17,7 +17,8 @@ async function callWaiting(path: string, init: RequestInit & { token: string }, 
   headers.set("authorization", `Bearer ${init.token}`);
   const ctx = createExecutionContext();
   const started = Date.now();
-  const res = await worker.fetch(new Request(BASE + path, { ...init, headers }), { ...env, FINALIZE_WAIT_MS: String(waitMs) }, ctx);
+  const request = new Request(BASE + path, { ...init, headers }) as Request<unknown, IncomingRequestCfProperties>;
+  const res = await worker.fetch(request, { ...env, FINALIZE_WAIT_MS: String(waitMs) }, ctx);
   const body = await res.json<any>();
   await waitOnExecutionContext(ctx);
   return { status: res.status, body, ms: Date.now() - started };

@@ -1,0 +1,121 @@
+// Edge-cached access records: what a byte link's access decision needs (the file's row, its owner's state),
+// kept in caches.default beside the bytes, so an anonymous view that hits both is answered with no D1 query
+// and no Durable Object call.
+//
+// Why the Cache API and not Workers KV: a record must change at once where it was changed (the very next
+// request after a delete or a ban gets the new answer), and cache.delete in the writer's data centre does
+// that; KV's edge caching makes a write visible elsewhere only within its cacheTtl (60 s at least) and costs
+// a write per change. Other data centres: the records live ACCESS_RECORD_SECONDS (30 s by default), or a
+// global purge by URL drops them sooner (global-purge.ts). Expiry needs neither: the record has expiresAt.
+//
+// Two records, so that an owner's ban reaches all their files with one delete:
+//   files/<id>   the file's row (without its delete-token hash), stored only once it is finalized;
+//   owners/<id>  when the owner was banned or deleted (null while live).
+// A miss reads D1's primary, not a replica: a replica that has not caught up with the change that deleted
+// the record would otherwise put the old answer back for a whole TTL.
+import { eq } from "drizzle-orm";
+import { users, type FileRow } from "../db/schema";
+import { createDb } from "../platform/db";
+import { loadFile, type LoadedFile } from "../files/access";
+import { defaultCache, fileAccessKey, ownerAccessKey } from "./edge-cache";
+
+const DEFAULT_SECONDS = 30;
+const MAX_SECONDS = 300;
+
+/** ACCESS_RECORD_SECONDS: how long a record may decide; 0 turns records off (every view reads D1). */
+export function accessRecordSeconds(env: Pick<Env, "ACCESS_RECORD_SECONDS">): number {
+  const raw = Number(env.ACCESS_RECORD_SECONDS ?? DEFAULT_SECONDS);
+  return Number.isFinite(raw) && raw >= 0 ? Math.min(Math.floor(raw), MAX_SECONDS) : DEFAULT_SECONDS;
+}
+
+const DATE_FIELDS = [
+  "analyzedAt",
+  "expiresAt",
+  "deletedAt",
+  "hiddenAt",
+  "bannedAt",
+  "quarantinedAt",
+  "purgedAt",
+  "finalizedAt",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly (keyof FileRow)[];
+
+type FileRecord = { v: 1; file: Record<string, unknown> };
+type OwnerRecord = { v: 1; goneAt: number | null };
+
+function encodeFile(file: FileRow): FileRecord {
+  const row: Record<string, unknown> = { ...file, deleteTokenHash: null }; // never a secret in a cache
+  for (const k of DATE_FIELDS) row[k] = file[k] ? file[k]!.getTime() : null;
+  return { v: 1, file: row };
+}
+
+function decodeFile(record: FileRecord): FileRow {
+  const row: Record<string, unknown> = { ...record.file };
+  for (const k of DATE_FIELDS) row[k] = typeof row[k] === "number" ? new Date(row[k] as number) : null;
+  return row as FileRow;
+}
+
+async function readRecord<T extends { v: 1 }>(cache: Cache, key: string): Promise<T | undefined> {
+  try {
+    const hit = await cache.match(key);
+    if (!hit) return undefined;
+    const record = (await hit.json()) as T;
+    return record?.v === 1 ? record : undefined;
+  } catch {
+    return undefined; // unreadable or failed: decide from D1
+  }
+}
+
+async function writeRecord(cache: Cache, key: string, record: unknown, seconds: number): Promise<void> {
+  try {
+    const body = JSON.stringify(record);
+    await cache.put(key, new Response(body, { headers: { "content-type": "application/json", "cache-control": `public, max-age=${seconds}` } }));
+  } catch (err) {
+    console.error("access record put failed", err);
+  }
+}
+
+async function ownerGoneAt(env: Env, userId: string): Promise<Date | null> {
+  const row = await createDb(env.DB).select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
+  return row?.bannedAt ?? row?.deletedAt ?? null;
+}
+
+/**
+ * The file and its owner's state for an anonymous byte request: from the edge cache when both records are
+ * there, else from D1's primary (and then cached, after the response). `fallback` loads it when records
+ * are off or the cache is unavailable.
+ */
+export async function accessForAnonymous(
+  env: Env,
+  ctx: Pick<ExecutionContext, "waitUntil">,
+  fileId: string,
+  fallback: () => Promise<LoadedFile | undefined>,
+): Promise<LoadedFile | undefined> {
+  const seconds = accessRecordSeconds(env);
+  const cache = defaultCache();
+  if (seconds === 0 || !cache) return fallback();
+
+  const fileKey = fileAccessKey(env, fileId);
+  const fileRecord = await readRecord<FileRecord>(cache, fileKey);
+  if (!fileRecord) {
+    const loaded = await loadFile(createDb(env.DB), fileId);
+    if (loaded && loaded.file.state === "finalized") {
+      ctx.waitUntil(writeRecord(cache, fileKey, encodeFile(loaded.file), seconds));
+      if (loaded.file.userId) {
+        const owner: OwnerRecord = { v: 1, goneAt: loaded.ownerGoneAt?.getTime() ?? null };
+        ctx.waitUntil(writeRecord(cache, ownerAccessKey(env, loaded.file.userId), owner, seconds));
+      }
+    }
+    return loaded;
+  }
+
+  const file = decodeFile(fileRecord);
+  if (!file.userId) return { file, ownerGoneAt: null };
+  const ownerKey = ownerAccessKey(env, file.userId);
+  const ownerRecord = await readRecord<OwnerRecord>(cache, ownerKey);
+  if (ownerRecord) return { file, ownerGoneAt: ownerRecord.goneAt === null ? null : new Date(ownerRecord.goneAt) };
+  const goneAt = await ownerGoneAt(env, file.userId);
+  ctx.waitUntil(writeRecord(cache, ownerKey, { v: 1, goneAt: goneAt?.getTime() ?? null } satisfies OwnerRecord, seconds));
+  return { file, ownerGoneAt: goneAt };
+}
