@@ -9,6 +9,13 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          // The analysis queue as wrangler.toml has it, but batched for up to 1 s (production: 0, at once).
+          // Delivered at once, the analyses a test file's uploads start are still running when the pool ends
+          // that file's isolate, and the full suite stalled there (after test/uploads/multipart.test.ts).
+          queueConsumers: {
+            "image-jobs": { maxBatchSize: 4, maxBatchTimeout: 1, maxRetries: 5, deadLetterQueue: "image-jobs-dlq" },
+            "image-jobs-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
+          },
           bindings: {
             TEST_MIGRATIONS: migrations,
             ENVIRONMENT: "test",

@@ -5,41 +5,11 @@
 // on alternate case by case, so drifting machine load hits both sides alike.
 // Run: npm run bench -- limits   (--quick: 1 round of 2 s per case). Ports BENCH_PORT_BASE + 30/31 (default 8820/8821).
 import { benchPort, fmt, load, printTable, quick, ratio, startBenchApp, writeSummary } from "./lib/index.mjs";
+import { benchUser } from "./lib/users.mjs";
 
 const seconds = quick ? 2 : 4;
 const rounds = quick ? 1 : 4;
 const connections = 8;
-
-async function json(res) {
-  const text = await res.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`${res.status} ${text.slice(0, 200)}`);
-  }
-}
-
-/** A verified user with a session token and an API key on `app`. */
-async function setUp(app) {
-  const api = `${app.url}/api/v1`;
-  const email = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const post = (path, body, token) =>
-    fetch(api + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-  const signup = await post("/auth/signup", { email, password: "bench password 123", username: `bench${Date.now()}`, ageConfirmed: true });
-  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
-  const { session } = await signup.json();
-  const mail = await json(await fetch(`${api}/dev/outbox?to=${encodeURIComponent(email)}`));
-  const token = /verification token: (\S+)/.exec(mail.messages[0].text)[1];
-  const verified = await post("/auth/verify-email", { token });
-  if (verified.status !== 200) throw new Error(`verify: ${verified.status} ${await verified.text()}`);
-  const key = await post("/keys", { name: "bench", permissions: ["read"] }, session.access_token);
-  if (key.status !== 201) throw new Error(`key: ${key.status} ${await key.text()}`);
-  return { access: session.access_token, key: (await key.json()).key };
-}
 
 function cases(app, creds) {
   return [
@@ -55,7 +25,7 @@ const samples = new Map(); // label -> { off: [], on: [] }
 let failures = 0;
 try {
   on = await startBenchApp({ port: benchPort(31), vars: { RATE_LIMIT_MULTIPLIER: "1000" } });
-  const creds = { off: await setUp(off), on: await setUp(on) };
+  const creds = { off: await benchUser(off), on: await benchUser(on) };
 
   // The switch really is what differs: headers only where the limiter runs.
   for (const [name, app, expected] of [["off", off, false], ["on", on, true]]) {

@@ -7,9 +7,13 @@
 //   GET  /__bench/r2/<key>    BUCKET.get(key), streamed back
 //   GET  /__bench/d1          SELECT 1 on D1
 //   /__bench/analysis/...     phash-index seeding and duplicate lookups (bench/analysis-routes.ts)
+//   POST /__bench/forget/<id> drops a file's edge-cached access record and bytes (a cache miss on demand)
+// Any request with `x-bench-tally: 1` runs with counted bindings (bench/roundtrips.ts).
 import main from "../src/index";
 import { analysisBench } from "./analysis-routes";
 import type { JobMessage } from "../src/jobs/messages";
+import { withTally } from "./roundtrips";
+import { forgetFileAccess, purgeFileFromEdgeCache } from "../src/serving/edge-cache";
 
 // Every Durable Object class (and any other named export) of the real entry, so the bindings resolve.
 export * from "../src/index";
@@ -21,6 +25,15 @@ const R2_PREFIX = "__bench/";
 async function baseline(request: Request, env: Env, path: string): Promise<Response> {
   if (path === "json" && request.method === "GET") {
     return Response.json({ ok: true, bench: "static" });
+  }
+  if (path.startsWith("forget/") && request.method === "POST") {
+    const id = path.slice("forget/".length);
+    const row = await env.DB.prepare("SELECT id, store_key AS storeKey, thumb_key AS thumbKey FROM files WHERE id = ?1")
+      .bind(id)
+      .first<{ id: string; storeKey: string; thumbKey: string | null }>();
+    if (row) await purgeFileFromEdgeCache(env, row);
+    else await forgetFileAccess(env, [id]);
+    return Response.json({ ok: true });
   }
   if (path === "d1" && request.method === "GET") {
     const row = await env.DB.prepare("SELECT 1 AS one").first<{ one: number }>();
@@ -52,6 +65,6 @@ export default {
     const { pathname } = new URL(request.url);
     if (pathname.startsWith(`${PREFIX}analysis/`)) return analysisBench(request, env, pathname.slice(PREFIX.length + "analysis/".length));
     if (pathname.startsWith(PREFIX)) return baseline(request, env, pathname.slice(PREFIX.length));
-    return main.fetch(request, env, ctx);
+    return withTally(request, env, async (counted) => main.fetch(request, counted, ctx));
   },
 } satisfies ExportedHandler<Env, JobMessage>;

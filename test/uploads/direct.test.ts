@@ -50,6 +50,8 @@ describe("direct upload: presign -> PUT -> finalize", () => {
       expiresAt: null,
       phash: null,
       duplicates: [],
+      analysis: "pending",
+      analysisError: null,
     });
     expect(await storage(user.id)).toEqual({ used: bytes.byteLength, reserved: 0 });
     expect(await fileRow(pre.body.fileId)).toMatchObject({ state: "finalized", analysis: "pending", width: 64, height: 48 });
