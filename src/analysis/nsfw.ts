@@ -5,6 +5,7 @@
 // so the API's fetch path never pays for tfjs or the 2.6 MB of weights. The weights come from
 // model/nsfw-mobilenet-v2.{json,bin}, extracted from nsfwjs by model/extract-nsfw-model.mjs.
 import { ANALYSIS } from "../config";
+import { foldBatchNorms, type KerasTopology } from "./fold-batch-norm";
 
 /** nsfwjs class probabilities (Drawing, Hentai, Neutral, Porn, Sexy), each 0..1, summing to 1. */
 export type NsfwPrediction = Record<"Drawing" | "Hentai" | "Neutral" | "Porn" | "Sexy", number>;
@@ -50,13 +51,12 @@ async function createModel(): Promise<Model> {
     await fallBack(err);
   }
   const [{ default: model }, { default: weights }] = await Promise.all([import("./model/nsfw-mobilenet-v2.json"), import("./model/nsfw-mobilenet-v2.bin")]);
-  const net = await layers.loadLayersModel(
-    tf.io.fromMemory({
-      modelTopology: model.modelTopology,
-      weightSpecs: model.weightsManifest.flatMap((group) => group.weights) as never,
-      weightData: weights,
-    }),
-  );
+  // The same model with its batch norms folded into the convolutions (fold-batch-norm.ts: ~40% less CPU).
+  const decoded = tf.io.decodeWeights(weights, model.weightsManifest.flatMap((group) => group.weights) as never);
+  const folded = foldBatchNorms(tf, model.modelTopology as unknown as KerasTopology, decoded);
+  const net = await layers.models.modelFromJSON({ modelTopology: folded.topology } as never);
+  net.loadWeights(folded.weights);
+  tf.dispose(Object.values(folded.weights));
   const predict = async (rgb: Float32Array, size: number) => {
     const output = tf.tidy(() => net.predict(tf.tensor4d(rgb, [1, size, size, 3])) as import("@tensorflow/tfjs-core").Tensor);
     try {

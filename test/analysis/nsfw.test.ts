@@ -35,6 +35,17 @@ describe("NSFW model on the WASM backend", () => {
     expect(tf.getBackend()).toBe("wasm");
   });
 
+  it("runs only kernels the WASM backend has, with the batch norms folded into the convolutions", async () => {
+    const pixels = await input("cubes.jpg");
+    const { kernels } = await tf.profile(async () => void (await classifyNsfw(pixels)));
+    // Profiles also list custom-gradient op scopes (e.g. "fusedConv2d__op"), which are no backend's kernels.
+    const cpuKernels = new Set(tf.getKernelsForBackend("cpu").map((k) => k.kernelName));
+    const names = [...new Set(kernels.map((k) => k.name))].filter((name) => cpuKernels.has(name));
+    expect(names).toContain("FusedConv2D");
+    expect(names.filter((name) => !tf.getKernel(name, "wasm"))).toEqual([]);
+    expect(names).not.toContain("FusedBatchNorm");
+  });
+
   it("has a reference for every fixture", () => {
     expect(Object.keys(REFERENCE).sort()).toEqual(FIXTURE_NAMES);
   });
