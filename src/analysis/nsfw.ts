@@ -34,7 +34,7 @@ const reason = (err: unknown) => (err instanceof Error ? err.message || err.name
  * the whole @tensorflow/tfjs umbrella (WebGL backend, data, converter), which would multiply the bundle and
  * the test module graph for nothing a worker can use.
  */
-async function createModel(): Promise<Model> {
+async function createModel(only?: "cpu"): Promise<Model> {
   const tf = await import("@tensorflow/tfjs-core");
   await import("@tensorflow/tfjs-backend-cpu");
   const layers = await import("@tensorflow/tfjs-layers");
@@ -45,10 +45,15 @@ async function createModel(): Promise<Model> {
     wasmError = reason(err);
     if (!(await tf.setBackend("cpu"))) throw new Error(`tfjs: no backend (wasm: ${wasmError})`);
   };
-  try {
-    await (await import("./tfjs-wasm")).useWasmBackend();
-  } catch (err) {
-    await fallBack(err);
+  if (only === "cpu") {
+    backend = "cpu";
+    await tf.setBackend("cpu");
+  } else {
+    try {
+      await (await import("./tfjs-wasm")).useWasmBackend();
+    } catch (err) {
+      await fallBack(err);
+    }
   }
   const [{ default: model }, { default: weights }] = await Promise.all([import("./model/nsfw-mobilenet-v2.json"), import("./model/nsfw-mobilenet-v2.bin")]);
   // The same model with its batch norms folded into the convolutions (fold-batch-norm.ts: ~40% less CPU).
@@ -98,10 +103,13 @@ function toPrediction(probabilities: ArrayLike<number>): NsfwPrediction {
   return out;
 }
 
-/** The model, loaded on first use; a failed load is forgotten so the next job tries again. */
-export function loadNsfwModel(): Promise<Model> {
+/**
+ * The model, loaded on first use; a failed load is forgotten so the next job tries again. `{ only: "cpu" }`
+ * skips the WASM backend (the bench's baseline); only the first call in an isolate chooses.
+ */
+export function loadNsfwModel(options: { only?: "cpu" } = {}): Promise<Model> {
   if (!model) {
-    model = createModel();
+    model = createModel(options.only);
     model.catch(() => {
       model = undefined;
     });
