@@ -1,5 +1,5 @@
 // NSFW score with nsfwjs's MobileNetV2 model (the weights the package bundles: no network) on tfjs's WASM
-// backend (tfjs-wasm.ts: XNNPACK with SIMD, ~20x faster than the CPU backend), or on the CPU backend when the
+// backend (tfjs-wasm.ts: XNNPACK with SIMD, ~40x less CPU than the CPU backend), or on the CPU backend when the
 // WASM backend cannot start or lacks a kernel (the job records why, as a step error).
 // Everything is imported dynamically and the model is loaded once per isolate, on the first analysis job,
 // so the API's fetch path never pays for tfjs or the 2.6 MB of weights. The weights come from
@@ -56,7 +56,7 @@ async function createModel(only?: "cpu"): Promise<Model> {
     }
   }
   const [{ default: model }, { default: weights }] = await Promise.all([import("./model/nsfw-mobilenet-v2.json"), import("./model/nsfw-mobilenet-v2.bin")]);
-  // The same model with its batch norms folded into the convolutions (fold-batch-norm.ts: ~40% less CPU).
+  // The same model with its batch norms folded into the convolutions (fold-batch-norm.ts: ~40% less CPU on WASM).
   const decoded = tf.io.decodeWeights(weights, model.weightsManifest.flatMap((group) => group.weights) as never);
   const folded = foldBatchNorms(tf, model.modelTopology as unknown as KerasTopology, decoded);
   const net = await layers.models.modelFromJSON({ modelTopology: folded.topology } as never);
@@ -70,10 +70,10 @@ async function createModel(only?: "cpu"): Promise<Model> {
       output.dispose();
     }
   };
-  const size = ANALYSIS.nsfwInputSize;
+  const warmUp = ANALYSIS.nsfwInputSize;
   // One prediction now: a kernel the WASM backend lacks fails here rather than in a job, and XNNPACK sets up
   // its operators on the first run.
-  if (backend === "wasm") await predict(new Float32Array(size * size * 3), size).catch(fallBack);
+  if (backend === "wasm") await predict(new Float32Array(warmUp * warmUp * 3), warmUp).catch(fallBack);
   return {
     backend,
     wasmError,
@@ -86,7 +86,8 @@ async function createModel(only?: "cpu"): Promise<Model> {
         rgb[j + 2] = pixels[i + 2] / 255;
       }
       if (on === backend) return toPrediction(await predict(rgb, size));
-      // tfjs moves the weights to the other backend on use, and back on the next call on this one.
+      // tfjs moves the weights to the other backend on use, and back on the next call on this one. A job
+      // classifying meanwhile may run on either backend: same result, other cost (only tests and the bench do this).
       await tf.setBackend(on);
       try {
         return toPrediction(await predict(rgb, size));
