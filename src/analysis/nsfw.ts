@@ -19,6 +19,15 @@ type Model = {
   wasmError: string | null;
   /** `on`: another backend for this one call (tests and the bench compare WASM with CPU). */
   classify: (pixels: Uint8Array, size: number, on?: NsfwBackend) => Promise<NsfwPrediction>;
+  /** Frees the weights (a model of a test's own; the isolate's model lives as long as the isolate). */
+  dispose: () => void;
+};
+
+export type NsfwModelOptions = {
+  /** "cpu": skip the WASM backend (the bench's baseline). */
+  only?: "cpu";
+  /** Starts the WASM backend (default tfjs-wasm.ts's useWasmBackend); a test's failing one shows the fallback. */
+  startWasm?: () => Promise<void>;
 };
 
 let model: Promise<Model> | undefined;
@@ -32,9 +41,10 @@ const reason = (err: unknown) => (err instanceof Error ? err.message || err.name
  * nsfwjs's own inference (NSFWJS.infer + getTopKClasses) on tfjs-core and tfjs-layers: pixels / 255, predict
  * on a [1, 224, 224, 3] batch, probabilities in class order. nsfwjs's JS wrapper is not imported: it pulls in
  * the whole @tensorflow/tfjs umbrella (WebGL backend, data, converter), which would multiply the bundle and
- * the test module graph for nothing a worker can use.
+ * the test module graph for nothing a worker can use. A model of its own: jobs use loadNsfwModel (one per
+ * isolate); tfjs's current backend is global, so this one switches it too.
  */
-async function createModel(only?: "cpu"): Promise<Model> {
+export async function createNsfwModel({ only, startWasm }: NsfwModelOptions = {}): Promise<Model> {
   const tf = await import("@tensorflow/tfjs-core");
   await import("@tensorflow/tfjs-backend-cpu");
   const layers = await import("@tensorflow/tfjs-layers");
@@ -50,7 +60,7 @@ async function createModel(only?: "cpu"): Promise<Model> {
     await tf.setBackend("cpu");
   } else {
     try {
-      await (await import("./tfjs-wasm")).useWasmBackend();
+      await (startWasm ?? (await import("./tfjs-wasm")).useWasmBackend)();
     } catch (err) {
       await fallBack(err);
     }
@@ -95,6 +105,7 @@ async function createModel(only?: "cpu"): Promise<Model> {
         await tf.setBackend(backend);
       }
     },
+    dispose: () => net.dispose(),
   };
 }
 
@@ -105,12 +116,12 @@ function toPrediction(probabilities: ArrayLike<number>): NsfwPrediction {
 }
 
 /**
- * The model, loaded on first use; a failed load is forgotten so the next job tries again. `{ only: "cpu" }`
- * skips the WASM backend (the bench's baseline); only the first call in an isolate chooses.
+ * The isolate's model, loaded on first use; a failed load is forgotten so the next job tries again. Only the
+ * first call in an isolate passes its options on.
  */
-export function loadNsfwModel(options: { only?: "cpu" } = {}): Promise<Model> {
+export function loadNsfwModel(options: NsfwModelOptions = {}): Promise<Model> {
   if (!model) {
-    model = createModel(options.only);
+    model = createNsfwModel(options);
     model.catch(() => {
       model = undefined;
     });

@@ -5,7 +5,7 @@
 import * as tf from "@tensorflow/tfjs-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { decodeImage } from "../../src/analysis/imaging";
-import { classifyNsfw, loadNsfwModel, type NsfwPrediction } from "../../src/analysis/nsfw";
+import { classifyNsfw, createNsfwModel, loadNsfwModel, type NsfwPrediction } from "../../src/analysis/nsfw";
 import expected from "../fixtures/images/expected-nsfw.json";
 import { FIXTURE_NAMES, fixture } from "./fixtures";
 
@@ -67,5 +67,23 @@ describe("NSFW model on the WASM backend", () => {
     expectClose({ score: cpu.score, ...cpu.prediction }, REFERENCE[name]);
     // The CPU call switches back: jobs keep running on WASM.
     expect(tf.getBackend()).toBe("wasm");
+  }, 60_000);
+});
+
+describe("NSFW model when the WASM backend cannot start", () => {
+  it("runs on the CPU backend, says why, and scores like the reference", async () => {
+    const model = await createNsfwModel({ startWasm: () => Promise.reject(new Error("no wasm in this test")) });
+    try {
+      expect(model.backend).toBe("cpu");
+      expect(model.wasmError).toBe("no wasm in this test");
+      expect(tf.getBackend()).toBe("cpu");
+      const prediction = await model.classify(await input("cubes-resized.jpg"), 224);
+      const score = prediction.Porn + prediction.Hentai + prediction.Sexy;
+      expectClose({ score, ...prediction }, REFERENCE["cubes-resized.jpg"]);
+    } finally {
+      model.dispose();
+      // The isolate's model (and the other tests) run on WASM.
+      await tf.setBackend("wasm");
+    }
   }, 60_000);
 });
