@@ -6,7 +6,7 @@
 //      distance, photon wasm memory;
 //   2. near-duplicate lookup (findNearHashes: band index in D1) p50/p99 with 100k and 1M hashes for one owner
 //      (the worst case: one user holding them all), to show the cost does not grow with the table;
-//   3. NSFW inference per image (nsfwjs MobileNetV2 on tfjs CPU) and the model's first-load cost;
+//   (NSFW inference and model load, WASM vs CPU backend, are in nsfw.bench.mjs.)
 //   4. bundle size (raw / gzip, by part) and startup CPU from `wrangler deploy --dry-run` / `wrangler check
 //      startup`, against the same bundle with tfjs and photon stubbed out.
 // Run: npm run bench -- analysis   (--quick: 10k / 100k hashes, fewer samples). Ports 8810-8812.
@@ -48,7 +48,7 @@ const IMAGES = [
 ];
 
 // ---------------------------------------------------------------------------------------------------------
-// 1 + 3: phash and NSFW inside workerd, Python reference in the same run
+// 1: phash inside workerd, Python reference in the same run
 {
   const repeat = quick ? 3 : 10;
   const ref = spawnSync(PY, [path.join(FIXTURES, "reference_phash.py"), "--json", "--time", String(repeat), ...IMAGES.map(([, p]) => p)], { encoding: "utf8", maxBuffer: 64 << 20 });
@@ -57,11 +57,9 @@ const IMAGES = [
 
   const worker = await inWorkerd({ module: "bench/snippets/analysis.mjs", port: benchPort(20) });
   const rows = [];
-  const nsfwRows = [];
   try {
     const photonLoad = await worker.call("photonLoadOnce");
-    const nsfwLoad = await worker.call("nsfwLoadOnce");
-    summary.firstUse = { photonMs: photonLoad.ms, nsfwModelMs: nsfwLoad.ms };
+    summary.firstUse = { photonMs: photonLoad.ms };
     for (const [name, file] of IMAGES) {
       const loaded = await worker.call("load", { name, b64: readFileSync(file).toString("base64") });
       const samples = quick ? 3 : 8;
@@ -82,8 +80,6 @@ const IMAGES = [
         decodeDerive: metric(derive),
         distance,
       });
-      const nsfw = await worker.measure("nsfw", { params: { name }, samples: quick ? 2 : 5, minSampleMs: 100 });
-      nsfwRows.push({ image: name, ms: metric(nsfw), wall: nsfw.stats.median, score: await worker.call("nsfw", { name }) });
     }
   } finally {
     await worker.stop();
@@ -97,15 +93,8 @@ const IMAGES = [
     { key: "tsOnly", title: "TS resize+DCT ms" },
     { key: "decodeDerive", title: "decode+thumb+nsfw-input ms" },
     { key: "distance", title: "Hamming vs reference" },
-  ], { title: "phash per image: bytes -> hash (median of samples; workerd = CPU of the workerd process)" });
-  printTable(nsfwRows, [
-    { key: "image", title: "image" },
-    { key: "ms", title: "NSFW inference CPU ms" },
-    { key: "wall", title: "wall ms" },
-    { key: "score", title: "score" },
-  ], { title: `NSFW (MobileNetV2 224x224, tfjs CPU); first use in an isolate: model ${fmt(summary.firstUse.nsfwModelMs)} ms, photon ${fmt(summary.firstUse.photonMs)} ms (wall)` });
+  ], { title: `phash per image: bytes -> hash (median of samples; workerd = CPU of the workerd process); photon's first use in an isolate ${fmt(summary.firstUse.photonMs)} ms (wall)` });
   summary.phash = rows;
-  summary.nsfw = nsfwRows;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -223,8 +212,12 @@ const IMAGES = [
 // 4: bundle size and startup, with and without the analysis libraries (stubbed by --alias)
 {
   const stub = path.join(work, "stub.js");
-  writeFileSync(stub, "export default {};\n");
-  const aliases = ["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-cpu", "@tensorflow/tfjs-layers", "@cf-wasm/photon"].flatMap((m) => ["--alias", `${m}:${stub}`]);
+  // The names src/analysis/tfjs-wasm.ts imports; its .wasm import is stubbed by this JS too (only used at run time).
+  writeFileSync(stub, 'export default {};\nexport class BackendWasm {}\nexport const version = "stub";\n');
+  const aliases = [
+    ...["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-cpu", "@tensorflow/tfjs-layers", "@cf-wasm/photon"],
+    ...["dist/backend_wasm.js", "dist/register_all_kernels.js", "dist/version.js", "wasm-out/tfjs-backend-wasm-simd.wasm"].map((f) => `@tensorflow/tfjs-backend-wasm/${f}`),
+  ].flatMap((m) => ["--alias", `${m}:${stub}`]);
   const variants = [
     ["without tfjs + photon (stubbed)", aliases],
     ["full worker", []],

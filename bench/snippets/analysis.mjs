@@ -2,7 +2,6 @@
 // src/analysis on images the bench sends once (`load`) and keeps in the isolate.
 import { decodeImage, loadPhoton } from "../../src/analysis/imaging.ts";
 import { phashFromLuma } from "../../src/analysis/phash.ts";
-import { classifyNsfw, loadNsfwModel } from "../../src/analysis/nsfw.ts";
 import { inspectImage } from "../../src/analysis/header.ts";
 import { scrubMetadata } from "../../src/analysis/metadata.ts";
 
@@ -48,18 +47,6 @@ export function headerGuard({ name }) {
 
 export function scrub({ name }) {
   return scrubMetadata(images.get(name).slice()).changed;
-}
-
-/** NSFW inference on the 224x224 input (model already loaded). */
-export async function nsfw({ name }) {
-  return (await classifyNsfw(decoded.get(name).nsfwInput)).score;
-}
-
-/** First-use cost of the model in a fresh isolate (call once): import tfjs + weights, build the model. */
-export async function nsfwLoadOnce() {
-  const t0 = performance.now();
-  await loadNsfwModel();
-  return { ms: performance.now() - t0 };
 }
 
 export async function photonLoadOnce() {

@@ -1,41 +1,93 @@
-// NSFW score with nsfwjs's MobileNetV2 model (the weights the package bundles: no network) on the tfjs CPU backend.
+// NSFW score with nsfwjs's MobileNetV2 model (the weights the package bundles: no network) on tfjs's WASM
+// backend (tfjs-wasm.ts: XNNPACK with SIMD, ~40x less CPU than the CPU backend), or on the CPU backend when the
+// WASM backend cannot start or lacks a kernel (the job records why, as a step error).
 // Everything is imported dynamically and the model is loaded once per isolate, on the first analysis job,
 // so the API's fetch path never pays for tfjs or the 2.6 MB of weights. The weights come from
 // model/nsfw-mobilenet-v2.{json,bin}, extracted from nsfwjs by model/extract-nsfw-model.mjs.
 import { ANALYSIS } from "../config";
+import { foldBatchNorms, type KerasTopology } from "./fold-batch-norm";
 
 /** nsfwjs class probabilities (Drawing, Hentai, Neutral, Porn, Sexy), each 0..1, summing to 1. */
 export type NsfwPrediction = Record<"Drawing" | "Hentai" | "Neutral" | "Porn" | "Sexy", number>;
 
-type Model = { classify: (pixels: Uint8Array, size: number) => Promise<NsfwPrediction> };
+export type NsfwBackend = "wasm" | "cpu";
+
+type Model = {
+  /** The backend the model runs on. */
+  backend: NsfwBackend;
+  /** Why the WASM backend is not used (null when it is). */
+  wasmError: string | null;
+  /** `on`: another backend for this one call (tests and the bench compare WASM with CPU). */
+  classify: (pixels: Uint8Array, size: number, on?: NsfwBackend) => Promise<NsfwPrediction>;
+  /** Frees the weights (a model of a test's own; the isolate's model lives as long as the isolate). */
+  dispose: () => void;
+};
+
+export type NsfwModelOptions = {
+  /** "cpu": skip the WASM backend (the bench's baseline). */
+  only?: "cpu";
+  /** Starts the WASM backend (default tfjs-wasm.ts's useWasmBackend); a test's failing one shows the fallback. */
+  startWasm?: () => Promise<void>;
+};
 
 let model: Promise<Model> | undefined;
 
 /** nsfwjs's class order (nsfw_classes.js): the model's five outputs. */
 const CLASSES = ["Drawing", "Hentai", "Neutral", "Porn", "Sexy"] as const;
 
+const reason = (err: unknown) => (err instanceof Error ? err.message || err.name : String(err)).slice(0, 300);
+
 /**
- * nsfwjs's own inference (NSFWJS.infer + getTopKClasses) on tfjs-core, tfjs-layers and the CPU backend:
- * pixels / 255, predict on a [1, 224, 224, 3] batch, probabilities in class order. nsfwjs's JS wrapper is
- * not imported: it pulls in the whole @tensorflow/tfjs umbrella (WebGL backend, data, converter), which
- * would multiply the bundle and the test module graph for nothing a worker can use.
+ * nsfwjs's own inference (NSFWJS.infer + getTopKClasses) on tfjs-core and tfjs-layers: pixels / 255, predict
+ * on a [1, 224, 224, 3] batch, probabilities in class order. nsfwjs's JS wrapper is not imported: it pulls in
+ * the whole @tensorflow/tfjs umbrella (WebGL backend, data, converter), which would multiply the bundle and
+ * the test module graph for nothing a worker can use. A model of its own: jobs use loadNsfwModel (one per
+ * isolate); tfjs's current backend is global, so this one switches it too.
  */
-async function createModel(): Promise<Model> {
+export async function createNsfwModel({ only, startWasm }: NsfwModelOptions = {}): Promise<Model> {
   const tf = await import("@tensorflow/tfjs-core");
   await import("@tensorflow/tfjs-backend-cpu");
   const layers = await import("@tensorflow/tfjs-layers");
-  await tf.setBackend("cpu");
-  await tf.ready();
+  let backend: NsfwBackend = "wasm";
+  let wasmError: string | null = null;
+  const fallBack = async (err: unknown) => {
+    backend = "cpu";
+    wasmError = reason(err);
+    if (!(await tf.setBackend("cpu"))) throw new Error(`tfjs: no backend (wasm: ${wasmError})`);
+  };
+  if (only === "cpu") {
+    backend = "cpu";
+    await tf.setBackend("cpu");
+  } else {
+    try {
+      await (startWasm ?? (await import("./tfjs-wasm")).useWasmBackend)();
+    } catch (err) {
+      await fallBack(err);
+    }
+  }
   const [{ default: model }, { default: weights }] = await Promise.all([import("./model/nsfw-mobilenet-v2.json"), import("./model/nsfw-mobilenet-v2.bin")]);
-  const net = await layers.loadLayersModel(
-    tf.io.fromMemory({
-      modelTopology: model.modelTopology,
-      weightSpecs: model.weightsManifest.flatMap((group) => group.weights) as never,
-      weightData: weights,
-    }),
-  );
+  // The same model with its batch norms folded into the convolutions (fold-batch-norm.ts: ~40% less CPU on WASM).
+  const decoded = tf.io.decodeWeights(weights, model.weightsManifest.flatMap((group) => group.weights) as never);
+  const folded = foldBatchNorms(tf, model.modelTopology as unknown as KerasTopology, decoded);
+  const net = await layers.models.modelFromJSON({ modelTopology: folded.topology } as never);
+  net.loadWeights(folded.weights);
+  tf.dispose(Object.values(folded.weights));
+  const predict = async (rgb: Float32Array, size: number) => {
+    const output = tf.tidy(() => net.predict(tf.tensor4d(rgb, [1, size, size, 3])) as import("@tensorflow/tfjs-core").Tensor);
+    try {
+      return await output.data();
+    } finally {
+      output.dispose();
+    }
+  };
+  const warmUp = ANALYSIS.nsfwInputSize;
+  // One prediction now: a kernel the WASM backend lacks fails here rather than in a job, and XNNPACK sets up
+  // its operators on the first run.
+  if (backend === "wasm") await predict(new Float32Array(warmUp * warmUp * 3), warmUp).catch(fallBack);
   return {
-    async classify(pixels, size) {
+    backend,
+    wasmError,
+    async classify(pixels, size, on = backend) {
       // RGBA -> RGB floats in 0..1, as nsfwjs normalises (it divides by 255).
       const rgb = new Float32Array(size * size * 3);
       for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
@@ -43,23 +95,33 @@ async function createModel(): Promise<Model> {
         rgb[j + 1] = pixels[i + 1] / 255;
         rgb[j + 2] = pixels[i + 2] / 255;
       }
-      const output = tf.tidy(() => net.predict(tf.tensor4d(rgb, [1, size, size, 3])) as import("@tensorflow/tfjs-core").Tensor);
+      if (on === backend) return toPrediction(await predict(rgb, size));
+      // tfjs moves the weights to the other backend on use, and back on the next call on this one. A job
+      // classifying meanwhile may run on either backend: same result, other cost (only tests and the bench do this).
+      await tf.setBackend(on);
       try {
-        const probabilities = await output.data();
-        const out = {} as NsfwPrediction;
-        CLASSES.forEach((name, i) => (out[name] = probabilities[i]));
-        return out;
+        return toPrediction(await predict(rgb, size));
       } finally {
-        output.dispose();
+        await tf.setBackend(backend);
       }
     },
+    dispose: () => net.dispose(),
   };
 }
 
-/** The model, loaded on first use; a failed load is forgotten so the next job tries again. */
-export function loadNsfwModel(): Promise<Model> {
+function toPrediction(probabilities: ArrayLike<number>): NsfwPrediction {
+  const out = {} as NsfwPrediction;
+  CLASSES.forEach((name, i) => (out[name] = probabilities[i]));
+  return out;
+}
+
+/**
+ * The isolate's model, loaded on first use; a failed load is forgotten so the next job tries again. Only the
+ * first call in an isolate passes its options on.
+ */
+export function loadNsfwModel(options: NsfwModelOptions = {}): Promise<Model> {
   if (!model) {
-    model = createModel();
+    model = createNsfwModel(options);
     model.catch(() => {
       model = undefined;
     });
@@ -77,11 +139,13 @@ export function nsfwScoreOf(p: NsfwPrediction): number {
   return Math.min(1, Math.max(0, p.Porn + p.Hentai + p.Sexy));
 }
 
-/** Scores RGBA pixels of ANALYSIS.nsfwInputSize squared. */
-export async function classifyNsfw(pixels: Uint8Array, size = ANALYSIS.nsfwInputSize): Promise<{ score: number; prediction: NsfwPrediction }> {
+export type NsfwResult = { score: number; prediction: NsfwPrediction; backend: NsfwBackend; wasmError: string | null };
+
+/** Scores RGBA pixels of ANALYSIS.nsfwInputSize squared, on the model's backend or on `on`. */
+export async function classifyNsfw(pixels: Uint8Array, size = ANALYSIS.nsfwInputSize, on?: NsfwBackend): Promise<NsfwResult> {
   const net = await loadNsfwModel();
-  const prediction = await net.classify(pixels, size);
-  return { score: nsfwScoreOf(prediction), prediction };
+  const prediction = await net.classify(pixels, size, on);
+  return { score: nsfwScoreOf(prediction), prediction, backend: on ?? net.backend, wasmError: net.wasmError };
 }
 
 /** NSFW_THRESHOLD, default 0.8. */
