@@ -98,19 +98,24 @@ export type DuplicateSubject = Pick<FileRow, "id" | "userId" | "sha256" | "phash
 export async function findDuplicates(db: Db, env: Env, file: DuplicateSubject, now = Date.now()): Promise<Duplicate[]> {
   if (!file.userId) return [];
   const limit = ANALYSIS.maxDuplicates;
-  const exact = file.sha256
-    ? await db
-        .select({ id: files.id })
-        .from(files)
-        .where(and(eq(files.userId, file.userId), eq(files.sha256, file.sha256), ne(files.id, file.id), liveFileCondition(now)))
-        .limit(limit)
-    : [];
-  const out: Duplicate[] = exact.map((r) => ({ fileId: r.id, url: fileUrl(env, r.id), distance: 0, match: "exact" }));
   const hash = file.phash ?? file.clientPhash ?? null;
-  if (out.length >= limit || !isPhash(hash)) return out;
+  // The exact and the near lookup run side by side (one round trip's wait, not two), on the caller's handle:
+  // `db.$client` is the request's D1 session, so a read goes to the nearest replica.
+  const [exact, nearLookup] = await Promise.all([
+    file.sha256
+      ? db
+          .select({ id: files.id })
+          .from(files)
+          .where(and(eq(files.userId, file.userId), eq(files.sha256, file.sha256), ne(files.id, file.id), liveFileCondition(now)))
+          .limit(limit)
+      : [],
+    isPhash(hash) ? findNearHashes(db.$client as D1Database, file.userId, hash, phashDistance(env)) : null,
+  ]);
+  const out: Duplicate[] = exact.map((r) => ({ fileId: r.id, url: fileUrl(env, r.id), distance: 0, match: "exact" }));
+  if (out.length >= limit || !nearLookup) return out;
 
   const exactIds = new Set([file.id, ...exact.map((r) => r.id)]);
-  const near = (await findNearHashes(env.DB, file.userId, hash, phashDistance(env))).matches.filter((m) => !exactIds.has(m.ref));
+  const near = nearLookup.matches.filter((m) => !exactIds.has(m.ref));
   // Keep the nearest live ones; dead rows (deleted, purged files) are skipped, a few spare ones cover them.
   const wanted = near.slice(0, Math.min(90, limit - out.length + 20));
   if (wanted.length === 0) return out;
