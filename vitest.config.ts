@@ -30,6 +30,9 @@ export default defineConfig(async () => {
             // Byte links decide from D1 on every view, so tests may change rows directly and see the result;
             // test/serving/access-records.test.ts turns the edge-cached access records on and tests them.
             ACCESS_RECORD_SECONDS: "0",
+            // One counter call per hit, sent at once: counting tests read the count right after their requests.
+            // test/serving/view-coalesce.test.ts turns the gathering on and tests it.
+            VIEW_COALESCE_MS: "0",
           },
         },
       }),

@@ -17,6 +17,7 @@ import { fileDuplicates } from "./duplicates";
 import { contentDisposition } from "./content-disposition";
 import { countHit } from "../serving/view-counter";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { accessForAnonymous } from "../serving/access-records";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
@@ -80,7 +81,14 @@ fileRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
-    const { file } = await readableFile(c.get("db"), c.req.valid("param").id, viewer, now, { safeMode: true });
+    const id = c.req.valid("param").id;
+    // Anonymous readers are decided from the same edge-cached access record as the byte links (no D1 on a
+    // hit; their viewCount may lag by up to ACCESS_RECORD_SECONDS). A signed-in caller reads D1: it may be
+    // the owner who just changed the file, and the owner's view has duplicates.
+    const fromDb = () => loadFile(c.get("db"), id);
+    const loaded = viewer.userId === null ? await accessForAnonymous(c.env, c.executionCtx, id, fromDb) : await fromDb();
+    assertReadable(loaded, viewer, now, { safeMode: true });
+    const { file } = loaded;
     countHit(c.env, c.executionCtx, "file_view", file.id);
     return c.json(await fullResource(c.env, c.get("db"), file, isOwner(file, viewer), now), 200);
   },
