@@ -51,7 +51,7 @@ export async function receiveDirectUpload(
   const expected = { bytes: upload.bytes, sha256: upload.sha256, mime: file.mime as UploadMime, fileId: file.id };
   const outcome = inMemory
     ? await putBytesVerified(env.BUCKET, file.storeKey, inMemory, expected)
-    : await putVerified(env.BUCKET, file.storeKey, request.body!, expected);
+    : await putVerified(env.BUCKET, file.storeKey, request.body!, expected, length !== null);
   if (!outcome.ok) {
     if (outcome.reason === "interrupted") {
       // The client went away mid-body: nothing was stored, the upload stays pending for a retry.

@@ -49,17 +49,24 @@ export type VerifiedPut =
 const R2_BAD_DIGEST = /checksum you specified did not match|\(10037\)/i;
 
 /**
- * PUT of a whole file, streamed once: the sniffed head and then the rest of the body flow through a
- * counting source into a FixedLengthStream, into R2, which is given the expected SHA-256 and refuses to
- * store a body that does not match it (nothing wrong ever becomes visible). No tee and no second hash in
- * the worker: the count tells a wrong size from an interruption, and R2's refusal is the checksum check.
+ * PUT of a whole file. R2 is given the expected SHA-256 and refuses to store a body that does not match it,
+ * so nothing wrong ever becomes visible and the worker hashes nothing itself.
+ * - `knownLength` (the Content-Length is the presigned size, as curl, ShareX and browsers send it): the
+ *   request body goes to R2 as it is, natively streamed with no JavaScript per chunk, like a bare put; the
+ *   magic bytes are then read back from the stored object (64 bytes), and a mismatch is removed by the caller.
+ * - a chunked body: the sniffed head and then the rest flow through a counting source into a
+ *   FixedLengthStream of the presigned size; the count tells a wrong size from an interruption.
  */
 export async function putVerified(
   bucket: R2Bucket,
   key: string,
   body: ReadableStream<Uint8Array>,
   expect: { bytes: number; sha256: string; mime: UploadMime; fileId: string },
+  knownLength = false,
 ): Promise<VerifiedPut> {
+  const options = { httpMetadata: { contentType: expect.mime }, customMetadata: { fileId: expect.fileId }, sha256: expect.sha256 };
+  if (knownLength) return putKnownLength(bucket, key, body, expect, options);
+
   const reader = body.getReader();
   let head: Head;
   try {
@@ -93,21 +100,43 @@ export async function putVerified(
   );
   const sized = new FixedLengthStream(expect.bytes);
   const feeding = counted.pipeTo(sized.writable);
-  const putting = bucket.put(key, sized.readable, {
-    httpMetadata: { contentType: expect.mime },
-    customMetadata: { fileId: expect.fileId },
-    sha256: expect.sha256,
-  });
+  const putting = bucket.put(key, sized.readable, options);
   const [fed, put] = await Promise.allSettled([feeding, putting]);
   const stored = put.status === "fulfilled";
 
   if (received !== expect.bytes && (ended || received > expect.bytes)) return { ok: false, reason: "size_mismatch", receivedBytes: received, stored };
   if (fed.status === "rejected") return { ok: false, reason: "interrupted", stored };
   if (put.status === "rejected") {
-    if (R2_BAD_DIGEST.test(String((put.reason as Error)?.message ?? put.reason))) return { ok: false, reason: "checksum_mismatch", receivedBytes: received, stored };
+    if (R2_BAD_DIGEST.test(errorText(put.reason))) return { ok: false, reason: "checksum_mismatch", receivedBytes: received, stored };
     throw put.reason;
   }
   return { ok: true, object: put.value };
+}
+
+const errorText = (err: unknown) => String((err as Error)?.message ?? err);
+/** An error R2 itself raised for a put (its binding prefixes the operation), as opposed to the body's. */
+const R2_PUT_ERROR = /^put: /;
+
+async function putKnownLength(
+  bucket: R2Bucket,
+  key: string,
+  body: ReadableStream<Uint8Array>,
+  expect: { bytes: number; mime: UploadMime },
+  options: R2PutOptions,
+): Promise<VerifiedPut> {
+  let object: R2Object;
+  try {
+    object = (await bucket.put(key, body, options))!;
+  } catch (err) {
+    const text = errorText(err);
+    if (R2_BAD_DIGEST.test(text)) return { ok: false, reason: "checksum_mismatch", receivedBytes: expect.bytes, stored: false };
+    if (R2_PUT_ERROR.test(text)) throw err;
+    return { ok: false, reason: "interrupted", stored: false }; // the body broke off: R2 stored nothing
+  }
+  const head = await bucket.get(key, { range: { offset: 0, length: SNIFF_BYTES } });
+  const first = head ? new Uint8Array(await head.arrayBuffer()) : new Uint8Array();
+  if (!magicMatches(expect.mime, first)) return { ok: false, reason: "magic_mismatch", stored: true };
+  return { ok: true, object };
 }
 
 /** The same checks for a body already in memory (POST /upload/form): no streams to tee. */
