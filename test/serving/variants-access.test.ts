@@ -112,7 +112,7 @@ describe("the edge cache", () => {
     expect(new Set(keys).size).toBe(keys.length);
     // Every descriptor the server can cache is in the list: fill them all, then purge, then nothing is left.
     const accepts = ["image/avif", "image/webp", "image/jpeg"];
-    const urls = [160, 320, 640, 5000].flatMap((w) => accepts.map((a) => [`${IMAGE}/${f.id}?w=${w}`, a] as const));
+    const urls: [string, string][] = [160, 320, 640, 5000].flatMap((w) => accepts.map((a): [string, string] => [`${IMAGE}/${f.id}?w=${w}`, a]));
     urls.push([`${IMAGE}/${f.id}/thumb?w=100`, "image/webp"], [`${IMAGE}/${f.id}/thumb?w=300`, "image/avif"], [`${IMAGE}/${f.id}?w=640&format=png`, "*/*"]);
     const made = new Set<string>();
     for (const [url, accept] of urls) {
