@@ -11,7 +11,8 @@
 // Keys are internal URLs under the CDN origin: never a public address, and rebuildable from the row.
 import type { FileRow } from "../db/schema";
 import { purgeGlobally, type PurgeEnv } from "./global-purge";
-import { cacheableDescriptors } from "./variants";
+import { cacheableDescriptors, thumbType, transformableType } from "./variants";
+import { servedType } from "./headers";
 
 export type Variant = "original" | "thumb";
 
@@ -75,21 +76,26 @@ export function forgetOwnerAccess(env: EdgeEnv, userId: string): Promise<void> {
 }
 
 /** Every key a file's entries can have: its access record, its original and thumbnail, and their cached variants. */
-export function fileCacheKeys(env: Pick<Env, "CDN_URL">, file: Pick<FileRow, "id" | "storeKey" | "thumbKey">): string[] {
+export function fileCacheKeys(env: Pick<Env, "CDN_URL">, file: PurgedFile): string[] {
   const keys = [fileAccessKey(env, file.id), edgeCacheKey(env, file.id, "original", file.storeKey)];
-  keys.push(...cacheableDescriptors("original").map((d) => variantCacheKey(env, file.id, "original", file.storeKey, d)));
+  // GIF, BMP and other types the engine does not read never get variants (serving/variant-serve.ts).
+  const originalType = transformableType(servedType(file.mime));
+  if (originalType) keys.push(...cacheableDescriptors("original", originalType).map((d) => variantCacheKey(env, file.id, "original", file.storeKey, d)));
   if (file.thumbKey) {
-    keys.push(edgeCacheKey(env, file.id, "thumb", file.thumbKey));
-    keys.push(...cacheableDescriptors("thumb").map((d) => variantCacheKey(env, file.id, "thumb", file.thumbKey!, d)));
+    const thumbKey = file.thumbKey;
+    keys.push(edgeCacheKey(env, file.id, "thumb", thumbKey));
+    keys.push(...cacheableDescriptors("thumb", thumbType(thumbKey)).map((d) => variantCacheKey(env, file.id, "thumb", thumbKey, d)));
   }
   return keys;
 }
 
+type PurgedFile = Pick<FileRow, "id" | "storeKey" | "thumbKey" | "mime">;
+
 /**
  * A file is gone (deleted, banned, hidden for review, purged): drops its access record and its bytes
- * (original, thumbnail and their variants: 39 keys, two purge-by-URL calls). Moderation, the files API and
+ * (original, thumbnail and their cached variants: at most 30 keys, one purge-by-URL call). Moderation, the files API and
  * the purge job call this.
  */
-export function purgeFileFromEdgeCache(env: EdgeEnv, file: Pick<FileRow, "id" | "storeKey" | "thumbKey">): Promise<void> {
+export function purgeFileFromEdgeCache(env: EdgeEnv, file: PurgedFile): Promise<void> {
   return forget(env, fileCacheKeys(env, file));
 }

@@ -14,7 +14,7 @@ import { contentDisposition } from "../files/content-disposition";
 import { EDGE_CACHE_SECONDS, edgeCacheMatch, edgeCachePut, variantCacheKey, type Variant } from "./edge-cache";
 import { BYTES_CSP } from "./headers";
 import { etagMatches } from "./range";
-import { planVariant, THUMB_SOURCE_SIZE, transformableType, type VariantPlan, type VariantQuery, type VariantSource } from "./variants";
+import { planVariant, THUMB_SOURCE_SIZE, thumbType, transformableType, type VariantPlan, type VariantQuery, type VariantSource } from "./variants";
 import { servedType } from "./headers";
 
 export type VariantOutcome = { response: Response } | { fallback: string; vary: boolean } | { identity: true; vary: boolean };
@@ -125,7 +125,7 @@ export async function tryVariant(c: Context<AppEnv>, req: VariantRequest): Promi
   const { query, ...rest } = req;
   let source: VariantSource;
   if (req.source === "thumb") {
-    source = { type: req.objectKey.endsWith(".png") ? "image/png" : "image/jpeg", width: THUMB_SOURCE_SIZE, height: THUMB_SOURCE_SIZE };
+    source = { type: thumbType(req.objectKey), width: THUMB_SOURCE_SIZE, height: THUMB_SOURCE_SIZE };
   } else {
     const mime = servedType(req.file.mime);
     if (mime === "image/gif") return { fallback: "gif", vary: false };

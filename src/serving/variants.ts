@@ -102,7 +102,7 @@ export type VariantPlan = {
   identity: boolean;
   /** Names the variant in its ETag, cache key and X-Variant header, e.g. `w640.webp` or `w640h320-cover.q50.avif`. */
   descriptor: string;
-  /** A plain ladder variant: kept in the edge cache under a key purgeFileFromEdgeCache names. */
+  /** A plain ladder variant in AVIF, WebP or the source's type: kept in the edge cache under a key purgeFileFromEdgeCache names. */
   cacheable: boolean;
 };
 
@@ -127,14 +127,24 @@ export function planVariant(query: VariantQuery, source: VariantSource, accept: 
     negotiated: query.format === null,
     identity: width === null && height === null && type === source.type && defaults,
     descriptor,
-    cacheable: height === null && defaults,
+    cacheable: height === null && defaults && cachedTypes(source.type).includes(type),
   };
 }
 
-/** Every descriptor a cacheable plan can have for a source: what a purge must name. */
-export function cacheableDescriptors(source: "original" | "thumb"): string[] {
+/** What Accept can negotiate: AVIF, WebP and the source's own type (an explicit other format is not cached). */
+const cachedTypes = (sourceType: OutputType): OutputType[] => [...new Set<OutputType>(["image/avif", "image/webp", sourceType])];
+
+/** A thumbnail's type, from its key (analysis writes `thumbs/<id>.jpg` or `.png`). */
+export const thumbType = (thumbKey: string): OutputType => (thumbKey.endsWith(".png") ? "image/png" : "image/jpeg");
+
+/**
+ * Every descriptor a cacheable plan can have for a source of `sourceType`: what a purge must name. For a JPEG
+ * with a thumbnail that is 7 x 3 + 2 x 3 = 27 keys, with the access record, original and thumbnail 30: one
+ * purge-by-URL call (Cloudflare takes 30 URLs a call).
+ */
+export function cacheableDescriptors(source: "original" | "thumb", sourceType: OutputType): string[] {
   const widths = source === "thumb" ? [...VARIANTS.ladder.filter((w) => w < ANALYSIS.thumbnailMaxSide), 0] : [...VARIANTS.ladder, 0];
-  return widths.flatMap((w) => OUTPUT_TYPES.map((t) => `w${w}.${EXTENSION[t]}`));
+  return widths.flatMap((w) => cachedTypes(sourceType).map((t) => `w${w}.${EXTENSION[t]}`));
 }
 
 /** A thumbnail's own size is at most ANALYSIS.thumbnailMaxSide on its long side. */
