@@ -109,6 +109,25 @@ describe("format negotiation", () => {
     expect(pending.headers.get("x-variant")).toBe("w0.jpeg");
   });
 
+  it("HEAD gives the variant's headers without a body; a Range header gets the whole variant", async () => {
+    const head = await fetchRaw(`${IMAGE}/${photo.id}?w=320`, { method: "HEAD", headers: { accept: "image/webp" } });
+    expect(head.status).toBe(200);
+    expect(head.bytes.byteLength).toBe(0);
+    expect(head.headers.get("content-type")).toBe("image/webp");
+    expect(Number(head.headers.get("content-length"))).toBeGreaterThan(0);
+    const ranged = await fetchRaw(`${IMAGE}/${photo.id}?w=320`, { headers: { accept: "image/webp", range: "bytes=0-9" } });
+    expect(ranged.status).toBe(200);
+    expect(ranged.bytes.byteLength).toBe(Number(head.headers.get("content-length")));
+    expect(ranged.headers.get("accept-ranges")).toBeNull();
+  });
+
+  it("a variant obeys the original's hotlink rule", async () => {
+    const guarded = await seedFile(owner.id, { content: fixture("cubes.jpg"), mime: "image/jpeg", hotlinkPolicy: "block" });
+    const res = await fetchRaw(`${IMAGE}/${guarded.id}?w=160`, { headers: { referer: "https://elsewhere.example/page" } });
+    expect(res.status).toBe(403);
+    expect(res.json.details.code).toBe("hotlink_refused");
+  });
+
   it("a variant has its own ETag and answers 304 to it", async () => {
     const first = await fetchRaw(`${IMAGE}/${photo.id}?w=160`, { headers: { accept: "image/webp" } });
     const etag = first.headers.get("etag")!;
