@@ -5,7 +5,8 @@
 // way to the bytes: a 304 or a HEAD needs no R2 at all when the row knows the ETag and size; a whole GET
 // comes from the edge cache when it can; only misses and ranges read R2. Counting a view is an RPC sent
 // after the response (serving/view-counter.ts), never a D1 write. An anonymous view that hits both caches
-// waits for no D1 query and no Durable Object.
+// waits for no D1 query and no Durable Object. A variant (`?w=640`, variants.ts) is decided by the very same
+// steps, then served by variant-serve.ts, or by the original with X-Variant-Fallback when it cannot be made.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { FileRow } from "../db/schema";

@@ -11,6 +11,7 @@ import type { AppEnv } from "../env";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { contentDisposition } from "../files/content-disposition";
+import { nameMatchingType } from "../platform/image-types";
 import { EDGE_CACHE_SECONDS, edgeCacheMatch, edgeCachePut, variantCacheKey, type Variant } from "./edge-cache";
 import { BYTES_CSP } from "./headers";
 import { etagMatches } from "./range";
@@ -37,6 +38,11 @@ export const FALLBACK_HEADER = "X-Variant-Fallback";
 /** The variant's ETag: the source's validator and the descriptor, so it changes with either. */
 const variantTag = (sourceTag: string, descriptor: string) => `"${sourceTag.replace(/^W\//, "").replace(/"/g, "")}.${descriptor}"`;
 
+/** A variant is another file: "wide.jpg" as WebP is "wide.webp" (a name whose extension lies keeps it whole). */
+function variantName(filename: string, originalMime: string): string {
+  return nameMatchingType(filename, originalMime) === filename ? filename.replace(/\.[A-Za-z0-9]{1,10}$/, "") : filename;
+}
+
 function headers(args: VariantArgs, etag: string, length?: number): Headers {
   const h = new Headers({
     "Content-Type": args.plan.type,
@@ -45,7 +51,7 @@ function headers(args: VariantArgs, etag: string, length?: number): Headers {
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": BYTES_CSP,
     "Cross-Origin-Resource-Policy": "cross-origin",
-    "Content-Disposition": contentDisposition(args.file.filename, args.plan.type, "inline"),
+    "Content-Disposition": contentDisposition(variantName(args.file.filename, servedType(args.file.mime)), args.plan.type, "inline"),
     [VARIANT_HEADER]: args.plan.descriptor,
   });
   if (length !== undefined) h.set("Content-Length", String(length));
@@ -76,7 +82,8 @@ export async function serveVariant(c: Context<AppEnv>, args: VariantArgs): Promi
       return notModified(args, etag);
     }
     if (isGet) args.onView();
-    return { response: new Response(cached.body, { status: 200, headers: headers(args, etag, Number(cached.headers.get("content-length") ?? 0)) }) };
+    const length = cached.headers.get("content-length");
+    return { response: new Response(cached.body, { status: 200, headers: headers(args, etag, length ? Number(length) : undefined) }) };
   }
 
   const object = await c.env.BUCKET.get(args.objectKey);

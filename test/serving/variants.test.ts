@@ -85,7 +85,7 @@ describe("format negotiation", () => {
       expect(res.headers.get("content-type"), accept).toBe(type);
       expect((await info(res.bytes)).format, accept).toBe(type);
       expect(res.headers.get("vary")).toBe("Accept");
-      expect(res.headers.get("content-disposition")).toMatch(type === "image/jpeg" ? /wide\.jpg"/ : new RegExp(`wide\\.jpg\\.${type.slice(6)}"`));
+      expect(res.headers.get("content-disposition")).toContain(`filename="wide.${type === "image/jpeg" ? "jpg" : type.slice(6)}"`);
       expect(res.headers.get("cache-control")).toBe("public, max-age=300");
       expect(res.headers.get("content-security-policy")).toContain("sandbox");
     }
