@@ -29,9 +29,9 @@ async function baseline(request: Request, env: Env, path: string): Promise<Respo
   }
   if (path.startsWith("forget/") && request.method === "POST") {
     const id = path.slice("forget/".length);
-    const row = await env.DB.prepare("SELECT id, store_key AS storeKey, thumb_key AS thumbKey FROM files WHERE id = ?1")
+    const row = await env.DB.prepare("SELECT id, store_key AS storeKey, thumb_key AS thumbKey, mime FROM files WHERE id = ?1")
       .bind(id)
-      .first<{ id: string; storeKey: string; thumbKey: string | null }>();
+      .first<{ id: string; storeKey: string; thumbKey: string | null; mime: string }>();
     if (row) await purgeFileFromEdgeCache(env, row);
     else await forgetFileAccess(env, [id]);
     return Response.json({ ok: true });

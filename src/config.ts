@@ -122,6 +122,15 @@ export const SERVING = {
   thumbnailPendingMaxAgeSeconds: 60,
 };
 
+/** Variants by URL ({image_url}/<id>?w=640, serving/variants.ts; docs/files-and-serving.md § Variants). */
+export const VARIANTS = {
+  /** Widths (and heights) snap up to the next step; above the last one, or above the source, is the source's size. */
+  ladder: [160, 320, 640, 1024, 1600, 2048] as const,
+  /** `q` snaps to the nearest of these; without `q` the default. */
+  qualities: [50, 70, 85, 95] as const,
+  defaultQuality: 85,
+};
+
 export const VIEW_COUNTER = {
   /** Counter Durable Objects; a key always maps to the same shard. Changing this needs the old shards drained. */
   shards: 32,

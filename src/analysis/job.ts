@@ -24,6 +24,7 @@ import { decodeImage, DecodeError, type Thumbnail } from "./imaging";
 import { scrubMetadata } from "./metadata";
 import { classifyNsfw, combinedScore, isAgeRestricted, nsfwThreshold } from "./nsfw";
 import { phashFromLuma } from "./phash";
+import { placeholderFromThumbnail, type Placeholder } from "./placeholder";
 import { forgetFileAccess } from "../serving/edge-cache";
 
 export type AnalysisOutcome =
@@ -36,6 +37,7 @@ export type AnalysisOutcome =
       phash: string;
       nsfwScore: number | null;
       thumbKey: string | null;
+      placeholder: Placeholder | null;
       scrubbed: string[];
       blocklist: BlocklistMatch | null;
       stepErrors: string[];
@@ -127,6 +129,16 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
     });
   }
 
+  // 4b. Placeholder (ThumbHash and dominant colour) from the thumbnail: optional, like the thumbnail.
+  let placeholder: Placeholder | null = null;
+  if (decoded.thumbnail) {
+    try {
+      placeholder = await placeholderFromThumbnail(decoded.thumbnail);
+    } catch (err) {
+      stepErrors.push(`placeholder: ${message(err)}`);
+    }
+  }
+
   // 5. NSFW score: the model failing is recorded, not fatal; the client's hint stays the floor.
   let serverScore: number | null = null;
   if (decoded.nsfwInput) {
@@ -151,15 +163,19 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
     env.DB.prepare(
       `UPDATE files SET width = ?1, height = ?2, phash = ?3, nsfw_score = ?4, age_restricted = ?5, thumb_key = COALESCE(?6, thumb_key),
          analysis = 'done', analysis_error = ?7, analyzed_at = ?8, updated_at = ?8,
-         quarantined_at = CASE WHEN ?9 THEN COALESCE(quarantined_at, ?8) ELSE quarantined_at END
+         quarantined_at = CASE WHEN ?9 THEN COALESCE(quarantined_at, ?8) ELSE quarantined_at END,
+         placeholder = COALESCE(?12, placeholder), dominant_color = COALESCE(?13, dominant_color)
        WHERE id = ?10 AND (analysis <> 'done' OR ?11)`,
-    ).bind(width, height, phash, nsfwScore, ageRestricted ? 1 : 0, thumbKey, stepErrors.length ? stepErrors.join("; ").slice(0, 1000) : null, at, blocklist ? 1 : 0, fileId, options.force ? 1 : 0),
+    ).bind(
+      width, height, phash, nsfwScore, ageRestricted ? 1 : 0, thumbKey, stepErrors.length ? stepErrors.join("; ").slice(0, 1000) : null, at, blocklist ? 1 : 0,
+      fileId, options.force ? 1 : 0, placeholder?.thumbhash ?? null, placeholder?.dominantColor ?? null,
+    ),
   );
   if (file.userId) statements.push(...indexStatements(env.DB, file.userId, fileId, phash));
   await env.DB.batch(statements);
   await forgetFileAccess(env, [fileId]); // byte links see the thumbnail (and a blocklist quarantine) at once
 
-  return { status: "done", width, height, phash, nsfwScore, thumbKey, scrubbed: scrub.findings, blocklist, stepErrors };
+  return { status: "done", width, height, phash, nsfwScore, thumbKey, placeholder, scrubbed: scrub.findings, blocklist, stepErrors };
 }
 
 function fileIdOf(body: AnalyzeMessage): string | null {

@@ -153,6 +153,10 @@ export const files = sqliteTable(
     phash: text("phash"),
     /** Client-sent phash hint, used until the server's analysis lands. */
     clientPhash: text("client_phash"),
+    /** Base64 ThumbHash of the picture (analysis/placeholder.ts), painted by pages while the image loads. */
+    placeholder: text("placeholder"),
+    /** `#rrggbb`, the most common colour of the picture. */
+    dominantColor: text("dominant_color"),
     analysis: text("analysis", { enum: ["none", "pending", "done", "failed"] }).notNull().default("none"),
     analysisError: text("analysis_error"),
     analyzedAt: integer("analyzed_at", { mode: "timestamp_ms" }),

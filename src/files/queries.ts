@@ -44,6 +44,8 @@ export const LIST_COLUMNS = {
   bytes: files.bytes,
   width: files.width,
   height: files.height,
+  placeholder: files.placeholder,
+  dominantColor: files.dominantColor,
   viewCount: files.viewCount,
   createdAt: files.createdAt,
 };

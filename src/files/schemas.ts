@@ -71,6 +71,22 @@ export const Duplicate = z
   .object({ fileId: z.string(), url: z.string(), distance: z.number().int(), match: z.enum(["exact", "similar"]) })
   .openapi("Duplicate");
 
+/** Painted while the image loads (analysis/placeholder.ts); null until the analysis made them. */
+export const PlaceholderFields = {
+  placeholder: z.string().nullable().openapi({
+    description: "Base64 ThumbHash (https://evanw.github.io/thumbhash/) of the picture; decode with the `thumbhash` package's thumbHashToDataURL. Null until analysis is done",
+    example: "1QcSHQRnh493V4dIh4eXh1h4kJUI",
+  }),
+  dominantColor: z.string().nullable().openapi({ description: "The picture's most common colour, `#rrggbb`; null until analysis is done", example: "#6b8e4e" }),
+};
+
+export const VariantLink = z
+  .object({
+    width: z.number().int().nullable().openapi({ description: "The ladder step; the last entry is the original (its width, null if unknown)" }),
+    url: z.string().openapi({ description: "{image_url}/<id>?w=<step>: AVIF or WebP by Accept (or ?format=), never wider than the original" }),
+  })
+  .openapi("VariantLink");
+
 export const FileSchema = z
   .object({
     id: z.string().openapi({ example: "file_V1StGXR8_Z5jdHi6B-myT" }),
@@ -94,6 +110,8 @@ export const FileSchema = z
     phash: z.string().nullable(),
     duplicates: z.array(Duplicate),
     analysis: z.enum(["pending", "done", "failed"]),
+    ...PlaceholderFields,
+    variants: z.array(VariantLink).openapi({ description: "The width ladder's URLs (srcset), smallest first; widths at or above the original's are left out" }),
     createdAt: z.string(),
     expiresAt: z.string().nullable(),
   })
@@ -110,6 +128,7 @@ export const FileListItemSchema = z
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
     viewCount: z.number().int(),
+    ...PlaceholderFields,
     createdAt: z.string(),
   })
   .openapi("FileListItem");

@@ -48,6 +48,9 @@ export type FinalizeResponse = {
   /** The server's analysis: `pending` past the wait, `done` with its results, `failed` with the reason. */
   analysis: "pending" | "done" | "failed";
   analysisError: string | null;
+  /** Base64 ThumbHash and `#rrggbb`, once the analysis is done (analysis/placeholder.ts). */
+  placeholder: string | null;
+  dominantColor: string | null;
 };
 
 const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
@@ -88,7 +91,7 @@ function checkIdentifiers(record: UploadWithFile, input: FinalizeInput) {
  * size and duplicates (exact and similar) replace the client's hints; a failure gives its reason.
  */
 async function withAnalysis(env: Env, db: Db, stored: FinalizeResponse, file: FileRow | undefined): Promise<FinalizeResponse> {
-  const body: FinalizeResponse = { ...stored, analysis: "pending", analysisError: null };
+  const body: FinalizeResponse = { ...stored, analysis: "pending", analysisError: null, placeholder: null, dominantColor: null };
   if (!file) return body;
   if (file.quarantinedAt) throw blockedContent(); // the analysis found it on the blocklist
   if (file.analysis === "failed") return { ...body, analysis: "failed", analysisError: file.analysisError };
@@ -104,6 +107,8 @@ async function withAnalysis(env: Env, db: Db, stored: FinalizeResponse, file: Fi
     duplicates: await findDuplicates(db, env, file),
     analysis: "done",
     analysisError: file.analysisError, // optional steps that failed (thumbnail, model), if any
+    placeholder: file.placeholder,
+    dominantColor: file.dominantColor,
   };
 }
 
@@ -164,6 +169,8 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
     duplicates: await exactDuplicates(env, db, upload.userId, file.id, file.sha256),
     analysis: "pending",
     analysisError: null,
+    placeholder: null,
+    dominantColor: null,
   };
 
   const applied = await transitionUpload(db, {

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../config";
 import { VISIBILITIES } from "../db/schema";
+import { PlaceholderFields } from "../files/schemas";
 
 const Sha256 = z
   .string()
@@ -103,6 +104,7 @@ export const FinalizeResponse = z
       description: "The server's analysis: `done` when it landed within FINALIZE_WAIT_MS (its phash, nsfwScore, size and duplicates are in this answer), `pending` past the wait (poll GET /files/:id), `failed` when the image was refused",
     }),
     analysisError: z.string().nullable().openapi({ description: "Why the analysis failed, or which optional step of a done analysis did not run" }),
+    ...PlaceholderFields,
   })
   .openapi("FinalizeResponse");
 

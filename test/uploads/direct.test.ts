@@ -53,6 +53,8 @@ describe("direct upload: presign -> PUT -> finalize", () => {
       duplicates: [],
       analysis: "pending",
       analysisError: null,
+      placeholder: null,
+      dominantColor: null,
     });
     expect(await storage(user.id)).toEqual({ used: bytes.byteLength, reserved: 0 });
     expect(await fileRow(pre.body.fileId)).toMatchObject({ state: "finalized", analysis: "pending", width: 64, height: 48 });
