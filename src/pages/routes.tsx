@@ -1,13 +1,11 @@
 // The site surface ({site_url}): server-rendered pages. Later features add their pages here.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
-import { Layout } from "./layout";
+import { Layout, asset } from "./layout";
 import { DocsPage } from "./docs";
-import { SITE_CSS } from "./site.css";
 import { filePages } from "./file";
 import { albumPages } from "./album";
 import { appPages } from "./app/routes";
-import { APP_JS, APP_CSS } from "./assets/client";
 import { pageFormPosts } from "./form-posts";
 import type { InProcessApi } from "./app/session";
 
@@ -44,22 +42,11 @@ export function siteRoutes(deps: SiteDeps) {
   });
   site.use(pageFormPosts());
 
-  site.get("/assets/site.css", (c) => {
-    c.header("Cache-Control", "public, max-age=3600");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(SITE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
-  });
-
-  // Web-app client script and styles (pages/assets/app.js.ts): same-origin files, allowed by PAGE_CSP.
-  site.get("/assets/app.js", (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(APP_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
-  });
-  site.get("/assets/app.css", (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(APP_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  // Stylesheet, script and icons are Workers static assets (wrangler.toml [assets], scripts/build-assets.mjs)
+  // served before the worker runs. Browsers that ask for /favicon.ico anyway are sent to the hashed icon.
+  site.get("/favicon.ico", (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    return c.redirect(asset("favicon.svg"), 301);
   });
 
   site.get("/", (c) => {

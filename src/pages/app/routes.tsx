@@ -12,6 +12,7 @@ import { moderationAppPages } from "./moderation";
 import { authenticateApiKey } from "../../keys/keys";
 import {
   apiCall,
+  apiResponse,
   apiForm,
   apiMessage,
   clearSessionCookie,
@@ -127,8 +128,9 @@ export function appPages(deps: Deps) {
       body: { email: str(form, "email"), username: str(form, "username"), password: str(form, "password"), ageConfirmed: str(form, "ageConfirmed") === "1" },
     });
     if (!r.ok) {
-      const fields = (r.body?.details?.fields ?? {}) as Record<string, unknown>;
-      const detail = Object.entries(fields).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(", ") : String(v)}`).join("; ");
+      // details.fields is a list of { path, message } (decisions.md § Errors).
+      const fields = Array.isArray(r.body?.details?.fields) ? (r.body.details.fields as { path?: string; message?: string }[]) : [];
+      const detail = fields.map((f) => `${f.path || "form"}: ${f.message ?? "invalid"}`).join("; ");
       return c.html(<SignupPage error={detail ? `${apiMessage(r)} (${detail})` : apiMessage(r)} form={form} />, r.status === 429 ? 429 : 400);
     }
     setSessionCookie(c, r.body.session);
@@ -145,14 +147,25 @@ export function appPages(deps: Deps) {
 
   // ---------- e-mail verification ----------
   // The mail link only shows a button: a GET must not use up the token (mail scanners prefetch links).
-  app.get("/verify-email", (c) => {
+  app.get("/verify-email", async (c) => {
     const token = c.req.query("token") ?? "";
+    const s = await pageSession(c);
+    const csrf = s ? await csrfToken(c.env, s.sessionId) : undefined;
     return c.html(
-      <AppLayout title="Verify e-mail" signedIn={false}>
+      <AppLayout title="Verify e-mail" signedIn={Boolean(s)} csrf={csrf}>
         <h1>Verify your e-mail address</h1>
         <form method="post" action="/verify-email" class="stack">
-          <label for="token">Verification token</label>
-          <input id="token" name="token" required value={token} />
+          {token ? (
+            <>
+              <input type="hidden" name="token" value={token} />
+              <p>Confirm that this address is yours to finish setting up your account.</p>
+            </>
+          ) : (
+            <>
+              <label for="token">Code from the e-mail</label>
+              <input id="token" name="token" required autocomplete="one-time-code" />
+            </>
+          )}
           <button type="submit">Confirm my e-mail address</button>
         </form>
       </AppLayout>,
@@ -162,12 +175,14 @@ export function appPages(deps: Deps) {
     if (!sameOrigin(c)) return c.text("Cross-site form posts are refused", 403);
     const form = (await c.req.parseBody()) as Form;
     const r = await apiCall(c, "POST", "/auth/verify-email", { body: { token: str(form, "token") } });
+    const s = await pageSession(c);
+    const csrf = s ? await csrfToken(c.env, s.sessionId) : undefined;
     return c.html(
-      <AppLayout title="Verify e-mail" signedIn={false}>
+      <AppLayout title="Verify e-mail" signedIn={Boolean(s)} csrf={csrf}>
         <h1>Verify your e-mail address</h1>
         {r.ok ? <Notice kind="ok">Your e-mail address is verified.</Notice> : <Notice kind="error">{apiMessage(r)}</Notice>}
         <p>
-          <a href="/app/account">Go to your account</a>
+          {s ? <a href="/app/upload">Start uploading</a> : <a href="/app/login">Log in</a>}
         </p>
       </AppLayout>,
       r.ok ? 200 : 400,
@@ -667,10 +682,13 @@ export function appPages(deps: Deps) {
   );
   app.get("/app/account/export", (c) =>
     withSession(c, async (s) => {
-      const r = await apiCall(c, "GET", "/account/export", { token: s.access });
-      if (!r.ok) return c.redirect(`/app/account?error=${encodeURIComponent(apiMessage(r))}`, 303);
-      const text = typeof r.body === "string" ? r.body : JSON.stringify(r.body, null, 2);
-      return c.body(text, 200, {
+      // The API streams the export page by page; pass its body through unread so it never sits in memory.
+      const res = await apiResponse(c, "GET", "/account/export", { token: s.access });
+      if (!res.ok) {
+        const body = await res.json().catch(() => ({}));
+        return c.redirect(`/app/account?error=${encodeURIComponent(apiMessage({ status: res.status, ok: false, body, headers: res.headers }))}`, 303);
+      }
+      return c.body(res.body as ReadableStream, 200, {
         "Content-Type": "application/json; charset=utf-8",
         "Content-Disposition": `attachment; filename="imghost-export-${new Date().toISOString().slice(0, 10)}.json"`,
       });

@@ -108,6 +108,20 @@ function forwardContext(c: Context<AppEnv>, headers: Headers) {
   if (bookmark) headers.set(BOOKMARK_HEADER, bookmark);
 }
 
+/** Calls the API in-process and hands back its Response unread (for streamed answers such as the export). */
+export function apiResponse(c: Context<AppEnv>, method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<Response> {
+  const headers = new Headers();
+  if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
+  forwardContext(c, headers);
+  if (opts.body !== undefined) headers.set("content-type", "application/json");
+  const req = new Request(new URL(`/api/v1${path}`, c.req.url), {
+    method,
+    headers,
+    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+  });
+  return Promise.resolve(c.get("inProcessApi")(req, c.env, c.executionCtx));
+}
+
 /** Calls the JSON API in-process with the page session's access token. */
 export async function apiCall<T = any>(
   c: Context<AppEnv>,

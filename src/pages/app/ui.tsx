@@ -2,35 +2,14 @@
 import type { Child } from "hono/jsx";
 import { Layout } from "../layout";
 
-export function AppLayout(props: { title: string; children: Child; signedIn: boolean; csrf?: string; script?: boolean }) {
+/** A page of the web app: the site layout with the app's navigation (signed in or out) and this page marked. */
+export function AppLayout(props: { title: string; children: Child; signedIn: boolean; csrf?: string; script?: boolean; current?: string }) {
   return (
-    <Layout title={`${props.title} · imghost`} head={
-        <>
-          <link rel="stylesheet" href="/assets/app.css" />
-          {props.script ? <script src="/assets/app.js" defer></script> : null}
-        </>
-      }
+    <Layout
+      title={`${props.title} · imghost`}
+      nav={props.signedIn ? { kind: "signed-in", csrf: props.csrf ?? "" } : { kind: "signed-out" }}
+      current={props.current}
     >
-      <nav class="appnav" aria-label="Account">
-        {props.signedIn ? (
-          <>
-            <a href="/app/upload">Upload</a>
-            <a href="/app/files">My files</a>
-            <a href="/app/albums">Albums</a>
-            <a href="/app/keys">API keys</a>
-            <a href="/app/account">Account</a>
-            <form method="post" action="/app/logout" class="inline">
-              <input type="hidden" name="_csrf" value={props.csrf ?? ""} />
-              <button type="submit">Log out</button>
-            </form>
-          </>
-        ) : (
-          <>
-            <a href="/app/login">Log in</a>
-            <a href="/app/signup">Sign up</a>
-          </>
-        )}
-      </nav>
       {props.children}
     </Layout>
   );

@@ -1,6 +1,4 @@
-// The web app client script, served as /assets/app.js (a module string so the bundler needs no text-loader rule).
-export const APP_JS = String.raw`
-// imghost web app client script (served as /assets/app.js; pages have a strict CSP, no inline scripts).
+// imghost web app client script (a hashed static asset, see scripts/build-assets.mjs; pages have a strict CSP, no inline scripts).
 // Copy buttons everywhere; on the upload page: picker + drag and drop + paste, per-file progress,
 // direct flow below 5 MB, multipart (parallel parts, each retried) above.
 (function () {
@@ -13,12 +11,16 @@ export const APP_JS = String.raw`
   document.addEventListener("click", function (e) {
     var btn = e.target.closest && e.target.closest("[data-copy]");
     if (!btn) return;
-    var el = document.querySelector(btn.getAttribute("data-copy"));
-    var text = el ? (el.value !== undefined ? el.value : el.textContent) : "";
-    navigator.clipboard.writeText(text).then(function () {
+    var target = btn.getAttribute("data-copy");
+    var el = target.charAt(0) === "#" ? document.querySelector(target) : document.getElementById(target);
+    var text = btn.getAttribute("data-copy-text") || (el ? (el.value !== undefined ? el.value : el.textContent) : "");
+    var label = btn.textContent;
+    var done = function () {
       btn.textContent = "Copied";
-      setTimeout(function () { btn.textContent = "Copy"; }, 1500);
-    });
+      setTimeout(function () { btn.textContent = label; }, 1500);
+    };
+    if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, function () { if (el && el.select) { el.select(); document.execCommand("copy"); done(); } });
+    else if (el && el.select) { el.select(); document.execCommand("copy"); done(); }
   });
 
   var form = document.getElementById("upload-form");
@@ -280,43 +282,3 @@ export const APP_JS = String.raw`
     }).catch(function (err) { limitsEl.textContent = err.message; });
   });
 })();
-`;
-
-export const APP_CSS = `
-.appnav { display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: center; margin-bottom: 1rem; }
-form.inline { display: inline; }
-.stack { display: grid; gap: .4rem; max-width: 32rem; }
-.stack label:has(input[type=checkbox]) { display: flex; gap: .4rem; align-items: center; }
-input, select, textarea, button { font: inherit; padding: .35rem .5rem; }
-button { cursor: pointer; }
-button.danger { color: #fff; background: #b42318; border: 1px solid #b42318; border-radius: 4px; }
-:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-.notice { padding: .5rem .75rem; border-radius: 6px; border: 1px solid var(--line); }
-.notice.error { border-color: #b42318; }
-.notice.ok { border-color: #067647; }
-.drop { border: 2px dashed var(--line); border-radius: 8px; padding: 1rem; }
-.drop.over { border-color: var(--accent); }
-.queue { list-style: none; padding: 0; }
-.queue .item { display: grid; gap: .25rem; padding: .5rem 0; border-bottom: 1px solid var(--line); }
-.queue progress { width: 100%; }
-.queue .failed .status { color: #b42318; }
-.links { display: grid; gap: .25rem; }
-.links .link { display: flex; gap: .4rem; align-items: center; }
-.links input { flex: 1; min-width: 0; }
-.filters { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: 1rem; }
-.grid { list-style: none; padding: 0; display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); }
-.card { border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
-.card .thumb { display: flex; aspect-ratio: 1; align-items: center; justify-content: center; background: var(--line); }
-.card img { width: 100%; height: 100%; object-fit: cover; }
-.card.restricted img { filter: blur(18px); }
-.card.restricted .thumb:hover img, .card.restricted .thumb:focus img { filter: blur(6px); }
-.badge { font-size: .8rem; color: #b42318; }
-.card .meta { display: grid; padding: .5rem; gap: .15rem; word-break: break-word; }
-.pager { display: flex; gap: 1rem; margin: 1rem 0; }
-.usage dt { font-weight: 600; }
-label.pick { display: block; }
-fieldset { border: 1px solid var(--line); border-radius: 6px; }
-.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-table.keys { display: block; overflow-x: auto; }
-@media (max-width: 40rem) { main { padding: .75rem; } .stack { max-width: none; } }
-`;
