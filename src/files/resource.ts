@@ -47,7 +47,7 @@ export function fileResource(env: Env, f: FileRow, extra: { duplicates: Duplicat
 
 export type FileResource = ReturnType<typeof fileResource>;
 
-export type FileListRow = Pick<FileRow, "id" | "title" | "mime" | "bytes" | "width" | "height" | "viewCount" | "createdAt">;
+export type FileListRow = Pick<FileRow, "id" | "title" | "mime" | "bytes" | "width" | "height" | "viewCount" | "createdAt" | "ageRestricted">;
 
 export function fileListItem(env: Env, f: FileListRow) {
   return {
@@ -60,6 +60,7 @@ export function fileListItem(env: Env, f: FileListRow) {
     width: f.width,
     height: f.height,
     viewCount: f.viewCount,
+    ageRestricted: f.ageRestricted,
     createdAt: f.createdAt.toISOString(),
   };
 }

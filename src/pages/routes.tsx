@@ -7,11 +7,11 @@ import { filePages } from "./file";
 import { albumPages } from "./album";
 import { appPages } from "./app/routes";
 import { pageFormPosts } from "./form-posts";
-import type { InProcessApi } from "./app/session";
+import type { InProcessApi } from "./app/api";
 
 /** Pages load nothing but our own stylesheet and scripts; frames, plugins and foreign forms are refused. */
 export const PAGE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data: https: http:; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self' data: blob: https: http:; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function pageHeaders(c: Context<AppEnv>) {
   c.header("Content-Security-Policy", PAGE_CSP);

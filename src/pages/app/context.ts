@@ -7,15 +7,16 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { csrfToken, csrfValid, pageSession, type PageSession } from "./session";
 
-export type PageEnv = AppEnv & {
-  Variables: AppEnv["Variables"] & {
+declare module "hono" {
+  interface ContextVariableMap {
     /** The signed-in session of this page request, or null (resolved once, by appContext). */
     pageSession: PageSession | null;
     /** The form token of that session ("" when signed out). */
     csrf: string;
-  };
-};
-export type PageContext = Context<PageEnv>;
+  }
+}
+export type PageEnv = AppEnv;
+export type PageContext = Context<AppEnv>;
 export type Form = Record<string, string | File | (string | File)[]>;
 export const str = (f: Form, k: string) => (typeof f[k] === "string" ? (f[k] as string) : "");
 
