@@ -13,6 +13,7 @@ import { servedType } from "../serving/serve";
 import { visibleAlbum } from "../albums/service";
 import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { Layout } from "./layout";
+import { When, formatBytes } from "./app/ui";
 
 /** What the site router lends its pages (kept as parameters so this module does not import routes.tsx). */
 export type PageDeps = {
@@ -99,6 +100,36 @@ function oembedHref(env: Env, pageUrl: string) {
   return `${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(pageUrl)}`;
 }
 
+/** Date, views, size, dimensions, then download and report. */
+function FileFacts(props: { env: Env; file: FileRow }) {
+  const { env, file } = props;
+  const views = file.viewCount;
+  return (
+    <aside class="panel" aria-label="About this image">
+      <dl class="facts">
+        <dt>Uploaded</dt>
+        <dd><When iso={file.createdAt.toISOString()} /></dd>
+        <dt>Views</dt>
+        <dd id="views">{views.toLocaleString("en")}</dd>
+        <dt>Size</dt>
+        <dd>{formatBytes(file.bytes)}</dd>
+        {file.width && file.height ? (
+          <>
+            <dt>Dimensions</dt>
+            <dd>{file.width} × {file.height} px</dd>
+          </>
+        ) : null}
+        <dt>Type</dt>
+        <dd>{servedType(file.mime).replace("image/", "").toUpperCase()}</dd>
+      </dl>
+      <p class="row">
+        <a class="button primary" href={apiUrl(env, `/files/${file.id}/download`)} rel="nofollow" download>Download</a>
+        <a class="button" href={`/f/${file.id}/report`} rel="nofollow">Report</a>
+      </p>
+    </aside>
+  );
+}
+
 function FilePage(props: { env: Env; file: FileRow }) {
   const { env, file } = props;
   const links = shareLinks(env, file);
@@ -144,13 +175,19 @@ function FilePage(props: { env: Env; file: FileRow }) {
           </a>
         </div>
       )}
-      {description ? <p>{description}</p> : null}
-      <div class="links">
-        <CopyField id="link-direct" label="Direct link" value={links.direct} />
-        <CopyField id="link-page" label="Page" value={links.page} />
-        <CopyField id="link-markdown" label="Markdown" value={links.markdown} />
-        <CopyField id="link-html" label="HTML" value={links.html} />
-        <CopyField id="link-bbcode" label="BBCode" value={links.bbcode} />
+      <div class="split">
+        <div>
+          {description ? <p>{description}</p> : null}
+          <h2 class="sr-only">Share</h2>
+          <div class="links">
+            <CopyField id="link-direct" label="Direct link" value={links.direct} />
+            <CopyField id="link-page" label="Page" value={links.page} />
+            <CopyField id="link-markdown" label="Markdown" value={links.markdown} />
+            <CopyField id="link-html" label="HTML" value={links.html} />
+            <CopyField id="link-bbcode" label="BBCode" value={links.bbcode} />
+          </div>
+        </div>
+        <FileFacts env={env} file={file} />
       </div>
     </Layout>
   );

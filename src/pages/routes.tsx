@@ -5,6 +5,7 @@ import { Layout, asset } from "./layout";
 import { DocsPage } from "./docs";
 import { filePages } from "./file";
 import { albumPages } from "./album";
+import { reportPages } from "./report";
 import { appPages } from "./app/routes";
 import { pageFormPosts } from "./form-posts";
 import type { InProcessApi } from "./app/api";
@@ -68,6 +69,7 @@ export function siteRoutes(deps: SiteDeps) {
   const pageDeps = { headers: pageHeaders, notFound: notFoundPage };
   site.route("/", filePages(pageDeps));
   site.route("/", albumPages(pageDeps));
+  site.route("/", reportPages(pageDeps));
   // The web application: sign-in, upload, my files, API keys, account (pages/app/).
   site.route("/", appPages(pageDeps));
 

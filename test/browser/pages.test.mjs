@@ -63,6 +63,7 @@ function everyPage() {
     "/app/account",
     "/verify-email?token=not-a-real-token",
     `/f/${made.file.fileId}`,
+    `/f/${made.file.fileId}/report`,
     `/a/${made.album.id}`,
     "/no-such-page",
   ];

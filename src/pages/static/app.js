@@ -23,6 +23,62 @@
     else if (el && el.select) { el.select(); document.execCommand("copy"); done(); }
   });
 
+  // My files: the bulk bar says how many cards are selected, and marks them.
+  var bulk = document.getElementById("bulk");
+  if (bulk) {
+    var count = document.getElementById("bulk-count");
+    var albumPick = document.getElementById("bulk-album");
+    var action = document.getElementById("bulk-action");
+    var sync = function () {
+      var boxes = document.querySelectorAll('input[name="ids"][form="bulk"]');
+      var n = 0;
+      boxes.forEach(function (b) {
+        if (b.checked) n++;
+        var card = b.closest(".card");
+        if (card) card.classList.toggle("picked", b.checked);
+      });
+      count.textContent = n === 0 ? "Select files to act on several at once" : n === 1 ? "1 file selected" : n + " files selected";
+      albumPick.hidden = action.value !== "album";
+    };
+    document.addEventListener("change", function (e) { if (e.target.name === "ids" || e.target === action) sync(); });
+    sync();
+  }
+
+  // Public album: a keyboard lightbox (arrows, Escape) over the gallery's links.
+  var gallery = document.querySelector(".gallery[data-lightbox]");
+  if (gallery && window.HTMLDialogElement) {
+    var links = Array.prototype.slice.call(gallery.querySelectorAll("a[data-full]"));
+    var box = document.getElementById("lightbox");
+    var img = box.querySelector("img");
+    var caption = box.querySelector(".caption");
+    var open = box.querySelector(".open");
+    var at = 0;
+    var show = function (i) {
+      at = (i + links.length) % links.length;
+      var a = links[at];
+      img.src = a.getAttribute("data-full");
+      img.alt = a.getAttribute("data-title") || "";
+      caption.textContent = (a.getAttribute("data-title") || "") + " (" + (at + 1) + " of " + links.length + ")";
+      open.href = a.href;
+    };
+    links.forEach(function (a, i) {
+      a.addEventListener("click", function (e) {
+        if (e.ctrlKey || e.metaKey || e.shiftKey) return;
+        e.preventDefault();
+        show(i);
+        box.showModal();
+      });
+    });
+    box.querySelector(".prev").addEventListener("click", function () { show(at - 1); });
+    box.querySelector(".next").addEventListener("click", function () { show(at + 1); });
+    box.querySelector(".close").addEventListener("click", function () { box.close(); });
+    box.addEventListener("keydown", function (e) {
+      if (e.key === "ArrowLeft") { e.preventDefault(); show(at - 1); }
+      if (e.key === "ArrowRight") { e.preventDefault(); show(at + 1); }
+    });
+    box.addEventListener("close", function () { if (links[at]) links[at].focus(); });
+  }
+
   var form = document.getElementById("upload-form");
   if (!form) return;
   var input = document.getElementById("files");
@@ -51,6 +107,9 @@
       var f = list[i];
       if (!f || !f.type || f.type.indexOf("image/") !== 0) continue;
       var li = el("li", { class: "item" });
+      var preview = el("img", { class: "preview", alt: "Preview of " + f.name });
+      preview.src = URL.createObjectURL(f);
+      li.appendChild(preview);
       li.appendChild(el("span", { class: "name" }, f.name + " (" + fmt(f.size) + ")"));
       var bar = el("progress", { max: "100", value: "0", "aria-label": "Upload progress of " + f.name });
       li.appendChild(bar);
@@ -60,22 +119,24 @@
       pending.push({ file: f, li: li, bar: bar, status: status });
     }
   }
-  input.addEventListener("change", function () { addFiles(input.files); });
+  var picked = document.getElementById("picked");
+  function countPicked() {
+    if (picked) picked.textContent = pending.length === 0 ? "" : pending.length === 1 ? "1 image ready" : pending.length + " images ready";
+  }
+  input.addEventListener("change", function () { addFiles(input.files); countPicked(); });
+  drop.addEventListener("click", function (e) { if (e.target === drop || e.target.tagName === "P") input.click(); });
   ["dragenter", "dragover"].forEach(function (t) {
     drop.addEventListener(t, function (e) { e.preventDefault(); drop.classList.add("over"); });
   });
   ["dragleave", "drop"].forEach(function (t) {
     drop.addEventListener(t, function () { drop.classList.remove("over"); });
   });
-  drop.addEventListener("drop", function (e) { e.preventDefault(); addFiles(e.dataTransfer.files); });
-  drop.addEventListener("keydown", function (e) {
-    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); input.click(); }
-  });
+  drop.addEventListener("drop", function (e) { e.preventDefault(); addFiles(e.dataTransfer.files); countPicked(); });
   document.addEventListener("paste", function (e) {
     var files = [];
     var items = (e.clipboardData && e.clipboardData.items) || [];
     for (var i = 0; i < items.length; i++) if (items[i].kind === "file") files.push(items[i].getAsFile());
-    if (files.length) addFiles(files);
+    if (files.length) { addFiles(files); countPicked(); }
   });
 
   var token = null;
@@ -209,13 +270,14 @@
     job.bar.value = 100;
     job.status.textContent = "done";
     var links = el("div", { class: "links" });
-    [["Page", location.origin + "/f/" + fin.fileId], ["Direct", fin.url]].forEach(function (pair) {
+    var name = job.file.name.replace(/[\[\]"<>]/g, "");
+    [["Page", location.origin + "/f/" + fin.fileId], ["Direct", fin.url], ["Markdown", "![" + name + "](" + fin.url + ")"], ["BBCode", "[img]" + fin.url + "[/img]"]].forEach(function (pair) {
       var id = "link-" + ++copyId;
-      var wrap = el("span", { class: "link" });
+      var wrap = el("div", { class: "link" });
       wrap.appendChild(el("label", { for: id }, pair[0]));
       var inp = el("input", { id: id, readonly: "", value: pair[1] });
       wrap.appendChild(inp);
-      var b = el("button", { type: "button", "data-copy": "#" + id }, "Copy");
+      var b = el("button", { type: "button", class: "small", "data-copy": "#" + id, "aria-label": "Copy " + pair[0] + " of " + job.file.name }, "Copy");
       wrap.appendChild(b);
       links.appendChild(wrap);
     });
@@ -271,6 +333,7 @@
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var jobs = pending.splice(0);
+    countPicked();
     if (!jobs.length) { limitsEl.textContent = "Choose, drop or paste some images first."; return; }
     limitsEl.textContent = "";
     var m = meta(), t = tags();
