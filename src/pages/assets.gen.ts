@@ -2,5 +2,5 @@
 export const ASSET_PATHS = {
   "app.js": "/assets/app.948dec259322.js",
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
-  "site.css": "/assets/site.26ded6435c94.css",
+  "site.css": "/assets/site.afd0ce40d0eb.css",
 } as const;

@@ -18,16 +18,17 @@ let token;
 let problems;
 const state = {};
 
-/** Desktop and 390 px screenshots of the page at `url` (the phone one in a context sharing the session). */
+/** Desktop and 390 px screenshots of the page at `url` (the phone one in a context sharing the session), as JPEG
+ *  (photos in PNG are megabytes; docs/screenshots/ holds copies of these). */
 async function shots(name, url, prepare) {
   await page.goto(url, { waitUntil: "networkidle" });
   if (prepare) await prepare(page);
-  await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-  const phone = await app.browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2, storageState: await ctx.storageState() });
+  await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.jpg`), fullPage: true, type: "jpeg", quality: 80 });
+  const phone = await app.browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, storageState: await ctx.storageState() });
   const p = await phone.newPage();
   await p.goto(url, { waitUntil: "networkidle" });
   if (prepare) await prepare(p);
-  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await p.screenshot({ path: path.join(SHOTS, `${name}-phone.jpg`), fullPage: true, type: "jpeg", quality: 80 });
   await phone.close();
 }
 
