@@ -53,9 +53,16 @@ export function siteRoutes(deps: SiteDeps) {
   site.get("/", (c) => {
     pageHeaders(c);
     return c.html(
-      <Layout title="imghost: image hosting at the edge">
-        <h1>Image hosting at the edge</h1>
-        <p>Upload images, organise them in albums and share short links. Developers: see the <a href="/docs">API reference</a>.</p>
+      <Layout title="imghost: image hosting at the edge" current="/">
+        <section class="hero">
+          <h1>Share images in a second</h1>
+          <p>Drop, paste or pick images and get links for chats, forums and READMEs. Albums with a password, a cover and a zip download. An API and ShareX for the rest.</p>
+          <p class="row">
+            <a class="button primary" href="/app/upload">Upload images</a>
+            <a class="button" href="/app/signup">Create an account</a>
+            <a href="/docs">API reference</a>
+          </p>
+        </section>
       </Layout>,
     );
   });

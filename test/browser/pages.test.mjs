@@ -61,6 +61,7 @@ function everyPage() {
     `/app/albums/${made.album.id}`,
     "/app/keys",
     "/app/account",
+    "/app/moderation",
     "/verify-email?token=not-a-real-token",
     `/f/${made.file.fileId}`,
     `/f/${made.file.fileId}/report`,
@@ -145,6 +146,46 @@ describe("every page", () => {
       expect(res.headers.get("cache-control"), href).toContain("immutable");
     }
     expect(html).not.toMatch(/<script>(?!<\/script>)|<style|style="/);
+  });
+});
+
+describe("one look", () => {
+  it("marks the current page in the one navigation bar", async () => {
+    await page.goto(`${app.origin}/app/files`);
+    expect(await page.locator("nav").count()).toBe(1);
+    expect(await page.locator('nav.main a[aria-current="page"]').allTextContents()).toEqual(["My files"]);
+    await page.goto(`${app.origin}/app/albums/${made.album.id}`);
+    expect(await page.locator('nav.main a[aria-current="page"]').allTextContents()).toEqual(["Albums"]);
+  });
+
+  it("shows where the keyboard focus is, and starts with a skip link", async () => {
+    const anon = await app.browser.newContext({ viewport: DESKTOP });
+    const p = await anon.newPage();
+    await p.goto(`${app.origin}/app/login`);
+    await p.keyboard.press("Tab");
+    expect(await p.evaluate(() => document.activeElement.textContent)).toBe("Skip to content");
+    const ring = [];
+    for (let i = 0; i < 6; i++) {
+      await p.keyboard.press("Tab");
+      ring.push(await p.evaluate(() => {
+        const s = getComputedStyle(document.activeElement);
+        return `${document.activeElement.tagName}:${s.boxShadow !== "none" || s.outlineStyle !== "none"}`;
+      }));
+    }
+    expect(ring.every((r) => r.endsWith(":true")), ring.join(" ")).toBe(true);
+    await anon.close();
+  });
+
+  it("follows the system's dark scheme", async () => {
+    const dark = await app.browser.newContext({ viewport: DESKTOP, colorScheme: "dark", storageState: await desktop.storageState() });
+    const p = await dark.newPage();
+    await p.goto(`${app.origin}/app/files`);
+    const bg = await p.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const [r, g, b] = bg.match(/\d+/g).map(Number);
+    expect(r + g + b).toBeLessThan(150);
+    await p.screenshot({ path: path.join(SHOTS, "my-files-dark.png") });
+    for (const v of await axeViolations(p)) expect.fail(`dark /app/files: ${v}`);
+    await dark.close();
   });
 });
 
