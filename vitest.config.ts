@@ -1,8 +1,12 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+// @ts-expect-error: a plain .mjs build script without types
+import { buildAssets } from "./scripts/build-assets.mjs";
 
 export default defineConfig(async () => {
+  // wrangler.toml [assets] serves dist/site: build it (and src/pages/assets.gen.ts) before the pool starts.
+  buildAssets();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     plugins: [

@@ -28,8 +28,20 @@ const invalidSession = () => unauthorized("Invalid or expired access token", "in
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
 
+// In-process API requests from the pages carry the principal the page already resolved for this page request,
+// so a page with three API calls checks its session once. Only code in this worker can put a Request here
+// (requests from the network are new objects), and the Authorization header still rides along as a fallback.
+const lent = new WeakMap<Request, Principal>();
+
+/** Lends an already-resolved principal to an in-process API request. */
+export function lendPrincipal(req: Request, principal: Principal): void {
+  lent.set(req, principal);
+}
+
 /** The request's principal; throws the contract's 401 for credentials that are present but not good. */
 export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: WaitUntil): Promise<Principal> {
+  const known = lent.get(req);
+  if (known) return known;
   const ip = clientIp(req);
   const header = req.headers.get("authorization");
   if (header === null) return { kind: "anonymous", ip };

@@ -51,7 +51,7 @@ export function fileResource(env: Env, f: FileRow, extra: { duplicates: Duplicat
 
 export type FileResource = ReturnType<typeof fileResource>;
 
-export type FileListRow = Pick<FileRow, "id" | "title" | "mime" | "bytes" | "width" | "height" | "viewCount" | "placeholder" | "dominantColor" | "createdAt">;
+export type FileListRow = Pick<FileRow, "id" | "title" | "mime" | "bytes" | "width" | "height" | "viewCount" | "placeholder" | "dominantColor" | "createdAt" | "ageRestricted">;
 
 export function fileListItem(env: Env, f: FileListRow) {
   return {
@@ -66,6 +66,7 @@ export function fileListItem(env: Env, f: FileListRow) {
     viewCount: f.viewCount,
     placeholder: f.placeholder,
     dominantColor: f.dominantColor,
+    ageRestricted: f.ageRestricted,
     createdAt: f.createdAt.toISOString(),
   };
 }

@@ -51,7 +51,7 @@ fileRoutes.openapi(
     const { rows, total } = await listOwnFiles(
       c.get("db"),
       user.id,
-      { limit: q.limit, offset: q.offset, sort: q.sort, order: q.order, visibility: q.visibility, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1" },
+      { limit: q.limit, offset: q.offset, sort: q.sort, order: q.order, visibility: q.visibility, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1", search: q.q, tag: q.tag },
       Date.now(),
     );
     return c.json(

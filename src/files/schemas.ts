@@ -48,6 +48,8 @@ export const ListFilesQuery = PageQuery.extend({
   order: z.enum(["asc", "desc"]).default("desc"),
   visibility: Visibility.optional(),
   excludeNsfw: BoolString.default("true").openapi({ description: "Leave out age-restricted files (default true)" }),
+  q: z.string().max(200).optional().openapi({ description: "Only files whose title contains every word (case-insensitive)" }),
+  tag: z.string().max(50).optional().openapi({ description: "Only files with this tag" }),
 });
 
 export const PatchFileRequest = z
@@ -129,6 +131,7 @@ export const FileListItemSchema = z
     height: z.number().int().nullable(),
     viewCount: z.number().int(),
     ...PlaceholderFields,
+    ageRestricted: z.boolean().openapi({ description: "Shown blurred in safe mode" }),
     createdAt: z.string(),
   })
   .openapi("FileListItem");

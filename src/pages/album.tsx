@@ -13,6 +13,8 @@ import { ANONYMOUS_SEES, albumFilesPage, visibleCover } from "../albums/queries"
 import { checkAlbumPassword, visibleAlbum } from "../albums/service";
 import { countHit } from "../serving/view-counter";
 import { Layout } from "./layout";
+import { Pager } from "./app/ui";
+import { albumZipResponse } from "./album-zip";
 import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
 
 const PAGE_SIZE = 60;
@@ -35,10 +37,11 @@ function PasswordForm(props: { env: Env; album: AlbumRow; error?: string }) {
   );
 }
 
-function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number }) {
-  const { env, album, files, page, hasMore, cover } = props;
+function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number; password?: string }) {
+  const { env, album, files, page, cover, total } = props;
   const description = album.description.trim() || undefined;
   const url = albumUrl(env, album.id);
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   return (
     <Layout
       title={`${album.title} - ${PROVIDER_NAME}`}
@@ -46,28 +49,50 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
       head={<SocialTags title={album.title} description={description} url={url} image={cover} oembed={`${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(url)}`} />}
     >
       <h1>{album.title}</h1>
-      {description ? <p>{description}</p> : null}
+      {description ? <p class="lead">{description}</p> : null}
+      <div class="row">
+        <span class="muted" id="album-count">{total === 1 ? "1 image" : `${total.toLocaleString("en")} images`}</span>
+        {total > 0 ? (
+          album.passwordHash ? (
+            <form method="post" action={`/a/${album.id}/download`}>
+              <input type="hidden" name="password" value={props.password ?? ""} />
+              <button type="submit" class="primary">Download all (.zip)</button>
+            </form>
+          ) : (
+            <a class="button primary" href={`/a/${album.id}/download`} download>Download all (.zip)</a>
+          )
+        ) : null}
+      </div>
       {files.length === 0 ? <p class="muted">No images to show.</p> : null}
-      <ul class="gallery">
+      <ul class="gallery" data-lightbox="">
         {files.map((f) => (
           <li>
-            <a href={filePageUrl(env, f.id)}>
-              <img src={thumbnailUrl(env, f.id)} alt={f.title || "Image"} loading="lazy" />
+            <a href={filePageUrl(env, f.id)} data-full={fileUrl(env, f.id)} data-title={f.title || "Image"}>
+              <img src={thumbnailUrl(env, f.id)} alt={f.title || "Image"} loading="lazy" width={180} height={180} />
             </a>
           </li>
         ))}
       </ul>
+      <dialog id="lightbox" class="lightbox" aria-label="Image viewer">
+        <div class="frame">
+          <div class="controls">
+            <span class="caption" aria-live="polite"></span>
+            <button type="button" class="close">Close</button>
+          </div>
+          <img alt="" />
+          <div class="controls">
+            <button type="button" class="prev">← Previous</button>
+            <a class="open" href="#">Open its page</a>
+            <button type="button" class="next">Next →</button>
+          </div>
+        </div>
+      </dialog>
       {props.hidePager && props.hasMore ? (
         <p class="muted">
-          Showing the first {files.length} of {props.total} images.
+          Showing the first {files.length} of {total} images.
         </p>
       ) : null}
-      {props.hidePager ? null : (
-        <nav class="pager">
-          {page > 1 ? <a href={`/a/${album.id}?page=${page - 1}`}>Previous</a> : <span />}
-          {hasMore ? <a href={`/a/${album.id}?page=${page + 1}`}>Next</a> : <span />}
-        </nav>
-      )}
+      {props.hidePager ? null : <Pager page={page} pages={pages} href={(p) => `/a/${album.id}?page=${p}`} />}
     </Layout>
   );
 }
@@ -81,7 +106,7 @@ async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage 
 export function albumPages(deps: PageDeps) {
   const pages = new Hono<AppEnv>();
 
-  async function render(c: Context<AppEnv>, password: string | undefined, submitted: boolean) {
+  async function render(c: Context<AppEnv>, password: string | undefined, submitted: boolean, download = false) {
     try {
       const { album } = await visibleAlbum(c.get("db"), c.req.param("id") ?? "", ANONYMOUS_VIEWER);
       deps.headers(c);
@@ -102,6 +127,7 @@ export function albumPages(deps: PageDeps) {
       } else {
         c.header("Cache-Control", "public, max-age=60");
       }
+      if (download) return albumZipResponse(c, album);
       // A password album's page comes from a POST, which cannot carry the password on to a next page, so it
       // shows one larger page (the API pages through any size).
       const size = submitted ? PROTECTED_PAGE_SIZE : PAGE_SIZE;
@@ -119,6 +145,7 @@ export function albumPages(deps: PageDeps) {
           cover={cover}
           hidePager={submitted}
           total={total}
+          password={submitted ? password : undefined}
         />,
       );
     } catch (err) {
@@ -127,21 +154,19 @@ export function albumPages(deps: PageDeps) {
   }
 
   pages.get("/a/:id", (c) => render(c, undefined, false));
+  pages.get("/a/:id/download", (c) => render(c, undefined, false, true));
 
-  pages.post(
-    "/a/:id",
-    bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.text("Request too large", 413) }),
-    async (c) => {
-      let password: string | undefined;
-      try {
-        const form = await c.req.parseBody();
-        password = typeof form.password === "string" ? form.password : undefined;
-      } catch {
-        password = undefined;
-      }
-      return render(c, password, true);
-    },
-  );
+  const postLimit = bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.text("Request too large", 413) });
+  const passwordOf = async (c: Context<AppEnv>) => {
+    try {
+      const form = await c.req.parseBody();
+      return typeof form.password === "string" ? form.password : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  pages.post("/a/:id", postLimit, async (c) => render(c, await passwordOf(c), true));
+  pages.post("/a/:id/download", postLimit, async (c) => render(c, await passwordOf(c), true, true));
 
   return pages;
 }

@@ -13,6 +13,7 @@ import { servedType } from "../serving/serve";
 import { visibleAlbum } from "../albums/service";
 import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { Layout } from "./layout";
+import { When, formatBytes } from "./app/ui";
 
 /** What the site router lends its pages (kept as parameters so this module does not import routes.tsx). */
 export type PageDeps = {
@@ -21,34 +22,6 @@ export type PageDeps = {
 };
 
 export const PROVIDER_NAME = "imghost";
-
-export const MEDIA_CSS = `
-.media { text-align: center; margin: 1rem 0; }
-.media img { max-width: 100%; height: auto; border-radius: 6px; border: 1px solid var(--line); }
-.links { display: grid; gap: .5rem; max-width: 48rem; margin: 1.25rem auto; }
-.links label { display: grid; grid-template-columns: 7rem 1fr auto; gap: .5rem; align-items: center; }
-.links input { font: 13px/1.4 ui-monospace, monospace; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 4px; background: transparent; color: var(--fg); }
-.links button { padding: .3rem .7rem; border: 1px solid var(--line); border-radius: 4px; background: transparent; color: var(--accent); cursor: pointer; }
-.gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: .75rem; padding: 0; list-style: none; }
-.gallery img { width: 100%; aspect-ratio: 1; object-fit: cover; border-radius: 6px; border: 1px solid var(--line); }
-.notice { padding: .75rem 1rem; border: 1px solid var(--line); border-radius: 6px; }
-form.password { display: flex; gap: .5rem; max-width: 28rem; }
-form.password input { flex: 1; padding: .4rem .5rem; }
-.error { color: #c62828; }
-.pager { display: flex; justify-content: space-between; margin-top: 1rem; }
-`;
-
-const COPY_JS = `document.addEventListener("click", function (e) {
-  var button = e.target.closest && e.target.closest("button[data-copy]");
-  if (!button) return;
-  var input = document.getElementById(button.getAttribute("data-copy"));
-  if (!input) return;
-  input.select();
-  var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 1500); };
-  if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
-  else { document.execCommand("copy"); done(); }
-});
-`;
 
 export type OgImage = { url: string; width?: number | null; height?: number | null; type?: string; alt?: string };
 
@@ -73,7 +46,6 @@ export function SocialTags(props: { title: string; description?: string; url: st
       {image ? <meta name="twitter:image" content={image.url} /> : null}
       <link rel="canonical" href={url} />
       {oembed ? <link rel="alternate" type="application/json+oembed" href={oembed} title={title} /> : null}
-      <link rel="stylesheet" href="/assets/media.css" />
     </>
   );
 }
@@ -99,15 +71,15 @@ export function errorPage(c: Context<AppEnv>, deps: PageDeps, err: unknown): Res
   throw err;
 }
 
-function CopyField(props: { id: string; label: string; value: string }) {
+export function CopyField(props: { id: string; label: string; value: string }) {
   return (
-    <label>
-      <span>{props.label}</span>
+    <div class="link">
+      <label for={props.id}>{props.label}</label>
       <input id={props.id} type="text" readonly value={props.value} />
-      <button type="button" data-copy={props.id}>
+      <button type="button" class="small" data-copy={props.id} aria-label={`Copy ${props.label.toLowerCase()}`}>
         Copy
       </button>
-    </label>
+    </div>
   );
 }
 
@@ -128,6 +100,36 @@ function oembedHref(env: Env, pageUrl: string) {
   return `${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(pageUrl)}`;
 }
 
+/** Date, views, size, dimensions, then download and report. */
+function FileFacts(props: { env: Env; file: FileRow }) {
+  const { env, file } = props;
+  const views = file.viewCount;
+  return (
+    <aside class="panel" aria-label="About this image">
+      <dl class="facts">
+        <dt>Uploaded</dt>
+        <dd><When iso={file.createdAt.toISOString()} /></dd>
+        <dt>Views</dt>
+        <dd id="views">{views.toLocaleString("en")}</dd>
+        <dt>Size</dt>
+        <dd>{formatBytes(file.bytes)}</dd>
+        {file.width && file.height ? (
+          <>
+            <dt>Dimensions</dt>
+            <dd>{file.width} × {file.height} px</dd>
+          </>
+        ) : null}
+        <dt>Type</dt>
+        <dd>{servedType(file.mime).replace("image/", "").toUpperCase()}</dd>
+      </dl>
+      <p class="row">
+        <a class="button primary" href={apiUrl(env, `/files/${file.id}/download`)} rel="nofollow" download>Download</a>
+        <a class="button" href={`/f/${file.id}/report`} rel="nofollow">Report</a>
+      </p>
+    </aside>
+  );
+}
+
 function FilePage(props: { env: Env; file: FileRow }) {
   const { env, file } = props;
   const links = shareLinks(env, file);
@@ -145,7 +147,6 @@ function FilePage(props: { env: Env; file: FileRow }) {
       head={
         <>
           <SocialTags title={title} description={restricted ? "Age-restricted image" : description} url={links.page} image={image} oembed={oembedHref(env, links.page)} />
-          <script src="/assets/copy.js" defer></script>
         </>
       }
     >
@@ -174,13 +175,19 @@ function FilePage(props: { env: Env; file: FileRow }) {
           </a>
         </div>
       )}
-      {description ? <p>{description}</p> : null}
-      <div class="links">
-        <CopyField id="link-direct" label="Direct link" value={links.direct} />
-        <CopyField id="link-page" label="Page" value={links.page} />
-        <CopyField id="link-markdown" label="Markdown" value={links.markdown} />
-        <CopyField id="link-html" label="HTML" value={links.html} />
-        <CopyField id="link-bbcode" label="BBCode" value={links.bbcode} />
+      <div class="split">
+        <div>
+          {description ? <p>{description}</p> : null}
+          <h2 class="sr-only">Share</h2>
+          <div class="links">
+            <CopyField id="link-direct" label="Direct link" value={links.direct} />
+            <CopyField id="link-page" label="Page" value={links.page} />
+            <CopyField id="link-markdown" label="Markdown" value={links.markdown} />
+            <CopyField id="link-html" label="HTML" value={links.html} />
+            <CopyField id="link-bbcode" label="BBCode" value={links.bbcode} />
+          </div>
+        </div>
+        <FileFacts env={env} file={file} />
       </div>
     </Layout>
   );
@@ -201,18 +208,6 @@ const positiveInt = (v: string | undefined) => {
 
 export function filePages(deps: PageDeps) {
   const pages = new Hono<AppEnv>();
-
-  pages.get("/assets/media.css", (c) => {
-    c.header("Cache-Control", "public, max-age=3600");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(MEDIA_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
-  });
-
-  pages.get("/assets/copy.js", (c) => {
-    c.header("Cache-Control", "public, max-age=3600");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(COPY_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
-  });
 
   pages.get("/f/:id", async (c) => {
     try {

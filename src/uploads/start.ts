@@ -11,7 +11,7 @@ import { randomToken, sha256Hex } from "../platform/crypto";
 import { signToken } from "../platform/jwt";
 import { SESSION } from "../config";
 import type { Uploader } from "./access";
-import { buildStoreKey, sanitizeFilename } from "./filename";
+import { buildStoreKey, sanitizeFilename, titleFromFilename } from "./filename";
 import { insertUploadRecords } from "./records";
 import { releaseReservationStatement, reserveQuota } from "./quota";
 
@@ -100,7 +100,7 @@ export async function startUpload(env: Env, db: Db, uploader: Uploader, input: S
       {
         id: fileId,
         userId: user?.id ?? null,
-        title: input.title ?? "",
+        title: input.title?.trim() || titleFromFilename(input.filename),
         description: input.description ?? "",
         filename,
         mime,

@@ -41,7 +41,7 @@ describe("GET {site_url}/f/<id>", () => {
     expect(html).toContain(`[img]${direct}[/img]`);
     expect(html).toContain(`![Cat scriptalert(1)/script quoted](${direct})`);
     expect(html).toContain("&lt;img src=&quot;");
-    expect(html).toContain('<script src="/assets/copy.js"');
+    expect(html).toMatch(/<script src="\/assets\/app\.[0-9a-f]{12}\.js" defer/); // copy buttons
   });
 
   it("404 for private, unknown or unfinished files; 410 for gone ones", async () => {
@@ -85,11 +85,9 @@ describe("GET {site_url}/f/<id>", () => {
     expect((await fetchRaw(`${SITE}/f/${avif.id}`)).text).toContain(`<img src="${env.IMAGE_URL}/${avif.id}"`);
   });
 
-  it("serves its copy script and stylesheet", async () => {
-    const js = await fetchRaw(`${SITE}/assets/copy.js`);
-    expect(js.status).toBe(200);
-    expect(js.headers.get("content-type")).toContain("javascript");
-    expect((await fetchRaw(`${SITE}/assets/media.css`)).headers.get("content-type")).toContain("text/css");
+  it("names the site's one stylesheet by its hashed static-asset address", async () => {
+    const f = await seedFile(owner.id, {});
+    expect((await fetchRaw(`${SITE}/f/${f.id}`)).text).toMatch(/<link rel="stylesheet" href="\/assets\/site\.[0-9a-f]{12}\.css"/);
   });
 });
 

@@ -243,9 +243,27 @@ describe("GET /files", () => {
     expect(res.body.files.map((f: any) => f.id)).toEqual([ids.new, ids.mid, ids.old]);
     expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
     expect(Object.keys(res.body.files[0]).sort()).toEqual(
-      ["bytes", "createdAt", "dominantColor", "height", "id", "mime", "placeholder", "thumbnailUrl", "title", "url", "viewCount", "width"].sort(),
+      ["ageRestricted", "bytes", "createdAt", "dominantColor", "height", "id", "mime", "placeholder", "thumbnailUrl", "title", "url", "viewCount", "width"].sort(),
     );
     expect(res.body.files[0].thumbnailUrl).toBe(`${env.IMAGE_URL}/${ids.new}/thumb`);
+  });
+
+  it("searches titles (every word, case-insensitive, % and _ literal) and filters by tag", async () => {
+    const u = await verifiedUser();
+    const beach = (await seedFile(u.id, { title: "Sunny Beach day", tags: ["holiday", "sea"] })).id;
+    const cat = (await seedFile(u.id, { title: "cat on the beach", tags: ["cat"] })).id;
+    const odd = (await seedFile(u.id, { title: "100% done_now", tags: [] })).id;
+    const ids = async (q: string) => ((await call(`/files?${q}`, { token: u.access })).body.files as { id: string }[]).map((f) => f.id).sort();
+    expect(await ids("q=BEACH")).toEqual([beach, cat].sort());
+    expect(await ids("q=beach%20sunny")).toEqual([beach]);
+    expect(await ids("q=100%25")).toEqual([odd]);
+    expect(await ids("q=_")).toEqual([odd]);
+    expect(await ids("tag=cat")).toEqual([cat]);
+    expect(await ids("tag=sea&q=day")).toEqual([beach]);
+    expect(await ids("tag=ca")).toEqual([]);
+    const total = await call("/files?q=beach", { token: u.access });
+    expect(total.body.pagination.total).toBe(2);
+    expect(total.body.files[0].ageRestricted).toBe(false);
   });
 
   it("sorts by views and size in both orders", async () => {

@@ -89,6 +89,15 @@ describe("direct upload: presign -> PUT -> finalize", () => {
     expect(fin.body.visibility).toBe("unlisted");
     expect(Date.parse(fin.body.expiresAt)).toBe(file!.expires_at);
   });
+
+  it("titles a file after its original filename when no title is given", async () => {
+    const user = await signup();
+    const pre = await presign({ token: user.access, filename: "Holiday at sea.png", extra: { title: undefined } });
+    expect(pre.status).toBe(201);
+    expect((await fileRow(pre.body.fileId))!.title).toBe("Holiday at sea");
+    const blank = await presign({ token: user.access, filename: "C:\\pics\\beach.png", extra: { title: "   " } });
+    expect((await fileRow(blank.body.fileId))!.title).toBe("beach");
+  });
 });
 
 describe("anonymous direct upload", () => {
