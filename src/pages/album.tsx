@@ -14,6 +14,7 @@ import { checkAlbumPassword, visibleAlbum } from "../albums/service";
 import { countHit } from "../serving/view-counter";
 import { Layout } from "./layout";
 import { Pager } from "./app/ui";
+import { signAlbumGrant, verifyAlbumGrant } from "../albums/download-grant";
 import { albumZipResponse } from "./album-zip";
 import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
 
@@ -37,7 +38,7 @@ function PasswordForm(props: { env: Env; album: AlbumRow; error?: string }) {
   );
 }
 
-function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number; password?: string }) {
+function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number; grant?: string }) {
   const { env, album, files, page, cover, total } = props;
   const description = album.description.trim() || undefined;
   const url = albumUrl(env, album.id);
@@ -55,7 +56,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
         {total > 0 ? (
           album.passwordHash ? (
             <form method="post" action={`/a/${album.id}/download`}>
-              <input type="hidden" name="password" value={props.password ?? ""} />
+              <input type="hidden" name="grant" value={props.grant ?? ""} />
               <button type="submit" class="primary">Download all (.zip)</button>
             </form>
           ) : (
@@ -106,7 +107,9 @@ async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage 
 export function albumPages(deps: PageDeps) {
   const pages = new Hono<AppEnv>();
 
-  async function render(c: Context<AppEnv>, password: string | undefined, submitted: boolean, download = false) {
+  type Submitted = { password?: string; grant?: string };
+  async function render(c: Context<AppEnv>, form: Submitted | undefined, download = false) {
+    const submitted = form !== undefined;
     try {
       const { album } = await visibleAlbum(c.get("db"), c.req.param("id") ?? "", ANONYMOUS_VIEWER);
       deps.headers(c);
@@ -114,7 +117,10 @@ export function albumPages(deps: PageDeps) {
         // Protected pages are per visitor: never stored by shared caches.
         c.header("Cache-Control", "private, no-store");
         try {
-          await checkAlbumPassword(c.env, album, ANONYMOUS_VIEWER, clientIp(c.req.raw), submitted ? password ?? "" : undefined);
+          // A valid grant from this album's page stands for the password (and costs no guess).
+          if (!(download && (await verifyAlbumGrant(c.env, album, form?.grant)))) {
+            await checkAlbumPassword(c.env, album, ANONYMOUS_VIEWER, clientIp(c.req.raw), submitted ? form.password ?? "" : undefined);
+          }
         } catch (err) {
           if (err instanceof RateLimitError) {
             c.header("Retry-After", String(err.retryAfter));
@@ -145,7 +151,7 @@ export function albumPages(deps: PageDeps) {
           cover={cover}
           hidePager={submitted}
           total={total}
-          password={submitted ? password : undefined}
+          grant={album.passwordHash !== null ? await signAlbumGrant(c.env, album) : undefined}
         />,
       );
     } catch (err) {
@@ -153,20 +159,21 @@ export function albumPages(deps: PageDeps) {
     }
   }
 
-  pages.get("/a/:id", (c) => render(c, undefined, false));
-  pages.get("/a/:id/download", (c) => render(c, undefined, false, true));
+  pages.get("/a/:id", (c) => render(c, undefined));
+  pages.get("/a/:id/download", (c) => render(c, undefined, true));
 
   const postLimit = bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.text("Request too large", 413) });
-  const passwordOf = async (c: Context<AppEnv>) => {
+  const formOf = async (c: Context<AppEnv>): Promise<Submitted> => {
     try {
       const form = await c.req.parseBody();
-      return typeof form.password === "string" ? form.password : undefined;
+      const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+      return { password: text(form.password), grant: text(form.grant) };
     } catch {
-      return undefined;
+      return {};
     }
   };
-  pages.post("/a/:id", postLimit, async (c) => render(c, await passwordOf(c), true));
-  pages.post("/a/:id/download", postLimit, async (c) => render(c, await passwordOf(c), true, true));
+  pages.post("/a/:id", postLimit, async (c) => render(c, await formOf(c)));
+  pages.post("/a/:id/download", postLimit, async (c) => render(c, await formOf(c), true));
 
   return pages;
 }

@@ -77,4 +77,26 @@ describe("album page", () => {
     expect(right.headers.get("cache-control")).toContain("no-store");
     expect(new TextDecoder("latin1").decode(right.bytes)).toContain("locked.png");
   });
+
+  it("the opened page carries a download grant, not the password; the grant dies with a password change", async () => {
+    const a = await seedFile(owner.id, { title: "granted", filename: "granted.png" });
+    const album = await call("/albums", { token: owner.access, body: { title: "Granted", password: "open sesame" } });
+    await call(`/albums/${album.body.id}/files`, { token: owner.access, body: { fileIds: [a.id] } });
+    const page = await fetchRaw(`${SITE}/a/${album.body.id}`, form({ password: "open sesame" }));
+    const html = new TextDecoder().decode(page.bytes);
+    expect(html).not.toContain("open sesame");
+    const grant = /name="grant" value="([^"]+)"/.exec(html)?.[1];
+    expect(grant).toMatch(/^\d+\.[A-Za-z0-9_-]{43}$/);
+    const zip = await fetchRaw(`${SITE}/a/${album.body.id}/download`, form({ grant: grant! }));
+    expect(zip.status).toBe(200);
+    expect(new TextDecoder("latin1").decode(zip.bytes)).toContain("granted.png");
+    // A forged or altered grant is no password.
+    const forged = grant!.slice(0, -2) + (grant!.endsWith("AA") ? "BB" : "AA");
+    expect((await fetchRaw(`${SITE}/a/${album.body.id}/download`, form({ grant: forged }))).status).toBe(401);
+    // Another album's grant does not open this one.
+    const other = await call("/albums", { token: owner.access, body: { title: "Other", password: "open sesame" } });
+    expect((await fetchRaw(`${SITE}/a/${other.body.id}/download`, form({ grant: grant! }))).status).toBe(401);
+    await call(`/albums/${album.body.id}`, { method: "PATCH", token: owner.access, body: { password: "changed it" } });
+    expect((await fetchRaw(`${SITE}/a/${album.body.id}/download`, form({ grant: grant! }))).status).toBe(401);
+  });
 });
