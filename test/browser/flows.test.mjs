@@ -94,7 +94,7 @@ describe("my files", () => {
     const text = await card.textContent();
     expect(text).toMatch(/\d+(\.\d)? KB · \d+ views? · \d{1,2} \w{3} \d{4}/);
     expect(text).not.toMatch(/file_/);
-    await card.getByRole("button", { name: /Copy the link to wood/ }).click();
+    await card.getByRole("button", { name: /Copy link to wood/ }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(/\/f\/file_[\w-]+$/);
   });
 

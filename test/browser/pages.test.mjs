@@ -32,10 +32,11 @@ const made = {};
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   // FINALIZE_WAIT_MS 0: finalize answers at once, so a fresh upload is still "pending" for the thumbnail test.
-  app = await startApp(PORT, { FINALIZE_WAIT_MS: "0" });
+  // The person is a bootstrap admin, so /app/moderation is a page they can reach (a 403 is a console error).
+  app = await startApp(PORT, { FINALIZE_WAIT_MS: "0", ADMIN_EMAILS: "pages-admin@example.com" });
   desktop = await app.browser.newContext({ viewport: DESKTOP });
   page = await desktop.newPage();
-  await signUp(page, app.origin, "pages");
+  await signUp(page, app.origin, "pages", "pages-admin@example.com");
   token = await accessToken(page, app.origin);
   const jpg = readFileSync(path.join(root, "test/fixtures/images/wood.jpg"));
   made.file = await uploadForm(app.origin, token, jpg, "Wood grain.jpg", "image/jpeg", { visibility: "public" });

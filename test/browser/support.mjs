@@ -44,9 +44,9 @@ export function watch(page) {
 }
 
 /** Signs up through the sign-up form and verifies the address from the dev outbox; returns the account. */
-export async function signUp(page, origin, name = "u") {
+export async function signUp(page, origin, name = "u", email = undefined) {
   const stamp = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
-  const email = `${name}-${stamp}@example.com`;
+  email ??= `${name}-${stamp}@example.com`;
   const username = `${name}${stamp}`;
   await page.goto(`${origin}/app/signup`);
   await page.getByLabel("E-mail").fill(email);

@@ -17,8 +17,9 @@ export function AlbumList(props: { c: Context<AppEnv>; albums: Album[]; error?: 
       <ul class="grid">
         {props.albums.map((a) => (
           <li class="card">
-            <a href={`/app/albums/${a.id}`} class="thumb" aria-label={`${a.title}: manage`}>
-              {a.coverImageId ? <img src={`${c.env.IMAGE_URL}/${a.coverImageId}/thumb`} alt="" loading="lazy" width={180} height={180} /> : <span class="muted">No cover</span>}
+            <a href={`/app/albums/${a.id}`} class="thumb">
+              <span class="sr">Manage {a.title}</span>
+              {a.coverImageId ? <img src={`${c.env.IMAGE_URL}/${a.coverImageId}/thumb`} alt="" loading="lazy" width={180} height={180} /> : <span class="muted" aria-hidden="true">No cover</span>}
             </a>
             <div class="meta">
               <a class="title" href={`/app/albums/${a.id}`}>{a.title}</a>

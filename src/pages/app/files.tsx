@@ -30,7 +30,7 @@ function FileCard(props: { f: FileItem; blur: boolean; page: string }) {
           {formatBytes(f.bytes)} · {plural(f.viewCount, "view")} · <When iso={f.createdAt} />
         </span>
         <span class="actions">
-          <button type="button" class="small" data-copy="" data-copy-text={props.page} aria-label={`Copy the link to ${title}`}>
+          <button type="button" class="small" data-copy="" data-copy-text={props.page} aria-label={`Copy link to ${title}`}>
             Copy link
           </button>
           <a class="button small" href={`/app/files/${f.id}/edit`} aria-label={`Edit ${title}`}>Edit</a>
