@@ -11,9 +11,9 @@ import { rateLimit, rateLimitFailedAuth } from "./limits/middleware";
 import { limitRoutes } from "./limits/routes";
 import { billingRoutes } from "./billing/routes";
 import { adminRoutes } from "./admin/routes";
-import { onError } from "./middleware/error-handler";
-import { ApiError, notFound } from "./platform/errors";
-import { validationHook } from "./platform/validation";
+import { errorResponse, onError } from "./middleware/error-handler";
+import { ApiError } from "./platform/errors";
+import { apiRouter } from "./platform/router";
 import { REQUEST_LIMITS } from "./config";
 import { authRoutes } from "./auth/routes";
 import { accountRoutes } from "./account/routes";
@@ -30,7 +30,7 @@ import { imageRoutes, cdnRoutes } from "./serving/routes";
 const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+|form)$/;
 
 export function createApi() {
-  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const api = apiRouter();
   api.use(rateLimitFailedAuth());
   api.use(authenticate());
   api.use(rateLimit());
@@ -71,7 +71,7 @@ export function createApp() {
       return bodyLimit({
         maxSize: REQUEST_LIMITS.jsonBodyBytes,
         onError: () => {
-          throw new ApiError(413, `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`, { code: "body_too_large" });
+          throw new ApiError("body_too_large", `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`);
         },
       })(c, next);
     },
@@ -82,8 +82,9 @@ export function createApp() {
   app.route("/api/v1", api);
   // Pages call the API in-process through the whole app (request id, db handle, auth, limits), lent here.
   app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env), api: (req, env, ctx) => app.fetch(req, env, ctx) }));
+  // Answered, not thrown: the middleware around it (rate-limit headers, security headers) sees a response.
   app.notFound((c) => {
-    if (c.req.path.startsWith("/api/")) throw notFound(`No route for ${c.req.method} ${c.req.path}`);
+    if (c.req.path.startsWith("/api/")) return errorResponse(c, new ApiError("not_found", `No route for ${c.req.method} ${c.req.path}`));
     return notFoundPage(c);
   });
   app.onError(onError);

@@ -18,7 +18,7 @@ export function fieldErrors(issues: readonly Issue[]) {
 }
 
 export function validationError(issues: readonly Issue[], target = "body") {
-  return new ApiError(400, `Invalid request ${target}`, { code: "validation_error", fields: fieldErrors(issues) });
+  return new ApiError("validation_error", `Invalid request ${target}`, { fields: fieldErrors(issues) });
 }
 
 // The hook every OpenAPIHono router uses: a failed validation becomes the contract's 400 body.
