@@ -14,6 +14,7 @@ import { adminRoutes } from "./admin/routes";
 import { errorResponse, onError } from "./middleware/error-handler";
 import { ApiError } from "./platform/errors";
 import { apiRouter } from "./platform/router";
+import { withErrorCodes } from "./platform/openapi-errors";
 import { REQUEST_LIMITS } from "./config";
 import { authRoutes } from "./auth/routes";
 import { accountRoutes } from "./account/routes";
@@ -93,7 +94,7 @@ export function createApp() {
 
 function openApiDocument(api: OpenAPIHono<AppEnv>, env: Env) {
   if (openApiDocumentCache?.base === env.BASE_URL) return openApiDocumentCache.doc;
-  const doc = api.getOpenAPI31Document({
+  const doc = withErrorCodes(api.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Image hosting API",
@@ -101,7 +102,7 @@ function openApiDocument(api: OpenAPIHono<AppEnv>, env: Env) {
       description: "JSON-over-HTTP API of the image host. Errors are `{ error, message, details }`; 429 is `{ error, retryAfter, remaining }`.",
     },
     servers: [{ url: env.BASE_URL }],
-  });
+  }));
   openApiDocumentCache = { base: env.BASE_URL, doc };
   return doc;
 }

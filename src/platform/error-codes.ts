@@ -12,7 +12,8 @@ type Spec = {
   description: string;
   /**
    * The routes that can answer it, for the document: "*" (any route declaring the status), "body" (routes with a
-   * JSON request body), or "METHOD /path" / "/path" prefixes as the document writes them. Empty: never listed
+   * JSON request body), or "METHOD /path" / "/path" prefixes as the document writes them ("$" at the end: that
+   * path exactly). Empty: never listed
    * (fallbacks for what should not happen, and byte serving outside the API).
    */
   where: readonly string[];
@@ -25,7 +26,10 @@ type Spec = {
 const ANY = ["*"] as const;
 const BODY = ["body"] as const;
 const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "POST /upload/form"] as const;
-const FILE_READS = ["/files/", "/moderation/report", "POST /albums/{id}/files"] as const;
+// Where API keys are accepted (with permissions) and where they are refused (middleware/guards.ts).
+const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$"] as const;
+const SESSION_ONLY = ["/auth/", "/account", "/billing/", "/admin/", "/keys", "/moderation/queue", "/moderation/reports/"] as const;
+const FILE_READS = ["/files/", "POST /moderation/report$", "POST /albums/{id}/files$"] as const;
 
 export const ERROR_CODES = {
   // 400
@@ -70,12 +74,12 @@ export const ERROR_CODES = {
   quota_exceeded: { status: 402, where: UPLOAD_START, description: "The upload would exceed the storage quota" },
   // 403
   forbidden: { status: 403, where: [], description: "Not permitted" },
-  api_key_not_allowed: { status: 403, where: ANY, description: "API keys can only access files, albums and uploads" },
-  missing_permission: { status: 403, where: ANY, description: "The API key lacks details.permission" },
+  api_key_not_allowed: { status: 403, where: SESSION_ONLY, description: "API keys can only access files, albums and uploads" },
+  missing_permission: { status: 403, where: KEY_ROUTES, description: "The API key lacks details.permission" },
   insufficient_role: { status: 403, where: ["/admin/", "/moderation/queue", "/moderation/reports/"], description: "The caller's role does not allow this" },
   login_account_banned: { status: 403, wire: "account_banned", where: ["POST /auth/login"], description: "The account is suspended" },
   invalid_password: { status: 403, where: ["DELETE /account"], description: "The password is not correct" },
-  not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
+  not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
   invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
   content_restricted: { status: 403, where: FILE_READS, description: "The file is age-restricted for this caller" },
   blocked_content: { status: 403, where: ["POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form"], description: "The image matches content removed by moderation" },
