@@ -8,7 +8,7 @@ import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { validationError } from "../platform/validation";
 import { apiRouter } from "../platform/router";
 import { ApiError, unauthorized } from "../platform/errors";
-import type { ErrorCode } from "../platform/error-codes";
+import type { CodeWithStatus } from "../platform/error-codes";
 import { users } from "../db/schema";
 import { planCatalogue } from "./plans";
 import { PlansBody, SubscriptionBody, SubscriptionChangeBody, SubscriptionRequest, WebhookAck } from "./schemas";
@@ -96,7 +96,7 @@ billingRoutes.openapi(
   },
 );
 
-const signatureErrors: Record<string, [string, ErrorCode]> = {
+const signatureErrors: Record<string, [string, CodeWithStatus<400>]> = {
   missing: [`The ${SIGNATURE_HEADER} header is missing`, "missing_signature"],
   malformed: [`The ${SIGNATURE_HEADER} header must be 't=<unix seconds>,v1=<hex HMAC-SHA256>'`, "invalid_signature"],
   mismatch: ["The signature does not match the body", "invalid_signature"],

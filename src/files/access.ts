@@ -5,7 +5,7 @@ import type { Db } from "../platform/db";
 import { files, users, type FileRow } from "../db/schema";
 import type { Principal } from "../env";
 import { ApiError } from "../platform/errors";
-import type { ErrorCode } from "../platform/error-codes";
+import type { CodeWithStatus } from "../platform/error-codes";
 import { isId } from "../platform/ids";
 
 /** A file row plus what its owner's account state says about it (a banned owner's files are gone). */
@@ -60,7 +60,7 @@ export function goneReason(loaded: LoadedFile, now: number): GoneReason | null {
   return null;
 }
 
-const GONE_MESSAGE: Record<GoneReason, [string, ErrorCode]> = {
+const GONE_MESSAGE: Record<GoneReason, [string, CodeWithStatus<410>]> = {
   deleted: ["This file has been deleted", "file_deleted"],
   expired: ["This file has expired", "file_expired"],
   banned: ["This file has been removed", "file_banned"],

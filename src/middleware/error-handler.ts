@@ -8,24 +8,15 @@ import { ApiError, RateLimitError } from "../platform/errors";
 /**
  * Hono's own refusals: HTTPExceptions that carry a status and no code. Known by class and status only (their
  * message texts are Hono's to change): the media-type gate of @hono/zod-openapi is the 415, bodyLimit without our
- * onError the 413. Malformed JSON never gets here as Hono's 400: platform/router.ts parses bodies first.
+ * onError the 413. Malformed JSON never gets here as Hono's 400: platform/router.ts parses bodies first. Anything
+ * else keeps the contract's answer from before the table: `http_error`, Hono's message for a refusal, none for a
+ * failure. (No Hono code we run throws another 4xx; one that did would be answered 400.)
  */
 function fromHttpException(err: HTTPException): ApiError {
-  switch (err.status) {
-    case 415:
-      return new ApiError("unsupported_content_type", "This endpoint does not accept the request's Content-Type");
-    case 413:
-      return new ApiError("body_too_large", "The request body is too large");
-    case 401:
-      return new ApiError("unauthorized", err.message || "Authentication required");
-    case 403:
-      return new ApiError("forbidden", err.message || "Forbidden");
-    case 404:
-      return new ApiError("not_found", err.message || "Not found");
-  }
-  // Any other refusal of the request stays a 4xx (bad input never answers 500).
-  if (err.status < 500) return new ApiError("bad_request", err.message || "Request failed");
-  return new ApiError("internal_error", "Internal error");
+  if (err.status === 415) return new ApiError("unsupported_content_type", "This endpoint does not accept the request's Content-Type");
+  if (err.status === 413) return new ApiError("body_too_large", "The request body is too large");
+  if (err.status < 500) return new ApiError("http_error", err.message || "Request failed");
+  return new ApiError("http_error_internal", "Internal error");
 }
 
 /** The contract's response for an ApiError, with the context's headers (request id, security headers). */
@@ -45,5 +36,5 @@ export const onError: ErrorHandler<AppEnv> = (err, c: Context<AppEnv>) => {
   if (err instanceof ApiError) return errorResponse(c, err);
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   console.error(`[${c.get("requestId") ?? "-"}] unhandled error`, err instanceof Error ? err.stack ?? err.message : err);
-  return c.json({ error: "Internal Server Error", message: "Something went wrong on our side", details: { code: "internal_error", requestId: c.get("requestId") } }, 500);
+  return errorResponse(c, new ApiError("internal_error", "Something went wrong on our side", { requestId: c.get("requestId") }));
 };

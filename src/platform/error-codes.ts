@@ -33,7 +33,7 @@ const FILE_READS = ["/files/", "POST /moderation/report$", "POST /albums/{id}/fi
 
 export const ERROR_CODES = {
   // 400
-  bad_request: { status: 400, where: [], description: "The request could not be read (a framework refusal without a code of its own)" },
+  http_error: { status: 400, where: [], description: "Hono refused the request without a code of ours (middleware/error-handler.ts)" },
   validation_error: { status: 400, where: ANY, description: "Invalid input; details.fields lists the failing fields" },
   malformed_json: { status: 400, where: BODY, description: "The request body is not valid JSON" },
   cannot_modify_self: { status: 400, where: ["PATCH /admin/users/"], description: "Admins cannot ban themselves or give up their own admin role" },
@@ -73,7 +73,6 @@ export const ERROR_CODES = {
   // 402
   quota_exceeded: { status: 402, where: UPLOAD_START, description: "The upload would exceed the storage quota" },
   // 403
-  forbidden: { status: 403, where: [], description: "Not permitted" },
   api_key_not_allowed: { status: 403, where: SESSION_ONLY, description: "API keys can only access files, albums and uploads" },
   missing_permission: { status: 403, where: KEY_ROUTES, description: "The API key lacks details.permission" },
   insufficient_role: { status: 403, where: ["/admin/", "/moderation/queue", "/moderation/reports/"], description: "The caller's role does not allow this" },
@@ -131,13 +130,19 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, where: UPLOAD_START, description: "Only the listed image types can be uploaded" },
   content_type_mismatch: { status: 415, where: ["PUT /upload/direct/"], description: "The Content-Type is not the presigned one" },
   magic_mismatch: { status: 415, where: ["PUT /upload/"], description: "The file's first bytes are not those of its declared type" },
+  // The site's oEmbed endpoint (pages/file.tsx), outside the API and its document.
+  oembed_url: { status: 400, where: [], description: "url is not an absolute URL" },
+  oembed_format: { status: 501, where: [], description: "Only format=json is supported" },
   // 5xx
   internal_error: { status: 500, where: [], description: "Something went wrong on our side" },
+  http_error_internal: { status: 500, wire: "http_error", where: [], description: "Hono failed on its side (middleware/error-handler.ts)" },
   webhook_not_configured: { status: 503, where: ["POST /billing/webhook"], description: "Billing webhooks are not configured" },
 } as const satisfies Record<string, Spec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type StatusOf<C extends ErrorCode> = (typeof ERROR_CODES)[C]["status"];
+/** The codes answered with status S: for tables of codes that must all share one status. */
+export type CodeWithStatus<S extends ErrorStatus> = { [C in ErrorCode]: StatusOf<C> extends S ? C : never }[ErrorCode];
 
 export const errorSpec = (code: ErrorCode): Spec => ERROR_CODES[code];
 export const statusOf = <C extends ErrorCode>(code: C): StatusOf<C> => ERROR_CODES[code].status;

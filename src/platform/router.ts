@@ -1,12 +1,11 @@
 // The router every API feature declares its routes on: OpenAPIHono with the contract's validation hook, and JSON
 // bodies parsed here before Hono's validator reads them. Hono answers a body that is not JSON with a bare
 // HTTPException(400) that only its message text tells apart; parsed here first, the failure is the parser's
-// SyntaxError, known by its type, and leaves as `malformed_json`.
+// SyntaxError, known by its type, and leaves as `malformed_json` through the validation hook.
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { ApiError } from "./errors";
-import { validationHook } from "./validation";
+import { MALFORMED_JSON, validationHook } from "./validation";
 
 /** A media type @hono/zod-openapi validates as JSON (its `isJSONContentType`). */
 const JSON_MEDIA_TYPE = /^application\/([a-z-.]+\+)?json/i;
@@ -17,7 +16,9 @@ const JSON_PARSED = /^application\/([\w.-]+\+)?json$/i;
 
 /**
  * Parses the body exactly when Hono's validator would (so every other outcome, 415 included, is unchanged).
- * The parsed value stays in Hono's body cache, where the validator and `c.req.json()` find it.
+ * A body that does not parse is not refused here: route middleware runs before the validators, and the path,
+ * query and header checks (and the media-type gate) must still answer first, as they did when Hono's validator
+ * found the bad JSON. The body validator is handed a marker instead, and the hook refuses it in the body's turn.
  */
 const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
   const type = c.req.header("content-type");
@@ -25,8 +26,8 @@ const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
     try {
       await c.req.json();
     } catch (err) {
-      if (err instanceof SyntaxError) throw new ApiError("malformed_json", "The request body is not valid JSON");
-      throw err;
+      if (!(err instanceof SyntaxError)) throw err;
+      c.req.json = (async () => MALFORMED_JSON) as typeof c.req.json;
     }
   }
   await next();
