@@ -1,7 +1,8 @@
 // Every error the API answers, in one closed table: a code, its status, and where it can come from. `ApiError` takes
 // a code and nothing else decides the status, so a new failure means a new line here (and the OpenAPI document
 // lists it from here: ./openapi-errors.ts). The keys are what programs see in `details.code`, except for the few
-// entries with `wire`: those keep a contract code that is answered with two statuses (see decisions.md § Errors).
+// entries with `wire`: those keep a contract code that is answered with two statuses or two `error` texts
+// (see decisions.md § Errors).
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 export type ErrorStatus = Exclude<ContentfulStatusCode, 429>;
@@ -19,7 +20,7 @@ type Spec = {
   where: readonly string[];
   /** The contract's `error` text when it is not the status's reason phrase. */
   error?: string;
-  /** The code programs see, when the key only tells apart two statuses of one contract code. */
+  /** The code programs see, when the key only tells apart two answers (status or `error`) of one contract code. */
   wire?: string;
 };
 
@@ -29,7 +30,8 @@ const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "PO
 // Where API keys are accepted (with permissions) and where they are refused (middleware/guards.ts).
 const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$"] as const;
 const SESSION_ONLY = ["/auth/", "/account", "/billing/", "/admin/", "/keys", "/moderation/queue", "/moderation/reports/"] as const;
-const FILE_READS = ["/files/", "POST /moderation/report$", "POST /albums/{id}/files$"] as const;
+// Where a file is looked up and its state checked (files/access.ts); adding files to an album skips unknown ones.
+const FILE_READS = ["/files/", "POST /moderation/report$"] as const;
 
 export const ERROR_CODES = {
   // 400
@@ -80,7 +82,8 @@ export const ERROR_CODES = {
   invalid_password: { status: 403, where: ["DELETE /account"], description: "The password is not correct" },
   not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
   invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
-  content_restricted: { status: 403, where: FILE_READS, description: "The file is age-restricted for this caller" },
+  // Only reads under safe mode (files/access.ts assertReadable): the owner's PATCH/DELETE and reports skip it.
+  content_restricted: { status: 403, where: ["GET /files/{id}$", "GET /files/{id}/download"], description: "The file is age-restricted for this caller" },
   blocked_content: { status: 403, where: ["POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form"], description: "The image matches content removed by moderation" },
   upload_token_scope: { status: 403, where: ["/upload/"], description: "An upload token only works for the file it was issued for" },
   invalid_album_password: { status: 403, where: ["GET /albums/{id}"], description: "The album password is wrong" },

@@ -5,7 +5,7 @@
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { MALFORMED_JSON, validationHook } from "./validation";
+import { malformedJson, validationHook } from "./validation";
 
 /** A media type @hono/zod-openapi validates as JSON (its `isJSONContentType`). */
 const JSON_MEDIA_TYPE = /^application\/([a-z-.]+\+)?json/i;
@@ -18,7 +18,8 @@ const JSON_PARSED = /^application\/([\w.-]+\+)?json$/i;
  * Parses the body exactly when Hono's validator would (so every other outcome, 415 included, is unchanged).
  * A body that does not parse is not refused here: route middleware runs before the validators, and the path,
  * query and header checks (and the media-type gate) must still answer first, as they did when Hono's validator
- * found the bad JSON. The body validator is handed a marker instead, and the hook refuses it in the body's turn.
+ * found the bad JSON. The request is marked instead, the body validator reads an empty object (so Hono's own
+ * refusal is never raised), and the validation hook refuses the marked request in the body's turn.
  */
 const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
   const type = c.req.header("content-type");
@@ -27,7 +28,8 @@ const parseJsonBody = createMiddleware<AppEnv>(async (c, next) => {
       await c.req.json();
     } catch (err) {
       if (!(err instanceof SyntaxError)) throw err;
-      c.req.json = (async () => MALFORMED_JSON) as typeof c.req.json;
+      malformedJson.add(c.req);
+      c.req.json = (async () => ({})) as typeof c.req.json;
     }
   }
   await next();

@@ -21,12 +21,13 @@ export function validationError(issues: readonly Issue[], target = "body") {
   return new ApiError("validation_error", `Invalid request ${target}`, { fields: fieldErrors(issues) });
 }
 
-/** What the body validator reads when the JSON body did not parse (platform/router.ts); compared by identity. */
-export const MALFORMED_JSON: unknown = Object.freeze({});
+/** Requests (Hono's, per context) whose JSON body did not parse: marked by platform/router.ts, refused by the hook. */
+export const malformedJson = new WeakSet<object>();
 
-// The hook every OpenAPIHono router uses: a failed validation becomes the contract's 400 body.
-export const validationHook: Hook<unknown, any, any, unknown> = (result) => {
-  if ("data" in result && result.data === MALFORMED_JSON) throw new ApiError("malformed_json", "The request body is not valid JSON");
+// The hook every OpenAPIHono router uses: a failed validation becomes the contract's 400 body, and a body marked
+// malformed is refused in the body validator's turn, whatever the schema made of the stand-in value it was given.
+export const validationHook: Hook<unknown, any, any, unknown> = (result, c) => {
+  if (result.target === "json" && malformedJson.has(c.req)) throw new ApiError("malformed_json", "The request body is not valid JSON");
   if (!result.success) {
     const target = "target" in result ? String(result.target) : "body";
     throw validationError(result.error.issues as readonly Issue[], target === "json" ? "body" : target);
