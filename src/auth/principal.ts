@@ -4,7 +4,7 @@
 import type { Principal } from "../env";
 import { jwtConfig } from "../env";
 import type { Db } from "../platform/db";
-import { ApiError, unauthorized } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { looksLikeJwt, verifyToken } from "../platform/jwt";
 import { authenticateApiKey } from "../keys/keys";
 import { findSessionUser } from "./queries";
@@ -24,7 +24,7 @@ export function sessionState(found: FoundSession | undefined, now = Date.now()):
   return found.user.bannedAt ? "banned" : "live";
 }
 
-const invalidSession = () => unauthorized("Invalid or expired access token", "invalid_token");
+const invalidSession = () => new ApiError("invalid_token", "Invalid or expired access token");
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
 
@@ -47,7 +47,7 @@ export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: Wai
   if (header === null) return { kind: "anonymous", ip };
 
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized("The Authorization header must be 'Bearer <token>'", "invalid_authorization_header");
+  if (!match) throw new ApiError("invalid_authorization_header", "The Authorization header must be 'Bearer <token>'");
   const token = match[1];
 
   // Anything that is not shaped like a JWT is taken as an API key attempt, so near-miss keys get
@@ -67,6 +67,6 @@ export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: Wai
   const found = await findSessionUser(db, claims.sub, claims.sid);
   const state = sessionState(found);
   if (state === "ended") throw invalidSession();
-  if (state === "banned") throw new ApiError(401, "This account has been suspended", { code: "account_banned" });
+  if (state === "banned") throw new ApiError("account_banned", "This account has been suspended");
   return { kind: "session", ip, user: found!.authUser, sessionId: claims.sid };
 }

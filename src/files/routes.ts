@@ -1,13 +1,13 @@
 // The files API: GET /files, GET|PATCH|DELETE /files/:id, GET /files/:id/download.
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination } from "../platform/pagination";
-import { validationHook } from "../platform/validation";
-import { ApiError, forbidden, unauthorized } from "../platform/errors";
+import { apiRouter } from "../platform/router";
+import { ApiError, unauthorized } from "../platform/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
 import { FileIdParam, FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "./schemas";
 import { assertReadable, goneError, goneReason, isOwner, loadFile, readableFile, viewerOf, fileNotFound } from "./access";
@@ -22,7 +22,7 @@ import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
 
-export const fileRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const fileRoutes = apiRouter();
 const tags = ["Files"];
 
 async function fullResource(env: Env, db: AppEnv["Variables"]["db"], file: FileRow, owner: boolean, now: number) {
@@ -99,7 +99,7 @@ async function ownFile(c: Context<AppEnv>, id: string, now: number) {
   const viewer = viewerOf(c.get("principal"));
   const loaded = await loadFile(c.get("db"), id);
   assertReadable(loaded, viewer, now, { safeMode: false });
-  if (!isOwner(loaded.file, viewer)) throw forbidden("Only the file's owner can change it", "not_owner");
+  if (!isOwner(loaded.file, viewer)) throw new ApiError("not_owner", "Only the file's owner can change it");
   return loaded.file;
 }
 
@@ -181,7 +181,7 @@ fileRoutes.openapi(
       if (!loaded.file.deleteTokenHash || !timingSafeEqualString(presented, loaded.file.deleteTokenHash)) {
         // Whoever lacks the token is a stranger: a private file answers exactly as an unknown id.
         if (loaded.file.visibility === "private") throw fileNotFound();
-        throw new ApiError(403, "The delete token does not match this file", { code: "invalid_delete_token" });
+        throw new ApiError("invalid_delete_token", "The delete token does not match this file");
       }
       const reason = goneReason(loaded, now);
       if (reason) throw goneError(reason);
@@ -217,7 +217,7 @@ fileRoutes.openapi(
     const viewer = viewerOf(c.get("principal"));
     const { file } = await readableFile(c.get("db"), c.req.valid("param").id, viewer, now, { safeMode: true });
     const obj = await c.env.BUCKET.get(file.storeKey);
-    if (!obj) throw new ApiError(404, "File content not found", { code: "content_missing" });
+    if (!obj) throw new ApiError("content_missing", "File content not found");
     countHit(c.env, c.executionCtx, "file_download", file.id);
     return new Response(obj.body, {
       status: 200,

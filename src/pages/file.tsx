@@ -15,6 +15,9 @@ import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";
 
+/** oEmbed consumers read JSON errors, in the API's body (the codes are in platform/error-codes.ts). */
+const oembedError = (c: Context<AppEnv>, err: ApiError) => c.json(err.body(), err.status);
+
 /** What the site router lends its pages (kept as parameters so this module does not import routes.tsx). */
 export type PageDeps = {
   headers: (c: Context<AppEnv>) => void;
@@ -226,15 +229,15 @@ export function filePages(deps: PageDeps) {
   // oEmbed (https://oembed.com): `url` may be a file page, a short link, a CDN link or an album page.
   pages.get("/oembed", async (c) => {
     const format = c.req.query("format") ?? "json";
-    if (format !== "json") return c.json({ error: "Not Implemented", message: "Only format=json is supported", details: { code: "oembed_format" } }, 501);
+    if (format !== "json") return oembedError(c, new ApiError("oembed_format", "Only format=json is supported"));
     const raw = c.req.query("url");
     let target: URL;
     try {
       target = new URL(raw ?? "");
     } catch {
-      return c.json({ error: "Bad Request", message: "url must be an absolute URL", details: { code: "oembed_url" } }, 400);
+      return oembedError(c, new ApiError("oembed_url", "url must be an absolute URL"));
     }
-    const notFound = () => c.json({ error: "Not Found", message: "No embeddable content at that URL", details: { code: "not_found" } }, 404);
+    const notFound = () => oembedError(c, new ApiError("not_found", "No embeddable content at that URL"));
     const path = internalPath(target, c.env).path;
     const maxW = positiveInt(c.req.query("maxwidth"));
     const maxH = positiveInt(c.req.query("maxheight"));

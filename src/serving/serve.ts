@@ -98,7 +98,7 @@ function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   return c.json(err.body(), err.status, { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
 }
 
-const contentMissing = () => new ApiError(404, "File content not found", { code: "content_missing" });
+const contentMissing = () => new ApiError("content_missing", "File content not found");
 
 export async function serveFile(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   try {
@@ -127,7 +127,7 @@ async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   const file = target.file;
 
   if (!hotlinkAllowed(file, c.req.header("referer"), cachedOwnHosts(c.env))) {
-    throw new ApiError(403, "This file may not be embedded on that site", { code: "hotlink_refused" });
+    throw new ApiError("hotlink_refused", "This file may not be embedded on that site");
   }
 
   if (req.variant === "thumb" && !file.thumbKey) return placeholderResponse(placeholderKind(file), c.req.raw, cacheScope(file));
