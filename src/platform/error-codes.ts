@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   http_error: { status: 400, where: [], description: "Hono refused the request without a code of ours (middleware/error-handler.ts)" },
   validation_error: { status: 400, where: ANY, description: "Invalid input; details.fields lists the failing fields" },
   malformed_json: { status: 400, where: BODY, description: "The request body is not valid JSON" },
+  invalid_variant: { status: 400, where: [], description: "A variant parameter of a byte link (w, h, fit, q, format) is not valid" },
   cannot_modify_self: { status: 400, where: ["PATCH /admin/users/"], description: "Admins cannot ban themselves or give up their own admin role" },
   invalid_verification_token: { status: 400, wire: "invalid_token", where: ["POST /auth/verify-email"], description: "The verification token is invalid, used or expired" },
   already_verified: { status: 400, where: ["POST /auth/resend-verification"], description: "The e-mail address is already verified" },

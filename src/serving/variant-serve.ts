@@ -87,7 +87,7 @@ export async function serveVariant(c: Context<AppEnv>, args: VariantArgs): Promi
   }
 
   const object = await c.env.BUCKET.get(args.objectKey);
-  if (!object) throw new ApiError(404, "File content not found", { code: "content_missing" });
+  if (!object) throw new ApiError("content_missing", "File content not found");
   const etag = knownTag ?? variantTag(object.httpEtag, plan.descriptor);
   if (etagMatches(inm, etag)) {
     await object.body.cancel();

@@ -8,7 +8,7 @@
 //   - only the plain ladder (a width and a format, default fit and quality) is kept in the edge cache: that is
 //     what pages and the API hand out, and a finite set that purgeFileFromEdgeCache can name key by key.
 import { ANALYSIS, VARIANTS } from "../config";
-import { badRequest } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { fileUrl } from "../platform/urls";
 
 export type OutputType = "image/avif" | "image/webp" | "image/jpeg" | "image/png";
@@ -26,7 +26,7 @@ const VARIANT_PARAMS = ["w", "h", "fit", "q", "format"] as const;
 
 function dimension(name: string, raw: string | null): number | null {
   if (raw === null || raw === "" || raw === "original") return null;
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) === 0) throw badRequest(`${name} must be a whole number of pixels from 1 to 99999, or "original"`, "invalid_variant");
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) === 0) throw new ApiError("invalid_variant", `${name} must be a whole number of pixels from 1 to 99999, or "original"`);
   return Number(raw);
 }
 
@@ -38,13 +38,13 @@ export function parseVariantQuery(url: URL): VariantQuery | undefined {
   const q = url.searchParams;
   if (!VARIANT_PARAMS.some((p) => q.has(p))) return undefined;
   const fitRaw = q.get("fit") || "scale-down";
-  if (!FITS.includes(fitRaw as Fit)) throw badRequest(`fit must be one of ${FITS.join(", ")}`, "invalid_variant");
+  if (!FITS.includes(fitRaw as Fit)) throw new ApiError("invalid_variant", `fit must be one of ${FITS.join(", ")}`);
   const qRaw = q.get("q");
   if (qRaw !== null && qRaw !== "" && (!/^\d{1,3}$/.test(qRaw) || Number(qRaw) < 1 || Number(qRaw) > 100)) {
-    throw badRequest("q must be a whole number from 1 to 100", "invalid_variant");
+    throw new ApiError("invalid_variant", "q must be a whole number from 1 to 100");
   }
   const formatRaw = (q.get("format") || "auto").toLowerCase();
-  if (formatRaw !== "auto" && !(formatRaw in FORMAT_NAMES)) throw badRequest("format must be one of auto, avif, webp, jpeg, png", "invalid_variant");
+  if (formatRaw !== "auto" && !(formatRaw in FORMAT_NAMES)) throw new ApiError("invalid_variant", "format must be one of auto, avif, webp, jpeg, png");
   return {
     width: dimension("w", q.get("w")),
     height: dimension("h", q.get("h")),
