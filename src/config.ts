@@ -182,6 +182,14 @@ export const ANALYSIS = {
   defaultPhashDistance: 8,
   /** Hamming distance within which a new file matches a blocklisted phash (quarantine + high-priority report). */
   blocklistDistance: 8,
+  /**
+   * `similar` by the embedding signal: cosine distance of the stored features, in thousandths, at most this.
+   * Chosen from bench/near-duplicates.bench.mjs (docs/analysis.md § Near duplicates): every crop and rotation
+   * of the corpus is within 19, the nearest unrelated pair 37 apart.
+   */
+  embeddingDistance: 27,
+  /** At most this many embedding candidates (most shared code bands first) are checked per lookup. */
+  embeddingCandidates: 40,
   /** At most this many `duplicates` are listed per file (exact ones first, then by distance). */
   maxDuplicates: 20,
 };

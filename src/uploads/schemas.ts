@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../config";
 import { VISIBILITIES } from "../db/schema";
+import { Duplicate } from "../files/schemas";
 
 const Sha256 = z
   .string()
@@ -77,12 +78,6 @@ export const FinalizeRequest = z
   .strict()
   .openapi("FinalizeRequest");
 
-const Duplicate = z.object({
-  fileId: z.string(),
-  url: z.string(),
-  distance: z.number().int(),
-  match: z.enum(["exact", "similar"]),
-});
 
 export const FinalizeResponse = z
   .object({
