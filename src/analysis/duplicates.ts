@@ -99,6 +99,17 @@ export async function findNearHashes(d1: D1Database, owner: string, phash: strin
   return { matches, candidates, rowsRead, statements: statements.length };
 }
 
+/**
+ * Which signal makes two files `similar`, given each signal's distance (null: not known for both): phash within
+ * PHASH_DISTANCE first (the contract's meaning of similar), else the embedding within ANALYSIS.embeddingDistance.
+ * The benchmark (bench/snippets/near-duplicates.mjs) decides pairs with this same function.
+ */
+export function similarBy(distances: { phash: number | null; embedding: number | null }, maxPhash: number, maxEmbedding = ANALYSIS.embeddingDistance): SimilarSignal | null {
+  if (distances.phash !== null && distances.phash <= maxPhash) return "phash";
+  if (distances.embedding !== null && distances.embedding <= maxEmbedding) return "embedding";
+  return null;
+}
+
 export type DuplicateSubject = Pick<FileRow, "id" | "userId" | "sha256" | "phash"> & Partial<Pick<FileRow, "clientPhash" | "embedding" | "embeddingCode">>;
 
 
@@ -134,16 +145,20 @@ export async function findDuplicates(db: Db, env: Env, file: DuplicateSubject, n
   if (out.length >= limit) return out;
 
   const skip = new Set([file.id, ...exact.map((r) => r.id)]);
-  // Keep the nearest; dead rows (deleted, purged files) are skipped, a few spare ones cover them. Both lists
-  // together stay under D1's 100 bound parameters.
+  // Keep the nearest; dead rows (deleted, purged files) are skipped, a few spare ones cover them.
   const byPhash = (nearLookup?.matches ?? []).filter((m) => !skip.has(m.ref)).slice(0, Math.min(40, limit - out.length + 20));
   const byEmbedding = (embeddingResults && embedding ? embedding.read(embeddingResults).candidates : []).filter((c) => !skip.has(c.ref));
   const wanted = [...new Set([...byPhash.map((m) => m.ref), ...byEmbedding.map((c) => c.ref)])];
   if (wanted.length === 0) return out;
-  const rows = await db
-    .select({ id: files.id, phash: files.phash, embedding: files.embedding })
-    .from(files)
-    .where(and(inArray(files.id, wanted), eq(files.userId, file.userId), liveFileCondition(now)));
+  // D1 binds at most 100 parameters per statement: chunks of 80 ids, all in one batch (one round trip).
+  const chunks = Array.from({ length: Math.ceil(wanted.length / 80) }, (_, i) => wanted.slice(i * 80, i * 80 + 80));
+  const queries = chunks.map((ids) =>
+    db
+      .select({ id: files.id, phash: files.phash, embedding: files.embedding })
+      .from(files)
+      .where(and(inArray(files.id, ids), eq(files.userId, file.userId!), liveFileCondition(now))),
+  );
+  const rows = (await db.batch(queries as unknown as Parameters<Db["batch"]>[0])).flat() as { id: string; phash: string | null; embedding: string | null }[];
 
   const maxPhash = phashDistance(env);
   type Similar = { id: string; signal: SimilarSignal; distance: number; distances: { phash: number | null; embedding: number | null } };
@@ -152,9 +167,8 @@ export async function findDuplicates(db: Db, env: Env, file: DuplicateSubject, n
     const other = features ? decodeFeatures(row.embedding) : null;
     const embeddingD = features && other ? embeddingDistance(features, other) : null;
     const distances = { phash, embedding: embeddingD };
-    if (phash !== null && phash <= maxPhash) return [{ signal: "phash", distance: phash, distances, id: row.id }];
-    if (embeddingD !== null && embeddingD <= ANALYSIS.embeddingDistance) return [{ signal: "embedding", distance: embeddingD, distances, id: row.id }];
-    return [];
+    const signal = similarBy(distances, maxPhash);
+    return signal ? [{ signal, distance: distances[signal]!, distances, id: row.id }] : [];
   });
   similar.sort((a, b) => (a.signal === b.signal ? a.distance - b.distance || a.id.localeCompare(b.id) : a.signal === "phash" ? -1 : 1));
   for (const m of similar.slice(0, limit - out.length)) {

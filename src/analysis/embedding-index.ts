@@ -30,6 +30,15 @@ export function unindexEmbeddingStatement(d1: D1Database, ref: string): D1Prepar
   return d1.prepare("DELETE FROM embedding_bands WHERE ref = ?1").bind(ref);
 }
 
+/** How many bands of two codes are within one flip: the band hits a lookup from `a` counts for `b`. */
+export function sharedBands(a: string, b: string): number {
+  const bv = embeddingBandValues(b);
+  return embeddingBandValues(a).filter((v, band) => {
+    const x = v ^ bv[band];
+    return (x & (x - 1)) === 0; // 0 or 1 bit differs
+  }).length;
+}
+
 export type EmbeddingCandidate = { ref: string; bandHits: number };
 
 /**

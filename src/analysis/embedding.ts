@@ -5,9 +5,9 @@
 //   - indexed: a 256-bit code, the signs of 256 fixed random projections of the centred features (random
 //     hyperplanes: codes of similar vectors differ in few bits), cut into 16 bands of 16 bits, one
 //     `embedding_bands` row per band (embedding-index.ts).
-// Why the code only finds candidates and the cosine decides: measured on the benchmark corpus, the code's
-// Hamming distance ranks near copies and unrelated photos with too little margin (crops up to 43 of 256 bits,
-// unrelated pairs from 25), while the cosine of the stored features separates them (docs/analysis.md).
+// Why the code only finds candidates and the cosine decides: measured on the benchmark corpus while choosing,
+// the codes' Hamming distances of crops and rotations (up to ~40 of 256 bits) overlap those of unrelated
+// photos (from ~30), whatever the seed; the cosine of the stored features separates them (docs/analysis.md).
 import { flipProbes } from "./bands";
 
 export const EMBEDDING_BITS = 256;
@@ -80,7 +80,7 @@ export function embeddingProbes(code: string, radius = 1): number[][] {
 
 /**
  * Features as stored: each divided by the largest magnitude and rounded to a signed byte, base64. Cosine
- * distance ignores the scale, and the rounding moves it by well under 0.001 (the threshold is 0.027).
+ * distance ignores the scale, and the rounding moves it by about 0.001 (the threshold is 0.030).
  */
 export function encodeFeatures(features: ArrayLike<number>): string {
   let max = 0;

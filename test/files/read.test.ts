@@ -8,6 +8,7 @@ import { createDb } from "../../src/platform/db";
 import { listPageQuery } from "../../src/files/queries";
 import { indexStatements } from "../../src/analysis/duplicates";
 import { encodeFeatures } from "../../src/analysis/embedding";
+import { ANALYSIS } from "../../src/config";
 import { indexEmbeddingStatements } from "../../src/analysis/embedding-index";
 
 let owner: TestUser;
@@ -129,7 +130,7 @@ describe("GET /files/:id", () => {
       { fileId: b.id, url: `${env.IMAGE_URL}/${b.id}`, distance: expect.any(Number), match: "similar", signal: "embedding", distances: { phash: 64, embedding: expect.any(Number) } },
     ]);
     expect(res.body.duplicates[0].distance).toBe(res.body.duplicates[0].distances.embedding);
-    expect(res.body.duplicates[0].distance).toBeLessThanOrEqual(27);
+    expect(res.body.duplicates[0].distance).toBeLessThanOrEqual(ANALYSIS.embeddingDistance);
     // The stranger sees neither the owner's duplicates nor the private copy; their own identical copy lists none of the owner's.
     expect((await call(`/files/${a.id}`, { token: stranger.access })).body.duplicates).toEqual([]);
     expect((await call(`/files/${b.id}`, { token: stranger.access })).status).toBe(404);
