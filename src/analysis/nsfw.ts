@@ -143,10 +143,8 @@ export async function createNsfwModel({ only, startWasm }: NsfwModelOptions = {}
     infer,
     featureCenter,
     classify: async (pixels, size, on) => (await infer(pixels, size, on)).prediction,
-    dispose: () => {
-      both.dispose();
-      net.dispose();
-    },
+    // `both` holds every layer of `net` (its first output is net's), so disposing it frees all the weights.
+    dispose: () => void both.dispose(),
   };
 }
 
