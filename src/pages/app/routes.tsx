@@ -421,9 +421,9 @@ export function appPages(deps: Deps) {
           <section aria-labelledby="dups">
             <h2 id="dups">Duplicates among your files</h2>
             <ul>
-              {(f.duplicates as Array<{ fileId: string; distance: number; match: string }>).map((d) => (
+              {(f.duplicates as Array<{ fileId: string; distance: number; match: string; signal?: string }>).map((d) => (
                 <li>
-                  <a href={`/f/${d.fileId}`}>{d.fileId}</a> ({d.match === "exact" ? "identical" : `similar, distance ${d.distance}`}) · <a href={`/app/files/${d.fileId}/edit`}>edit</a>
+                  <a href={`/f/${d.fileId}`}>{d.fileId}</a> ({d.match === "exact" ? "identical" : d.signal === "embedding" ? "similar: cropped or turned" : `similar, distance ${d.distance}`}) · <a href={`/app/files/${d.fileId}/edit`}>edit</a>
                 </li>
               ))}
             </ul>
