@@ -69,8 +69,25 @@ export const PatchFileRequest = z
   .strict()
   .openapi("PatchFileRequest");
 
+/** An item of `duplicates` (analysis/duplicates.ts); finalize answers the same items. */
 export const Duplicate = z
-  .object({ fileId: z.string(), url: z.string(), distance: z.number().int(), match: z.enum(["exact", "similar"]) })
+  .object({
+    fileId: z.string(),
+    url: z.string(),
+    distance: z.number().int().openapi({ description: "0 for `exact`; for `similar`, the distance of the signal that matched (see `signal`)" }),
+    match: z.enum(["exact", "similar"]).openapi({ description: "`exact`: the same bytes (SHA-256); `similar`: a near copy" }),
+    signal: z.enum(["phash", "embedding"]).optional().openapi({
+      description:
+        "`similar` only: which signal found it. `phash`: the perceptual hashes are within PHASH_DISTANCE (resized, recompressed, brightened, watermarked copies); `embedding`: phash is not, but the image model's features are (crops, small rotations)",
+    }),
+    distances: z
+      .object({
+        phash: z.number().int().nullable().openapi({ description: "Hamming distance of the two 64-bit phashes" }),
+        embedding: z.number().int().nullable().openapi({ description: "Cosine distance of the two images' model features, in thousandths (0-2000); null when a file was analysed before features were stored" }),
+      })
+      .optional()
+      .openapi({ description: "`similar` only: each signal's distance" }),
+  })
   .openapi("Duplicate");
 
 /** Painted while the image loads (analysis/placeholder.ts); null until the analysis made them. */

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../config";
 import { VISIBILITIES } from "../db/schema";
-import { PlaceholderFields } from "../files/schemas";
+import { Duplicate, PlaceholderFields } from "../files/schemas";
 
 const Sha256 = z
   .string()
@@ -78,12 +78,6 @@ export const FinalizeRequest = z
   .strict()
   .openapi("FinalizeRequest");
 
-const Duplicate = z.object({
-  fileId: z.string(),
-  url: z.string(),
-  distance: z.number().int(),
-  match: z.enum(["exact", "similar"]),
-});
 
 export const FinalizeResponse = z
   .object({

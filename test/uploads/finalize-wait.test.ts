@@ -69,7 +69,14 @@ describe("finalize answers with the analysis", () => {
     expect(answer).toMatchObject({ analysis: "done", analysisError: null, phash: EXPECTED_PHASH["cubes.jpg"], ageRestricted: false });
     expect(answer.nsfwScore).toEqual(expect.any(Number));
     expect(answer.width).toBeGreaterThan(0);
-    expect(answer.duplicates).toContainEqual({ fileId: resized.fileId, url: `${env.IMAGE_URL}/${resized.fileId}`, distance: expect.any(Number), match: "similar" });
+    expect(answer.duplicates).toContainEqual({
+      fileId: resized.fileId,
+      url: `${env.IMAGE_URL}/${resized.fileId}`,
+      distance: expect.any(Number),
+      match: "similar",
+      signal: "phash",
+      distances: { phash: expect.any(Number), embedding: expect.any(Number) },
+    });
 
     // GET /files/:id agrees; a repeated finalize returns the same complete answer and enqueues nothing new.
     const again = await photo.again();

@@ -38,7 +38,7 @@ function EditPage(props: { c: Context<AppEnv>; file: Editable; error?: string })
           <ul>
             {f.duplicates.map((d) => (
               <li>
-                <a href={`/f/${d.fileId}`}>{d.fileId}</a> ({d.match === "exact" ? "identical" : `similar, distance ${d.distance}`}) ·{" "}
+                <a href={`/f/${d.fileId}`}>{d.fileId}</a> ({d.match === "exact" ? "identical" : d.signal === "embedding" ? "similar: cropped or turned" : `similar, distance ${d.distance}`}) ·{" "}
                 <a href={`/app/files/${d.fileId}/edit`}>edit</a>
               </li>
             ))}

@@ -284,7 +284,7 @@
     job.li.appendChild(links);
     job.li.appendChild(el("p", { class: "muted analysis" }, analysisSummary(fin)));
     (fin.duplicates || []).forEach(function (d) {
-      var p = el("p", { class: "muted" }, d.match === "exact" ? "Identical to " : "Similar to (distance " + d.distance + ") ");
+      var p = el("p", { class: "muted" }, d.match === "exact" ? "Identical to " : d.signal === "embedding" ? "Similar (cropped or turned) to " : "Similar to (distance " + d.distance + ") ");
       p.appendChild(el("a", { href: "/f/" + d.fileId }, d.fileId));
       job.li.appendChild(p);
     });
