@@ -13,6 +13,9 @@ const SRC = path.join(root, "src/pages/static");
 const OUT = path.join(root, "dist/site");
 const MANIFEST = path.join(root, "src/pages/assets.gen.ts");
 
+/** Asset name -> file under node_modules: ES modules app.js loads with import() (ThumbHash placeholders). */
+const VENDORED = { "thumbhash.js": "thumbhash/thumbhash.js" };
+
 const HEADERS = `# Written by scripts/build-assets.mjs. Hashed names: the content never changes under an address.
 /assets/*
   Cache-Control: public, max-age=31536000, immutable
@@ -26,6 +29,15 @@ export function buildAssets() {
   const entries = {};
   for (const name of readdirSync(SRC).sort()) {
     const bytes = readFileSync(path.join(SRC, name));
+    const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 12);
+    const dot = name.lastIndexOf(".");
+    const hashed = `${name.slice(0, dot)}.${hash}${name.slice(dot)}`;
+    writeFileSync(path.join(OUT, "assets", hashed), bytes);
+    entries[name] = `/assets/${hashed}`;
+  }
+  // Libraries the client script imports, copied as they are published (never hand-ported).
+  for (const [name, file] of Object.entries(VENDORED)) {
+    const bytes = readFileSync(path.join(root, "node_modules", file));
     const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 12);
     const dot = name.lastIndexOf(".");
     const hashed = `${name.slice(0, dot)}.${hash}${name.slice(dot)}`;

@@ -16,12 +16,15 @@ import { Layout } from "./layout";
 import { Pager } from "./app/ui";
 import { signAlbumGrant, verifyAlbumGrant } from "../albums/download-grant";
 import { albumZipResponse } from "./album-zip";
+import { GridImage, OG_IMAGE_WIDTH, sizedOriginal } from "./picture";
 import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
 
 const PAGE_SIZE = 60;
 const PROTECTED_PAGE_SIZE = 200;
+/** The lightbox shows a ladder variant this wide at most (a full-screen view on most displays), not the original. */
+const LIGHTBOX_WIDTH = 1600;
 
-type Thumb = { id: string; title: string };
+type Thumb = { id: string; title: string; width: number | null; height: number | null; placeholder: string | null; dominantColor: string | null };
 
 function PasswordForm(props: { env: Env; album: AlbumRow; error?: string }) {
   const { album, error } = props;
@@ -68,8 +71,8 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
       <ul class="gallery" data-lightbox="">
         {files.map((f) => (
           <li>
-            <a href={filePageUrl(env, f.id)} data-full={fileUrl(env, f.id)} data-title={f.title || "Image"}>
-              <img src={thumbnailUrl(env, f.id)} alt={f.title || "Image"} loading="lazy" width={180} height={180} />
+            <a href={filePageUrl(env, f.id)} data-full={sizedOriginal(env, f, LIGHTBOX_WIDTH).url} data-title={f.title || "Image"}>
+              <GridImage env={env} file={f} alt={f.title || "Image"} />
             </a>
           </li>
         ))}
@@ -101,7 +104,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
 /** The cover for link previews: the chosen cover, else the first image, among those an anonymous visitor sees. */
 async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage | undefined> {
   const f = await visibleCover(c.get("db"), album, ANONYMOUS_SEES, Date.now());
-  return f ? { url: fileUrl(c.env, f.id), width: f.width, height: f.height, alt: f.title || album.title } : undefined;
+  return f ? { ...sizedOriginal(c.env, f, OG_IMAGE_WIDTH), alt: f.title || album.title } : undefined;
 }
 
 export function albumPages(deps: PageDeps) {
@@ -145,7 +148,7 @@ export function albumPages(deps: PageDeps) {
         <AlbumPage
           env={c.env}
           album={album}
-          files={rows.map((r) => ({ id: r.id, title: r.title }))}
+          files={rows.map((r) => ({ id: r.id, title: r.title, width: r.width, height: r.height, placeholder: r.placeholder, dominantColor: r.dominantColor }))}
           page={pageNo}
           hasMore={pageNo * size < total}
           cover={cover}

@@ -14,9 +14,11 @@ import { visibleAlbum } from "../albums/service";
 import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";
+import { OG_IMAGE_WIDTH, originalSrcset, placeholderData, sizedOriginal } from "./picture";
 
-/** oEmbed consumers read JSON errors, in the API's body (the codes are in platform/error-codes.ts). */
-const oembedError = (c: Context<AppEnv>, err: ApiError) => c.json(err.body(), err.status);
+/** The page's column is at most this wide; the image asks for no more (the link opens the original). */
+const PAGE_IMAGE_WIDTH = 1024;
+
 
 /** What the site router lends its pages (kept as parameters so this module does not import routes.tsx). */
 export type PageDeps = {
@@ -142,7 +144,7 @@ function FilePage(props: { env: Env; file: FileRow }) {
   const description = file.description.trim() || undefined;
   const image: OgImage | undefined = restricted || unsafe
     ? undefined
-    : { url: links.direct, width: file.width, height: file.height, type: servedType(file.mime), alt: title };
+    : { ...sizedOriginal(env, file, OG_IMAGE_WIDTH), type: servedType(file.mime), alt: title };
   return (
     <Layout
       title={`${title} - ${PROVIDER_NAME}`}
@@ -174,7 +176,15 @@ function FilePage(props: { env: Env; file: FileRow }) {
       ) : (
         <div class="media">
           <a href={links.direct}>
-            <img src={links.direct} alt={title} width={file.width ?? undefined} height={file.height ?? undefined} />
+            <img
+              src={sizedOriginal(env, file, PAGE_IMAGE_WIDTH).url}
+              srcset={originalSrcset(env, file)}
+              sizes="(max-width: 72rem) 100vw, 72rem"
+              alt={title}
+              width={file.width ?? undefined}
+              height={file.height ?? undefined}
+              {...placeholderData(file)}
+            />
           </a>
         </div>
       )}
@@ -196,19 +206,6 @@ function FilePage(props: { env: Env; file: FileRow }) {
   );
 }
 
-/** Scales (w, h) down to fit maxwidth x maxheight, keeping the aspect ratio. */
-export function fitWithin(w: number, h: number, maxW?: number, maxH?: number): { width: number; height: number } {
-  let scale = 1;
-  if (maxW && maxW > 0 && w > maxW) scale = Math.min(scale, maxW / w);
-  if (maxH && maxH > 0 && h > maxH) scale = Math.min(scale, maxH / h);
-  return { width: Math.max(1, Math.round(w * scale)), height: Math.max(1, Math.round(h * scale)) };
-}
-
-const positiveInt = (v: string | undefined) => {
-  const n = v === undefined ? NaN : Number(v);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-};
-
 export function filePages(deps: PageDeps) {
   const pages = new Hono<AppEnv>();
 
@@ -226,68 +223,6 @@ export function filePages(deps: PageDeps) {
     }
   });
 
-  // oEmbed (https://oembed.com): `url` may be a file page, a short link, a CDN link or an album page.
-  pages.get("/oembed", async (c) => {
-    const format = c.req.query("format") ?? "json";
-    if (format !== "json") return oembedError(c, new ApiError("oembed_format", "Only format=json is supported"));
-    const raw = c.req.query("url");
-    let target: URL;
-    try {
-      target = new URL(raw ?? "");
-    } catch {
-      return oembedError(c, new ApiError("oembed_url", "url must be an absolute URL"));
-    }
-    const notFound = () => oembedError(c, new ApiError("not_found", "No embeddable content at that URL"));
-    const path = internalPath(target, c.env).path;
-    const maxW = positiveInt(c.req.query("maxwidth"));
-    const maxH = positiveInt(c.req.query("maxheight"));
-    const base = { version: "1.0", provider_name: PROVIDER_NAME, provider_url: c.env.SITE_URL, cache_age: 300 };
-    c.header("Cache-Control", "public, max-age=300");
-    c.header("X-Content-Type-Options", "nosniff");
-
-    const fileId = /^\/(?:f|i)\/([^/]+)(?:\/thumb)?$/.exec(path)?.[1] ?? /^\/cdn\/uploads\/[^/]+\/([^/]+)\/[^/]+$/.exec(path)?.[1];
-    if (fileId) {
-      const loaded = await loadFile(c.get("db"), fileId);
-      try {
-        assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
-      } catch {
-        return notFound(); // private, gone or age-restricted: nothing to embed
-      }
-      const f = loaded!.file;
-      if (isUnsafeToRender(f)) return notFound(); // a pixel bomb is nobody's preview
-      const size = fitWithin(f.width ?? 0, f.height ?? 0, maxW, maxH);
-      return c.json({
-        ...base,
-        type: "photo",
-        title: fileTitle(f),
-        url: fileUrl(c.env, f.id),
-        width: size.width,
-        height: size.height,
-        thumbnail_url: thumbnailUrl(c.env, f.id),
-        web_page: filePageUrl(c.env, f.id),
-      });
-    }
-
-    const albumId = /^\/a\/([^/]+)$/.exec(path)?.[1];
-    if (albumId) {
-      try {
-        const { album } = await visibleAlbum(c.get("db"), albumId, ANONYMOUS_VIEWER);
-        if (album.passwordHash) return notFound();
-        // The preview is a file the album page itself shows an anonymous visitor, never a private one.
-        const cover = await visibleCover(c.get("db"), album, ANONYMOUS_SEES, Date.now());
-        return c.json({
-          ...base,
-          type: "link",
-          title: album.title,
-          ...(cover ? { thumbnail_url: thumbnailUrl(c.env, cover.id) } : {}),
-          web_page: albumUrl(c.env, album.id),
-        });
-      } catch {
-        return notFound();
-      }
-    }
-    return notFound();
-  });
 
   return pages;
 }

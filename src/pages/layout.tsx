@@ -51,7 +51,7 @@ export function Layout(props: { title: string; children: Child; description?: st
         {props.description ? <meta name="description" content={props.description} /> : null}
         <link rel="icon" href={asset("favicon.svg")} type="image/svg+xml" />
         <link rel="stylesheet" href={asset("site.css")} />
-        <script src={asset("app.js")} defer></script>
+        <script src={asset("app.js")} data-thumbhash={asset("thumbhash.js")} defer></script>
         {props.head ?? null}
       </head>
       <body>

@@ -5,6 +5,7 @@ import { Layout, asset } from "./layout";
 import { DocsPage } from "./docs";
 import { filePages } from "./file";
 import { albumPages } from "./album";
+import { oembed } from "./oembed";
 import { reportPages } from "./report";
 import { appPages } from "./app/routes";
 import { pageFormPosts } from "./form-posts";
@@ -76,6 +77,7 @@ export function siteRoutes(deps: SiteDeps) {
   const pageDeps = { headers: pageHeaders, notFound: notFoundPage };
   site.route("/", filePages(pageDeps));
   site.route("/", albumPages(pageDeps));
+  site.get("/oembed", oembed);
   site.route("/", reportPages(pageDeps));
   // The web application: sign-in, upload, my files, API keys, account (pages/app/).
   site.route("/", appPages(pageDeps));

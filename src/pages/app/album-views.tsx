@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../env";
 import { AppLayout, Csrf, Notice, plural } from "./ui";
 import type { Album, AlbumDetail, FileItem } from "./api";
+import { GridImage } from "../picture";
 
 export function AlbumList(props: { c: Context<AppEnv>; albums: Album[]; error?: string }) {
   const { c } = props;
@@ -19,7 +20,7 @@ export function AlbumList(props: { c: Context<AppEnv>; albums: Album[]; error?: 
           <li class="card">
             <a href={`/app/albums/${a.id}`} class="thumb">
               <span class="sr">Manage {a.title}</span>
-              {a.coverImageId ? <img src={`${c.env.IMAGE_URL}/${a.coverImageId}/thumb`} alt="" loading="lazy" width={180} height={180} /> : <span class="muted" aria-hidden="true">No cover</span>}
+              {a.coverImageId ? <GridImage env={c.env} file={{ id: a.coverImageId }} alt="" /> : <span class="muted" aria-hidden="true">No cover</span>}
             </a>
             <div class="meta">
               <a class="title" href={`/app/albums/${a.id}`}>{a.title}</a>
@@ -63,7 +64,7 @@ function AlbumFileCard(props: { c: Context<AppEnv>; a: AlbumDetail; f: FileItem 
         <Csrf c={c} />
         <input type="hidden" name="fileId" value={f.id} />
         <button type="submit" class="thumb link" aria-label={isCover ? `${title} (the cover)` : `Make ${title} the cover`} aria-pressed={isCover ? "true" : "false"} disabled={isCover}>
-          <img src={f.thumbnailUrl} alt="" loading="lazy" width={180} height={180} />
+          <GridImage env={c.env} file={f} alt="" />
         </button>
       </form>
       <div class="meta">
@@ -117,7 +118,7 @@ export function AlbumManage(props: { c: Context<AppEnv>; a: AlbumDetail; mine: F
               {mine.map((f) => (
                 <li>
                   <label>
-                    <img src={f.thumbnailUrl} alt="" loading="lazy" width={120} height={120} />
+                    <GridImage env={c.env} file={f} alt="" size={120} />
                     <span class="check">
                       <input type="checkbox" name="fileIds" value={f.id} /> {f.title || "Untitled image"}
                     </span>

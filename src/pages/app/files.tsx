@@ -6,13 +6,14 @@ import { AppLayout, Notice, Pager, formatBytes, plural, When } from "./ui";
 import { api, apiMessage, type Album, type FileItem } from "./api";
 import { requireSession } from "./context";
 import { bulkPages } from "./files-bulk";
+import { GridImage } from "../picture";
 import { fileEditPages } from "./files-edit";
 
 const PAGE_SIZE = 24;
 const SORTS = ["created", "views", "size"] as const;
 const VISIBILITIES = ["public", "unlisted", "private"] as const;
 
-function FileCard(props: { f: FileItem; blur: boolean; page: string }) {
+function FileCard(props: { env: Env; f: FileItem; blur: boolean; page: string }) {
   const { f, blur } = props;
   const title = f.title || "Untitled image";
   return (
@@ -21,7 +22,7 @@ function FileCard(props: { f: FileItem; blur: boolean; page: string }) {
         <input type="checkbox" name="ids" value={f.id} form="bulk" aria-label={`Select ${title}`} />
       </label>
       <a href={`/f/${f.id}`} class="thumb" aria-label={`${title}: open its page`}>
-        <img src={f.thumbnailUrl} alt="" loading="lazy" width={180} height={180} />
+        <GridImage env={props.env} file={f} alt="" />
       </a>
       <div class="meta">
         <span class="title" title={title}>{title}</span>
@@ -150,7 +151,7 @@ filePages.get("/app/files", async (c) => {
       {files.length === 0 ? <p>{filtered ? "Nothing matches: try other words." : <>No files yet. <a href="/app/upload">Upload some.</a></>}</p> : null}
       <ul class="grid">
         {files.map((f) => (
-          <FileCard f={f} blur={f.ageRestricted && safeMode} page={`${c.env.SITE_URL}/f/${f.id}`} />
+          <FileCard env={c.env} f={f} blur={f.ageRestricted && safeMode} page={`${c.env.SITE_URL}/f/${f.id}`} />
         ))}
       </ul>
       {files.length > 0 ? <BulkBar c={c} albums={albums.ok ? albums.body.albums : []} back={link(page)} /> : null}

@@ -3,6 +3,7 @@
 // direct flow below 5 MB, multipart (parallel parts, each retried) above.
 (function () {
   "use strict";
+  var script = document.currentScript;
   var DIRECT_MAX = 5 * 1024 * 1024;
   var PART_SIZE = 5 * 1024 * 1024;
   var PARALLEL = 3;
@@ -42,6 +43,31 @@
     };
     document.addEventListener("change", function (e) { if (e.target.name === "ids" || e.target === action) sync(); });
     sync();
+  }
+
+  // Placeholders while images load: the dominant colour at once, then the ThumbHash decoded by the thumbhash
+  // library (a hashed asset named by this script's data-thumbhash, fetched only when a page has one). Both go
+  // when the image arrives. Set through the CSSOM: the CSP allows no inline style attributes.
+  var loading = Array.prototype.slice.call(document.querySelectorAll("img[data-color], img[data-placeholder]")).filter(function (im) {
+    return !(im.complete && im.naturalWidth > 0);
+  });
+  loading.forEach(function (im) {
+    if (im.getAttribute("data-color")) im.style.backgroundColor = im.getAttribute("data-color");
+    im.addEventListener("load", function () { im.style.backgroundImage = ""; im.style.backgroundColor = ""; im.classList.remove("painted"); }, { once: true });
+  });
+  var hashed = loading.filter(function (im) { return im.getAttribute("data-placeholder"); });
+  var thumbhashUrl = script && script.getAttribute("data-thumbhash");
+  if (hashed.length && thumbhashUrl) {
+    import(thumbhashUrl).then(function (thumbhash) {
+      hashed.forEach(function (im) {
+        if (im.complete && im.naturalWidth > 0) return;
+        var bin = atob(im.getAttribute("data-placeholder"));
+        var bytes = new Uint8Array(bin.length);
+        for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        im.style.backgroundImage = "url(" + thumbhash.thumbHashToDataURL(bytes) + ")";
+        im.classList.add("painted");
+      });
+    }).catch(function () { /* the colour stays: a placeholder is never worth an error */ });
   }
 
   // Public album: a keyboard lightbox (arrows, Escape) over the gallery's links.
