@@ -6,7 +6,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";
 import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
-import { albumUrl, filePageUrl, thumbnailUrl, fileUrl } from "../platform/urls";
+import { albumUrl, filePageUrl } from "../platform/urls";
 import { clientIp } from "../auth/principal";
 import { ANONYMOUS_VIEWER } from "../files/access";
 import { ANONYMOUS_SEES, albumFilesPage, visibleCover } from "../albums/queries";

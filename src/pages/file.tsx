@@ -1,17 +1,14 @@
-// {site_url}/f/<file_id>: one image with copyable links (direct, markdown, HTML, BBCode), OpenGraph and
-// Twitter card tags so links unfurl in chat apps, and oEmbed discovery; {site_url}/oembed answers oEmbed.
-// Server-rendered with hono/jsx; the only script is a tiny click-to-copy helper served from our origin.
+// {site_url}/f/<file_id>: one image (sized by srcset, see picture.tsx) with copyable links (direct, markdown,
+// HTML, BBCode), OpenGraph and Twitter card tags so links unfurl in chat apps, and oEmbed discovery (the
+// answers come from oembed.ts). Server-rendered with hono/jsx; the client script is app.js, served from our origin.
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { AppEnv } from "../env";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { ANONYMOUS_VIEWER, assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../files/access";
-import { fileUrl, filePageUrl, thumbnailUrl, albumUrl, apiUrl } from "../platform/urls";
-import { internalPath } from "../platform/dispatch";
+import { fileUrl, filePageUrl, apiUrl } from "../platform/urls";
 import { servedType } from "../serving/serve";
-import { visibleAlbum } from "../albums/service";
-import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";
 import { OG_IMAGE_WIDTH, originalSrcset, placeholderData, sizedOriginal } from "./picture";
