@@ -1,8 +1,12 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+// @ts-expect-error: a plain .mjs build script without types
+import { buildAssets } from "./scripts/build-assets.mjs";
 
 export default defineConfig(async () => {
+  // wrangler.toml [assets] serves dist/site: build it (and src/pages/assets.gen.ts) before the pool starts.
+  buildAssets();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
   return {
     plugins: [
@@ -30,6 +34,9 @@ export default defineConfig(async () => {
             // Byte links decide from D1 on every view, so tests may change rows directly and see the result;
             // test/serving/access-records.test.ts turns the edge-cached access records on and tests them.
             ACCESS_RECORD_SECONDS: "0",
+            // One counter call per hit, sent at once: counting tests read the count right after their requests.
+            // test/serving/view-coalesce.test.ts turns the gathering on and tests it.
+            VIEW_COALESCE_MS: "0",
           },
         },
       }),

@@ -5,6 +5,7 @@
 //   PUT  /__bench/r2/<key>    BUCKET.put(key, request.body) (send Content-Length: R2 needs a known length;
 //                             ?sha256=<hex> adds R2's checksum check)
 //   GET  /__bench/r2/<key>    BUCKET.get(key), streamed back
+//   GET  /__bench/cache/<key> caches.default.match of the object at r2/<key> (filled from R2 on a miss)
 //   GET  /__bench/d1          SELECT 1 on D1
 //   /__bench/analysis/...     phash-index seeding and duplicate lookups (bench/analysis-routes.ts)
 //   POST /__bench/forget/<id> drops a file's edge-cached access record and bytes (a cache miss on demand)
@@ -28,12 +29,25 @@ async function baseline(request: Request, env: Env, path: string): Promise<Respo
   }
   if (path.startsWith("forget/") && request.method === "POST") {
     const id = path.slice("forget/".length);
-    const row = await env.DB.prepare("SELECT id, store_key AS storeKey, thumb_key AS thumbKey FROM files WHERE id = ?1")
+    const row = await env.DB.prepare("SELECT id, store_key AS storeKey, thumb_key AS thumbKey, mime FROM files WHERE id = ?1")
       .bind(id)
-      .first<{ id: string; storeKey: string; thumbKey: string | null }>();
+      .first<{ id: string; storeKey: string; thumbKey: string | null; mime: string }>();
     if (row) await purgeFileFromEdgeCache(env, row);
     else await forgetFileAccess(env, [id]);
     return Response.json({ ok: true });
+  }
+  if (path.startsWith("cache/") && request.method === "GET") {
+    // A bare edge-cache hit: caches.default.match of the R2 object stored at `__bench/<key>` (filled from R2 on a miss).
+    const cache = (caches as unknown as { default: Cache }).default;
+    const cacheKey = `https://bench.invalid/${path}`;
+    const hit = await cache.match(cacheKey);
+    if (hit) return hit;
+    const object = await env.BUCKET.get(R2_PREFIX + path.slice("cache/".length));
+    if (!object) return Response.json({ error: "not found" }, { status: 404 });
+    const bytes = await object.arrayBuffer();
+    const headers = { "content-type": object.httpMetadata?.contentType ?? "application/octet-stream", etag: object.httpEtag, "cache-control": "public, max-age=3600" };
+    await cache.put(cacheKey, new Response(bytes, { headers }));
+    return new Response(bytes, { headers });
   }
   if (path === "d1" && request.method === "GET") {
     const row = await env.DB.prepare("SELECT 1 AS one").first<{ one: number }>();

@@ -11,9 +11,10 @@ import { rateLimit, rateLimitFailedAuth } from "./limits/middleware";
 import { limitRoutes } from "./limits/routes";
 import { billingRoutes } from "./billing/routes";
 import { adminRoutes } from "./admin/routes";
-import { onError } from "./middleware/error-handler";
-import { ApiError, notFound } from "./platform/errors";
-import { validationHook } from "./platform/validation";
+import { errorResponse, onError } from "./middleware/error-handler";
+import { ApiError } from "./platform/errors";
+import { apiRouter } from "./platform/router";
+import { withErrorCodes } from "./platform/openapi-errors";
 import { REQUEST_LIMITS } from "./config";
 import { authRoutes } from "./auth/routes";
 import { accountRoutes } from "./account/routes";
@@ -30,7 +31,7 @@ import { imageRoutes, cdnRoutes } from "./serving/routes";
 const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+|form)$/;
 
 export function createApi() {
-  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const api = apiRouter();
   api.use(rateLimitFailedAuth());
   api.use(authenticate());
   api.use(rateLimit());
@@ -71,7 +72,7 @@ export function createApp() {
       return bodyLimit({
         maxSize: REQUEST_LIMITS.jsonBodyBytes,
         onError: () => {
-          throw new ApiError(413, `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`, { code: "body_too_large" });
+          throw new ApiError("body_too_large", `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`);
         },
       })(c, next);
     },
@@ -82,8 +83,9 @@ export function createApp() {
   app.route("/api/v1", api);
   // Pages call the API in-process through the whole app (request id, db handle, auth, limits), lent here.
   app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env), api: (req, env, ctx) => app.fetch(req, env, ctx) }));
+  // Answered, not thrown: the middleware around it (rate-limit headers, security headers) sees a response.
   app.notFound((c) => {
-    if (c.req.path.startsWith("/api/")) throw notFound(`No route for ${c.req.method} ${c.req.path}`);
+    if (c.req.path.startsWith("/api/")) return errorResponse(c, new ApiError("not_found", `No route for ${c.req.method} ${c.req.path}`));
     return notFoundPage(c);
   });
   app.onError(onError);
@@ -92,7 +94,7 @@ export function createApp() {
 
 function openApiDocument(api: OpenAPIHono<AppEnv>, env: Env) {
   if (openApiDocumentCache?.base === env.BASE_URL) return openApiDocumentCache.doc;
-  const doc = api.getOpenAPI31Document({
+  const doc = withErrorCodes(api.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Image hosting API",
@@ -100,7 +102,7 @@ function openApiDocument(api: OpenAPIHono<AppEnv>, env: Env) {
       description: "JSON-over-HTTP API of the image host. Errors are `{ error, message, details }`; 429 is `{ error, retryAfter, remaining }`.",
     },
     servers: [{ url: env.BASE_URL }],
-  });
+  }));
   openApiDocumentCache = { base: env.BASE_URL, doc };
   return doc;
 }

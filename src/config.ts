@@ -122,6 +122,15 @@ export const SERVING = {
   thumbnailPendingMaxAgeSeconds: 60,
 };
 
+/** Variants by URL ({image_url}/<id>?w=640, serving/variants.ts; docs/files-and-serving.md § Variants). */
+export const VARIANTS = {
+  /** Widths (and heights) snap up to the next step; above the last one, or above the source, is the source's size. */
+  ladder: [160, 320, 640, 1024, 1600, 2048] as const,
+  /** `q` snaps to the nearest of these; without `q` the default. */
+  qualities: [50, 70, 85, 95] as const,
+  defaultQuality: 85,
+};
+
 export const VIEW_COUNTER = {
   /** Counter Durable Objects; a key always maps to the same shard. Changing this needs the old shards drained. */
   shards: 32,
@@ -182,6 +191,18 @@ export const ANALYSIS = {
   defaultPhashDistance: 8,
   /** Hamming distance within which a new file matches a blocklisted phash (quarantine + high-priority report). */
   blocklistDistance: 8,
+  /**
+   * `similar` by the embedding signal: cosine distance of the stored features, in thousandths, at most this.
+   * Chosen from bench/near-duplicates.bench.mjs (docs/analysis.md § Near duplicates): the crops and rotations
+   * of the corpus's photos are within 24, the nearest unrelated pair is 37 apart; 30 sits between.
+   */
+  embeddingDistance: 30,
+  /**
+   * At most this many embedding candidates (most shared code bands first) are checked per lookup: their stored
+   * features are read (~0.5 KB each) in one batch. ~2 % of unrelated pairs share enough bands to be candidates,
+   * so owners of more than ~10,000 files may have a near copy crowded out by more similar-coded strangers.
+   */
+  embeddingCandidates: 240,
   /** At most this many `duplicates` are listed per file (exact ones first, then by distance). */
   maxDuplicates: 20,
 };

@@ -20,7 +20,7 @@ export function renderBenchConfig(dir = path.dirname(BENCH_CONFIG)) {
   const body = source
     .split("\n")
     .map((line) => {
-      const m = /^(\s*)(name|main|migrations_dir|directory)(\s*=\s*)"([^"]*)"(.*)$/.exec(line);
+      const m = /^(\s*)(name|main|migrations_dir|directory|cwd|watch_dir)(\s*=\s*)"([^"]*)"(.*)$/.exec(line);
       if (!m) return line;
       const [, indent, key, eq, value, rest] = m;
       if (key === "name" && !seenName && indent === "") {
@@ -28,7 +28,7 @@ export function renderBenchConfig(dir = path.dirname(BENCH_CONFIG)) {
         return `${indent}name = "${value}-bench"${rest}`;
       }
       if (key === "main") return `${indent}main = "${rel(BENCH_ENTRY)}"${rest}`;
-      if (key === "migrations_dir" || key === "directory") return `${indent}${key}${eq}"${rel(value)}"${rest}`;
+      if (key === "migrations_dir" || key === "directory" || key === "cwd" || key === "watch_dir") return `${indent}${key}${eq}"${rel(value)}"${rest}`;
       return line;
     })
     .join("\n");

@@ -247,5 +247,7 @@ export function workerdCpuMs(processGroup, which = "runtime") {
  */
 export async function startBenchApp({ port, vars = {}, ...rest }) {
   const { benchConfigPath } = await import("./bench-config.mjs");
-  return startWorker({ config: benchConfigPath(), port, vars: { ...appVars(port), RATE_LIMIT_MULTIPLIER: "1000", ...vars }, ...rest });
+  // BENCH_VARS='{"NAME":"value"}' overrides vars for an A/B run of one setting.
+  const extra = process.env.BENCH_VARS ? JSON.parse(process.env.BENCH_VARS) : {};
+  return startWorker({ config: benchConfigPath(), port, vars: { ...appVars(port), RATE_LIMIT_MULTIPLIER: "1000", ...vars, ...extra }, ...rest });
 }

@@ -21,7 +21,7 @@ export async function deleteAccount(db: Db, env: Env, userId: string, password: 
   // Re-entering the password is a login attempt as far as guessing goes: the same per-account and per-IP limits.
   await countLoginAttempt(env, user.email, ip);
   const check = await verifyPassword(password, user.passwordHash);
-  if (!check.ok) throw new ApiError(403, "The password is not correct", { code: "invalid_password" });
+  if (!check.ok) throw new ApiError("invalid_password", "The password is not correct");
   await forgiveLoginAttempt(env, user.email, ip);
 
   const results = await db.batch([

@@ -1,18 +1,18 @@
-import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { AppEnv } from "../env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
-import { validationHook } from "../platform/validation";
+import { apiRouter } from "../platform/router";
 import { AccountPatch, AccountSchema, DeleteAccountBody } from "./schemas";
 import { exportStream } from "./export";
 import { deleteAccount } from "./delete";
 import { accountResource, findUserById } from "../auth/queries";
 import { users } from "../db/schema";
-import { conflict, unauthorized } from "../platform/errors";
+import { ApiError, unauthorized } from "../platform/errors";
 import { z } from "@hono/zod-openapi";
 
-export const accountRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const accountRoutes = apiRouter();
 const tags = ["Account"];
 
 accountRoutes.openapi(
@@ -57,7 +57,7 @@ accountRoutes.openapi(
         .get();
     } catch (err) {
       if (String((err as { cause?: unknown })?.cause ?? err).includes("UNIQUE constraint failed")) {
-        throw conflict("This username is taken", "username_taken");
+        throw new ApiError("username_taken", "This username is taken");
       }
       throw err;
     }

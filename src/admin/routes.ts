@@ -1,16 +1,16 @@
 // /admin: accounts and plan-change decisions. Admin role, session only (API keys get the contract's 403).
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/openapi";
-import { validationHook } from "../platform/validation";
+import { apiRouter } from "../platform/router";
 import { decidePlanChange, listPlanChanges, planChangeResource } from "../billing/plan-changes";
 import { PlanChangeSchema } from "../billing/schemas";
 import { adminUserResource, findLiveUser, listUsers, updateUser } from "./users";
 import { forgetOwnerAccess } from "../serving/edge-cache";
 import { AdminUser, DecisionBody, PlanChangeList, PlanChangeListQuery, UserIdParam, UserList, UserListQuery, UserPatchBody } from "./schemas";
 
-export const adminRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const adminRoutes = apiRouter();
 const tags = ["Admin"];
 
 adminRoutes.openapi(

@@ -4,7 +4,7 @@ import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from "drizzle-
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../platform/db";
 import { users, type UserRow } from "../db/schema";
-import { badRequest, notFound } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import type { Plan, Role } from "../config";
 import { applyPlanChange } from "../billing/plan-changes";
@@ -49,7 +49,7 @@ export async function listUsers(db: Db, filter: UserFilter, limit: number, offse
 
 export async function findLiveUser(db: Db, id: string): Promise<UserRow> {
   const row = isId("usr", id) ? await db.select().from(users).where(and(eq(users.id, id), isNull(users.deletedAt))).get() : undefined;
-  if (!row) throw notFound("User not found", "user_not_found");
+  if (!row) throw new ApiError("user_not_found", "User not found");
   return row;
 }
 
@@ -63,7 +63,7 @@ export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
 export async function updateUser(db: Db, actorId: string, id: string, patch: UserPatch): Promise<UserRow> {
   const target = await findLiveUser(db, id);
   if (target.id === actorId && (patch.banned === true || (patch.role !== undefined && patch.role !== "admin"))) {
-    throw badRequest("Admins cannot ban themselves or give up their own admin role", "cannot_modify_self");
+    throw new ApiError("cannot_modify_self", "Admins cannot ban themselves or give up their own admin role");
   }
   const now = new Date();
   const audit = (action: string, details: Record<string, unknown>) =>

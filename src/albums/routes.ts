@@ -1,12 +1,12 @@
 // The albums API: POST/GET /albums, GET/PATCH/DELETE /albums/:id, POST /albums/:id/files,
 // DELETE /albums/:id/files/:fileId.
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination, PageQuery } from "../platform/pagination";
-import { validationHook } from "../platform/validation";
-import { badRequest, notFound } from "../platform/errors";
+import { apiRouter } from "../platform/router";
+import { ApiError } from "../platform/errors";
 import { hashPassword } from "../platform/passwords";
 import { viewerOf } from "../files/access";
 import { fileListItem } from "../files/resource";
@@ -24,7 +24,7 @@ import {
 import { addFilesToAlbum, albumFilesPage, createAlbum, deleteAlbum, listAlbums, removeFileFromAlbum, updateAlbum, visibleCover } from "./queries";
 import { albumNotFound, albumResource, checkAlbumPassword, isAlbumOwner, ownAlbum, visibleAlbum } from "./service";
 
-export const albumRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const albumRoutes = apiRouter();
 const tags = ["Albums"];
 
 albumRoutes.openapi(
@@ -150,7 +150,7 @@ albumRoutes.openapi(
       Date.now(),
     );
     if (!outcome.ok) {
-      if (outcome.reason === "cover_not_in_album") throw badRequest("coverImageId must be a file in this album", "cover_not_in_album");
+      if (outcome.reason === "cover_not_in_album") throw new ApiError("cover_not_in_album", "coverImageId must be a file in this album");
       throw albumNotFound();
     }
     return c.json({ message: "Album updated", album: albumResource(c.env, outcome.album) }, 200);
@@ -217,7 +217,7 @@ albumRoutes.openapi(
     const { id, fileId } = c.req.valid("param");
     const album = await ownAlbum(c.get("db"), id, viewerOf(c.get("principal")));
     if (!(await removeFileFromAlbum(c.get("db"), album.id, fileId, Date.now()))) {
-      throw notFound("That file is not in this album", "file_not_in_album");
+      throw new ApiError("file_not_in_album", "That file is not in this album");
     }
     return c.json({ message: "File removed from the album" }, 200);
   },

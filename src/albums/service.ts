@@ -1,7 +1,7 @@
 // Album access: visibility, owner state and the album password, shared by the API and the album page.
 import type { Db } from "../platform/db";
 import type { AlbumRow } from "../db/schema";
-import { ApiError, RateLimitError, forbidden, notFound } from "../platform/errors";
+import { ApiError, RateLimitError } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
 import { limiterFor } from "../limits/rate-limiter";
 import { albumUrl } from "../platform/urls";
@@ -9,7 +9,7 @@ import { ALBUMS } from "../config";
 import type { Viewer } from "../files/access";
 import { loadAlbum, type LoadedAlbum } from "./queries";
 
-export const albumNotFound = () => notFound("Album not found", "album_not_found");
+export const albumNotFound = () => new ApiError("album_not_found", "Album not found");
 
 export function isAlbumOwner(album: Pick<AlbumRow, "userId">, viewer: Viewer): boolean {
   return viewer.userId !== null && album.userId === viewer.userId;
@@ -49,7 +49,7 @@ export async function visibleAlbum(db: Db, id: string, viewer: Viewer): Promise<
 /** An album the viewer must own to change: invisible -> 404, visible but someone else's -> 403. */
 export async function ownAlbum(db: Db, id: string, viewer: Viewer): Promise<AlbumRow> {
   const { album } = await visibleAlbum(db, id, viewer);
-  if (!isAlbumOwner(album, viewer)) throw forbidden("Only the album's owner can change it", "not_owner");
+  if (!isAlbumOwner(album, viewer)) throw new ApiError("not_owner", "Only the album's owner can change it");
   return album;
 }
 
@@ -65,7 +65,7 @@ const PASSWORD_BUCKET = "album-password-failures";
 export async function checkAlbumPassword(env: Env, album: AlbumRow, viewer: Viewer, ip: string, presented: string | undefined): Promise<void> {
   if (album.passwordHash === null || isAlbumOwner(album, viewer)) return;
   if (presented === undefined || presented === "") {
-    throw new ApiError(401, "This album is password-protected; send the password in X-Album-Password", { code: "album_password_required" });
+    throw new ApiError("album_password_required", "This album is password-protected; send the password in X-Album-Password");
   }
   const limiter = limiterFor(env, `album:${album.id}:${ip}`);
   // A guard against guessing, like the login limits: not scaled by RATE_LIMIT_MULTIPLIER.
@@ -73,7 +73,7 @@ export async function checkAlbumPassword(env: Env, album: AlbumRow, viewer: View
   const attempt = await limiter.hit(PASSWORD_BUCKET, limit, ALBUMS.passwordWindowSeconds);
   if (!attempt.allowed) throw tooManyAttempts(attempt.reset, limit);
   const { ok } = await verifyPassword(presented.slice(0, 1024), album.passwordHash);
-  if (!ok) throw new ApiError(403, "The album password is wrong", { code: "invalid_album_password" });
+  if (!ok) throw new ApiError("invalid_album_password", "The album password is wrong");
   await limiter.refund(PASSWORD_BUCKET, ALBUMS.passwordWindowSeconds);
 }
 

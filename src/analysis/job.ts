@@ -19,11 +19,14 @@ import { createDb } from "../platform/db";
 import { isId } from "../platform/ids";
 import { blocklistReportStatement, matchBlocklist, type BlocklistMatch } from "./blocklist";
 import { indexStatements } from "./duplicates";
+import { embeddingCode, encodeFeatures } from "./embedding";
+import { indexEmbeddingStatements } from "./embedding-index";
 import { inspectImage } from "./header";
 import { decodeImage, DecodeError, type Thumbnail } from "./imaging";
 import { scrubMetadata } from "./metadata";
 import { classifyNsfw, combinedScore, isAgeRestricted, nsfwThreshold } from "./nsfw";
 import { phashFromLuma } from "./phash";
+import { placeholderFromThumbnail, type Placeholder } from "./placeholder";
 import { forgetFileAccess } from "../serving/edge-cache";
 
 export type AnalysisOutcome =
@@ -35,7 +38,10 @@ export type AnalysisOutcome =
       height: number;
       phash: string;
       nsfwScore: number | null;
+      /** The near-duplicate code (embedding.ts); null when the model did not run. */
+      embeddingCode: string | null;
       thumbKey: string | null;
+      placeholder: Placeholder | null;
       scrubbed: string[];
       blocklist: BlocklistMatch | null;
       stepErrors: string[];
@@ -127,12 +133,27 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
     });
   }
 
-  // 5. NSFW score: the model failing is recorded, not fatal; the client's hint stays the floor.
+  // 4b. Placeholder (ThumbHash and dominant colour) from the thumbnail: optional, like the thumbnail.
+  let placeholder: Placeholder | null = null;
+  if (decoded.thumbnail) {
+    try {
+      placeholder = await placeholderFromThumbnail(decoded.thumbnail);
+    } catch (err) {
+      stepErrors.push(`placeholder: ${message(err)}`);
+    }
+  }
+
+  // 5. NSFW score and the near-duplicate features of the same inference: the model failing is recorded, not
+  // fatal (the file then has no embedding and is matched by phash only); the client's hint stays the floor.
   let serverScore: number | null = null;
+  let features: string | null = null;
+  let code: string | null = null;
   if (decoded.nsfwInput) {
     try {
       const result = await classifyNsfw(decoded.nsfwInput);
       serverScore = result.score;
+      features = encodeFeatures(result.features);
+      code = embeddingCode(result.features, result.featureCenter);
       // Scored on the CPU backend (~40x the CPU time): worth seeing in analysisError.
       if (result.wasmError) stepErrors.push(`nsfw: wasm backend unavailable, scored on cpu: ${result.wasmError}`);
     } catch (err) {
@@ -151,15 +172,22 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
     env.DB.prepare(
       `UPDATE files SET width = ?1, height = ?2, phash = ?3, nsfw_score = ?4, age_restricted = ?5, thumb_key = COALESCE(?6, thumb_key),
          analysis = 'done', analysis_error = ?7, analyzed_at = ?8, updated_at = ?8,
-         quarantined_at = CASE WHEN ?9 THEN COALESCE(quarantined_at, ?8) ELSE quarantined_at END
+         quarantined_at = CASE WHEN ?9 THEN COALESCE(quarantined_at, ?8) ELSE quarantined_at END,
+         placeholder = COALESCE(?12, placeholder), dominant_color = COALESCE(?13, dominant_color),
+         embedding = COALESCE(?14, embedding), embedding_code = COALESCE(?15, embedding_code)
        WHERE id = ?10 AND (analysis <> 'done' OR ?11)`,
-    ).bind(width, height, phash, nsfwScore, ageRestricted ? 1 : 0, thumbKey, stepErrors.length ? stepErrors.join("; ").slice(0, 1000) : null, at, blocklist ? 1 : 0, fileId, options.force ? 1 : 0),
+    ).bind(
+      width, height, phash, nsfwScore, ageRestricted ? 1 : 0, thumbKey, stepErrors.length ? stepErrors.join("; ").slice(0, 1000) : null, at, blocklist ? 1 : 0,
+      fileId, options.force ? 1 : 0, placeholder?.thumbhash ?? null, placeholder?.dominantColor ?? null, features, code,
+    ),
   );
   if (file.userId) statements.push(...indexStatements(env.DB, file.userId, fileId, phash));
+  // Delete-then-insert of the same 16 rows in this transaction: a redelivered or forced job leaves the same index.
+  if (file.userId && code) statements.push(...indexEmbeddingStatements(env.DB, file.userId, fileId, code));
   await env.DB.batch(statements);
   await forgetFileAccess(env, [fileId]); // byte links see the thumbnail (and a blocklist quarantine) at once
 
-  return { status: "done", width, height, phash, nsfwScore, thumbKey, scrubbed: scrub.findings, blocklist, stepErrors };
+  return { status: "done", width, height, phash, nsfwScore, embeddingCode: code, thumbKey, placeholder, scrubbed: scrub.findings, blocklist, stepErrors };
 }
 
 function fileIdOf(body: AnalyzeMessage): string | null {

@@ -10,6 +10,13 @@ import { foldBatchNorms, type KerasTopology } from "./fold-batch-norm";
 /** nsfwjs class probabilities (Drawing, Hentai, Neutral, Porn, Sexy), each 0..1, summing to 1. */
 export type NsfwPrediction = Record<"Drawing" | "Hentai" | "Neutral" | "Porn" | "Sexy", number>;
 
+/** One run of the network: the class probabilities and the image's features for near-duplicate matching. */
+export type NsfwInference = {
+  prediction: NsfwPrediction;
+  /** See featuresOf: 384 values describing what the image looks like, independent of the NSFW question. */
+  features: Float32Array;
+};
+
 export type NsfwBackend = "wasm" | "cpu";
 
 type Model = {
@@ -19,6 +26,10 @@ type Model = {
   wasmError: string | null;
   /** `on`: another backend for this one call (tests and the bench compare WASM with CPU). */
   classify: (pixels: Uint8Array, size: number, on?: NsfwBackend) => Promise<NsfwPrediction>;
+  /** classify, plus the near-duplicate features of the same run. */
+  infer: (pixels: Uint8Array, size: number, on?: NsfwBackend) => Promise<NsfwInference>;
+  /** The features' expected value (the batch norm's beta, learnt in training): embedding.ts centres them with it. */
+  featureCenter: Float32Array;
   /** Frees the weights (a model of a test's own; the isolate's model lives as long as the isolate). */
   dispose: () => void;
 };
@@ -34,6 +45,21 @@ let model: Promise<Model> | undefined;
 
 /** nsfwjs's class order (nsfw_classes.js): the model's five outputs. */
 const CLASSES = ["Drawing", "Hentai", "Neutral", "Porn", "Sexy"] as const;
+
+/**
+ * Near-duplicate features: block 10's expansion (14x14x384 for a 224 input; batch norm folded in, before its
+ * ReLU6), averaged over the inner 12x12 cells. Chosen by measurement (bench/near-duplicates.bench.mjs,
+ * docs/analysis.md): the pooled 1280 values before the classifier describe what is shown (grass and gravel,
+ * two portraits with flags look alike there), this middle layer describes how it looks, and leaving out the
+ * outer ring of cells keeps crops, corners filled by a rotation and corner watermarks from moving the mean.
+ */
+const FEATURE_LAYER = "block_10_expand";
+
+function featuresOf(tf: typeof import("@tensorflow/tfjs-core"), map: import("@tensorflow/tfjs-core").Tensor4D) {
+  const [, h, w, c] = map.shape;
+  const border = Math.max(1, Math.round(h / 14));
+  return tf.mean(tf.slice(map, [0, border, border, 0], [1, h - 2 * border, w - 2 * border, c]), [1, 2]);
+}
 
 const reason = (err: unknown) => (err instanceof Error ? err.message || err.name : String(err)).slice(0, 300);
 
@@ -68,44 +94,57 @@ export async function createNsfwModel({ only, startWasm }: NsfwModelOptions = {}
   const [{ default: model }, { default: weights }] = await Promise.all([import("./model/nsfw-mobilenet-v2.json"), import("./model/nsfw-mobilenet-v2.bin")]);
   // The same model with its batch norms folded into the convolutions (fold-batch-norm.ts: ~40% less CPU on WASM).
   const decoded = tf.io.decodeWeights(weights, model.weightsManifest.flatMap((group) => group.weights) as never);
+  // Read before folding disposes the batch norms' weights.
+  const featureCenter = Float32Array.from(decoded[`${FEATURE_LAYER}_BN/beta`].dataSync());
   const folded = foldBatchNorms(tf, model.modelTopology as unknown as KerasTopology, decoded);
   const net = await layers.models.modelFromJSON({ modelTopology: folded.topology } as never);
   net.loadWeights(folded.weights);
   tf.dispose(Object.values(folded.weights));
+  // The same layers (and weights) with a second output, the feature map near-duplicates are matched by: one
+  // forward pass gives both.
+  const both = layers.model({ inputs: net.inputs, outputs: [net.outputs[0], net.getLayer(FEATURE_LAYER).output as import("@tensorflow/tfjs-layers").SymbolicTensor] });
   const predict = async (rgb: Float32Array, size: number) => {
-    const output = tf.tidy(() => net.predict(tf.tensor4d(rgb, [1, size, size, 3])) as import("@tensorflow/tfjs-core").Tensor);
+    const [probabilities, features] = tf.tidy(() => {
+      const [p, map] = both.predict(tf.tensor4d(rgb, [1, size, size, 3])) as import("@tensorflow/tfjs-core").Tensor4D[];
+      return [p, featuresOf(tf, map)];
+    });
     try {
-      return await output.data();
+      const [p, f] = await Promise.all([probabilities.data<"float32">(), features.data<"float32">()]);
+      return { prediction: toPrediction(p), features: f };
     } finally {
-      output.dispose();
+      tf.dispose([probabilities, features]);
     }
   };
   const warmUp = ANALYSIS.nsfwInputSize;
   // One prediction now: a kernel the WASM backend lacks fails here rather than in a job, and XNNPACK sets up
   // its operators on the first run.
   if (backend === "wasm") await predict(new Float32Array(warmUp * warmUp * 3), warmUp).catch(fallBack);
+  const infer = async (pixels: Uint8Array, size: number, on: NsfwBackend = backend): Promise<NsfwInference> => {
+    // RGBA -> RGB floats in 0..1, as nsfwjs normalises (it divides by 255).
+    const rgb = new Float32Array(size * size * 3);
+    for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
+      rgb[j] = pixels[i] / 255;
+      rgb[j + 1] = pixels[i + 1] / 255;
+      rgb[j + 2] = pixels[i + 2] / 255;
+    }
+    if (on === backend) return predict(rgb, size);
+    // tfjs moves the weights to the other backend on use, and back on the next call on this one. A job
+    // classifying meanwhile may run on either backend: same result, other cost (only tests and the bench do this).
+    await tf.setBackend(on);
+    try {
+      return await predict(rgb, size);
+    } finally {
+      await tf.setBackend(backend);
+    }
+  };
   return {
     backend,
     wasmError,
-    async classify(pixels, size, on = backend) {
-      // RGBA -> RGB floats in 0..1, as nsfwjs normalises (it divides by 255).
-      const rgb = new Float32Array(size * size * 3);
-      for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
-        rgb[j] = pixels[i] / 255;
-        rgb[j + 1] = pixels[i + 1] / 255;
-        rgb[j + 2] = pixels[i + 2] / 255;
-      }
-      if (on === backend) return toPrediction(await predict(rgb, size));
-      // tfjs moves the weights to the other backend on use, and back on the next call on this one. A job
-      // classifying meanwhile may run on either backend: same result, other cost (only tests and the bench do this).
-      await tf.setBackend(on);
-      try {
-        return toPrediction(await predict(rgb, size));
-      } finally {
-        await tf.setBackend(backend);
-      }
-    },
-    dispose: () => net.dispose(),
+    infer,
+    featureCenter,
+    classify: async (pixels, size, on) => (await infer(pixels, size, on)).prediction,
+    // `both` holds every layer of `net` (its first output is net's), so disposing it frees all the weights.
+    dispose: () => void both.dispose(),
   };
 }
 
@@ -139,13 +178,13 @@ export function nsfwScoreOf(p: NsfwPrediction): number {
   return Math.min(1, Math.max(0, p.Porn + p.Hentai + p.Sexy));
 }
 
-export type NsfwResult = { score: number; prediction: NsfwPrediction; backend: NsfwBackend; wasmError: string | null };
+export type NsfwResult = NsfwInference & { score: number; featureCenter: Float32Array; backend: NsfwBackend; wasmError: string | null };
 
-/** Scores RGBA pixels of ANALYSIS.nsfwInputSize squared, on the model's backend or on `on`. */
+/** Scores RGBA pixels of ANALYSIS.nsfwInputSize squared, on the model's backend or on `on`; with the near-duplicate features. */
 export async function classifyNsfw(pixels: Uint8Array, size = ANALYSIS.nsfwInputSize, on?: NsfwBackend): Promise<NsfwResult> {
   const net = await loadNsfwModel();
-  const prediction = await net.classify(pixels, size, on);
-  return { score: nsfwScoreOf(prediction), prediction, backend: on ?? net.backend, wasmError: net.wasmError };
+  const { prediction, features } = await net.infer(pixels, size, on);
+  return { score: nsfwScoreOf(prediction), prediction, features, featureCenter: net.featureCenter, backend: on ?? net.backend, wasmError: net.wasmError };
 }
 
 /** NSFW_THRESHOLD, default 0.8. */

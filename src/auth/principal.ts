@@ -4,7 +4,7 @@
 import type { Principal } from "../env";
 import { jwtConfig } from "../env";
 import type { Db } from "../platform/db";
-import { ApiError, unauthorized } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { looksLikeJwt, verifyToken } from "../platform/jwt";
 import { authenticateApiKey } from "../keys/keys";
 import { findSessionUser } from "./queries";
@@ -24,18 +24,30 @@ export function sessionState(found: FoundSession | undefined, now = Date.now()):
   return found.user.bannedAt ? "banned" : "live";
 }
 
-const invalidSession = () => unauthorized("Invalid or expired access token", "invalid_token");
+const invalidSession = () => new ApiError("invalid_token", "Invalid or expired access token");
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
 
+// In-process API requests from the pages carry the principal the page already resolved for this page request,
+// so a page with three API calls checks its session once. Only code in this worker can put a Request here
+// (requests from the network are new objects), and the Authorization header still rides along as a fallback.
+const lent = new WeakMap<Request, Principal>();
+
+/** Lends an already-resolved principal to an in-process API request. */
+export function lendPrincipal(req: Request, principal: Principal): void {
+  lent.set(req, principal);
+}
+
 /** The request's principal; throws the contract's 401 for credentials that are present but not good. */
 export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: WaitUntil): Promise<Principal> {
+  const known = lent.get(req);
+  if (known) return known;
   const ip = clientIp(req);
   const header = req.headers.get("authorization");
   if (header === null) return { kind: "anonymous", ip };
 
   const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized("The Authorization header must be 'Bearer <token>'", "invalid_authorization_header");
+  if (!match) throw new ApiError("invalid_authorization_header", "The Authorization header must be 'Bearer <token>'");
   const token = match[1];
 
   // Anything that is not shaped like a JWT is taken as an API key attempt, so near-miss keys get
@@ -55,6 +67,6 @@ export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: Wai
   const found = await findSessionUser(db, claims.sub, claims.sid);
   const state = sessionState(found);
   if (state === "ended") throw invalidSession();
-  if (state === "banned") throw new ApiError(401, "This account has been suspended", { code: "account_banned" });
+  if (state === "banned") throw new ApiError("account_banned", "This account has been suspended");
   return { kind: "session", ip, user: found!.authUser, sessionId: claims.sid };
 }

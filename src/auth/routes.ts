@@ -1,4 +1,4 @@
-import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
@@ -7,11 +7,11 @@ import { AccountSchema } from "../account/schemas";
 import { login, sendVerification, signup, verifyEmail } from "./service";
 import { refreshSession, revokeSession } from "./sessions";
 import { accountResource, findUserById, userResource } from "./queries";
-import { validationHook } from "../platform/validation";
-import { badRequest } from "../platform/errors";
+import { apiRouter } from "../platform/router";
+import { ApiError } from "../platform/errors";
 import { resendAllowed } from "./verification-limit";
 
-export const authRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const authRoutes = apiRouter();
 
 const tags = ["Auth"];
 
@@ -113,7 +113,7 @@ authRoutes.openapi(
   }),
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
-    if (p.user.emailVerified) throw badRequest("This e-mail address is already verified", "already_verified");
+    if (p.user.emailVerified) throw new ApiError("already_verified", "This e-mail address is already verified");
     await resendAllowed(c.env, p.user.id);
     const user = await findUserById(c.get("db"), p.user.id);
     if (user) await sendVerification(c.get("db"), c.env, user);

@@ -4,7 +4,7 @@ import { emailTokens, users, type UserRow } from "../db/schema";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "../platform/passwords";
-import { ApiError, badRequest, conflict } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { SESSION } from "../config";
 import { queueMail } from "../mail/outbox";
 import { findLiveUserByEmail, findUserById } from "./queries";
@@ -53,8 +53,8 @@ export async function signup(db: Db, env: Env, input: SignupInput) {
   } catch (err) {
     if (isUniqueViolation(err)) {
       const taken = await findLiveUserByEmail(db, email);
-      if (taken) throw conflict("An account with this e-mail already exists", "email_taken");
-      throw conflict("This username is taken", "username_taken");
+      if (taken) throw new ApiError("email_taken", "An account with this e-mail already exists");
+      throw new ApiError("username_taken", "This username is taken");
     }
     throw err;
   }
@@ -63,7 +63,7 @@ export async function signup(db: Db, env: Env, input: SignupInput) {
   return { user, session };
 }
 
-const invalidCredentials = () => new ApiError(401, "Invalid e-mail or password", { code: "invalid_credentials" });
+const invalidCredentials = () => new ApiError("invalid_credentials", "Invalid e-mail or password");
 
 export async function login(db: Db, env: Env, emailInput: string, password: string, ip: string) {
   const email = normalizeEmail(emailInput);
@@ -75,7 +75,7 @@ export async function login(db: Db, env: Env, emailInput: string, password: stri
   }
   const result = await verifyPassword(password, user.passwordHash);
   if (!result.ok) throw invalidCredentials();
-  if (user.bannedAt) throw new ApiError(403, "This account has been suspended", { code: "account_banned" });
+  if (user.bannedAt) throw new ApiError("login_account_banned", "This account has been suspended");
   await forgiveLoginAttempt(env, email, ip);
   if (result.needsRehash) {
     // Parameters were raised since this hash was made: upgrade it now that we hold the password.
@@ -118,9 +118,9 @@ export async function verifyEmail(db: Db, env: Env, token: string): Promise<User
     .where(and(eq(emailTokens.tokenHash, tokenHash), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
     .returning({ userId: emailTokens.userId })
     .get();
-  if (!used) throw badRequest("The verification token is invalid, used or expired", "invalid_token");
+  if (!used) throw new ApiError("invalid_verification_token", "The verification token is invalid, used or expired");
   const user = await findUserById(db, used.userId);
-  if (!user || user.deletedAt) throw badRequest("The verification token is invalid, used or expired", "invalid_token");
+  if (!user || user.deletedAt) throw new ApiError("invalid_verification_token", "The verification token is invalid, used or expired");
   const role = adminEmails(env).has(user.email) ? "admin" : user.role;
   const updated = await db
     .update(users)

@@ -9,10 +9,12 @@ import { signToken } from "../platform/jwt";
 import { jwtConfig } from "../env";
 import { SESSION } from "../config";
 import { ApiError } from "../platform/errors";
+import type { ErrorCode } from "../platform/error-codes";
 
 export type SessionBody = { access_token: string; refresh_token: string; expires_in: number; token_type: "Bearer" };
 
-const refreshRefused = (code: string) => new ApiError(401, "Invalid or expired refresh token", { code });
+type RefreshRefusal = Extract<ErrorCode, "invalid_refresh_token" | "session_revoked" | "refresh_token_reused" | "refresh_token_expired">;
+const refreshRefused = (code: RefreshRefusal) => new ApiError(code, "Invalid or expired refresh token");
 
 async function issue(env: Env, userId: string, sessionId: string) {
   const refresh = randomToken();

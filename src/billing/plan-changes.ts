@@ -5,7 +5,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../platform/db";
 import { planChanges, users } from "../db/schema";
 import { newId } from "../platform/ids";
-import { conflict, notFound } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { auditInsertIf } from "../admin/audit";
 import type { Plan } from "../config";
 
@@ -103,8 +103,8 @@ export async function cancelPendingChanges(db: Db, userId: string): Promise<numb
  */
 export async function decidePlanChange(db: Db, id: string, adminId: string, decision: "approve" | "reject", note?: string) {
   const found = await db.select().from(planChanges).where(eq(planChanges.id, id)).get();
-  if (!found) throw notFound("Plan change not found", "plan_change_not_found");
-  if (found.status !== "pending") throw conflict(`This plan change is already ${found.status}`, "plan_change_decided");
+  if (!found) throw new ApiError("plan_change_not_found", "Plan change not found");
+  if (found.status !== "pending") throw new ApiError("plan_change_decided", `This plan change is already ${found.status}`);
   const now = new Date();
   const status = decision === "approve" ? "applied" : "rejected";
   const ours = sql`EXISTS (SELECT 1 FROM plan_changes WHERE id = ${id} AND status = ${status} AND decided_by = ${adminId} AND decided_at = ${now.getTime()})`;
@@ -134,7 +134,7 @@ export async function decidePlanChange(db: Db, id: string, adminId: string, deci
   const results = await db.batch([...statements, audit] as Batch);
   if ((results[0] as D1Result).meta.changes !== 1) {
     // Lost the race: the other statements saw no row stamped by us, so nothing else changed.
-    throw conflict("This plan change was decided by someone else", "plan_change_decided");
+    throw new ApiError("plan_change_decided", "This plan change was decided by someone else");
   }
   return { ...found, status, decidedBy: adminId, decidedAt: now } as PlanChangeRow;
 }

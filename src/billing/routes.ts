@@ -1,12 +1,14 @@
 // /billing: the plan catalogue, the caller's subscription and plan changes (session-only), and the payment
 // processor's webhook (no credentials: an HMAC signature instead).
-import { OpenAPIHono, createRoute } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { AppEnv } from "../env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
-import { validationError, validationHook } from "../platform/validation";
-import { ApiError, badRequest, unauthorized } from "../platform/errors";
+import { validationError } from "../platform/validation";
+import { apiRouter } from "../platform/router";
+import { ApiError, unauthorized } from "../platform/errors";
+import type { CodeWithStatus } from "../platform/error-codes";
 import { users } from "../db/schema";
 import { planCatalogue } from "./plans";
 import { PlansBody, SubscriptionBody, SubscriptionChangeBody, SubscriptionRequest, WebhookAck } from "./schemas";
@@ -15,7 +17,7 @@ import { paymentProvider } from "./provider";
 import { SIGNATURE_HEADER, verifySignature } from "./signature";
 import { applyWebhookEvent, WebhookEventSchema } from "./webhook";
 
-export const billingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const billingRoutes = apiRouter();
 const tags = ["Billing"];
 
 billingRoutes.openapi(
@@ -94,7 +96,7 @@ billingRoutes.openapi(
   },
 );
 
-const signatureErrors: Record<string, [string, string]> = {
+const signatureErrors: Record<string, [string, CodeWithStatus<400>]> = {
   missing: [`The ${SIGNATURE_HEADER} header is missing`, "missing_signature"],
   malformed: [`The ${SIGNATURE_HEADER} header must be 't=<unix seconds>,v1=<hex HMAC-SHA256>'`, "invalid_signature"],
   mismatch: ["The signature does not match the body", "invalid_signature"],
@@ -118,19 +120,19 @@ billingRoutes.openapi(
   }),
   async (c) => {
     const secret = c.env.BILLING_WEBHOOK_SECRET;
-    if (!secret) throw new ApiError(503, "Billing webhooks are not configured", { code: "webhook_not_configured" });
+    if (!secret) throw new ApiError("webhook_not_configured", "Billing webhooks are not configured");
     // The signature covers the exact bytes, so the body is read raw and parsed only after it checks out.
     const raw = await c.req.text();
     const check = await verifySignature(secret, c.req.header(SIGNATURE_HEADER), raw);
     if (!check.ok) {
       const [message, code] = signatureErrors[check.reason];
-      throw badRequest(message, code);
+      throw new ApiError(code, message);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch {
-      throw badRequest("The request body is not valid JSON", "malformed_json");
+      throw new ApiError("malformed_json", "The request body is not valid JSON");
     }
     const event = WebhookEventSchema.safeParse(parsed);
     if (!event.success) throw validationError(event.error.issues);

@@ -153,6 +153,14 @@ export const files = sqliteTable(
     phash: text("phash"),
     /** Client-sent phash hint, used until the server's analysis lands. */
     clientPhash: text("client_phash"),
+    /** Base64 ThumbHash of the picture (analysis/placeholder.ts), painted by pages while the image loads. */
+    placeholder: text("placeholder"),
+    /** `#rrggbb`, the most common colour of the picture. */
+    dominantColor: text("dominant_color"),
+    /** The NSFW model's near-duplicate features, 384 signed bytes as base64 (analysis/embedding.ts); null before analysis. */
+    embedding: text("embedding"),
+    /** Their 256-bit code (64 hex digits), the key of the file's embedding_bands rows. */
+    embeddingCode: text("embedding_code"),
     analysis: text("analysis", { enum: ["none", "pending", "done", "failed"] }).notNull().default("none"),
     analysisError: text("analysis_error"),
     analyzedAt: integer("analyzed_at", { mode: "timestamp_ms" }),
@@ -239,6 +247,21 @@ export const phashBands = sqliteTable(
     phash: text("phash").notNull(),
   },
   (t) => [primaryKey({ columns: [t.owner, t.band, t.value, t.ref] }), index("phash_bands_ref").on(t.ref)],
+);
+
+/**
+ * The same kind of index for the 256-bit embedding codes (analysis/embedding-index.ts): 16 bands of 16 bits,
+ * a row per (owner, band, value). Only files are indexed (owner = user id).
+ */
+export const embeddingBands = sqliteTable(
+  "embedding_bands",
+  {
+    owner: text("owner").notNull(),
+    band: integer("band").notNull(),
+    value: integer("value").notNull(),
+    ref: text("ref").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.band, t.value, t.ref] }), index("embedding_bands_ref").on(t.ref)],
 );
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,19 +1,19 @@
 // Development-only helpers. Mounted for every environment, but answer 404 unless ENVIRONMENT is
 // development or test, so a production deployment never exposes them.
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { isDevEnvironment, type AppEnv } from "../env";
-import { notFound } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { json } from "../platform/openapi";
-import { validationHook } from "../platform/validation";
+import { apiRouter } from "../platform/router";
 import { readOutbox } from "../mail/outbox";
 import { normalizeEmail } from "../auth/service";
 
-export const devRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const devRoutes = apiRouter();
 
 const devOnly = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (!isDevEnvironment(c.env)) throw notFound(`No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+    if (!isDevEnvironment(c.env)) throw new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
     await next();
   });
 

@@ -4,7 +4,8 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { files, users, type FileRow } from "../db/schema";
 import type { Principal } from "../env";
-import { ApiError, gone, notFound } from "../platform/errors";
+import { ApiError } from "../platform/errors";
+import type { CodeWithStatus } from "../platform/error-codes";
 import { isId } from "../platform/ids";
 
 /** A file row plus what its owner's account state says about it (a banned owner's files are gone). */
@@ -59,7 +60,7 @@ export function goneReason(loaded: LoadedFile, now: number): GoneReason | null {
   return null;
 }
 
-const GONE_MESSAGE: Record<GoneReason, [string, string]> = {
+const GONE_MESSAGE: Record<GoneReason, [string, CodeWithStatus<410>]> = {
   deleted: ["This file has been deleted", "file_deleted"],
   expired: ["This file has expired", "file_expired"],
   banned: ["This file has been removed", "file_banned"],
@@ -72,10 +73,10 @@ const GONE_MESSAGE: Record<GoneReason, [string, string]> = {
 
 export function goneError(reason: GoneReason): ApiError {
   const [message, code] = GONE_MESSAGE[reason];
-  return gone(message, code);
+  return new ApiError(code, message);
 }
 
-export const fileNotFound = () => notFound("File not found", "file_not_found");
+export const fileNotFound = () => new ApiError("file_not_found", "File not found");
 
 export type ReadCheck = {
   /** Apply safe mode (the API and pages do; byte links do not, see serving/routes.ts). */
@@ -94,9 +95,7 @@ export function assertReadable(loaded: LoadedFile | undefined, viewer: Viewer, n
   const reason = goneReason(loaded, now);
   if (reason) throw goneError(reason);
   if (check.safeMode && isAgeRestricted(loaded.file) && !owner && !viewer.adult) {
-    throw new ApiError(403, "This file is age-restricted; sign in with an age-confirmed account and turn safe mode off to see it", {
-      code: "content_restricted",
-    });
+    throw new ApiError("content_restricted", "This file is age-restricted; sign in with an age-confirmed account and turn safe mode off to see it");
   }
 }
 

@@ -29,7 +29,8 @@ function asciiFallback(value: string): string {
     .replace(/[^\x20-\x7e]/g, "_")
     .replace(/["\\/%;]/g, "_")
     .trim();
-  return replaced.replace(/^\.+/, "_");
+  // No dotfile names; a name whose stem vanished (" .jpg" from "˘.jpg") keeps its extension: "_.jpg".
+  return replaced.startsWith(".") ? `_${replaced}` : replaced;
 }
 
 /** Removes control characters and path parts; keeps the rest of the name, capped in length. */

@@ -32,6 +32,10 @@ export type ListQuery = {
   order: "asc" | "desc";
   visibility?: Visibility;
   excludeNsfw: boolean;
+  /** Words the title must contain (case-insensitive). */
+  search?: string;
+  /** A tag the file must carry (exact). */
+  tag?: string;
 };
 
 // Each sort walks its own (user_id, column) index: files_user_created, files_user_views, files_user_bytes.
@@ -44,9 +48,15 @@ export const LIST_COLUMNS = {
   bytes: files.bytes,
   width: files.width,
   height: files.height,
+  placeholder: files.placeholder,
+  dominantColor: files.dominantColor,
   viewCount: files.viewCount,
   createdAt: files.createdAt,
+  ageRestricted: sql<number>`COALESCE(${files.ageRestrictedOverride}, ${files.ageRestricted})`.mapWith(Boolean),
 };
+
+/** `LIKE` pattern for text that must appear as typed (%, _ and \ in it are literal). */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 function listWhere(userId: string, q: ListQuery, now: number) {
   return and(
@@ -54,6 +64,9 @@ function listWhere(userId: string, q: ListQuery, now: number) {
     liveFileCondition(now),
     q.visibility ? eq(files.visibility, q.visibility) : undefined,
     q.excludeNsfw ? notAgeRestricted : undefined,
+    // Within one user's files (the user index finds them), so a scan of the title and tags is cheap.
+    ...(q.search?.trim() ? q.search.trim().split(/\s+/).map((w) => sql`${files.title} LIKE ${likePattern(w)} ESCAPE '\\'`) : []),
+    q.tag ? sql`EXISTS (SELECT 1 FROM json_each(${files.tags}) WHERE value = ${q.tag})` : undefined,
   );
 }
 

@@ -4,6 +4,7 @@ import type { FileRow } from "../db/schema";
 import { cdnUrl, fileUrl, thumbnailUrl } from "../platform/urls";
 import { isAgeRestricted } from "./access";
 import type { Duplicate } from "./duplicates";
+import { ladderUrls } from "../serving/variants";
 
 /** The analysis column has a `none` state for files whose analysis was never queued; clients see `pending`. */
 function analysisState(f: FileRow): "pending" | "done" | "failed" {
@@ -40,6 +41,9 @@ export function fileResource(env: Env, f: FileRow, extra: { duplicates: Duplicat
     phash: f.phash ?? f.clientPhash ?? null,
     duplicates: extra.duplicates,
     analysis: analysisState(f),
+    placeholder: f.placeholder,
+    dominantColor: f.dominantColor,
+    variants: ladderUrls(env, f),
     createdAt: f.createdAt.toISOString(),
     expiresAt: f.expiresAt ? f.expiresAt.toISOString() : null,
   };
@@ -47,7 +51,7 @@ export function fileResource(env: Env, f: FileRow, extra: { duplicates: Duplicat
 
 export type FileResource = ReturnType<typeof fileResource>;
 
-export type FileListRow = Pick<FileRow, "id" | "title" | "mime" | "bytes" | "width" | "height" | "viewCount" | "createdAt">;
+export type FileListRow = Pick<FileRow, "id" | "title" | "mime" | "bytes" | "width" | "height" | "viewCount" | "placeholder" | "dominantColor" | "createdAt" | "ageRestricted">;
 
 export function fileListItem(env: Env, f: FileListRow) {
   return {
@@ -60,6 +64,9 @@ export function fileListItem(env: Env, f: FileListRow) {
     width: f.width,
     height: f.height,
     viewCount: f.viewCount,
+    placeholder: f.placeholder,
+    dominantColor: f.dominantColor,
+    ageRestricted: f.ageRestricted,
     createdAt: f.createdAt.toISOString(),
   };
 }

@@ -1,13 +1,13 @@
 // The files API: GET /files, GET|PATCH|DELETE /files/:id, GET /files/:id/download.
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination } from "../platform/pagination";
-import { validationHook } from "../platform/validation";
-import { ApiError, forbidden, unauthorized } from "../platform/errors";
+import { apiRouter } from "../platform/router";
+import { ApiError, unauthorized } from "../platform/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
 import { FileIdParam, FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "./schemas";
 import { assertReadable, goneError, goneReason, isOwner, loadFile, readableFile, viewerOf, fileNotFound } from "./access";
@@ -17,11 +17,12 @@ import { fileDuplicates } from "./duplicates";
 import { contentDisposition } from "./content-disposition";
 import { countHit } from "../serving/view-counter";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { accessForAnonymous } from "../serving/access-records";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
 
-export const fileRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const fileRoutes = apiRouter();
 const tags = ["Files"];
 
 async function fullResource(env: Env, db: AppEnv["Variables"]["db"], file: FileRow, owner: boolean, now: number) {
@@ -50,7 +51,7 @@ fileRoutes.openapi(
     const { rows, total } = await listOwnFiles(
       c.get("db"),
       user.id,
-      { limit: q.limit, offset: q.offset, sort: q.sort, order: q.order, visibility: q.visibility, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1" },
+      { limit: q.limit, offset: q.offset, sort: q.sort, order: q.order, visibility: q.visibility, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1", search: q.q, tag: q.tag },
       Date.now(),
     );
     return c.json(
@@ -80,7 +81,14 @@ fileRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
-    const { file } = await readableFile(c.get("db"), c.req.valid("param").id, viewer, now, { safeMode: true });
+    const id = c.req.valid("param").id;
+    // Anonymous readers are decided from the same edge-cached access record as the byte links (no D1 on a
+    // hit; their viewCount may lag by up to ACCESS_RECORD_SECONDS). A signed-in caller reads D1: it may be
+    // the owner who just changed the file, and the owner's view has duplicates.
+    const fromDb = () => loadFile(c.get("db"), id);
+    const loaded = viewer.userId === null ? await accessForAnonymous(c.env, c.executionCtx, id, fromDb) : await fromDb();
+    assertReadable(loaded, viewer, now, { safeMode: true });
+    const { file } = loaded;
     countHit(c.env, c.executionCtx, "file_view", file.id);
     return c.json(await fullResource(c.env, c.get("db"), file, isOwner(file, viewer), now), 200);
   },
@@ -91,7 +99,7 @@ async function ownFile(c: Context<AppEnv>, id: string, now: number) {
   const viewer = viewerOf(c.get("principal"));
   const loaded = await loadFile(c.get("db"), id);
   assertReadable(loaded, viewer, now, { safeMode: false });
-  if (!isOwner(loaded.file, viewer)) throw forbidden("Only the file's owner can change it", "not_owner");
+  if (!isOwner(loaded.file, viewer)) throw new ApiError("not_owner", "Only the file's owner can change it");
   return loaded.file;
 }
 
@@ -173,7 +181,7 @@ fileRoutes.openapi(
       if (!loaded.file.deleteTokenHash || !timingSafeEqualString(presented, loaded.file.deleteTokenHash)) {
         // Whoever lacks the token is a stranger: a private file answers exactly as an unknown id.
         if (loaded.file.visibility === "private") throw fileNotFound();
-        throw new ApiError(403, "The delete token does not match this file", { code: "invalid_delete_token" });
+        throw new ApiError("invalid_delete_token", "The delete token does not match this file");
       }
       const reason = goneReason(loaded, now);
       if (reason) throw goneError(reason);
@@ -209,7 +217,7 @@ fileRoutes.openapi(
     const viewer = viewerOf(c.get("principal"));
     const { file } = await readableFile(c.get("db"), c.req.valid("param").id, viewer, now, { safeMode: true });
     const obj = await c.env.BUCKET.get(file.storeKey);
-    if (!obj) throw new ApiError(404, "File content not found", { code: "content_missing" });
+    if (!obj) throw new ApiError("content_missing", "File content not found");
     countHit(c.env, c.executionCtx, "file_download", file.id);
     return new Response(obj.body, {
       status: 200,

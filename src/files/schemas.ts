@@ -48,6 +48,8 @@ export const ListFilesQuery = PageQuery.extend({
   order: z.enum(["asc", "desc"]).default("desc"),
   visibility: Visibility.optional(),
   excludeNsfw: BoolString.default("true").openapi({ description: "Leave out age-restricted files (default true)" }),
+  q: z.string().max(200).optional().openapi({ description: "Only files whose title contains every word (case-insensitive)" }),
+  tag: z.string().max(50).optional().openapi({ description: "Only files with this tag" }),
 });
 
 export const PatchFileRequest = z
@@ -67,9 +69,42 @@ export const PatchFileRequest = z
   .strict()
   .openapi("PatchFileRequest");
 
+/** An item of `duplicates` (analysis/duplicates.ts); finalize answers the same items. */
 export const Duplicate = z
-  .object({ fileId: z.string(), url: z.string(), distance: z.number().int(), match: z.enum(["exact", "similar"]) })
+  .object({
+    fileId: z.string(),
+    url: z.string(),
+    distance: z.number().int().openapi({ description: "0 for `exact`; for `similar`, the distance of the signal that matched (see `signal`)" }),
+    match: z.enum(["exact", "similar"]).openapi({ description: "`exact`: the same bytes (SHA-256); `similar`: a near copy" }),
+    signal: z.enum(["phash", "embedding"]).optional().openapi({
+      description:
+        "`similar` only: which signal found it. `phash`: the perceptual hashes are within PHASH_DISTANCE (resized, recompressed, brightened, watermarked copies); `embedding`: phash is not, but the image model's features are (crops, small rotations)",
+    }),
+    distances: z
+      .object({
+        phash: z.number().int().nullable().openapi({ description: "Hamming distance of the two 64-bit phashes" }),
+        embedding: z.number().int().nullable().openapi({ description: "Cosine distance of the two images' model features, in thousandths (0-2000); null when a file was analysed before features were stored" }),
+      })
+      .optional()
+      .openapi({ description: "`similar` only: each signal's distance" }),
+  })
   .openapi("Duplicate");
+
+/** Painted while the image loads (analysis/placeholder.ts); null until the analysis made them. */
+export const PlaceholderFields = {
+  placeholder: z.string().nullable().openapi({
+    description: "Base64 ThumbHash (https://evanw.github.io/thumbhash/) of the picture; decode with the `thumbhash` package's thumbHashToDataURL. Null until analysis is done",
+    example: "1QcSHQRnh493V4dIh4eXh1h4kJUI",
+  }),
+  dominantColor: z.string().nullable().openapi({ description: "The picture's most common colour, `#rrggbb`; null until analysis is done", example: "#6b8e4e" }),
+};
+
+export const VariantLink = z
+  .object({
+    width: z.number().int().nullable().openapi({ description: "The ladder step; the last entry is the original (its width, null if unknown)" }),
+    url: z.string().openapi({ description: "{image_url}/<id>?w=<step>: AVIF or WebP by Accept (or ?format=), never wider than the original" }),
+  })
+  .openapi("VariantLink");
 
 export const FileSchema = z
   .object({
@@ -94,6 +129,8 @@ export const FileSchema = z
     phash: z.string().nullable(),
     duplicates: z.array(Duplicate),
     analysis: z.enum(["pending", "done", "failed"]),
+    ...PlaceholderFields,
+    variants: z.array(VariantLink).openapi({ description: "The width ladder's URLs (srcset), smallest first; widths at or above the original's are left out" }),
     createdAt: z.string(),
     expiresAt: z.string().nullable(),
   })
@@ -110,6 +147,8 @@ export const FileListItemSchema = z
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
     viewCount: z.number().int(),
+    ...PlaceholderFields,
+    ageRestricted: z.boolean().openapi({ description: "Shown blurred in safe mode" }),
     createdAt: z.string(),
   })
   .openapi("FileListItem");

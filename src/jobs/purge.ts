@@ -14,6 +14,7 @@ import { PURGE } from "../config";
 import { detachFileFromAlbumsStatements } from "../albums/membership";
 import { purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { unindexStatement } from "../analysis/duplicates";
+import { unindexEmbeddingStatement } from "../analysis/embedding-index";
 
 export type PurgeResult = { detached: number; purged: number; freedBytes: number };
 
@@ -112,7 +113,7 @@ export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promis
       }
     }
   }
-  // Purged files leave the near-duplicate index (idempotent; a repeat deletes nothing).
-  await env.DB.batch(candidates.map((f) => unindexStatement(env.DB, f.id)));
+  // Purged files leave the near-duplicate indexes (idempotent; a repeat deletes nothing).
+  await env.DB.batch(candidates.flatMap((f) => [unindexStatement(env.DB, f.id), unindexEmbeddingStatement(env.DB, f.id)]));
   return { detached, purged, freedBytes };
 }

@@ -3,7 +3,7 @@ import { and, count, desc, eq, gt, isNull, or } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { apiKeys, users } from "../db/schema";
 import { API_KEYS } from "../config";
-import { ApiError, badRequest, notFound } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { isBase58, randomBase58 } from "../platform/base58";
 import { sha256Hex } from "../platform/crypto";
 import { newId } from "../platform/ids";
@@ -19,7 +19,6 @@ export function isWellFormedApiKey(token: string): boolean {
   return token.startsWith(API_KEYS.prefix) && body.length === API_KEYS.bodyLength && isBase58(body);
 }
 
-const keyError = (error: string, message: string, code: string) => new ApiError(401, message, { code }, error);
 
 /** Checks a presented key; answers with the contract's exact 401 texts. */
 export async function authenticateApiKey(
@@ -27,19 +26,19 @@ export async function authenticateApiKey(
   token: string,
   ctx: { waitUntil(promise: Promise<unknown>): void },
 ): Promise<{ keyId: string; user: AuthUser; permissions: Permission[] }> {
-  if (!isWellFormedApiKey(token)) throw keyError("Invalid API key", "The API key is malformed or unknown", "invalid_api_key");
+  if (!isWellFormedApiKey(token)) throw new ApiError("invalid_api_key", "The API key is malformed or unknown");
   const row = await db
     .select({ key: apiKeys, user: users })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(eq(apiKeys.keyHash, await sha256Hex(token)))
     .get();
-  if (!row) throw keyError("Invalid API key", "The API key is malformed or unknown", "invalid_api_key");
+  if (!row) throw new ApiError("invalid_api_key", "The API key is malformed or unknown");
   const now = Date.now();
-  if (row.key.revokedAt || row.user.deletedAt) throw keyError("API key has been revoked", "This API key has been revoked", "api_key_revoked");
-  if (row.user.bannedAt) throw keyError("API key has been revoked", "The account that owns this key is suspended", "account_banned");
+  if (row.key.revokedAt || row.user.deletedAt) throw new ApiError("api_key_revoked", "This API key has been revoked");
+  if (row.user.bannedAt) throw new ApiError("key_owner_banned", "The account that owns this key is suspended");
   if (row.key.expiresAt && row.key.expiresAt.getTime() <= now) {
-    throw keyError("API key has expired", "This API key has expired", "api_key_expired");
+    throw new ApiError("api_key_expired", "This API key has expired");
   }
   const last = row.key.lastUsedAt?.getTime() ?? 0;
   if (now - last > API_KEYS.lastUsedWriteIntervalSeconds * 1000) {
@@ -70,7 +69,7 @@ export async function createApiKey(
   input: { name: string; permissions: Permission[]; expiresAt?: Date },
 ) {
   if (!user.emailVerified) {
-    throw new ApiError(403, "Verify your e-mail address before creating API keys", { code: "email_not_verified" });
+    throw new ApiError("email_not_verified", "Verify your e-mail address before creating API keys");
   }
   const now = new Date();
   const active = await db
@@ -79,7 +78,7 @@ export async function createApiKey(
     .where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))))
     .get();
   if ((active?.n ?? 0) >= API_KEYS.maxPerUser) {
-    throw badRequest(`At most ${API_KEYS.maxPerUser} active API keys per account; revoke one first`, "too_many_keys");
+    throw new ApiError("too_many_keys", `At most ${API_KEYS.maxPerUser} active API keys per account; revoke one first`);
   }
   const key = generateApiKey();
   const row = {
@@ -109,6 +108,6 @@ export async function listApiKeys(db: Db, userId: string, limit: number, offset:
 
 export async function revokeApiKey(db: Db, userId: string, keyId: string) {
   const row = await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))).get();
-  if (!row) throw notFound("API key not found");
+  if (!row) throw new ApiError("not_found", "API key not found");
   if (!row.revokedAt) await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
 }

@@ -1,12 +1,12 @@
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { PERMISSIONS, type AppEnv } from "../env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { validationHook } from "../platform/validation";
+import { apiRouter } from "../platform/router";
 import { createApiKey, listApiKeys, revokeApiKey } from "./keys";
 import { Pagination, PageQuery } from "../platform/pagination";
 
-export const keyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const keyRoutes = apiRouter();
 const tags = ["API keys"];
 
 const Permission = z.enum(PERMISSIONS as unknown as ["read", "upload", "manage"]);

@@ -6,7 +6,6 @@ import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { clientIp } from "../auth/principal";
-import { onError } from "../middleware/error-handler";
 import { RateLimitError } from "../platform/errors";
 import { limiterFor, type LimitState } from "./rate-limiter";
 import { leases, type LeaseSource, type WaitUntil } from "./leases";
@@ -36,15 +35,7 @@ export const rateLimit = () =>
     const limits = await countRequest(c, subject, plan, multiplier, isUploadStart(c.req.method, c.req.path));
     c.set("rateLimits", limits.state);
     if (!limits.allowed) throw tooManyRequests(limits.refusedBy);
-    try {
-      await next();
-    } catch (err) {
-      // Only the not-found handler's error reaches here (Hono maps handler errors one level down);
-      // map it now so the 404 carries the headers too.
-      if (!(err instanceof Error)) throw err;
-      c.error = err;
-      c.res = await onError(err, c);
-    }
+    await next();
     setHeaders(c, limits.shown);
   });
 

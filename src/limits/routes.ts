@@ -1,10 +1,10 @@
 // GET /account/limits: the caller's plan, size limit, storage quota and both rate-limit buckets.
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { AppEnv } from "../env";
 import { callerUser, signedIn } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/openapi";
-import { validationHook } from "../platform/validation";
+import { apiRouter } from "../platform/router";
 import { unauthorized } from "../platform/errors";
 import { PLAN_LIMITS } from "../config";
 import { users } from "../db/schema";
@@ -12,7 +12,7 @@ import { limiterFor, type LimitState } from "./rate-limiter";
 import { leases } from "./leases";
 import { bucketsFor, multiplierOf, subjectOf, WINDOW_SECONDS } from "./policy";
 
-export const limitRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const limitRoutes = apiRouter();
 
 const Bucket = z
   .object({

@@ -5,19 +5,23 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../env";
 import { ApiError, RateLimitError } from "../platform/errors";
 
+/**
+ * Hono's own refusals: HTTPExceptions that carry a status and no code. Known by class and status only (their
+ * message texts are Hono's to change): the media-type gate of @hono/zod-openapi is the 415, bodyLimit without our
+ * onError the 413. Malformed JSON never gets here as Hono's 400: platform/router.ts parses bodies first. Anything
+ * else keeps the contract's answer from before the table: `http_error`, Hono's message for a refusal, none for a
+ * failure. (No Hono code we run throws another 4xx; one that did would be answered 400.)
+ */
 function fromHttpException(err: HTTPException): ApiError {
-  const msg = err.message || "";
-  if (err.status === 400 && /malformed json/i.test(msg)) return new ApiError(400, "The request body is not valid JSON", { code: "malformed_json" });
-  if (err.status === 400 && /content-type/i.test(msg)) {
-    return new ApiError(415, "Send the request body as application/json", { code: "unsupported_content_type" });
-  }
-  // @hono/zod-openapi's media-type gate (a Content-Type the route does not declare) throws a bare 415.
-  if (err.status === 415) {
-    return new ApiError(415, "This endpoint does not accept the request's Content-Type", { code: "unsupported_content_type" });
-  }
-  if (err.status === 413) return new ApiError(413, "The request body is too large", { code: "body_too_large" });
-  const status = err.status >= 400 && err.status < 600 ? err.status : 500;
-  return new ApiError(status as ApiError["status"], status >= 500 ? "Internal error" : msg || "Request failed", { code: "http_error" });
+  if (err.status === 415) return new ApiError("unsupported_content_type", "This endpoint does not accept the request's Content-Type");
+  if (err.status === 413) return new ApiError("body_too_large", "The request body is too large");
+  if (err.status < 500) return new ApiError("http_error", err.message || "Request failed");
+  return new ApiError("http_error_internal", "Internal error");
+}
+
+/** The contract's response for an ApiError, with the context's headers (request id, security headers). */
+export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+  return c.json(err.body(), err.status);
 }
 
 export const onError: ErrorHandler<AppEnv> = (err, c: Context<AppEnv>) => {
@@ -28,11 +32,9 @@ export const onError: ErrorHandler<AppEnv> = (err, c: Context<AppEnv>) => {
     c.header("X-RateLimit-Reset", String(err.reset));
     return c.json(err.body(), 429);
   }
-  const apiError = err instanceof ApiError ? err : err instanceof HTTPException ? fromHttpException(err) : undefined;
-  if (apiError) {
-    for (const [k, v] of Object.entries(apiError.headers)) c.header(k, v);
-    return c.json(apiError.body(), apiError.status);
-  }
+  // ApiError is an HTTPException too, so it is tested first.
+  if (err instanceof ApiError) return errorResponse(c, err);
+  if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   console.error(`[${c.get("requestId") ?? "-"}] unhandled error`, err instanceof Error ? err.stack ?? err.message : err);
-  return c.json({ error: "Internal Server Error", message: "Something went wrong on our side", details: { code: "internal_error", requestId: c.get("requestId") } }, 500);
+  return errorResponse(c, new ApiError("internal_error", "Something went wrong on our side", { requestId: c.get("requestId") }));
 };

@@ -2,12 +2,12 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, AuthUser, Permission, Principal } from "../env";
 import type { Role } from "../config";
-import { ApiError, forbidden, unauthorized } from "../platform/errors";
+import { ApiError, unauthorized } from "../platform/errors";
 
 export const API_KEY_SCOPE_MESSAGE =
   "API keys can only access /upload, /files, /albums and POST /moderation/report; sign in for this endpoint";
 
-const apiKeyRefused = () => new ApiError(403, API_KEY_SCOPE_MESSAGE, { code: "api_key_not_allowed" }, "Forbidden");
+const apiKeyRefused = () => new ApiError("api_key_not_allowed", API_KEY_SCOPE_MESSAGE);
 
 /** Anonymous callers welcome, API keys refused (signup, login, verify-email). */
 export const noApiKey = () =>
@@ -26,7 +26,7 @@ export const sessionOnly = () =>
   });
 
 export const missingPermission = (permission: Permission) =>
-  new ApiError(403, `This API key lacks the '${permission}' permission`, { code: "missing_permission", permission });
+  new ApiError("missing_permission", `This API key lacks the '${permission}' permission`, { permission });
 
 /** A signed-in user (session) or an API key holding `permission`. */
 export const requirePermission = (permission: Permission) =>
@@ -62,7 +62,7 @@ export const requireRole = (...roles: Role[]) =>
     const p = c.get("principal");
     if (p.kind === "key") throw apiKeyRefused();
     if (p.kind !== "session") throw unauthorized();
-    if (!roles.includes(p.user.role)) throw forbidden("Your role does not allow this", "insufficient_role");
+    if (!roles.includes(p.user.role)) throw new ApiError("insufficient_role", "Your role does not allow this");
     await next();
   });
 

@@ -15,7 +15,7 @@ export async function reportedContent(env: Env, db: Db, actor: AuthUser, reportI
   if (!found) throw reportNotFound();
   const file = found.file;
   const obj = file ? await env.BUCKET.get(file.storeKey) : null;
-  if (!file || !obj) throw new ApiError(404, "The file's content is no longer stored", { code: "content_missing" });
+  if (!file || !obj) throw new ApiError("content_missing", "The file's content is no longer stored");
   await auditInsert(db, {
     actorId: actor.id,
     action: "report.content_viewed",

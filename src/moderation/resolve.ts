@@ -9,7 +9,7 @@ import { and, eq, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { files, reports, users } from "../db/schema";
 import type { AuthUser } from "../env";
-import { ApiError, conflict, forbidden, notFound } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../admin/audit";
 import { forgetFileAccess, forgetOwnerAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
@@ -33,7 +33,7 @@ export type ResolveEffects = {
   blocklistEntryId: string | null;
 };
 
-export const reportNotFound = () => notFound("Report not found", "report_not_found");
+export const reportNotFound = () => new ApiError("report_not_found", "Report not found");
 
 export async function resolveReport(
   env: Env,
@@ -46,18 +46,18 @@ export async function resolveReport(
 ): Promise<{ report: ReportWithFile; effects: ResolveEffects }> {
   const found = isId("rep", reportId) ? await findReport(db, reportId) : undefined;
   if (!found) throw reportNotFound();
-  if (found.report.status !== "pending") throw conflict("This report has already been resolved", "report_already_resolved");
+  if (found.report.status !== "pending") throw new ApiError("report_already_resolved", "This report has already been resolved");
   const file = found.file;
-  if (action !== "dismiss" && !file) throw conflict("The reported file no longer exists", "file_missing");
+  if (action !== "dismiss" && !file) throw new ApiError("file_missing", "The reported file no longer exists");
 
   let ownerId: string | null = null;
   if (action === "ban_user") {
     ownerId = file!.userId;
-    if (!ownerId) throw conflict("The file was uploaded anonymously: there is no account to ban", "no_owner_account");
-    if (ownerId === actor.id) throw conflict("You cannot ban your own account", "cannot_ban_self");
+    if (!ownerId) throw new ApiError("no_owner_account", "The file was uploaded anonymously: there is no account to ban");
+    if (ownerId === actor.id) throw new ApiError("cannot_ban_self", "You cannot ban your own account");
     const owner = await db.select({ role: users.role }).from(users).where(eq(users.id, ownerId)).get();
     if (owner && owner.role !== "user" && actor.role !== "admin") {
-      throw forbidden("Only an admin can ban a moderator or an admin", "insufficient_role");
+      throw new ApiError("insufficient_role", "Only an admin can ban a moderator or an admin");
     }
   }
 
@@ -145,7 +145,7 @@ export async function resolveReport(
   const changed = (i: number) => i >= 0 && results[i].meta.changes > 0;
   if (!changed(claim)) {
     if (blocklistEntryId) await d1.batch([unindexStatement(d1, blocklistEntryId)]);
-    throw conflict("This report has already been resolved", "report_already_resolved");
+    throw new ApiError("report_already_resolved", "This report has already been resolved");
   }
 
   const effects: ResolveEffects = {
@@ -168,6 +168,6 @@ export async function resolveReport(
     }
   }
   const report = await findReport(db, reportId);
-  if (!report) throw new ApiError(500, "Report vanished while resolving");
+  if (!report) throw new ApiError("internal_error", "Report vanished while resolving");
   return { report, effects };
 }

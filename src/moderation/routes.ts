@@ -1,11 +1,11 @@
 // The moderation API: POST /moderation/report (anyone), and for moderators and admins (session only)
 // GET /moderation/queue, POST /moderation/reports/:id/resolve, GET /moderation/reports/:id/content.
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination } from "../platform/pagination";
-import { validationHook } from "../platform/validation";
+import { apiRouter } from "../platform/router";
 import { viewerOf } from "../files/access";
 import { QueueQuery, ReportCreated, ReportIdParam, ReportItem, ReportRequest, ResolveRequest, ResolveResponse } from "./schemas";
 import { complianceMessage, fileReport } from "./reports";
@@ -13,7 +13,7 @@ import { listQueue, reportItem } from "./queue";
 import { resolveReport } from "./resolve";
 import { reportedContent } from "./content";
 
-export const moderationRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const moderationRoutes = apiRouter();
 const tags = ["Moderation"];
 const moderators = () => requireRole("moderator", "admin");
 

@@ -6,19 +6,25 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../env";
 import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
-import { albumUrl, filePageUrl, thumbnailUrl, fileUrl } from "../platform/urls";
+import { albumUrl, filePageUrl } from "../platform/urls";
 import { clientIp } from "../auth/principal";
 import { ANONYMOUS_VIEWER } from "../files/access";
 import { ANONYMOUS_SEES, albumFilesPage, visibleCover } from "../albums/queries";
 import { checkAlbumPassword, visibleAlbum } from "../albums/service";
 import { countHit } from "../serving/view-counter";
 import { Layout } from "./layout";
+import { Pager } from "./app/ui";
+import { signAlbumGrant, verifyAlbumGrant } from "../albums/download-grant";
+import { albumZipResponse } from "./album-zip";
+import { GridImage, OG_IMAGE_WIDTH, sizedOriginal } from "./picture";
 import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
 
 const PAGE_SIZE = 60;
 const PROTECTED_PAGE_SIZE = 200;
+/** The lightbox shows a ladder variant this wide at most (a full-screen view on most displays), not the original. */
+const LIGHTBOX_WIDTH = 1600;
 
-type Thumb = { id: string; title: string };
+type Thumb = { id: string; title: string; width: number | null; height: number | null; placeholder: string | null; dominantColor: string | null };
 
 function PasswordForm(props: { env: Env; album: AlbumRow; error?: string }) {
   const { album, error } = props;
@@ -35,10 +41,11 @@ function PasswordForm(props: { env: Env; album: AlbumRow; error?: string }) {
   );
 }
 
-function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number }) {
-  const { env, album, files, page, hasMore, cover } = props;
+function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number; grant?: string }) {
+  const { env, album, files, page, cover, total } = props;
   const description = album.description.trim() || undefined;
   const url = albumUrl(env, album.id);
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   return (
     <Layout
       title={`${album.title} - ${PROVIDER_NAME}`}
@@ -46,28 +53,50 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
       head={<SocialTags title={album.title} description={description} url={url} image={cover} oembed={`${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(url)}`} />}
     >
       <h1>{album.title}</h1>
-      {description ? <p>{description}</p> : null}
+      {description ? <p class="lead">{description}</p> : null}
+      <div class="row">
+        <span class="muted" id="album-count">{total === 1 ? "1 image" : `${total.toLocaleString("en")} images`}</span>
+        {total > 0 ? (
+          album.passwordHash ? (
+            <form method="post" action={`/a/${album.id}/download`}>
+              <input type="hidden" name="grant" value={props.grant ?? ""} />
+              <button type="submit" class="primary">Download all (.zip)</button>
+            </form>
+          ) : (
+            <a class="button primary" href={`/a/${album.id}/download`} download>Download all (.zip)</a>
+          )
+        ) : null}
+      </div>
       {files.length === 0 ? <p class="muted">No images to show.</p> : null}
-      <ul class="gallery">
+      <ul class="gallery" data-lightbox="">
         {files.map((f) => (
           <li>
-            <a href={filePageUrl(env, f.id)}>
-              <img src={thumbnailUrl(env, f.id)} alt={f.title || "Image"} loading="lazy" />
+            <a href={filePageUrl(env, f.id)} data-full={sizedOriginal(env, f, LIGHTBOX_WIDTH).url} data-title={f.title || "Image"}>
+              <GridImage env={env} file={f} alt={f.title || "Image"} />
             </a>
           </li>
         ))}
       </ul>
+      <dialog id="lightbox" class="lightbox" aria-label="Image viewer">
+        <div class="frame">
+          <div class="controls">
+            <span class="caption" aria-live="polite"></span>
+            <button type="button" class="close">Close</button>
+          </div>
+          <img alt="" />
+          <div class="controls">
+            <button type="button" class="prev">← Previous</button>
+            <a class="open" href="#">Open its page</a>
+            <button type="button" class="next">Next →</button>
+          </div>
+        </div>
+      </dialog>
       {props.hidePager && props.hasMore ? (
         <p class="muted">
-          Showing the first {files.length} of {props.total} images.
+          Showing the first {files.length} of {total} images.
         </p>
       ) : null}
-      {props.hidePager ? null : (
-        <nav class="pager">
-          {page > 1 ? <a href={`/a/${album.id}?page=${page - 1}`}>Previous</a> : <span />}
-          {hasMore ? <a href={`/a/${album.id}?page=${page + 1}`}>Next</a> : <span />}
-        </nav>
-      )}
+      {props.hidePager ? null : <Pager page={page} pages={pages} href={(p) => `/a/${album.id}?page=${p}`} />}
     </Layout>
   );
 }
@@ -75,13 +104,15 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
 /** The cover for link previews: the chosen cover, else the first image, among those an anonymous visitor sees. */
 async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage | undefined> {
   const f = await visibleCover(c.get("db"), album, ANONYMOUS_SEES, Date.now());
-  return f ? { url: fileUrl(c.env, f.id), width: f.width, height: f.height, alt: f.title || album.title } : undefined;
+  return f ? { ...sizedOriginal(c.env, f, OG_IMAGE_WIDTH), alt: f.title || album.title } : undefined;
 }
 
 export function albumPages(deps: PageDeps) {
   const pages = new Hono<AppEnv>();
 
-  async function render(c: Context<AppEnv>, password: string | undefined, submitted: boolean) {
+  type Submitted = { password?: string; grant?: string };
+  async function render(c: Context<AppEnv>, form: Submitted | undefined, download = false) {
+    const submitted = form !== undefined;
     try {
       const { album } = await visibleAlbum(c.get("db"), c.req.param("id") ?? "", ANONYMOUS_VIEWER);
       deps.headers(c);
@@ -89,7 +120,10 @@ export function albumPages(deps: PageDeps) {
         // Protected pages are per visitor: never stored by shared caches.
         c.header("Cache-Control", "private, no-store");
         try {
-          await checkAlbumPassword(c.env, album, ANONYMOUS_VIEWER, clientIp(c.req.raw), submitted ? password ?? "" : undefined);
+          // A valid grant from this album's page stands for the password (and costs no guess).
+          if (!(download && (await verifyAlbumGrant(c.env, album, form?.grant)))) {
+            await checkAlbumPassword(c.env, album, ANONYMOUS_VIEWER, clientIp(c.req.raw), submitted ? form.password ?? "" : undefined);
+          }
         } catch (err) {
           if (err instanceof RateLimitError) {
             c.header("Retry-After", String(err.retryAfter));
@@ -102,6 +136,7 @@ export function albumPages(deps: PageDeps) {
       } else {
         c.header("Cache-Control", "public, max-age=60");
       }
+      if (download) return albumZipResponse(c, album);
       // A password album's page comes from a POST, which cannot carry the password on to a next page, so it
       // shows one larger page (the API pages through any size).
       const size = submitted ? PROTECTED_PAGE_SIZE : PAGE_SIZE;
@@ -113,12 +148,13 @@ export function albumPages(deps: PageDeps) {
         <AlbumPage
           env={c.env}
           album={album}
-          files={rows.map((r) => ({ id: r.id, title: r.title }))}
+          files={rows.map((r) => ({ id: r.id, title: r.title, width: r.width, height: r.height, placeholder: r.placeholder, dominantColor: r.dominantColor }))}
           page={pageNo}
           hasMore={pageNo * size < total}
           cover={cover}
           hidePager={submitted}
           total={total}
+          grant={album.passwordHash !== null ? await signAlbumGrant(c.env, album) : undefined}
         />,
       );
     } catch (err) {
@@ -126,22 +162,21 @@ export function albumPages(deps: PageDeps) {
     }
   }
 
-  pages.get("/a/:id", (c) => render(c, undefined, false));
+  pages.get("/a/:id", (c) => render(c, undefined));
+  pages.get("/a/:id/download", (c) => render(c, undefined, true));
 
-  pages.post(
-    "/a/:id",
-    bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.text("Request too large", 413) }),
-    async (c) => {
-      let password: string | undefined;
-      try {
-        const form = await c.req.parseBody();
-        password = typeof form.password === "string" ? form.password : undefined;
-      } catch {
-        password = undefined;
-      }
-      return render(c, password, true);
-    },
-  );
+  const postLimit = bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.text("Request too large", 413) });
+  const formOf = async (c: Context<AppEnv>): Promise<Submitted> => {
+    try {
+      const form = await c.req.parseBody();
+      const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+      return { password: text(form.password), grant: text(form.grant) };
+    } catch {
+      return {};
+    }
+  };
+  pages.post("/a/:id", postLimit, async (c) => render(c, await formOf(c)));
+  pages.post("/a/:id/download", postLimit, async (c) => render(c, await formOf(c), true));
 
   return pages;
 }

@@ -1,18 +1,21 @@
-// {site_url}/f/<file_id>: one image with copyable links (direct, markdown, HTML, BBCode), OpenGraph and
-// Twitter card tags so links unfurl in chat apps, and oEmbed discovery; {site_url}/oembed answers oEmbed.
-// Server-rendered with hono/jsx; the only script is a tiny click-to-copy helper served from our origin.
+// {site_url}/f/<file_id>: one image (sized by srcset, see picture.tsx) with copyable links (direct, markdown,
+// HTML, BBCode), OpenGraph and Twitter card tags so links unfurl in chat apps, and oEmbed discovery (the
+// answers come from oembed.ts). Server-rendered with hono/jsx; the client script is app.js, served from our origin.
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { AppEnv } from "../env";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { ANONYMOUS_VIEWER, assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../files/access";
-import { fileUrl, filePageUrl, thumbnailUrl, albumUrl, apiUrl } from "../platform/urls";
-import { internalPath } from "../platform/dispatch";
+import { fileUrl, filePageUrl, apiUrl } from "../platform/urls";
 import { servedType } from "../serving/serve";
-import { visibleAlbum } from "../albums/service";
-import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { Layout } from "./layout";
+import { When, formatBytes } from "./app/ui";
+import { OG_IMAGE_WIDTH, originalSrcset, placeholderData, sizedOriginal } from "./picture";
+
+/** The page's column is at most this wide; the image asks for no more (the link opens the original). */
+const PAGE_IMAGE_WIDTH = 1024;
+
 
 /** What the site router lends its pages (kept as parameters so this module does not import routes.tsx). */
 export type PageDeps = {
@@ -21,34 +24,6 @@ export type PageDeps = {
 };
 
 export const PROVIDER_NAME = "imghost";
-
-export const MEDIA_CSS = `
-.media { text-align: center; margin: 1rem 0; }
-.media img { max-width: 100%; height: auto; border-radius: 6px; border: 1px solid var(--line); }
-.links { display: grid; gap: .5rem; max-width: 48rem; margin: 1.25rem auto; }
-.links label { display: grid; grid-template-columns: 7rem 1fr auto; gap: .5rem; align-items: center; }
-.links input { font: 13px/1.4 ui-monospace, monospace; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 4px; background: transparent; color: var(--fg); }
-.links button { padding: .3rem .7rem; border: 1px solid var(--line); border-radius: 4px; background: transparent; color: var(--accent); cursor: pointer; }
-.gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: .75rem; padding: 0; list-style: none; }
-.gallery img { width: 100%; aspect-ratio: 1; object-fit: cover; border-radius: 6px; border: 1px solid var(--line); }
-.notice { padding: .75rem 1rem; border: 1px solid var(--line); border-radius: 6px; }
-form.password { display: flex; gap: .5rem; max-width: 28rem; }
-form.password input { flex: 1; padding: .4rem .5rem; }
-.error { color: #c62828; }
-.pager { display: flex; justify-content: space-between; margin-top: 1rem; }
-`;
-
-const COPY_JS = `document.addEventListener("click", function (e) {
-  var button = e.target.closest && e.target.closest("button[data-copy]");
-  if (!button) return;
-  var input = document.getElementById(button.getAttribute("data-copy"));
-  if (!input) return;
-  input.select();
-  var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 1500); };
-  if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
-  else { document.execCommand("copy"); done(); }
-});
-`;
 
 export type OgImage = { url: string; width?: number | null; height?: number | null; type?: string; alt?: string };
 
@@ -73,7 +48,6 @@ export function SocialTags(props: { title: string; description?: string; url: st
       {image ? <meta name="twitter:image" content={image.url} /> : null}
       <link rel="canonical" href={url} />
       {oembed ? <link rel="alternate" type="application/json+oembed" href={oembed} title={title} /> : null}
-      <link rel="stylesheet" href="/assets/media.css" />
     </>
   );
 }
@@ -99,15 +73,15 @@ export function errorPage(c: Context<AppEnv>, deps: PageDeps, err: unknown): Res
   throw err;
 }
 
-function CopyField(props: { id: string; label: string; value: string }) {
+export function CopyField(props: { id: string; label: string; value: string }) {
   return (
-    <label>
-      <span>{props.label}</span>
+    <div class="link">
+      <label for={props.id}>{props.label}</label>
       <input id={props.id} type="text" readonly value={props.value} />
-      <button type="button" data-copy={props.id}>
+      <button type="button" class="small" data-copy={props.id} aria-label={`Copy ${props.label.toLowerCase()}`}>
         Copy
       </button>
-    </label>
+    </div>
   );
 }
 
@@ -128,6 +102,36 @@ function oembedHref(env: Env, pageUrl: string) {
   return `${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(pageUrl)}`;
 }
 
+/** Date, views, size, dimensions, then download and report. */
+function FileFacts(props: { env: Env; file: FileRow }) {
+  const { env, file } = props;
+  const views = file.viewCount;
+  return (
+    <aside class="panel" aria-label="About this image">
+      <dl class="facts">
+        <dt>Uploaded</dt>
+        <dd><When iso={file.createdAt.toISOString()} /></dd>
+        <dt>Views</dt>
+        <dd id="views">{views.toLocaleString("en")}</dd>
+        <dt>Size</dt>
+        <dd>{formatBytes(file.bytes)}</dd>
+        {file.width && file.height ? (
+          <>
+            <dt>Dimensions</dt>
+            <dd>{file.width} × {file.height} px</dd>
+          </>
+        ) : null}
+        <dt>Type</dt>
+        <dd>{servedType(file.mime).replace("image/", "").toUpperCase()}</dd>
+      </dl>
+      <p class="row">
+        <a class="button primary" href={apiUrl(env, `/files/${file.id}/download`)} rel="nofollow" download>Download</a>
+        <a class="button" href={`/f/${file.id}/report`} rel="nofollow">Report</a>
+      </p>
+    </aside>
+  );
+}
+
 function FilePage(props: { env: Env; file: FileRow }) {
   const { env, file } = props;
   const links = shareLinks(env, file);
@@ -137,7 +141,7 @@ function FilePage(props: { env: Env; file: FileRow }) {
   const description = file.description.trim() || undefined;
   const image: OgImage | undefined = restricted || unsafe
     ? undefined
-    : { url: links.direct, width: file.width, height: file.height, type: servedType(file.mime), alt: title };
+    : { ...sizedOriginal(env, file, OG_IMAGE_WIDTH), type: servedType(file.mime), alt: title };
   return (
     <Layout
       title={`${title} - ${PROVIDER_NAME}`}
@@ -145,7 +149,6 @@ function FilePage(props: { env: Env; file: FileRow }) {
       head={
         <>
           <SocialTags title={title} description={restricted ? "Age-restricted image" : description} url={links.page} image={image} oembed={oembedHref(env, links.page)} />
-          <script src="/assets/copy.js" defer></script>
         </>
       }
     >
@@ -170,49 +173,38 @@ function FilePage(props: { env: Env; file: FileRow }) {
       ) : (
         <div class="media">
           <a href={links.direct}>
-            <img src={links.direct} alt={title} width={file.width ?? undefined} height={file.height ?? undefined} />
+            <img
+              src={sizedOriginal(env, file, PAGE_IMAGE_WIDTH).url}
+              srcset={originalSrcset(env, file)}
+              sizes="(max-width: 72rem) 100vw, 72rem"
+              alt={title}
+              width={file.width ?? undefined}
+              height={file.height ?? undefined}
+              {...placeholderData(file)}
+            />
           </a>
         </div>
       )}
-      {description ? <p>{description}</p> : null}
-      <div class="links">
-        <CopyField id="link-direct" label="Direct link" value={links.direct} />
-        <CopyField id="link-page" label="Page" value={links.page} />
-        <CopyField id="link-markdown" label="Markdown" value={links.markdown} />
-        <CopyField id="link-html" label="HTML" value={links.html} />
-        <CopyField id="link-bbcode" label="BBCode" value={links.bbcode} />
+      <div class="split">
+        <div>
+          {description ? <p>{description}</p> : null}
+          <h2 class="sr-only">Share</h2>
+          <div class="links">
+            <CopyField id="link-direct" label="Direct link" value={links.direct} />
+            <CopyField id="link-page" label="Page" value={links.page} />
+            <CopyField id="link-markdown" label="Markdown" value={links.markdown} />
+            <CopyField id="link-html" label="HTML" value={links.html} />
+            <CopyField id="link-bbcode" label="BBCode" value={links.bbcode} />
+          </div>
+        </div>
+        <FileFacts env={env} file={file} />
       </div>
     </Layout>
   );
 }
 
-/** Scales (w, h) down to fit maxwidth x maxheight, keeping the aspect ratio. */
-export function fitWithin(w: number, h: number, maxW?: number, maxH?: number): { width: number; height: number } {
-  let scale = 1;
-  if (maxW && maxW > 0 && w > maxW) scale = Math.min(scale, maxW / w);
-  if (maxH && maxH > 0 && h > maxH) scale = Math.min(scale, maxH / h);
-  return { width: Math.max(1, Math.round(w * scale)), height: Math.max(1, Math.round(h * scale)) };
-}
-
-const positiveInt = (v: string | undefined) => {
-  const n = v === undefined ? NaN : Number(v);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-};
-
 export function filePages(deps: PageDeps) {
   const pages = new Hono<AppEnv>();
-
-  pages.get("/assets/media.css", (c) => {
-    c.header("Cache-Control", "public, max-age=3600");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(MEDIA_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
-  });
-
-  pages.get("/assets/copy.js", (c) => {
-    c.header("Cache-Control", "public, max-age=3600");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(COPY_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
-  });
 
   pages.get("/f/:id", async (c) => {
     try {
@@ -228,68 +220,6 @@ export function filePages(deps: PageDeps) {
     }
   });
 
-  // oEmbed (https://oembed.com): `url` may be a file page, a short link, a CDN link or an album page.
-  pages.get("/oembed", async (c) => {
-    const format = c.req.query("format") ?? "json";
-    if (format !== "json") return c.json({ error: "Not Implemented", message: "Only format=json is supported", details: { code: "oembed_format" } }, 501);
-    const raw = c.req.query("url");
-    let target: URL;
-    try {
-      target = new URL(raw ?? "");
-    } catch {
-      return c.json({ error: "Bad Request", message: "url must be an absolute URL", details: { code: "oembed_url" } }, 400);
-    }
-    const notFound = () => c.json({ error: "Not Found", message: "No embeddable content at that URL", details: { code: "not_found" } }, 404);
-    const path = internalPath(target, c.env).path;
-    const maxW = positiveInt(c.req.query("maxwidth"));
-    const maxH = positiveInt(c.req.query("maxheight"));
-    const base = { version: "1.0", provider_name: PROVIDER_NAME, provider_url: c.env.SITE_URL, cache_age: 300 };
-    c.header("Cache-Control", "public, max-age=300");
-    c.header("X-Content-Type-Options", "nosniff");
-
-    const fileId = /^\/(?:f|i)\/([^/]+)(?:\/thumb)?$/.exec(path)?.[1] ?? /^\/cdn\/uploads\/[^/]+\/([^/]+)\/[^/]+$/.exec(path)?.[1];
-    if (fileId) {
-      const loaded = await loadFile(c.get("db"), fileId);
-      try {
-        assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
-      } catch {
-        return notFound(); // private, gone or age-restricted: nothing to embed
-      }
-      const f = loaded!.file;
-      if (isUnsafeToRender(f)) return notFound(); // a pixel bomb is nobody's preview
-      const size = fitWithin(f.width ?? 0, f.height ?? 0, maxW, maxH);
-      return c.json({
-        ...base,
-        type: "photo",
-        title: fileTitle(f),
-        url: fileUrl(c.env, f.id),
-        width: size.width,
-        height: size.height,
-        thumbnail_url: thumbnailUrl(c.env, f.id),
-        web_page: filePageUrl(c.env, f.id),
-      });
-    }
-
-    const albumId = /^\/a\/([^/]+)$/.exec(path)?.[1];
-    if (albumId) {
-      try {
-        const { album } = await visibleAlbum(c.get("db"), albumId, ANONYMOUS_VIEWER);
-        if (album.passwordHash) return notFound();
-        // The preview is a file the album page itself shows an anonymous visitor, never a private one.
-        const cover = await visibleCover(c.get("db"), album, ANONYMOUS_SEES, Date.now());
-        return c.json({
-          ...base,
-          type: "link",
-          title: album.title,
-          ...(cover ? { thumbnail_url: thumbnailUrl(c.env, cover.id) } : {}),
-          web_page: albumUrl(c.env, album.id),
-        });
-      } catch {
-        return notFound();
-      }
-    }
-    return notFound();
-  });
 
   return pages;
 }

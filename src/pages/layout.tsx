@@ -1,7 +1,47 @@
+// The frame of every page: head (stylesheet, script and icon from the hashed static assets), one navigation
+// bar with the current page marked, and the main region.
 import type { Child } from "hono/jsx";
+import { ASSET_PATHS } from "./assets.gen";
 
-/** `head`: extra elements for <head> (OpenGraph tags, page-specific stylesheets and scripts). */
-export function Layout(props: { title: string; children: Child; description?: string; head?: Child }) {
+export const asset = (name: keyof typeof ASSET_PATHS) => ASSET_PATHS[name];
+
+/** Who the navigation is for: a signed-in person (with the CSRF token for Log out), a signed-out one, or
+ *  a public page that does not look at the session (it may be cached for everyone). */
+export type NavState = { kind: "signed-in"; csrf: string } | { kind: "signed-out" } | { kind: "public" };
+
+const LINKS: Record<NavState["kind"], [string, string][]> = {
+  "signed-in": [["/app/upload", "Upload"], ["/app/files", "My files"], ["/app/albums", "Albums"], ["/app/keys", "API keys"], ["/app/account", "Account"], ["/docs", "API"]],
+  "signed-out": [["/app/upload", "Upload"], ["/docs", "API"]],
+  public: [["/app/upload", "Upload"], ["/app/files", "My files"], ["/app/albums", "Albums"], ["/docs", "API"]],
+};
+
+function Nav(props: { state: NavState; current?: string }) {
+  const { state, current } = props;
+  const mark = (href: string) => (current && (current === href || current.startsWith(`${href}/`)) ? "page" : undefined);
+  return (
+    <nav class="main" aria-label="Main">
+      {LINKS[state.kind].map(([href, text]) => (
+        <a href={href} aria-current={mark(href)}>{text}</a>
+      ))}
+      <span class="end">
+        {state.kind === "signed-in" ? (
+          <form method="post" action="/app/logout" class="inline">
+            <input type="hidden" name="_csrf" value={state.csrf} />
+            <button type="submit" class="small">Log out</button>
+          </form>
+        ) : state.kind === "signed-out" ? (
+          <>
+            <a href="/app/login" aria-current={mark("/app/login")}>Log in</a>
+            <a href="/app/signup" aria-current={mark("/app/signup")}>Sign up</a>
+          </>
+        ) : null}
+      </span>
+    </nav>
+  );
+}
+
+/** `head`: extra elements for <head> (OpenGraph tags). `current`: the path whose nav link is marked. */
+export function Layout(props: { title: string; children: Child; description?: string; head?: Child; nav?: NavState; current?: string }) {
   return (
     <html lang="en">
       <head>
@@ -9,19 +49,23 @@ export function Layout(props: { title: string; children: Child; description?: st
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{props.title}</title>
         {props.description ? <meta name="description" content={props.description} /> : null}
-        <link rel="stylesheet" href="/assets/site.css" />
+        <link rel="icon" href={asset("favicon.svg")} type="image/svg+xml" />
+        <link rel="stylesheet" href={asset("site.css")} />
+        <script src={asset("app.js")} data-thumbhash={asset("thumbhash.js")} defer></script>
         {props.head ?? null}
       </head>
       <body>
+        <a class="skip" href="#content">Skip to content</a>
         <header class="top">
-          <a class="brand" href="/">imghost</a>
-          <nav>
-            <a href="/docs">API reference</a>{" "}
-            <a href="/app/upload">Upload</a>{" "}
-            <a href="/app/files">My files</a>
-          </nav>
+          <div class="bar">
+            <a class="brand" href="/">
+              <img src={asset("favicon.svg")} alt="" width={28} height={28} />
+              imghost
+            </a>
+            <Nav state={props.nav ?? { kind: "public" }} current={props.current} />
+          </div>
         </header>
-        <main>{props.children}</main>
+        <main id="content">{props.children}</main>
       </body>
     </html>
   );

@@ -1,19 +1,19 @@
 // The site surface ({site_url}): server-rendered pages. Later features add their pages here.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../env";
-import { Layout } from "./layout";
+import { Layout, asset } from "./layout";
 import { DocsPage } from "./docs";
-import { SITE_CSS } from "./site.css";
 import { filePages } from "./file";
 import { albumPages } from "./album";
+import { oembed } from "./oembed";
+import { reportPages } from "./report";
 import { appPages } from "./app/routes";
-import { APP_JS, APP_CSS } from "./assets/client";
 import { pageFormPosts } from "./form-posts";
-import type { InProcessApi } from "./app/session";
+import type { InProcessApi } from "./app/api";
 
 /** Pages load nothing but our own stylesheet and scripts; frames, plugins and foreign forms are refused. */
 export const PAGE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data: https: http:; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self' data: blob: https: http:; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function pageHeaders(c: Context<AppEnv>) {
   c.header("Content-Security-Policy", PAGE_CSP);
@@ -44,30 +44,26 @@ export function siteRoutes(deps: SiteDeps) {
   });
   site.use(pageFormPosts());
 
-  site.get("/assets/site.css", (c) => {
-    c.header("Cache-Control", "public, max-age=3600");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(SITE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
-  });
-
-  // Web-app client script and styles (pages/assets/app.js.ts): same-origin files, allowed by PAGE_CSP.
-  site.get("/assets/app.js", (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(APP_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
-  });
-  site.get("/assets/app.css", (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    c.header("X-Content-Type-Options", "nosniff");
-    return c.body(APP_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  // Stylesheet, script and icons are Workers static assets (wrangler.toml [assets], scripts/build-assets.mjs)
+  // served before the worker runs. Browsers that ask for /favicon.ico anyway are sent to the hashed icon.
+  site.get("/favicon.ico", (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    return c.redirect(asset("favicon.svg"), 301);
   });
 
   site.get("/", (c) => {
     pageHeaders(c);
     return c.html(
-      <Layout title="imghost: image hosting at the edge">
-        <h1>Image hosting at the edge</h1>
-        <p>Upload images, organise them in albums and share short links. Developers: see the <a href="/docs">API reference</a>.</p>
+      <Layout title="imghost: image hosting at the edge" current="/">
+        <section class="hero">
+          <h1>Share images in a second</h1>
+          <p>Drop, paste or pick images and get links for chats, forums and READMEs. Albums with a password, a cover and a zip download. An API and ShareX for the rest.</p>
+          <p class="row">
+            <a class="button primary" href="/app/upload">Upload images</a>
+            <a class="button" href="/app/signup">Create an account</a>
+            <a href="/docs">API reference</a>
+          </p>
+        </section>
       </Layout>,
     );
   });
@@ -81,6 +77,8 @@ export function siteRoutes(deps: SiteDeps) {
   const pageDeps = { headers: pageHeaders, notFound: notFoundPage };
   site.route("/", filePages(pageDeps));
   site.route("/", albumPages(pageDeps));
+  site.get("/oembed", oembed);
+  site.route("/", reportPages(pageDeps));
   // The web application: sign-in, upload, my files, API keys, account (pages/app/).
   site.route("/", appPages(pageDeps));
 

@@ -1,4 +1,5 @@
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { HTTPException } from "hono/http-exception";
+import { ERROR_CODES, errorSpec, wireCode, type ErrorCode, type StatusOf } from "./error-codes";
 
 /** Reason phrases used as the contract's `error` field for statuses without a more specific text. */
 const REASON: Record<number, string> = {
@@ -18,6 +19,7 @@ const REASON: Record<number, string> = {
   422: "Unprocessable Entity",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  501: "Not Implemented",
   503: "Service Unavailable",
 };
 
@@ -25,36 +27,42 @@ export function reasonPhrase(status: number): string {
   return REASON[status] ?? "Error";
 }
 
-export type ErrorDetails = { code?: string; [key: string]: unknown };
+export type ErrorDetails = { code: string; [key: string]: unknown };
 
-/** An error that maps one-to-one onto the contract's body `{ error, message, details }`. */
-export class ApiError extends Error {
+/**
+ * An error that maps one-to-one onto the contract's body `{ error, message, details }`. The code decides the
+ * status and the `error` text (./error-codes.ts); `extra` adds fields next to `details.code`. Built on Hono's
+ * HTTPException so that anything handling those (Hono's default handler included) answers the contract's body.
+ */
+export class ApiError<C extends ErrorCode = ErrorCode> extends HTTPException {
+  declare readonly status: StatusOf<C>;
+  readonly details: ErrorDetails;
+
   constructor(
-    readonly status: ContentfulStatusCode,
+    readonly code: C,
     message: string,
-    readonly details: ErrorDetails = {},
-    readonly errorText: string = reasonPhrase(status),
-    readonly headers: Record<string, string> = {},
+    extra: Record<string, unknown> = {},
   ) {
-    super(message);
+    super(ERROR_CODES[code].status, { message });
     this.name = "ApiError";
+    this.details = { code: wireCode(code), ...extra };
+  }
+
+  get errorText(): string {
+    return errorSpec(this.code).error ?? reasonPhrase(this.status);
   }
 
   body() {
     return { error: this.errorText, message: this.message, details: this.details };
   }
+
+  override getResponse(): Response {
+    return Response.json(this.body(), { status: this.status });
+  }
 }
 
-export const badRequest = (message: string, code = "bad_request", extra: ErrorDetails = {}) =>
-  new ApiError(400, message, { code, ...extra });
-export const unauthorized = (message = "Authentication required", code = "unauthorized") =>
-  new ApiError(401, message, { code });
-export const forbidden = (message = "You do not have permission to do this", code = "forbidden") =>
-  new ApiError(403, message, { code });
-export const notFound = (message = "Not found", code = "not_found") => new ApiError(404, message, { code });
-export const conflict = (message: string, code: string) => new ApiError(409, message, { code });
-export const gone = (message = "This resource is no longer available", code = "gone") =>
-  new ApiError(410, message, { code });
+/** The one shorthand: guards refuse callers without the right credentials in many places, with one text. */
+export const unauthorized = () => new ApiError("unauthorized", "Authentication required");
 
 /** 429 in the contract's rate-limit shape is produced by {@link RateLimitError}, not by ApiError. */
 export class RateLimitError extends Error {

@@ -18,11 +18,16 @@ export function fieldErrors(issues: readonly Issue[]) {
 }
 
 export function validationError(issues: readonly Issue[], target = "body") {
-  return new ApiError(400, `Invalid request ${target}`, { code: "validation_error", fields: fieldErrors(issues) });
+  return new ApiError("validation_error", `Invalid request ${target}`, { fields: fieldErrors(issues) });
 }
 
-// The hook every OpenAPIHono router uses: a failed validation becomes the contract's 400 body.
-export const validationHook: Hook<unknown, any, any, unknown> = (result) => {
+/** Requests (Hono's, per context) whose JSON body did not parse: marked by platform/router.ts, refused by the hook. */
+export const malformedJson = new WeakSet<object>();
+
+// The hook every OpenAPIHono router uses: a failed validation becomes the contract's 400 body, and a body marked
+// malformed is refused in the body validator's turn, whatever the schema made of the stand-in value it was given.
+export const validationHook: Hook<unknown, any, any, unknown> = (result, c) => {
+  if (result.target === "json" && malformedJson.has(c.req)) throw new ApiError("malformed_json", "The request body is not valid JSON");
   if (!result.success) {
     const target = "target" in result ? String(result.target) : "body";
     throw validationError(result.error.issues as readonly Issue[], target === "json" ? "body" : target);

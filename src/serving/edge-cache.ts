@@ -4,11 +4,15 @@
 //   - access records (serving/access-records.ts): what the access decision needs about a file and its
 //     owner, so a cache hit is answered with no D1 query and no Durable Object call.
 // Bytes are only ever served after an access decision, so cached bytes of a file that went away are inert.
+// Variants (serving/variants.ts) of either are a third kind, keyed by the source object and the variant's
+// descriptor; only the plain ladder is cached, a finite set, so a purge names every key it can have.
 // Every change that affects access deletes the records here at once (this data centre); elsewhere they
 // age out within ACCESS_RECORD_SECONDS, or sooner through the global purge (serving/global-purge.ts).
 // Keys are internal URLs under the CDN origin: never a public address, and rebuildable from the row.
 import type { FileRow } from "../db/schema";
 import { purgeGlobally, type PurgeEnv } from "./global-purge";
+import { cacheableDescriptors, thumbType, transformableType } from "./variants";
+import { servedType } from "./headers";
 
 export type Variant = "original" | "thumb";
 
@@ -16,6 +20,11 @@ const origin = (env: Pick<Env, "CDN_URL">) => new URL(env.CDN_URL).origin;
 
 export function edgeCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant, objectKey: string): string {
   return `${origin(env)}/__edge-cache/files/${fileId}/${variant}?k=${encodeURIComponent(objectKey)}`;
+}
+
+/** A variant of the original or of the thumbnail (`descriptor` from planVariant, e.g. `w640.webp`). */
+export function variantCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, source: Variant, objectKey: string, descriptor: string): string {
+  return `${origin(env)}/__edge-cache/files/${fileId}/${source}/${descriptor}?k=${encodeURIComponent(objectKey)}`;
 }
 
 export const fileAccessKey = (env: Pick<Env, "CDN_URL">, fileId: string) => `${origin(env)}/__edge-cache/access/files/${fileId}`;
@@ -66,12 +75,27 @@ export function forgetOwnerAccess(env: EdgeEnv, userId: string): Promise<void> {
   return forget(env, [ownerAccessKey(env, userId)]);
 }
 
+/** Every key a file's entries can have: its access record, its original and thumbnail, and their cached variants. */
+export function fileCacheKeys(env: Pick<Env, "CDN_URL">, file: PurgedFile): string[] {
+  const keys = [fileAccessKey(env, file.id), edgeCacheKey(env, file.id, "original", file.storeKey)];
+  // GIF, BMP and other types the engine does not read never get variants (serving/variant-serve.ts).
+  const originalType = transformableType(servedType(file.mime));
+  if (originalType) keys.push(...cacheableDescriptors("original", originalType).map((d) => variantCacheKey(env, file.id, "original", file.storeKey, d)));
+  if (file.thumbKey) {
+    const thumbKey = file.thumbKey;
+    keys.push(edgeCacheKey(env, file.id, "thumb", thumbKey));
+    keys.push(...cacheableDescriptors("thumb", thumbType(thumbKey)).map((d) => variantCacheKey(env, file.id, "thumb", thumbKey, d)));
+  }
+  return keys;
+}
+
+type PurgedFile = Pick<FileRow, "id" | "storeKey" | "thumbKey" | "mime">;
+
 /**
  * A file is gone (deleted, banned, hidden for review, purged): drops its access record and its bytes
- * (original and thumbnail). Moderation, the files API and the purge job call this.
+ * (original, thumbnail and their cached variants: at most 30 keys, one purge-by-URL call). Moderation, the files API and
+ * the purge job call this.
  */
-export function purgeFileFromEdgeCache(env: EdgeEnv, file: Pick<FileRow, "id" | "storeKey" | "thumbKey">): Promise<void> {
-  const keys = [fileAccessKey(env, file.id), edgeCacheKey(env, file.id, "original", file.storeKey)];
-  if (file.thumbKey) keys.push(edgeCacheKey(env, file.id, "thumb", file.thumbKey));
-  return forget(env, keys);
+export function purgeFileFromEdgeCache(env: EdgeEnv, file: PurgedFile): Promise<void> {
+  return forget(env, fileCacheKeys(env, file));
 }

@@ -4,6 +4,7 @@
 //   GET|HEAD {image_url}/<file_id>                            the image (short link)
 //   GET|HEAD {image_url}/<file_id>/thumb                      its thumbnail (a placeholder SVG until analysis made one)
 //   GET|HEAD {cdn_url}/uploads/<date>/<file_id>/<filename>    the image under its storage key, immutable
+// Each takes ?w=, h, fit, q, format: a variant through the Images binding (variants.ts, variant-serve.ts).
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { serveFile } from "./serve";

@@ -5,7 +5,8 @@
 // way to the bytes: a 304 or a HEAD needs no R2 at all when the row knows the ETag and size; a whole GET
 // comes from the edge cache when it can; only misses and ranges read R2. Counting a view is an RPC sent
 // after the response (serving/view-counter.ts), never a D1 write. An anonymous view that hits both caches
-// waits for no D1 query and no Durable Object.
+// waits for no D1 query and no Durable Object. A variant (`?w=640`, variants.ts) is decided by the very same
+// steps, then served by variant-serve.ts, or by the original with X-Variant-Fallback when it cannot be made.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { FileRow } from "../db/schema";
@@ -22,17 +23,11 @@ import { isPreviewBot } from "./bots";
 import { countHit } from "./view-counter";
 import { placeholderKind, placeholderResponse } from "./placeholder";
 import { accessForAnonymous } from "./access-records";
+import { BYTES_CSP, servedType } from "./headers";
+import { parseVariantQuery } from "./variants";
+import { FALLBACK_HEADER, tryVariant } from "./variant-serve";
 
-/** Bytes never render as anything but an inert image: no scripts, no plugins, no same-origin powers. */
-export const BYTES_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
-
-const SERVABLE_TYPE = /^image\/(jpeg|png|gif|webp|avif|bmp)$/;
-
-/** Only the image types we accept are served as themselves; anything else is an opaque download. */
-export function servedType(mime: string | undefined | null): string {
-  const m = (mime ?? "").toLowerCase().split(";")[0].trim();
-  return SERVABLE_TYPE.test(m) ? m : "application/octet-stream";
-}
+export { BYTES_CSP, servedType } from "./headers";
 
 export type ServeRequest = {
   fileId: string;
@@ -103,7 +98,7 @@ function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   return c.json(err.body(), err.status, { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
 }
 
-const contentMissing = () => new ApiError(404, "File content not found", { code: "content_missing" });
+const contentMissing = () => new ApiError("content_missing", "File content not found");
 
 export async function serveFile(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   try {
@@ -116,6 +111,8 @@ export async function serveFile(c: Context<AppEnv>, req: ServeRequest): Promise<
 
 async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   const now = Date.now();
+  // A bad ?w= is a 400 whether or not the file exists (decided before the lookup, so it tells nothing).
+  const variantQuery = parseVariantQuery(new URL(c.req.url));
   const viewer = await bearerViewer(c);
   // Anonymous viewers (every <img>) are decided from the edge-cached access record when there is one;
   // a Bearer caller may be the owner who just changed the file: always from D1.
@@ -130,15 +127,30 @@ async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   const file = target.file;
 
   if (!hotlinkAllowed(file, c.req.header("referer"), cachedOwnHosts(c.env))) {
-    throw new ApiError(403, "This file may not be embedded on that site", { code: "hotlink_refused" });
+    throw new ApiError("hotlink_refused", "This file may not be embedded on that site");
   }
 
   if (req.variant === "thumb" && !file.thumbKey) return placeholderResponse(placeholderKind(file), c.req.raw, cacheScope(file));
   const objectKey = req.variant === "thumb" && file.thumbKey ? file.thumbKey : file.storeKey;
   const objectVariant: Variant = objectKey === file.storeKey ? "original" : "thumb";
   const cache = cacheControl(file, req);
-  const isHead = c.req.method === "HEAD";
   const known = objectVariant === "original" ? originalMeta(file) : undefined;
+  if (!variantQuery) return serveObject(c, file, req, objectKey, cache, known);
+
+  // A variant: decided above exactly as the original; what cannot be made is answered by the original.
+  const onView = () => countView(c, file, req);
+  const outcome = await tryVariant(c, { file, query: variantQuery, source: objectVariant, objectKey, sourceTag: known?.etag, cache, onView });
+  if ("response" in outcome) return outcome.response;
+  const res = await serveObject(c, file, req, objectKey, cache, known);
+  if ("fallback" in outcome) res.headers.set(FALLBACK_HEADER, outcome.fallback);
+  if (outcome.vary) res.headers.set("Vary", "Accept");
+  return res;
+}
+
+/** The stored object itself (original or thumbnail): 304, HEAD, ranges, the edge cache, then R2. */
+async function serveObject(c: Context<AppEnv>, file: FileRow, req: ServeRequest, objectKey: string, cache: string, known: Meta | undefined): Promise<Response> {
+  const objectVariant: Variant = objectKey === file.storeKey ? "original" : "thumb";
+  const isHead = c.req.method === "HEAD";
 
   if (known && etagMatches(c.req.header("if-none-match"), known.etag)) return notModified(file, known, cache);
   if (known && isHead) return headersOnly(file, known, cache);

@@ -5,7 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, AuthUser, Principal } from "../env";
 import { requirePermission } from "../middleware/guards";
-import { forbidden, notFound, unauthorized } from "../platform/errors";
+import { ApiError, unauthorized } from "../platform/errors";
 import type { UploadWithFile } from "./records";
 
 export type Uploader = { kind: "user"; user: AuthUser } | { kind: "anonymous" } | { kind: "token"; fileId: string };
@@ -17,7 +17,7 @@ export const canStartUpload = () =>
     const p = c.get("principal");
     if (p.kind === "anonymous") return next();
     if (p.kind === "upload") {
-      throw forbidden("An upload token only works for the file it was issued for; start a new upload without it", "upload_token_scope");
+      throw new ApiError("upload_token_scope", "An upload token only works for the file it was issued for; start a new upload without it");
     }
     return needsUpload(c, next);
   });
@@ -40,8 +40,8 @@ export function uploaderOf(p: Principal): Uploader {
   }
 }
 
-export const wrongUploadToken = () => unauthorized("This upload token is not valid for this upload", "invalid_upload_token");
-export const uploadNotFound = () => notFound("Upload not found", "upload_not_found");
+export const wrongUploadToken = () => new ApiError("invalid_upload_token", "This upload token is not valid for this upload");
+export const uploadNotFound = () => new ApiError("upload_not_found", "Upload not found");
 
 /**
  * The record when the caller may act on it. Someone else's upload is 404 (existence is not revealed); an

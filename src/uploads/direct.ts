@@ -2,7 +2,7 @@
 // presign (magic bytes, length, SHA-256). A body that fails any check is not kept and ends the upload.
 import type { UploadMime } from "../config";
 import type { Db } from "../platform/db";
-import { ApiError, badRequest, conflict } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { fileUrl } from "../platform/urls";
 import { ownedBy, type Uploader } from "./access";
@@ -31,14 +31,13 @@ export async function receiveDirectUpload(
 ): Promise<DirectUploadResult> {
   const record = ownedBy(uploader, isId("file", fileId) ? await findUploadByFileId(db, fileId) : undefined);
   const { upload, file } = record;
-  if (upload.kind !== "direct") throw conflict("This file is being uploaded in parts; use its multipart upload", "multipart_upload");
+  if (upload.kind !== "direct") throw new ApiError("multipart_upload", "This file is being uploaded in parts; use its multipart upload");
   assertAcceptingBytes(upload, new Date());
 
   // A Content-Type that names another image type is a client mistake caught before any byte is read.
   const contentType = mediaType(request.headers.get("content-type"));
   if (contentType && contentType !== "application/octet-stream" && contentType !== file.mime) {
-    throw new ApiError(415, `Content-Type is ${contentType} but the upload was presigned as ${file.mime}`, {
-      code: "content_type_mismatch",
+    throw new ApiError("content_type_mismatch", `Content-Type is ${contentType} but the upload was presigned as ${file.mime}`, {
       expected: file.mime,
     });
   }
@@ -51,11 +50,11 @@ export async function receiveDirectUpload(
   const expected = { bytes: upload.bytes, sha256: upload.sha256, mime: file.mime as UploadMime, fileId: file.id };
   const outcome = inMemory
     ? await putBytesVerified(env.BUCKET, file.storeKey, inMemory, expected)
-    : await putVerified(env.BUCKET, file.storeKey, request.body!, expected);
+    : await putVerified(env.BUCKET, file.storeKey, request.body!, expected, length !== null);
   if (!outcome.ok) {
     if (outcome.reason === "interrupted") {
       // The client went away mid-body: nothing was stored, the upload stays pending for a retry.
-      throw badRequest("The request body ended early", "incomplete_body");
+      throw new ApiError("incomplete_body", "The request body ended early");
     }
     throw await failVerification(env, db, record, outcome.reason, outcome.receivedBytes);
   }
@@ -67,11 +66,11 @@ export async function receiveDirectUpload(
     const current = await findUploadByFileId(db, fileId);
     const state = current?.upload.state;
     // Another PUT of the same (verified, hence identical) bytes won: its object is this object.
-    if (state === "uploaded" || state === "finalized") throw conflict("The bytes of this upload have already been received", "already_uploaded");
+    if (state === "uploaded" || state === "finalized") throw new ApiError("already_uploaded", "The bytes of this upload have already been received");
     // The upload ended meanwhile (expired by cleanup, aborted): the object must not stay.
     await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now);
     assertAcceptingBytes(current?.upload ?? { ...upload, state: "expired" }, now);
-    throw conflict("The upload changed state during the transfer", "upload_state_changed");
+    throw new ApiError("upload_state_changed", "The upload changed state during the transfer");
   }
   return {
     body: { fileId: file.id, url: fileUrl(env, file.id), mime: file.mime, bytes: upload.bytes, status: "ready" },

@@ -52,6 +52,17 @@ export function sanitizeFilename(name: string, mime: UploadMime, maxBytes = UPLO
   return base;
 }
 
+/**
+ * The title a file gets when the uploader gives none: the client's filename without its folder and extension,
+ * as the person named it (spaces kept, invisible characters dropped), so lists and pages never show a bare id.
+ */
+export function titleFromFilename(name: string, maxChars: number = UPLOADS.titleMaxChars): string {
+  const last = name.normalize("NFC").split(/[\\/]+/).filter((s) => s.trim() !== "").pop() ?? "";
+  const clean = last.replace(INVISIBLE, "").replace(/\s+/gu, " ").trim();
+  const stem = clean.replace(EXTENSION_RE, "").trim() || clean;
+  return [...stem].slice(0, maxChars).join("").trim();
+}
+
 /** `uploads/<YYYY-MM-DD>/<file_id>/<sanitised filename>` (decisions.md § Units and formats). */
 export function buildStoreKey(fileId: string, filename: string, now: Date): string {
   return `uploads/${now.toISOString().slice(0, 10)}/${fileId}/${filename}`;

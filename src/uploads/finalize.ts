@@ -6,7 +6,7 @@
 import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { files } from "../db/schema";
 import type { Db } from "../platform/db";
-import { ApiError, badRequest, conflict } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { blocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { nsfwThreshold } from "../analysis/nsfw";
 import { jobQueue } from "../jobs/messages";
@@ -48,6 +48,9 @@ export type FinalizeResponse = {
   /** The server's analysis: `pending` past the wait, `done` with its results, `failed` with the reason. */
   analysis: "pending" | "done" | "failed";
   analysisError: string | null;
+  /** Base64 ThumbHash and `#rrggbb`, once the analysis is done (analysis/placeholder.ts). */
+  placeholder: string | null;
+  dominantColor: string | null;
 };
 
 const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
@@ -76,7 +79,7 @@ async function exactDuplicates(env: Env, db: Db, userId: string | null, fileId: 
 
 function checkIdentifiers(record: UploadWithFile, input: FinalizeInput) {
   const { upload, file } = record;
-  const mismatch = (field: string) => badRequest(`${field} does not belong to this upload`, "upload_mismatch", { field });
+  const mismatch = (field: string) => new ApiError("upload_mismatch", `${field} does not belong to this upload`, { field });
   if (upload.fileId !== input.fileId) throw mismatch("fileId");
   if (file.storeKey !== input.storeKey) throw mismatch("storeKey");
   // Checked only once the bytes are in (before that there is no etag to compare).
@@ -88,7 +91,7 @@ function checkIdentifiers(record: UploadWithFile, input: FinalizeInput) {
  * size and duplicates (exact and similar) replace the client's hints; a failure gives its reason.
  */
 async function withAnalysis(env: Env, db: Db, stored: FinalizeResponse, file: FileRow | undefined): Promise<FinalizeResponse> {
-  const body: FinalizeResponse = { ...stored, analysis: "pending", analysisError: null };
+  const body: FinalizeResponse = { ...stored, analysis: "pending", analysisError: null, placeholder: null, dominantColor: null };
   if (!file) return body;
   if (file.quarantinedAt) throw blockedContent(); // the analysis found it on the blocklist
   if (file.analysis === "failed") return { ...body, analysis: "failed", analysisError: file.analysisError };
@@ -104,6 +107,8 @@ async function withAnalysis(env: Env, db: Db, stored: FinalizeResponse, file: Fi
     duplicates: await findDuplicates(db, env, file),
     analysis: "done",
     analysisError: file.analysisError, // optional steps that failed (thumbnail, model), if any
+    placeholder: file.placeholder,
+    dominantColor: file.dominantColor,
   };
 }
 
@@ -117,17 +122,14 @@ function answerFromState(record: UploadWithFile, now: Date): FinalizeResponse {
   if (upload.state === "finalized" && record.file.quarantinedAt) throw blockedContent();
   if (upload.state === "finalized" && upload.finalizeResponse) return upload.finalizeResponse as FinalizeResponse;
   if (upload.state === "pending") {
-    throw conflict(
-      upload.kind === "direct" ? "PUT the file's bytes before finalizing" : "Complete the multipart upload before finalizing",
-      "not_uploaded",
-    );
+    throw new ApiError("not_uploaded", upload.kind === "direct" ? "PUT the file's bytes before finalizing" : "Complete the multipart upload before finalizing");
   }
   assertNotEnded(upload, now);
-  throw conflict("The upload changed state; try again", "upload_state_changed");
+  throw new ApiError("upload_state_changed", "The upload changed state; try again");
 }
 
 const blockedContent = () =>
-  new ApiError(403, "This image matches content removed by moderation; it has been withheld and reported", { code: "blocked_content" });
+  new ApiError("blocked_content", "This image matches content removed by moderation; it has been withheld and reported");
 
 export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
   const record = ownedBy(uploader, isId("upl", input.uploadId) ? await findUploadById(db, input.uploadId) : undefined);
@@ -164,6 +166,8 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
     duplicates: await exactDuplicates(env, db, upload.userId, file.id, file.sha256),
     analysis: "pending",
     analysisError: null,
+    placeholder: null,
+    dominantColor: null,
   };
 
   const applied = await transitionUpload(db, {

@@ -4,7 +4,7 @@
 // from one uploaded through the direct flow. The body is parsed whole, so it is bounded by the plan's size limit.
 import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
 import type { Db } from "../platform/db";
-import { ApiError, badRequest } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { bytesToHex } from "../platform/crypto";
 import type { Visibility } from "../db/schema";
 import type { Uploader } from "./access";
@@ -27,18 +27,18 @@ export async function uploadFromForm(
   const plan: PlanOrAnonymous = uploader.kind === "user" ? uploader.user.plan : "anonymous";
   const limit = PLAN_LIMITS[plan].maxFileBytes;
   const length = Number(request.headers.get("content-length") ?? NaN);
-  if (!Number.isFinite(length)) throw new ApiError(411, "Send the form with a Content-Length", { code: "length_required" });
+  if (!Number.isFinite(length)) throw new ApiError("length_required", "Send the form with a Content-Length");
   if (length > limit + FORM_OVERHEAD_BYTES) {
-    throw new ApiError(413, `The ${plan} plan allows files up to ${limit} bytes`, { code: "file_too_large", limit, plan });
+    throw new ApiError("file_too_large", `The ${plan} plan allows files up to ${limit} bytes`, { limit, plan });
   }
   let form: FormData;
   try {
     form = await request.formData();
   } catch {
-    throw badRequest("Send multipart/form-data with the image in the field `file`", "invalid_form");
+    throw new ApiError("invalid_form", "Send multipart/form-data with the image in the field `file`");
   }
   const file = form.get("file");
-  if (!file || typeof file === "string") throw badRequest("The form has no file in the field `file`", "missing_file");
+  if (!file || typeof file === "string") throw new ApiError("missing_file", "The form has no file in the field `file`");
   const bytes = new Uint8Array(await file.arrayBuffer());
   const sha256 = bytesToHex(await crypto.subtle.digest("SHA-256", bytes));
 

@@ -1,23 +1,23 @@
 // Shared rules of an upload's life: which state allows what, and how a failed verification ends it so that
 // nothing stays behind (no object, no live record, no reservation).
 import type { Db } from "../platform/db";
-import { ApiError, conflict, gone } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import type { UploadRow } from "../db/schema";
 import { endUpload, markFilePurged, type UploadWithFile } from "./records";
 
 /** 410 for an upload that ended (or whose time ran out), 409 when the bytes are already in. */
 export function assertAcceptingBytes(upload: UploadRow, now: Date) {
   if (upload.state === "uploaded" || upload.state === "finalized") {
-    throw conflict("The bytes of this upload have already been received", "already_uploaded");
+    throw new ApiError("already_uploaded", "The bytes of this upload have already been received");
   }
   assertNotEnded(upload, now);
 }
 
 export function assertNotEnded(upload: UploadRow, now: Date) {
-  if (upload.state === "aborted") throw gone("This upload was aborted; start a new one", "upload_aborted");
-  if (upload.state === "failed") throw gone("This upload failed verification; start a new one", "upload_failed");
+  if (upload.state === "aborted") throw new ApiError("upload_aborted", "This upload was aborted; start a new one");
+  if (upload.state === "failed") throw new ApiError("upload_failed", "This upload failed verification; start a new one");
   if (upload.state === "expired" || (upload.state !== "finalized" && upload.expiresAt.getTime() <= now.getTime())) {
-    throw gone("This upload expired; start a new one", "upload_expired");
+    throw new ApiError("upload_expired", "This upload expired; start a new one");
   }
 }
 
@@ -27,15 +27,14 @@ export function verificationError(reason: VerificationFailure, record: UploadWit
   const { upload, file } = record;
   switch (reason) {
     case "magic_mismatch":
-      return new ApiError(415, `The file's first bytes are not those of ${file.mime}`, { code: "magic_mismatch", mime: file.mime });
+      return new ApiError("magic_mismatch", `The file's first bytes are not those of ${file.mime}`, { mime: file.mime });
     case "size_mismatch":
-      return new ApiError(400, `Expected exactly ${upload.bytes} bytes`, {
-        code: "size_mismatch",
+      return new ApiError("size_mismatch", `Expected exactly ${upload.bytes} bytes`, {
         expected: upload.bytes,
         ...(receivedBytes !== undefined ? { received: receivedBytes } : {}),
       });
     case "checksum_mismatch":
-      return new ApiError(400, "The SHA-256 of the bytes received does not match the one declared", { code: "checksum_mismatch" });
+      return new ApiError("checksum_mismatch", "The SHA-256 of the bytes received does not match the one declared");
   }
 }
 

@@ -9,7 +9,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { UPLOADS, type UploadMime } from "../config";
 import { uploadParts, type UploadRow } from "../db/schema";
 import type { Db } from "../platform/db";
-import { ApiError, badRequest, conflict, gone } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { apiUrl } from "../platform/urls";
 import { ownedBy, type Uploader } from "./access";
@@ -34,7 +34,7 @@ export async function initMultipart(env: Env, db: Db, uploader: Uploader, input:
   const partSize = input.partSize ?? UPLOADS.multipartPartBytes.default;
   const partCount = Math.ceil(input.totalBytes / partSize);
   if (partCount > UPLOADS.maxParts) {
-    throw badRequest(`At most ${UPLOADS.maxParts} parts; use a larger partSize`, "too_many_parts", { partCount, maxParts: UPLOADS.maxParts });
+    throw new ApiError("too_many_parts", `At most ${UPLOADS.maxParts} parts; use a larger partSize`, { partCount, maxParts: UPLOADS.maxParts });
   }
   const { totalBytes, partSize: _ignored, ...rest } = input;
   const started = await startUpload(env, db, uploader, { ...rest, bytes: totalBytes }, {
@@ -60,7 +60,7 @@ async function ownedMultipart(db: Db, uploader: Uploader, uploadId: string): Pro
   const record = ownedBy(uploader, isId("upl", uploadId) ? await findUploadById(db, uploadId) : undefined);
   const { upload } = record;
   if (upload.kind !== "multipart" || !upload.r2UploadId || !upload.partSize || !upload.partCount) {
-    throw conflict("This is a direct upload; PUT its bytes to /upload/direct/<fileId>", "not_multipart");
+    throw new ApiError("not_multipart", "This is a direct upload; PUT its bytes to /upload/direct/<fileId>");
   }
   return record as never;
 }
@@ -70,16 +70,16 @@ export async function receivePart(env: Env, db: Db, uploader: Uploader, uploadId
   const { upload, file } = record;
   assertAcceptingBytes(upload, new Date());
   if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > upload.partCount) {
-    throw badRequest(`partNumber must be 1 to ${upload.partCount}`, "invalid_part_number", { partCount: upload.partCount });
+    throw new ApiError("invalid_part_number", `partNumber must be 1 to ${upload.partCount}`, { partCount: upload.partCount });
   }
   const expected = partBytes(upload.bytes, upload.partSize, partNumber);
   const length = request.headers.get("content-length");
   if (length === null) {
-    throw new ApiError(411, `Send Content-Length: ${expected} with part ${partNumber}`, { code: "length_required", expected });
+    throw new ApiError("length_required", `Send Content-Length: ${expected} with part ${partNumber}`, { expected });
   }
   // A wrong-sized part is refused before anything is stored; the upload stays open for a correct one.
   if (Number(length) !== expected || request.body === null) {
-    throw new ApiError(400, `Part ${partNumber} must be exactly ${expected} bytes`, { code: "size_mismatch", expected, received: Number(length) || 0 });
+    throw new ApiError("size_mismatch", `Part ${partNumber} must be exactly ${expected} bytes`, { expected, received: Number(length) || 0 });
   }
 
   const r2 = env.BUCKET.resumeMultipartUpload(file.storeKey, upload.r2UploadId);
@@ -87,7 +87,7 @@ export async function receivePart(env: Env, db: Db, uploader: Uploader, uploadId
   const outcome = await putPart(r2, partNumber, request.body, expected, sniffAs);
   if (!outcome.ok) {
     if (outcome.reason === "magic_mismatch") throw await failVerification(env, db, record, "magic_mismatch");
-    throw badRequest("The request body ended early", "incomplete_body");
+    throw new ApiError("incomplete_body", "The request body ended early");
   }
 
   // Recorded only while the upload is still open; re-sending a part replaces it.
@@ -128,7 +128,7 @@ export async function describeMultipart(db: Db, uploader: Uploader, uploadId: st
   };
 }
 
-const invalidPart = (message: string, extra: Record<string, unknown> = {}) => badRequest(message, "invalid_part", extra);
+const invalidPart = (message: string, extra: Record<string, unknown> = {}) => new ApiError("invalid_part", message, extra);
 
 /** Why a client's parts list does not match the parts received, or null when it does. */
 function partListRefusal(listed: CompleteInput["parts"], recorded: { partNumber: number; etag: string }[], partCount: number): ApiError | null {
@@ -150,8 +150,8 @@ export type CompleteInput = { uploadId: string; fileId: string; storeKey: string
 export async function completeMultipart(env: Env, db: Db, uploader: Uploader, input: CompleteInput) {
   const record = await ownedMultipart(db, uploader, input.uploadId);
   const { upload, file } = record;
-  if (file.id !== input.fileId) throw badRequest("fileId does not belong to this upload", "upload_mismatch", { field: "fileId" });
-  if (file.storeKey !== input.storeKey) throw badRequest("storeKey does not belong to this upload", "upload_mismatch", { field: "storeKey" });
+  if (file.id !== input.fileId) throw new ApiError("upload_mismatch", "fileId does not belong to this upload", { field: "fileId" });
+  if (file.storeKey !== input.storeKey) throw new ApiError("upload_mismatch", "storeKey does not belong to this upload", { field: "storeKey" });
   const done = (etag: string | null) => ({ fileId: file.id, storeEtag: etag ?? "", bytes: upload.bytes, status: "ready" as const });
   // A retried complete (e.g. after a lost response) answers as the first did.
   if (upload.state === "uploaded" || upload.state === "finalized") return done(upload.storeEtag);
@@ -193,23 +193,23 @@ export async function completeMultipart(env: Env, db: Db, uploader: Uploader, in
     if (current && (current.upload.state === "uploaded" || current.upload.state === "finalized")) return done(current.upload.storeEtag);
     await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now);
     if (current) assertNotEnded(current.upload, now);
-    throw gone("This upload ended during completion", "upload_ended");
+    throw new ApiError("upload_ended", "This upload ended during completion");
   }
   return done(etag);
 }
 
 export async function abortMultipart(env: Env, db: Db, uploader: Uploader, uploadId: string) {
   const { upload, file } = await ownedMultipart(db, uploader, uploadId);
-  if (upload.state === "finalized") throw conflict("This upload is finalized; delete the file instead", "already_finalized");
+  if (upload.state === "finalized") throw new ApiError("already_finalized", "This upload is finalized; delete the file instead");
   if (upload.state === "aborted") return { message: "Upload aborted" };
   if (upload.state === "failed" || upload.state === "expired") assertNotEnded(upload, new Date());
   const now = new Date();
   if (!(await endUpload(db, upload, "aborted", now))) {
     const current = await findUploadById(db, upload.id);
     if (current?.upload.state === "aborted") return { message: "Upload aborted" };
-    if (current?.upload.state === "finalized") throw conflict("This upload is finalized; delete the file instead", "already_finalized");
+    if (current?.upload.state === "finalized") throw new ApiError("already_finalized", "This upload is finalized; delete the file instead");
     if (current) assertNotEnded(current.upload, now);
-    throw conflict("The upload changed state; try again", "upload_state_changed");
+    throw new ApiError("upload_state_changed", "The upload changed state; try again");
   }
   // If this fails the file stays failed and unpurged, and the cleanup job retries the removal.
   await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now).catch((err) => console.error(`upload ${upload.id}: abort cleanup failed`, err));

@@ -1,9 +1,9 @@
 // /upload/*: the direct flow (presign -> PUT -> finalize) and the multipart flow (init -> PUT parts ->
 // complete -> finalize). The two byte-streaming routes are exempt from the JSON body limit (app.ts).
-import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { validationHook } from "../platform/validation";
+import { apiRouter } from "../platform/router";
 import { apiUrl } from "../platform/urls";
 import { UPLOADS } from "../config";
 import { canContinueUpload, canStartUpload, uploaderOf } from "./access";
@@ -32,7 +32,7 @@ import {
   UploadIdParam,
 } from "./schemas";
 
-export const uploadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export const uploadRoutes = apiRouter();
 const tags = ["Uploads"];
 
 const binaryBody = (description: string) => ({

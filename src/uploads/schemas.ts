@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../config";
 import { VISIBILITIES } from "../db/schema";
+import { Duplicate, PlaceholderFields } from "../files/schemas";
 
 const Sha256 = z
   .string()
@@ -77,12 +78,6 @@ export const FinalizeRequest = z
   .strict()
   .openapi("FinalizeRequest");
 
-const Duplicate = z.object({
-  fileId: z.string(),
-  url: z.string(),
-  distance: z.number().int(),
-  match: z.enum(["exact", "similar"]),
-});
 
 export const FinalizeResponse = z
   .object({
@@ -103,6 +98,7 @@ export const FinalizeResponse = z
       description: "The server's analysis: `done` when it landed within FINALIZE_WAIT_MS (its phash, nsfwScore, size and duplicates are in this answer), `pending` past the wait (poll GET /files/:id), `failed` when the image was refused",
     }),
     analysisError: z.string().nullable().openapi({ description: "Why the analysis failed, or which optional step of a done analysis did not run" }),
+    ...PlaceholderFields,
   })
   .openapi("FinalizeResponse");
 

@@ -5,13 +5,13 @@ import { jwtConfig } from "../env";
 import { PLAN_LIMITS, UPLOADS, type PlanOrAnonymous, type UploadMime } from "../config";
 import type { Visibility } from "../db/schema";
 import type { Db } from "../platform/db";
-import { ApiError, badRequest } from "../platform/errors";
+import { ApiError } from "../platform/errors";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { signToken } from "../platform/jwt";
 import { SESSION } from "../config";
 import type { Uploader } from "./access";
-import { buildStoreKey, sanitizeFilename } from "./filename";
+import { buildStoreKey, sanitizeFilename, titleFromFilename } from "./filename";
 import { insertUploadRecords } from "./records";
 import { releaseReservationStatement, reserveQuota } from "./quota";
 
@@ -49,15 +49,14 @@ export function isAllowedMime(mime: string): mime is UploadMime {
 export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: number, kind: "direct" | "multipart"): UploadMime {
   const type = mime.trim().toLowerCase();
   if (!isAllowedMime(type)) {
-    throw new ApiError(415, `Only ${UPLOADS.mimeTypes.join(", ")} can be uploaded`, { code: "unsupported_media_type", allowed: [...UPLOADS.mimeTypes] });
+    throw new ApiError("unsupported_media_type", `Only ${UPLOADS.mimeTypes.join(", ")} can be uploaded`, { allowed: [...UPLOADS.mimeTypes] });
   }
   const limit = PLAN_LIMITS[plan].maxFileBytes;
   if (bytes > limit) {
-    throw new ApiError(413, `The ${plan} plan allows files up to ${limit} bytes`, { code: "file_too_large", limit, plan });
+    throw new ApiError("file_too_large", `The ${plan} plan allows files up to ${limit} bytes`, { limit, plan });
   }
   if (kind === "direct" && bytes > UPLOADS.maxDirectBytes) {
-    throw new ApiError(413, `Bodies through the direct upload are limited to ${UPLOADS.maxDirectBytes} bytes; use POST /upload/multipart/init`, {
-      code: "use_multipart",
+    throw new ApiError("use_multipart", `Bodies through the direct upload are limited to ${UPLOADS.maxDirectBytes} bytes; use POST /upload/multipart/init`, {
       limit: UPLOADS.maxDirectBytes,
     });
   }
@@ -71,7 +70,7 @@ export async function startUpload(env: Env, db: Db, uploader: Uploader, input: S
   const mime = checkUploadable(plan, input.mime, input.bytes, opts.kind);
   const visibility = input.visibility ?? "public";
   if (!user && visibility === "private") {
-    throw badRequest("Anonymous uploads cannot be private: nobody could ever read them. Use unlisted, or sign in.", "private_requires_account");
+    throw new ApiError("private_requires_account", "Anonymous uploads cannot be private: nobody could ever read them. Use unlisted, or sign in.");
   }
 
   const now = new Date();
@@ -85,8 +84,7 @@ export async function startUpload(env: Env, db: Db, uploader: Uploader, input: S
   const deleteToken = user ? undefined : randomToken();
 
   if (user && !(await reserveQuota(db, user.id, user.plan, input.bytes))) {
-    throw new ApiError(402, "This upload would exceed your storage quota", {
-      code: "quota_exceeded",
+    throw new ApiError("quota_exceeded", "This upload would exceed your storage quota", {
       quota: PLAN_LIMITS[user.plan].storageQuotaBytes,
       requested: input.bytes,
     });
@@ -100,7 +98,7 @@ export async function startUpload(env: Env, db: Db, uploader: Uploader, input: S
       {
         id: fileId,
         userId: user?.id ?? null,
-        title: input.title ?? "",
+        title: input.title?.trim() || titleFromFilename(input.filename),
         description: input.description ?? "",
         filename,
         mime,

@@ -1,7 +1,7 @@
 // Streaming bytes into R2 without holding a whole body in memory. R2 needs a body of known length:
 // a FixedLengthStream of the expected size gives it one (and errors when the client sends more or fewer
-// bytes, so a wrong-sized body is never stored). Magic bytes are sniffed from a tee()d branch before the
-// store branch is read at all.
+// bytes, so a wrong-sized body is never stored). Magic bytes are sniffed from the first bytes before
+// anything is stored.
 import { bytesToHex } from "../platform/crypto";
 import type { UploadMime } from "../config";
 import { SNIFF_BYTES, magicMatches } from "./magic";
@@ -45,48 +45,98 @@ export type VerifiedPut =
   | { ok: true; object: R2Object }
   | { ok: false; reason: "magic_mismatch" | "size_mismatch" | "checksum_mismatch" | "interrupted"; receivedBytes?: number; stored: boolean };
 
+/** R2's own refusal of a body whose SHA-256 is not the one it was given (BadDigest, code 10037). */
+const R2_BAD_DIGEST = /checksum you specified did not match|\(10037\)/i;
+
 /**
- * PUT of a whole file: one tee() branch goes through a FixedLengthStream into R2, the other through
- * crypto.DigestStream. R2 is also given the expected SHA-256, so it refuses to store a body that does not
- * match (nothing wrong ever becomes visible); the digest branch tells which check failed.
+ * PUT of a whole file. R2 is given the expected SHA-256 and refuses to store a body that does not match it,
+ * so nothing wrong ever becomes visible and the worker hashes nothing itself.
+ * - `knownLength` (the Content-Length is the presigned size, as curl, ShareX and browsers send it): the
+ *   request body goes to R2 as it is, natively streamed with no JavaScript per chunk, like a bare put; the
+ *   magic bytes are then read back from the stored object (64 bytes), and a mismatch is removed by the caller.
+ * - a chunked body: the sniffed head and then the rest flow through a counting source into a
+ *   FixedLengthStream of the presigned size; the count tells a wrong size from an interruption.
  */
 export async function putVerified(
   bucket: R2Bucket,
   key: string,
   body: ReadableStream<Uint8Array>,
   expect: { bytes: number; sha256: string; mime: UploadMime; fileId: string },
+  knownLength = false,
 ): Promise<VerifiedPut> {
-  const { matches, head, probe, reader, rest } = await sniff(body, expect.mime);
-  if (!matches) {
-    await Promise.allSettled([reader.cancel(), rest.cancel()]);
+  const options = { httpMetadata: { contentType: expect.mime }, customMetadata: { fileId: expect.fileId }, sha256: expect.sha256 };
+  if (knownLength) return putKnownLength(bucket, key, body, expect, options);
+
+  const reader = body.getReader();
+  let head: Head;
+  try {
+    head = await readHead(reader, SNIFF_BYTES);
+  } catch {
+    return { ok: false, reason: "interrupted", stored: false }; // the body broke off before its first bytes
+  }
+  if (!magicMatches(expect.mime, head.bytes)) {
+    await reader.cancel().catch(() => undefined);
     return { ok: false, reason: "magic_mismatch", stored: false };
   }
 
-  const digest = new crypto.DigestStream("SHA-256");
-  const hashing = (async () => {
-    const writer = digest.getWriter();
-    for (const chunk of head.chunks) await writer.write(chunk);
-    writer.releaseLock();
-    reader.releaseLock();
-    // the probe branch continues where readHead stopped
-    await probe.pipeTo(digest);
-  })();
+  let received = 0;
+  let ended = false;
+  let next = 0;
+  const counted = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const chunk = next < head.chunks.length ? head.chunks[next++] : head.done ? undefined : (await reader.read()).value;
+        if (chunk === undefined) {
+          ended = true;
+          controller.close();
+          return;
+        }
+        received += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
   const sized = new FixedLengthStream(expect.bytes);
-  const feeding = rest.pipeTo(sized.writable);
-  const putting = bucket.put(key, sized.readable, {
-    httpMetadata: { contentType: expect.mime },
-    customMetadata: { fileId: expect.fileId },
-    sha256: expect.sha256,
-  });
-  const [hashed, , put] = await Promise.allSettled([hashing, feeding, putting]);
+  const feeding = counted.pipeTo(sized.writable);
+  const putting = bucket.put(key, sized.readable, options);
+  const [fed, put] = await Promise.allSettled([feeding, putting]);
   const stored = put.status === "fulfilled";
 
-  if (hashed.status === "rejected") return { ok: false, reason: "interrupted", stored };
-  const receivedBytes = Number(digest.bytesWritten);
-  if (receivedBytes !== expect.bytes) return { ok: false, reason: "size_mismatch", receivedBytes, stored };
-  if (bytesToHex(await digest.digest) !== expect.sha256) return { ok: false, reason: "checksum_mismatch", receivedBytes, stored };
-  if (put.status === "rejected") throw put.reason;
+  if (received !== expect.bytes && (ended || received > expect.bytes)) return { ok: false, reason: "size_mismatch", receivedBytes: received, stored };
+  if (fed.status === "rejected") return { ok: false, reason: "interrupted", stored };
+  if (put.status === "rejected") {
+    if (R2_BAD_DIGEST.test(errorText(put.reason))) return { ok: false, reason: "checksum_mismatch", receivedBytes: received, stored };
+    throw put.reason;
+  }
   return { ok: true, object: put.value };
+}
+
+const errorText = (err: unknown) => String((err as Error)?.message ?? err);
+/** An error R2 itself raised for a put (its binding prefixes the operation), as opposed to the body's. */
+const R2_PUT_ERROR = /^put: /;
+
+async function putKnownLength(
+  bucket: R2Bucket,
+  key: string,
+  body: ReadableStream<Uint8Array>,
+  expect: { bytes: number; mime: UploadMime },
+  options: R2PutOptions,
+): Promise<VerifiedPut> {
+  let object: R2Object;
+  try {
+    object = (await bucket.put(key, body, options))!;
+  } catch (err) {
+    const text = errorText(err);
+    if (R2_BAD_DIGEST.test(text)) return { ok: false, reason: "checksum_mismatch", receivedBytes: expect.bytes, stored: false };
+    if (R2_PUT_ERROR.test(text)) throw err;
+    return { ok: false, reason: "interrupted", stored: false }; // the body broke off: R2 stored nothing
+  }
+  const head = await bucket.get(key, { range: { offset: 0, length: SNIFF_BYTES } });
+  const first = head ? new Uint8Array(await head.arrayBuffer()) : new Uint8Array();
+  if (!magicMatches(expect.mime, first)) return { ok: false, reason: "magic_mismatch", stored: true };
+  return { ok: true, object };
 }
 
 /** The same checks for a body already in memory (POST /upload/form): no streams to tee. */

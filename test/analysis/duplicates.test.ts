@@ -107,7 +107,11 @@ describe("findDuplicates: exact and similar among the owner's files", () => {
     expect(dups[0]).toEqual({ fileId: copies.sameBytes.id, url: `${env.IMAGE_URL}/${copies.sameBytes.id}`, distance: 0, match: "exact" });
     const similar = dups.filter((d) => d.match === "similar");
     expect(similar.map((d) => d.fileId).sort()).toEqual([copies.resized.id, copies.recompressed.id, copies.brightened.id, copies.webp.id].sort());
-    for (const d of similar) expect(d.distance).toBeLessThanOrEqual(phashDistance(env));
+    for (const d of similar) {
+      expect(d.distance).toBeLessThanOrEqual(phashDistance(env));
+      // Analysed without the model here (as files analysed before the embedding existed): phash only.
+      expect(d).toMatchObject({ signal: "phash", distances: { phash: d.distance, embedding: null } });
+    }
     expect(similar.map((d) => d.distance)).toEqual([...similar.map((d) => d.distance)].sort((a, b) => a - b));
     const ids = dups.map((d) => d.fileId);
     expect(ids).not.toContain(different.id);
@@ -129,7 +133,9 @@ describe("findDuplicates: exact and similar among the owner's files", () => {
     const analysed = await seedFinalizedFile(owner, "wood.jpg", fixture("wood.jpg"));
     await analyze(analysed.id);
     const fresh = await seedFinalizedFile(owner, "other.jpg", fixture("cubes.jpg"), { clientPhash: flipBits(EXPECTED_PHASH["wood.jpg"], [1, 2, 3]) });
-    expect(await findDuplicates(db(), env, await fileRow(fresh.id))).toEqual([{ fileId: analysed.id, url: `${env.IMAGE_URL}/${analysed.id}`, distance: 3, match: "similar" }]);
+    expect(await findDuplicates(db(), env, await fileRow(fresh.id))).toEqual([
+      { fileId: analysed.id, url: `${env.IMAGE_URL}/${analysed.id}`, distance: 3, match: "similar", signal: "phash", distances: { phash: 3, embedding: null } },
+    ]);
   });
 });
 

@@ -43,3 +43,14 @@ export async function largeFixture(name: string): Promise<Uint8Array> {
   const url = await load();
   return base64ToBytes(url.slice(url.indexOf(",") + 1));
 }
+
+// Real photos (test/fixtures/images/photos, see generate.mjs there) and variants made from them, loaded on use.
+const photoLoaders = import.meta.glob(["../fixtures/images/photos/*.jpg", "../fixtures/images/photos/variants/*.jpg"], { query: "?inline", import: "default" }) as Record<string, () => Promise<string>>;
+
+/** `name`: "ladybird.jpg" or "variants/ladybird-rot3.jpg". */
+export async function photo(name: string): Promise<Uint8Array> {
+  const load = Object.entries(photoLoaders).find(([path]) => path.endsWith(`/photos/${name}`))?.[1];
+  if (!load) throw new Error(`no photo ${name}`);
+  const url = await load();
+  return base64ToBytes(url.slice(url.indexOf(",") + 1));
+}

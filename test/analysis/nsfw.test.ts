@@ -46,6 +46,19 @@ describe("NSFW model on the WASM backend", () => {
     expect(names).not.toContain("FusedBatchNorm");
   });
 
+  it("returns the near-duplicate features with the scores and leaves no tensor behind", async () => {
+    const pixels = await input("cubes.jpg");
+    const model = await loadNsfwModel();
+    await model.infer(pixels, 224); // first call may set up kernels
+    const before = tf.memory().numTensors;
+    const { prediction, features } = await model.infer(pixels, 224);
+    expect(tf.memory().numTensors).toBe(before);
+    expect(features).toHaveLength(384);
+    expect(model.featureCenter).toHaveLength(384);
+    expect(features.every(Number.isFinite)).toBe(true);
+    expect(prediction).toEqual(await model.classify(pixels, 224));
+  });
+
   it("has a reference for every fixture", () => {
     expect(Object.keys(REFERENCE).sort()).toEqual(FIXTURE_NAMES);
   });
@@ -72,6 +85,7 @@ describe("NSFW model on the WASM backend", () => {
 
 describe("NSFW model when the WASM backend cannot start", () => {
   it("runs on the CPU backend, says why, and scores like the reference", async () => {
+    const tensorsBefore = tf.memory().numTensors;
     const model = await createNsfwModel({ startWasm: () => Promise.reject(new Error("no wasm in this test")) });
     try {
       expect(model.backend).toBe("cpu");
@@ -82,6 +96,8 @@ describe("NSFW model when the WASM backend cannot start", () => {
       expectClose({ score, ...prediction }, REFERENCE["cubes-resized.jpg"]);
     } finally {
       model.dispose();
+      // Its weights are gone again (the two-output model shares net's layers; disposing it frees them).
+      expect(tf.memory().numTensors).toBe(tensorsBefore);
       // The isolate's model (and the other tests) run on WASM.
       await tf.setBackend("wasm");
     }

@@ -104,6 +104,7 @@ describe("web app in chromium", () => {
     const small = path.join(root, "test/fixtures/images/cubes.jpg");
 
     await page.goto(`${ORIGIN}/app/upload`);
+    await page.locator("details.options summary").click();
     await page.getByLabel("Title").fill("From the browser test");
     await page.getByLabel("Tags (comma separated)").fill("browser, test");
     await page.setInputFiles("#files", [small, big]);
@@ -132,7 +133,9 @@ describe("web app in chromium", () => {
     expect(intermediate.length).toBeGreaterThan(0);
     const failed = await page.locator("#queue .failed").allTextContents();
     expect(failed).toEqual([]);
-    expect(await page.locator("#queue .links input").count()).toBe(4);
+    // Page, direct, Markdown and BBCode links for each of the two images, under its preview.
+    expect(await page.locator("#queue .links input").count()).toBe(8);
+    expect(await page.locator("#queue img.preview").count()).toBe(2);
     await shot("upload-done");
   });
 
@@ -233,6 +236,10 @@ describe("web app in chromium", () => {
 
     await page.goto(`${ORIGIN}/app/keys`);
     expect(await page.content()).not.toContain(key);
+    // Revoking asks first: the link opens a confirmation page; the key works until it is confirmed.
+    await page.getByRole("link", { name: "Revoke browser key" }).click();
+    await page.getByRole("heading", { name: /Revoke the key “browser key”\?/ }).waitFor();
+    expect((await fetch(`${ORIGIN}/api/v1/files`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     await page.getByRole("button", { name: "Revoke browser key" }).click();
     await page.getByText("The key was revoked.").waitFor();
     await shot("api-keys");

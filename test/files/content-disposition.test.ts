@@ -47,6 +47,8 @@ describe("contentDisposition", () => {
     expect(contentDisposition("setup.exe", "image/jpeg")).toContain(`filename="setup.exe.jpg"`);
     expect(contentDisposition("photo.png", "image/webp")).toContain(`filename="photo.png.webp"`);
     expect(contentDisposition("unknown.svg", "application/octet-stream")).toContain(`filename="unknown.svg.bin"`);
+    // A stem that is gone in ASCII (a lone spacing accent) keeps the extension (fast-check found this one).
+    expect(contentDisposition("\u02d8", "image/jpeg")).toContain(`filename="_.jpg"`);
     fc.assert(
       fc.property(hostile, servedTypes, (name, type) => {
         const ascii = /filename="([^"]*)"/.exec(contentDisposition(name, type))![1];

@@ -7,6 +7,9 @@ import type { FileRow } from "../../src/db/schema";
 import { createDb } from "../../src/platform/db";
 import { listPageQuery } from "../../src/files/queries";
 import { indexStatements } from "../../src/analysis/duplicates";
+import { encodeFeatures } from "../../src/analysis/embedding";
+import { ANALYSIS } from "../../src/config";
+import { indexEmbeddingStatements } from "../../src/analysis/embedding-index";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -107,7 +110,31 @@ describe("GET /files/:id", () => {
     await env.DB.batch([...indexStatements(env.DB, owner.id, a.id, a.phash!), ...indexStatements(env.DB, owner.id, b.id, b.phash!)]);
     const res = await call(`/files/${a.id}`, { token: owner.access });
     expect(res.body.phash).toBe("ffff0000ffff0000");
-    expect(res.body.duplicates).toEqual([{ fileId: b.id, url: `${env.IMAGE_URL}/${b.id}`, distance: 1, match: "similar" }]);
+    expect(res.body.duplicates).toEqual([
+      { fileId: b.id, url: `${env.IMAGE_URL}/${b.id}`, distance: 1, match: "similar", signal: "phash", distances: { phash: 1, embedding: null } },
+    ]);
+  });
+
+  it("lists copies near by the embedding only as similar with signal embedding, a private one to the owner only", async () => {
+    // Features 0.01 apart in cosine distance (10 thousandths), phashes far apart; one shared code.
+    const features = Array.from({ length: 384 }, (_, i) => Math.cos(i));
+    const near = features.map((x, i) => x + (i % 7 === 0 ? 0.35 : 0));
+    const code = "0123456789abcdef".repeat(4);
+    const embedded = (f: number[]) => ({ embedding: encodeFeatures(f), embeddingCode: code });
+    const a = await seedFile(owner.id, { phash: "0f0f0f0f0f0f0f0f", content: pngLikeBytes(3000, 51), ...embedded(features) });
+    const b = await seedFile(owner.id, { phash: "f0f0f0f0f0f0f0f0", content: pngLikeBytes(3000, 52), visibility: "private", ...embedded(near) });
+    const theirs = await seedFile(stranger.id, { phash: "0f0f0f0f0f0f0f0f", content: pngLikeBytes(3000, 53), ...embedded(features) });
+    await env.DB.batch([a, b, theirs].flatMap((f) => indexEmbeddingStatements(env.DB, f.userId!, f.id, code)));
+    const res = await call(`/files/${a.id}`, { token: owner.access });
+    expect(res.body.duplicates).toEqual([
+      { fileId: b.id, url: `${env.IMAGE_URL}/${b.id}`, distance: expect.any(Number), match: "similar", signal: "embedding", distances: { phash: 64, embedding: expect.any(Number) } },
+    ]);
+    expect(res.body.duplicates[0].distance).toBe(res.body.duplicates[0].distances.embedding);
+    expect(res.body.duplicates[0].distance).toBeLessThanOrEqual(ANALYSIS.embeddingDistance);
+    // The stranger sees neither the owner's duplicates nor the private copy; their own identical copy lists none of the owner's.
+    expect((await call(`/files/${a.id}`, { token: stranger.access })).body.duplicates).toEqual([]);
+    expect((await call(`/files/${b.id}`, { token: stranger.access })).status).toBe(404);
+    expect((await call(`/files/${theirs.id}`, { token: stranger.access })).body.duplicates).toEqual([]);
   });
 
   describe("visibility matrix", () => {
@@ -243,9 +270,27 @@ describe("GET /files", () => {
     expect(res.body.files.map((f: any) => f.id)).toEqual([ids.new, ids.mid, ids.old]);
     expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
     expect(Object.keys(res.body.files[0]).sort()).toEqual(
-      ["bytes", "createdAt", "height", "id", "mime", "thumbnailUrl", "title", "url", "viewCount", "width"].sort(),
+      ["ageRestricted", "bytes", "createdAt", "dominantColor", "height", "id", "mime", "placeholder", "thumbnailUrl", "title", "url", "viewCount", "width"].sort(),
     );
     expect(res.body.files[0].thumbnailUrl).toBe(`${env.IMAGE_URL}/${ids.new}/thumb`);
+  });
+
+  it("searches titles (every word, case-insensitive, % and _ literal) and filters by tag", async () => {
+    const u = await verifiedUser();
+    const beach = (await seedFile(u.id, { title: "Sunny Beach day", tags: ["holiday", "sea"] })).id;
+    const cat = (await seedFile(u.id, { title: "cat on the beach", tags: ["cat"] })).id;
+    const odd = (await seedFile(u.id, { title: "100% done_now", tags: [] })).id;
+    const ids = async (q: string) => ((await call(`/files?${q}`, { token: u.access })).body.files as { id: string }[]).map((f) => f.id).sort();
+    expect(await ids("q=BEACH")).toEqual([beach, cat].sort());
+    expect(await ids("q=beach%20sunny")).toEqual([beach]);
+    expect(await ids("q=100%25")).toEqual([odd]);
+    expect(await ids("q=_")).toEqual([odd]);
+    expect(await ids("tag=cat")).toEqual([cat]);
+    expect(await ids("tag=sea&q=day")).toEqual([beach]);
+    expect(await ids("tag=ca")).toEqual([]);
+    const total = await call("/files?q=beach", { token: u.access });
+    expect(total.body.pagination.total).toBe(2);
+    expect(total.body.files[0].ageRestricted).toBe(false);
   });
 
   it("sorts by views and size in both orders", async () => {

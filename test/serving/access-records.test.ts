@@ -2,7 +2,7 @@
 // ACCESS_RECORD_SECONDS=0 (every view reads D1, so tests may change rows directly); this file turns the
 // records on and checks every access rule on the cached path, and that every change through the API,
 // moderation, admin and the analysis job reaches the very next view.
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { analyzeFile } from "../../src/analysis/job";
@@ -15,29 +15,7 @@ import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
 import { report, resolve, userWithRole } from "../support/moderation";
 import { makePng } from "../uploads/helpers";
 import { unreachableBindings } from "../support/unreachable";
-
-const recordsOn = { ...env, ACCESS_RECORD_SECONDS: "30" };
-
-// The suite's own setting (vitest.config.ts) is 0: this file is the one that turns the records on.
-
-type View = { status: number; bytes: Uint8Array; headers: Headers };
-
-/** A view with the records on; `offline` makes D1 throw and Durable Objects never answer. */
-async function view(url: string, init: RequestInit = {}, offline = false): Promise<View> {
-  const ctx = createExecutionContext();
-  const bindings = offline ? unreachableBindings(env).bindings : {};
-  const request = new Request(url, init) as Request<unknown, IncomingRequestCfProperties>;
-  const res = await worker.fetch(request, { ...recordsOn, ...bindings }, ctx);
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (!offline) await waitOnExecutionContext(ctx); // the records are written after the response
-  return { status: res.status, bytes, headers: res.headers };
-}
-
-/** The answer, then the same answer decided from the records alone (D1 and Durable Objects unreachable). */
-async function expectCached(url: string, status: number, init: RequestInit = {}) {
-  expect((await view(url, init)).status, `${url} (filling)`).toBe(status);
-  expect((await view(url, init, true)).status, `${url} (from the records)`).toBe(status);
-}
+import { expectCached, recordsOn, view } from "../support/records";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, isErrorBody, signup } from "../support/api";
 import { SMALL_PNG, directUpload, randomIp, expectNothingLeft, fileRow, finalize, makePng, objectExists, presign, putDirect, sha256, storage, uploadRow } from "./helpers";
+import { putVerified } from "../../src/uploads/streams";
 
 const NOTHING_LEFT = { object: false, uploadState: "failed", fileState: "failed", uploadReserved: 0, userReserved: 0 };
 
@@ -52,6 +53,8 @@ describe("direct upload: presign -> PUT -> finalize", () => {
       duplicates: [],
       analysis: "pending",
       analysisError: null,
+      placeholder: null,
+      dominantColor: null,
     });
     expect(await storage(user.id)).toEqual({ used: bytes.byteLength, reserved: 0 });
     expect(await fileRow(pre.body.fileId)).toMatchObject({ state: "finalized", analysis: "pending", width: 64, height: 48 });
@@ -85,6 +88,15 @@ describe("direct upload: presign -> PUT -> finalize", () => {
     const fin = await finalize(pre.body, put.headers.get("etag")!, user.access);
     expect(fin.body.visibility).toBe("unlisted");
     expect(Date.parse(fin.body.expiresAt)).toBe(file!.expires_at);
+  });
+
+  it("titles a file after its original filename when no title is given", async () => {
+    const user = await signup();
+    const pre = await presign({ token: user.access, filename: "Holiday at sea.png", extra: { title: undefined } });
+    expect(pre.status).toBe(201);
+    expect((await fileRow(pre.body.fileId))!.title).toBe("Holiday at sea");
+    const blank = await presign({ token: user.access, filename: "C:\\pics\\beach.png", extra: { title: "   " } });
+    expect((await fileRow(blank.body.fileId))!.title).toBe("beach");
   });
 });
 
@@ -231,6 +243,41 @@ describe("direct upload failures leave nothing behind", () => {
     expect(put.status).toBe(400);
     expect(put.body.details).toMatchObject({ code: "size_mismatch", received: longer.length });
     expect(await expectNothingLeft(pre.body, user.id)).toEqual(NOTHING_LEFT);
+  });
+
+  it("a chunked body in tiny chunks is stored whole; a shorter one is size_mismatch; one that breaks off or lies is not stored", async () => {
+    const user = await signup();
+    // Chunks handed out one pull at a time; `fail`: the stream errors after the last one (the client went away).
+    const chunked = (bytes: Uint8Array, size: number, fail = false) => {
+      let at = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (at < bytes.length) c.enqueue(bytes.slice(at, (at += size)));
+          else if (fail) c.error(new Error("client went away"));
+          else c.close();
+        },
+      });
+    };
+    const whole = await presign({ token: user.access });
+    expect((await putDirect(whole.body.fileId, chunked(SMALL_PNG, 5), user.access)).status).toBe(200);
+    expect(new Uint8Array(await (await env.BUCKET.get(whole.body.storeKey))!.arrayBuffer())).toEqual(SMALL_PNG);
+
+    const other = await signup(); // nothing else reserved: nothing may be left of this one
+    const short = await presign({ token: other.access });
+    const put = await putDirect(short.body.fileId, chunked(SMALL_PNG.slice(0, SMALL_PNG.length - 7), 16), other.access);
+    expect(put.body.details).toMatchObject({ code: "size_mismatch", received: SMALL_PNG.length - 7 });
+    expect(await expectNothingLeft(short.body, other.id)).toEqual(NOTHING_LEFT);
+
+    // Through fetch a client that goes away looks like a short body; the store step itself tells them apart.
+    const key = `uploads/test/${crypto.randomUUID()}/cut.png`;
+    const expected = { bytes: SMALL_PNG.length, sha256: await sha256(SMALL_PNG), mime: "image/png" as const, fileId: "file_cut" };
+    for (const cutAt of [10, 150]) {
+      expect(await putVerified(env.BUCKET, key, chunked(SMALL_PNG.slice(0, cutAt), 5, true), expected)).toMatchObject({ ok: false, reason: "interrupted" });
+    }
+    expect(await env.BUCKET.head(key)).toBeNull();
+    const bad = { ...expected, sha256: "0".repeat(64) };
+    expect(await putVerified(env.BUCKET, key, chunked(SMALL_PNG, 50), bad)).toMatchObject({ ok: false, reason: "checksum_mismatch", stored: false });
+    expect(await env.BUCKET.head(key)).toBeNull();
   });
 
   it("magic bytes that are not the declared mime: 415 magic_mismatch", async () => {

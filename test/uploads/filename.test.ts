@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { UPLOADS, type UploadMime } from "../../src/config";
-import { buildStoreKey, sanitizeFilename } from "../../src/uploads/filename";
+import { buildStoreKey, sanitizeFilename, titleFromFilename } from "../../src/uploads/filename";
 import { magicMatches } from "../../src/uploads/magic";
 import { SMALL_PNG } from "./helpers";
 
@@ -88,5 +88,15 @@ describe("magicMatches", () => {
     expect(magicMatches("image/avif", b(0, 0, 0, 0x18, "ftyp", "heic", 0, 0, 0, 0, "mif1", "heic"))).toBe(false);
     expect(magicMatches("image/png", new Uint8Array(0))).toBe(false);
     expect(magicMatches("image/jpeg", b(0xff, 0xd8))).toBe(false);
+  });
+});
+
+describe("titleFromFilename", () => {
+  it("keeps the name as the person wrote it, without folder and extension", () => {
+    expect(titleFromFilename("Holiday at sea.JPG")).toBe("Holiday at sea");
+    expect(titleFromFilename("/home/me/pics/cat.photo.png")).toBe("cat.photo");
+    expect(titleFromFilename("C:\\x\\a\u202eb.gif")).toBe("ab");
+    expect(titleFromFilename(".png")).toBe(".png");
+    expect(titleFromFilename("x".repeat(300) + ".png")).toHaveLength(UPLOADS.titleMaxChars);
   });
 });

@@ -1,7 +1,7 @@
 // Web-app session: the browser holds `__Host-session` (HttpOnly, Secure, SameSite=Strict, Path=/) =
 // "<access JWT>~<refresh token>". Each page request uses the access token while it is valid and rotates
-// the pair through refreshSession() when it is not (re-setting the cookie). Pages talk to the JSON API
-// in-process (apiCall) with that access token as Bearer, so the API's validation, guards and errors apply.
+// the pair through refreshSession() when it is not (re-setting the cookie). The session is resolved once per
+// page request (context.ts); its principal is lent to that request's in-process API calls (api.ts).
 import type { Context } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import type { AppEnv } from "../../env";
@@ -11,12 +11,12 @@ import { refreshSession, type SessionBody } from "../../auth/sessions";
 import { SESSION } from "../../config";
 import { timingSafeEqual } from "../../platform/crypto";
 import { findSessionUser } from "../../auth/queries";
-import { sessionState } from "../../auth/principal";
-import { BOOKMARK_HEADER } from "../../middleware/db";
+import { clientIp, sessionState } from "../../auth/principal";
+import type { Principal } from "../../env";
 
 export const SESSION_COOKIE = "__Host-session";
 
-export type PageSession = { access: string; sessionId: string; userId: string };
+export type PageSession = { access: string; sessionId: string; userId: string; principal: Principal };
 
 export function setSessionCookie(c: Context<AppEnv>, s: Pick<SessionBody, "access_token" | "refresh_token">) {
   setCookie(c, SESSION_COOKIE, `${s.access_token}~${s.refresh_token}`, {
@@ -47,14 +47,17 @@ export async function pageSession(c: Context<AppEnv>): Promise<PageSession | nul
       clearSessionCookie(c);
       return null;
     }
-    return { access, sessionId: claims.sid, userId: claims.sub };
+    return { access, sessionId: claims.sid, userId: claims.sub, principal: { kind: "session", ip: clientIp(c.req.raw), user: found!.authUser, sessionId: claims.sid } };
   }
   try {
     const next = await refreshSession(c.get("db"), c.env, refresh);
     setSessionCookie(c, next);
     const fresh = await verifyToken(jwtConfig(c.env), next.access_token);
     if (!fresh?.sid) return null;
-    return { access: next.access_token, sessionId: fresh.sid, userId: fresh.sub };
+    const found = await findSessionUser(c.get("db"), fresh.sub, fresh.sid);
+    if (sessionState(found) !== "live") return null;
+    const principal: Principal = { kind: "session", ip: clientIp(c.req.raw), user: found!.authUser, sessionId: fresh.sid };
+    return { access: next.access_token, sessionId: fresh.sid, userId: fresh.sub, principal };
   } catch {
     clearSessionCookie(c);
     return null;
@@ -81,75 +84,3 @@ export async function csrfValid(env: Env, sessionId: string, presented: unknown)
   return timingSafeEqual(enc.encode(expected), enc.encode(presented));
 }
 
-/** Cross-site form posts carry a foreign Origin: refuse them before anything else (login CSRF included). */
-export function sameOrigin(c: Context<AppEnv>): boolean {
-  const origin = c.req.header("origin");
-  if (!origin) return true; // old browsers / non-browser clients; the SameSite cookie and CSRF token still apply
-  return origin === new URL(c.req.url).origin;
-}
-
-/** The app's own fetch, lent to the pages by siteRoutes() (so pages import nothing from app.ts). */
-export type InProcessApi = (req: Request, env: Env, ctx: Context<AppEnv>["executionCtx"]) => Response | Promise<Response>;
-
-declare module "hono" {
-  interface ContextVariableMap {
-    inProcessApi: InProcessApi;
-  }
-}
-
-export type ApiResult<T = any> = { status: number; ok: boolean; body: T; headers: Headers };
-
-/** What an in-process API call inherits from the page request: the client's IP, and the page's D1 bookmark
- *  (the API then reads at least as fresh as the page did, so a page sees what it just wrote). */
-function forwardContext(c: Context<AppEnv>, headers: Headers) {
-  const ip = c.req.header("cf-connecting-ip");
-  if (ip) headers.set("cf-connecting-ip", ip);
-  const bookmark = c.get("dbSession")?.getBookmark();
-  if (bookmark) headers.set(BOOKMARK_HEADER, bookmark);
-}
-
-/** Calls the JSON API in-process with the page session's access token. */
-export async function apiCall<T = any>(
-  c: Context<AppEnv>,
-  method: string,
-  path: string,
-  opts: { token?: string; body?: unknown } = {},
-): Promise<ApiResult<T>> {
-  const headers = new Headers();
-  if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
-  forwardContext(c, headers);
-  if (opts.body !== undefined) headers.set("content-type", "application/json");
-  const req = new Request(new URL(`/api/v1${path}`, c.req.url), {
-    method,
-    headers,
-    body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-  });
-  const res = await c.get("inProcessApi")(req, c.env, c.executionCtx);
-  const type = res.headers.get("content-type") ?? "";
-  const body = type.includes("json") ? await res.json() : await res.text();
-  return { status: res.status, ok: res.ok, body: body as T, headers: res.headers };
-}
-
-export function apiMessage(r: ApiResult): string {
-  const b = r.body as { message?: string; error?: string; details?: { fields?: Record<string, string[]> } } | string;
-  if (typeof b === "string") return b || `Request failed (${r.status})`;
-  if (r.status === 429) return "Too many requests: please wait a moment and try again.";
-  return b?.message ?? b?.error ?? `Request failed (${r.status})`;
-}
-
-/** A multipart/form-data call to the JSON API in-process (the one-request upload), with a Content-Length. */
-export async function apiForm<T = any>(c: Context<AppEnv>, path: string, form: FormData, token: string): Promise<ApiResult<T>> {
-  const url = new URL(`/api/v1${path}`, c.req.url);
-  const framed = new Request(url, { method: "POST", body: form });
-  const bytes = await framed.arrayBuffer();
-  const headers = new Headers({
-    authorization: `Bearer ${token}`,
-    "content-type": framed.headers.get("content-type") ?? "multipart/form-data",
-    "content-length": String(bytes.byteLength),
-  });
-  forwardContext(c, headers);
-  const res = await c.get("inProcessApi")(new Request(url, { method: "POST", headers, body: bytes }), c.env, c.executionCtx);
-  const type = res.headers.get("content-type") ?? "";
-  const body = type.includes("json") ? await res.json() : await res.text();
-  return { status: res.status, ok: res.ok, body: body as T, headers: res.headers };
-}

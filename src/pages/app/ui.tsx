@@ -1,36 +1,15 @@
 // Small shared pieces of the web-app pages.
+import type { Context } from "hono";
 import type { Child } from "hono/jsx";
+import type { AppEnv } from "../../env";
 import { Layout } from "../layout";
 
-export function AppLayout(props: { title: string; children: Child; signedIn: boolean; csrf?: string; script?: boolean }) {
+/** A page of the web app: the site layout with the navigation of this request's session, this page marked. */
+export function AppLayout(props: { c: Context<AppEnv>; title: string; children: Child }) {
+  const { c } = props;
+  const signedIn = Boolean(c.get("pageSession"));
   return (
-    <Layout title={`${props.title} · imghost`} head={
-        <>
-          <link rel="stylesheet" href="/assets/app.css" />
-          {props.script ? <script src="/assets/app.js" defer></script> : null}
-        </>
-      }
-    >
-      <nav class="appnav" aria-label="Account">
-        {props.signedIn ? (
-          <>
-            <a href="/app/upload">Upload</a>
-            <a href="/app/files">My files</a>
-            <a href="/app/albums">Albums</a>
-            <a href="/app/keys">API keys</a>
-            <a href="/app/account">Account</a>
-            <form method="post" action="/app/logout" class="inline">
-              <input type="hidden" name="_csrf" value={props.csrf ?? ""} />
-              <button type="submit">Log out</button>
-            </form>
-          </>
-        ) : (
-          <>
-            <a href="/app/login">Log in</a>
-            <a href="/app/signup">Sign up</a>
-          </>
-        )}
-      </nav>
+    <Layout title={`${props.title} · imghost`} nav={signedIn ? { kind: "signed-in", csrf: c.get("csrf") } : { kind: "signed-out" }} current={c.req.path}>
       {props.children}
     </Layout>
   );
@@ -44,8 +23,32 @@ export function Notice(props: { kind: "error" | "ok"; children: Child }) {
   );
 }
 
-export function Csrf(props: { token: string }) {
-  return <input type="hidden" name="_csrf" value={props.token} />;
+/** The session's form token (context.ts checks it on every signed-in POST). */
+export function Csrf(props: { c: Context<AppEnv> }) {
+  return <input type="hidden" name="_csrf" value={props.c.get("csrf")} />;
+}
+
+/** Numbered pages: first, last, and two either side of the current one. */
+export function Pager(props: { page: number; pages: number; href: (page: number) => string; label?: string }) {
+  const { page, pages, href } = props;
+  if (pages <= 1) return null;
+  const shown = [...new Set([1, pages, ...[-2, -1, 0, 1, 2].map((d) => page + d)])].filter((p) => p >= 1 && p <= pages).sort((a, b) => a - b);
+  const items: Child[] = [];
+  shown.forEach((p, i) => {
+    if (i > 0 && p - shown[i - 1] > 1) items.push(<span aria-hidden="true">…</span>);
+    items.push(
+      <a href={href(p)} aria-current={p === page ? "page" : undefined} aria-label={`Page ${p}`}>
+        {p}
+      </a>,
+    );
+  });
+  return (
+    <nav class="pager" aria-label={props.label ?? "Pages"}>
+      {page > 1 ? <a href={href(page - 1)} rel="prev">Previous</a> : null}
+      {items}
+      {page < pages ? <a href={href(page + 1)} rel="next">Next</a> : null}
+    </nav>
+  );
 }
 
 export function formatBytes(n: number): string {
@@ -59,4 +62,14 @@ export function formatBytes(n: number): string {
     i++;
   } while (v >= 1000 && i < units.length - 1);
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+/** "1 view", "2 views". */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+
+/** A date people read ("25 Nov 2026"), in a <time> element with the exact instant. */
+export function When(props: { iso: string }) {
+  const d = new Date(props.iso);
+  const text = Number.isNaN(d.getTime()) ? props.iso : d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
+  return <time datetime={props.iso}>{text}</time>;
 }

@@ -10,7 +10,7 @@ export type UploadAnswer = {
   height: number | null;
   nsfwScore: number | null;
   ageRestricted: boolean;
-  duplicates: { fileId: string; distance: number; match: "exact" | "similar" }[];
+  duplicates: { fileId: string; distance: number; match: "exact" | "similar"; signal?: "phash" | "embedding" }[];
   analysis: "pending" | "done" | "failed";
   analysisError: string | null;
 };
@@ -45,7 +45,7 @@ export function UploadResults(props: { siteUrl: string; results: UploadOutcome[]
             <p class="muted analysis">{analysisSummary(r.answer)}</p>
             {r.answer.duplicates.map((d) => (
               <p class="muted">
-                {d.match === "exact" ? "Identical to " : `Similar to (distance ${d.distance}) `}
+                {d.match === "exact" ? "Identical to " : d.signal === "embedding" ? "Similar (cropped or turned) to " : `Similar to (distance ${d.distance}) `}
                 <a href={`/f/${d.fileId}`}>{d.fileId}</a>
               </p>
             ))}

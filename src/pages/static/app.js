@@ -1,10 +1,9 @@
-// The web app client script, served as /assets/app.js (a module string so the bundler needs no text-loader rule).
-export const APP_JS = String.raw`
-// imghost web app client script (served as /assets/app.js; pages have a strict CSP, no inline scripts).
+// imghost web app client script (a hashed static asset, see scripts/build-assets.mjs; pages have a strict CSP, no inline scripts).
 // Copy buttons everywhere; on the upload page: picker + drag and drop + paste, per-file progress,
 // direct flow below 5 MB, multipart (parallel parts, each retried) above.
 (function () {
   "use strict";
+  var script = document.currentScript;
   var DIRECT_MAX = 5 * 1024 * 1024;
   var PART_SIZE = 5 * 1024 * 1024;
   var PARALLEL = 3;
@@ -13,13 +12,98 @@ export const APP_JS = String.raw`
   document.addEventListener("click", function (e) {
     var btn = e.target.closest && e.target.closest("[data-copy]");
     if (!btn) return;
-    var el = document.querySelector(btn.getAttribute("data-copy"));
-    var text = el ? (el.value !== undefined ? el.value : el.textContent) : "";
-    navigator.clipboard.writeText(text).then(function () {
+    var target = btn.getAttribute("data-copy");
+    var el = target.charAt(0) === "#" ? document.querySelector(target) : document.getElementById(target);
+    var text = btn.getAttribute("data-copy-text") || (el ? (el.value !== undefined ? el.value : el.textContent) : "");
+    var label = btn.textContent;
+    var done = function () {
       btn.textContent = "Copied";
-      setTimeout(function () { btn.textContent = "Copy"; }, 1500);
-    });
+      setTimeout(function () { btn.textContent = label; }, 1500);
+    };
+    if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, function () { if (el && el.select) { el.select(); document.execCommand("copy"); done(); } });
+    else if (el && el.select) { el.select(); document.execCommand("copy"); done(); }
   });
+
+  // My files: the bulk bar says how many cards are selected, and marks them.
+  var bulk = document.getElementById("bulk");
+  if (bulk) {
+    var count = document.getElementById("bulk-count");
+    var albumPick = document.getElementById("bulk-album");
+    var action = document.getElementById("bulk-action");
+    var sync = function () {
+      var boxes = document.querySelectorAll('input[name="ids"][form="bulk"]');
+      var n = 0;
+      boxes.forEach(function (b) {
+        if (b.checked) n++;
+        var card = b.closest(".card");
+        if (card) card.classList.toggle("picked", b.checked);
+      });
+      count.textContent = n === 0 ? "Select files to act on several at once" : n === 1 ? "1 file selected" : n + " files selected";
+      albumPick.hidden = action.value !== "album";
+    };
+    document.addEventListener("change", function (e) { if (e.target.name === "ids" || e.target === action) sync(); });
+    sync();
+  }
+
+  // Placeholders while images load: the dominant colour at once, then the ThumbHash decoded by the thumbhash
+  // library (a hashed asset named by this script's data-thumbhash, fetched only when a page has one). Both go
+  // when the image arrives. Set through the CSSOM: the CSP allows no inline style attributes.
+  var loading = Array.prototype.slice.call(document.querySelectorAll("img[data-color], img[data-placeholder]")).filter(function (im) {
+    return !(im.complete && im.naturalWidth > 0);
+  });
+  loading.forEach(function (im) {
+    if (im.getAttribute("data-color")) im.style.backgroundColor = im.getAttribute("data-color");
+    im.addEventListener("load", function () { im.style.backgroundImage = ""; im.style.backgroundColor = ""; im.classList.remove("painted"); }, { once: true });
+  });
+  var hashed = loading.filter(function (im) { return im.getAttribute("data-placeholder"); });
+  var thumbhashUrl = script && script.getAttribute("data-thumbhash");
+  if (hashed.length && thumbhashUrl) {
+    import(thumbhashUrl).then(function (thumbhash) {
+      hashed.forEach(function (im) {
+        if (im.complete && im.naturalWidth > 0) return;
+        var bin = atob(im.getAttribute("data-placeholder"));
+        var bytes = new Uint8Array(bin.length);
+        for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        im.style.backgroundImage = "url(" + thumbhash.thumbHashToDataURL(bytes) + ")";
+        im.classList.add("painted");
+      });
+    }).catch(function () { /* the colour stays: a placeholder is never worth an error */ });
+  }
+
+  // Public album: a keyboard lightbox (arrows, Escape) over the gallery's links.
+  var gallery = document.querySelector(".gallery[data-lightbox]");
+  if (gallery && window.HTMLDialogElement) {
+    var links = Array.prototype.slice.call(gallery.querySelectorAll("a[data-full]"));
+    var box = document.getElementById("lightbox");
+    var img = box.querySelector("img");
+    var caption = box.querySelector(".caption");
+    var open = box.querySelector(".open");
+    var at = 0;
+    var show = function (i) {
+      at = (i + links.length) % links.length;
+      var a = links[at];
+      img.src = a.getAttribute("data-full");
+      img.alt = a.getAttribute("data-title") || "";
+      caption.textContent = (a.getAttribute("data-title") || "") + " (" + (at + 1) + " of " + links.length + ")";
+      open.href = a.href;
+    };
+    links.forEach(function (a, i) {
+      a.addEventListener("click", function (e) {
+        if (e.ctrlKey || e.metaKey || e.shiftKey) return;
+        e.preventDefault();
+        show(i);
+        box.showModal();
+      });
+    });
+    box.querySelector(".prev").addEventListener("click", function () { show(at - 1); });
+    box.querySelector(".next").addEventListener("click", function () { show(at + 1); });
+    box.querySelector(".close").addEventListener("click", function () { box.close(); });
+    box.addEventListener("keydown", function (e) {
+      if (e.key === "ArrowLeft") { e.preventDefault(); show(at - 1); }
+      if (e.key === "ArrowRight") { e.preventDefault(); show(at + 1); }
+    });
+    box.addEventListener("close", function () { if (links[at]) links[at].focus(); });
+  }
 
   var form = document.getElementById("upload-form");
   if (!form) return;
@@ -49,6 +133,9 @@ export const APP_JS = String.raw`
       var f = list[i];
       if (!f || !f.type || f.type.indexOf("image/") !== 0) continue;
       var li = el("li", { class: "item" });
+      var preview = el("img", { class: "preview", alt: "Preview of " + f.name });
+      preview.src = URL.createObjectURL(f);
+      li.appendChild(preview);
       li.appendChild(el("span", { class: "name" }, f.name + " (" + fmt(f.size) + ")"));
       var bar = el("progress", { max: "100", value: "0", "aria-label": "Upload progress of " + f.name });
       li.appendChild(bar);
@@ -58,22 +145,24 @@ export const APP_JS = String.raw`
       pending.push({ file: f, li: li, bar: bar, status: status });
     }
   }
-  input.addEventListener("change", function () { addFiles(input.files); });
+  var picked = document.getElementById("picked");
+  function countPicked() {
+    if (picked) picked.textContent = pending.length === 0 ? "" : pending.length === 1 ? "1 image ready" : pending.length + " images ready";
+  }
+  input.addEventListener("change", function () { addFiles(input.files); countPicked(); });
+  drop.addEventListener("click", function (e) { if (e.target === drop || e.target.tagName === "P") input.click(); });
   ["dragenter", "dragover"].forEach(function (t) {
     drop.addEventListener(t, function (e) { e.preventDefault(); drop.classList.add("over"); });
   });
   ["dragleave", "drop"].forEach(function (t) {
     drop.addEventListener(t, function () { drop.classList.remove("over"); });
   });
-  drop.addEventListener("drop", function (e) { e.preventDefault(); addFiles(e.dataTransfer.files); });
-  drop.addEventListener("keydown", function (e) {
-    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); input.click(); }
-  });
+  drop.addEventListener("drop", function (e) { e.preventDefault(); addFiles(e.dataTransfer.files); countPicked(); });
   document.addEventListener("paste", function (e) {
     var files = [];
     var items = (e.clipboardData && e.clipboardData.items) || [];
     for (var i = 0; i < items.length; i++) if (items[i].kind === "file") files.push(items[i].getAsFile());
-    if (files.length) addFiles(files);
+    if (files.length) { addFiles(files); countPicked(); }
   });
 
   var token = null;
@@ -207,20 +296,21 @@ export const APP_JS = String.raw`
     job.bar.value = 100;
     job.status.textContent = "done";
     var links = el("div", { class: "links" });
-    [["Page", location.origin + "/f/" + fin.fileId], ["Direct", fin.url]].forEach(function (pair) {
+    var name = job.file.name.replace(/[\[\]"<>]/g, "");
+    [["Page", location.origin + "/f/" + fin.fileId], ["Direct", fin.url], ["Markdown", "![" + name + "](" + fin.url + ")"], ["BBCode", "[img]" + fin.url + "[/img]"]].forEach(function (pair) {
       var id = "link-" + ++copyId;
-      var wrap = el("span", { class: "link" });
+      var wrap = el("div", { class: "link" });
       wrap.appendChild(el("label", { for: id }, pair[0]));
       var inp = el("input", { id: id, readonly: "", value: pair[1] });
       wrap.appendChild(inp);
-      var b = el("button", { type: "button", "data-copy": "#" + id }, "Copy");
+      var b = el("button", { type: "button", class: "small", "data-copy": "#" + id, "aria-label": "Copy " + pair[0] + " of " + job.file.name }, "Copy");
       wrap.appendChild(b);
       links.appendChild(wrap);
     });
     job.li.appendChild(links);
     job.li.appendChild(el("p", { class: "muted analysis" }, analysisSummary(fin)));
     (fin.duplicates || []).forEach(function (d) {
-      var p = el("p", { class: "muted" }, d.match === "exact" ? "Identical to " : "Similar to (distance " + d.distance + ") ");
+      var p = el("p", { class: "muted" }, d.match === "exact" ? "Identical to " : d.signal === "embedding" ? "Similar (cropped or turned) to " : "Similar to (distance " + d.distance + ") ");
       p.appendChild(el("a", { href: "/f/" + d.fileId }, d.fileId));
       job.li.appendChild(p);
     });
@@ -269,6 +359,7 @@ export const APP_JS = String.raw`
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var jobs = pending.splice(0);
+    countPicked();
     if (!jobs.length) { limitsEl.textContent = "Choose, drop or paste some images first."; return; }
     limitsEl.textContent = "";
     var m = meta(), t = tags();
@@ -280,43 +371,3 @@ export const APP_JS = String.raw`
     }).catch(function (err) { limitsEl.textContent = err.message; });
   });
 })();
-`;
-
-export const APP_CSS = `
-.appnav { display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: center; margin-bottom: 1rem; }
-form.inline { display: inline; }
-.stack { display: grid; gap: .4rem; max-width: 32rem; }
-.stack label:has(input[type=checkbox]) { display: flex; gap: .4rem; align-items: center; }
-input, select, textarea, button { font: inherit; padding: .35rem .5rem; }
-button { cursor: pointer; }
-button.danger { color: #fff; background: #b42318; border: 1px solid #b42318; border-radius: 4px; }
-:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-.notice { padding: .5rem .75rem; border-radius: 6px; border: 1px solid var(--line); }
-.notice.error { border-color: #b42318; }
-.notice.ok { border-color: #067647; }
-.drop { border: 2px dashed var(--line); border-radius: 8px; padding: 1rem; }
-.drop.over { border-color: var(--accent); }
-.queue { list-style: none; padding: 0; }
-.queue .item { display: grid; gap: .25rem; padding: .5rem 0; border-bottom: 1px solid var(--line); }
-.queue progress { width: 100%; }
-.queue .failed .status { color: #b42318; }
-.links { display: grid; gap: .25rem; }
-.links .link { display: flex; gap: .4rem; align-items: center; }
-.links input { flex: 1; min-width: 0; }
-.filters { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-bottom: 1rem; }
-.grid { list-style: none; padding: 0; display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); }
-.card { border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
-.card .thumb { display: flex; aspect-ratio: 1; align-items: center; justify-content: center; background: var(--line); }
-.card img { width: 100%; height: 100%; object-fit: cover; }
-.card.restricted img { filter: blur(18px); }
-.card.restricted .thumb:hover img, .card.restricted .thumb:focus img { filter: blur(6px); }
-.badge { font-size: .8rem; color: #b42318; }
-.card .meta { display: grid; padding: .5rem; gap: .15rem; word-break: break-word; }
-.pager { display: flex; gap: 1rem; margin: 1rem 0; }
-.usage dt { font-weight: 600; }
-label.pick { display: block; }
-fieldset { border: 1px solid var(--line); border-radius: 6px; }
-.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-table.keys { display: block; overflow-x: auto; }
-@media (max-width: 40rem) { main { padding: .75rem; } .stack { max-width: none; } }
-`;

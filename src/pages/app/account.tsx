@@ -1,0 +1,111 @@
+// Account: verification state, profile and safe mode, plan and usage, data export (streamed), deletion.
+import { Hono } from "hono";
+import type { AppEnv } from "../../env";
+import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
+import { api, apiMessage, apiResponse, type ApiErrorBody } from "./api";
+import { clearSessionCookie } from "./session";
+import { requireFormToken, requireSession, str, type Form } from "./context";
+
+export const accountPages = new Hono<AppEnv>();
+accountPages.use("/app/account", requireSession, requireFormToken);
+accountPages.use("/app/account/*", requireSession, requireFormToken);
+
+accountPages.get("/app/account", async (c) => {
+  const [acc, lim] = await Promise.all([api.account(c), api.limits(c)]);
+  const q = c.req.query();
+  const a = acc.ok ? acc.body.user : undefined;
+  const l = lim.ok ? lim.body : undefined;
+  return c.html(
+    <AppLayout c={c} title="Account">
+      <h1>Account</h1>
+      {q.welcome ? <Notice kind="ok">Welcome! We sent you an e-mail with a verification link.</Notice> : null}
+      {q.saved ? <Notice kind="ok">Saved.</Notice> : null}
+      {q.resent ? <Notice kind="ok">A new verification e-mail is on its way.</Notice> : null}
+      {q.error ? <Notice kind="error">{q.error}</Notice> : null}
+      {!acc.ok ? <Notice kind="error">{apiMessage(acc)}</Notice> : null}
+      <p>
+        Signed in as <strong>{a?.username}</strong> ({a?.email}).{" "}
+        {a?.emailVerified ? <span id="verified">E-mail verified.</span> : <span id="unverified">E-mail not verified yet.</span>}
+      </p>
+      {a?.role === "moderator" || a?.role === "admin" ? (
+        <p>
+          <a href="/app/moderation">Moderation queue</a>
+        </p>
+      ) : null}
+      {a?.emailVerified ? null : (
+        <form method="post" action="/app/resend-verification">
+          <Csrf c={c} />
+          <button type="submit">Resend the verification e-mail</button>
+        </form>
+      )}
+      <h2>Profile and safe mode</h2>
+      <form method="post" action="/app/account" class="stack panel">
+        <Csrf c={c} />
+        <label for="username">Username</label>
+        <input id="username" name="username" value={a?.username ?? ""} minlength={3} maxlength={32} />
+        <label><input type="checkbox" name="ageConfirmed" value="1" checked={Boolean(a?.ageConfirmed)} /> I confirm I am 18 or older</label>
+        <label><input type="checkbox" name="safeMode" value="1" checked={a?.safeMode !== false} /> Safe mode (hide age-restricted images)</label>
+        <button type="submit">Save</button>
+      </form>
+      <h2>Plan and usage</h2>
+      {l ? (
+        <dl class="facts">
+          <dt>Plan</dt>
+          <dd id="plan">{l.plan}</dd>
+          <dt>Largest file</dt>
+          <dd>{formatBytes(l.maxFileBytes)}</dd>
+          <dt>Storage</dt>
+          <dd>
+            <meter min={0} max={l.quota.total} value={l.quota.used} aria-label="Storage used"></meter> {formatBytes(l.quota.used)} of {formatBytes(l.quota.total)} used,{" "}
+            {formatBytes(l.quota.remaining)} left
+          </dd>
+        </dl>
+      ) : (
+        <p class="muted">Limits unavailable.</p>
+      )}
+      <h2>Your data</h2>
+      <p>
+        <a href="/app/account/export" download>Download all my data (JSON)</a>
+      </p>
+      <h2>Delete account</h2>
+      <form method="post" action="/app/account/delete" class="stack panel">
+        <Csrf c={c} />
+        <label for="delpw">Password</label>
+        <input id="delpw" name="password" type="password" autocomplete="current-password" required />
+        <label><input type="checkbox" name="confirm" value="1" required /> I understand my files and keys are deleted</label>
+        <button type="submit" class="danger">Delete my account</button>
+      </form>
+    </AppLayout>,
+  );
+});
+
+accountPages.post("/app/account", async (c) => {
+  const form = (await c.req.parseBody()) as Form;
+  const r = await api.patchAccount(c, {
+    ageConfirmed: str(form, "ageConfirmed") === "1",
+    safeMode: str(form, "safeMode") === "1",
+    ...(str(form, "username") ? { username: str(form, "username") } : {}),
+  });
+  return c.redirect(`/app/account?${r.ok ? "saved=1" : `error=${encodeURIComponent(apiMessage(r))}`}`, 303);
+});
+
+// The API streams the export page by page; its body passes through unread, so it never sits in memory here.
+accountPages.get("/app/account/export", async (c) => {
+  const res = await apiResponse(c, "GET", "/account/export");
+  if (!res.ok) {
+    const body = (await res.json().catch(() => ({}))) as ApiErrorBody;
+    return c.redirect(`/app/account?error=${encodeURIComponent(apiMessage({ ok: false, status: res.status, body }))}`, 303);
+  }
+  return c.body(res.body as ReadableStream, 200, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Disposition": `attachment; filename="imghost-export-${new Date().toISOString().slice(0, 10)}.json"`,
+  });
+});
+
+accountPages.post("/app/account/delete", async (c) => {
+  const form = (await c.req.parseBody()) as Form;
+  const r = await api.deleteAccount(c, str(form, "password"));
+  if (!r.ok) return c.redirect(`/app/account?error=${encodeURIComponent(apiMessage(r))}`, 303);
+  clearSessionCookie(c);
+  return c.redirect("/app/signup?deleted=1", 303);
+});

@@ -1,0 +1,168 @@
+// The album pages' parts: the list with the create form, and one album's page (files with cover choice, the
+// thumbnail picker for adding files, settings with the password state, delete).
+import type { Context } from "hono";
+import type { AppEnv } from "../../env";
+import { AppLayout, Csrf, Notice, plural } from "./ui";
+import type { Album, AlbumDetail, FileItem } from "./api";
+import { GridImage } from "../picture";
+
+export function AlbumList(props: { c: Context<AppEnv>; albums: Album[]; error?: string }) {
+  const { c } = props;
+  const q = c.req.query();
+  return (
+    <AppLayout c={c} title="Albums">
+      <h1>Albums</h1>
+      {props.error || q.error ? <Notice kind="error">{props.error ?? q.error}</Notice> : null}
+      {q.deleted ? <Notice kind="ok">The album was deleted.</Notice> : null}
+      {props.albums.length === 0 ? <p>No albums yet: create one below.</p> : null}
+      <ul class="grid">
+        {props.albums.map((a) => (
+          <li class="card">
+            <a href={`/app/albums/${a.id}`} class="thumb">
+              <span class="sr">Manage {a.title}</span>
+              {a.coverImageId ? <GridImage env={c.env} file={{ id: a.coverImageId }} alt="" /> : <span class="muted" aria-hidden="true">No cover</span>}
+            </a>
+            <div class="meta">
+              <a class="title" href={`/app/albums/${a.id}`}>{a.title}</a>
+              <span class="muted">
+                {plural(a.fileCount, "file")} · {a.visibility}
+                {a.passwordProtected ? " · password" : ""}
+              </span>
+            </div>
+          </li>
+        ))}
+      </ul>
+      <h2>Create an album</h2>
+      <form method="post" action="/app/albums" class="stack panel">
+        <Csrf c={c} />
+        <label for="atitle">Title</label>
+        <input id="atitle" name="title" required maxlength={200} />
+        <label for="adesc">Description</label>
+        <textarea id="adesc" name="description" rows={2} maxlength={2000}></textarea>
+        <label for="avis">Visibility</label>
+        <select id="avis" name="visibility">
+          <option value="public">Public</option>
+          <option value="unlisted">Unlisted</option>
+          <option value="private">Private</option>
+        </select>
+        <label for="apw">Password (optional)</label>
+        <input id="apw" name="password" type="password" autocomplete="new-password" />
+        <button type="submit">Create album</button>
+      </form>
+    </AppLayout>
+  );
+}
+
+function AlbumFileCard(props: { c: Context<AppEnv>; a: AlbumDetail; f: FileItem }) {
+  const { c, a, f } = props;
+  const title = f.title || "Untitled image";
+  const isCover = a.coverImageId === f.id;
+  return (
+    <li class={isCover ? "card cover" : "card"}>
+      {/* The thumbnail is the cover button: a click makes this image the album's cover. */}
+      <form method="post" action={`/app/albums/${a.id}/cover`}>
+        <Csrf c={c} />
+        <input type="hidden" name="fileId" value={f.id} />
+        <button type="submit" class="thumb link" aria-label={isCover ? `${title} (the cover)` : `Make ${title} the cover`} aria-pressed={isCover ? "true" : "false"} disabled={isCover}>
+          <GridImage env={c.env} file={f} alt="" />
+        </button>
+      </form>
+      <div class="meta">
+        <span class="title">{title}</span>
+        {isCover ? <span class="badge">Cover</span> : <span class="muted">Click the image to make it the cover</span>}
+        <form method="post" action={`/app/albums/${a.id}/files/${f.id}/remove`}>
+          <Csrf c={c} />
+          <button type="submit" class="small" aria-label={`Remove ${title} from the album`}>Remove</button>
+        </form>
+      </div>
+    </li>
+  );
+}
+
+export function AlbumManage(props: { c: Context<AppEnv>; a: AlbumDetail; mine: FileItem[] }) {
+  const { c, a, mine } = props;
+  const q = c.req.query();
+  const url = `${c.env.SITE_URL}/a/${a.id}`;
+  return (
+    <AppLayout c={c} title={a.title}>
+      <h1>{a.title}</h1>
+      {q.created ? <Notice kind="ok">Album created.</Notice> : null}
+      {q.saved ? <Notice kind="ok">Saved.</Notice> : null}
+      {q.error ? <Notice kind="error">{q.error}</Notice> : null}
+      <p class="row">
+        <span class="badge">{a.visibility}</span>
+        <span class="badge" id="password-state">{a.passwordProtected ? "Password set" : "No password"}</span>
+        <span class="muted">{plural(a.fileCount, "file")}</span>
+      </p>
+      <div class="copyline">
+        <span>Public page:</span>
+        <a id="album-link" href={`/a/${a.id}`}>{url}</a>
+        <button type="button" class="small" data-copy="" data-copy-text={url} aria-label="Copy the album's link">Copy</button>
+      </div>
+      <h2>Images in this album</h2>
+      {a.files.length === 0 ? <p>None yet: add some below.</p> : null}
+      <ul class="grid">
+        {a.files.map((f) => (
+          <AlbumFileCard c={c} a={a} f={f} />
+        ))}
+      </ul>
+      <h2>Add images</h2>
+      {mine.length === 0 ? (
+        <p>No other images to add.</p>
+      ) : (
+        <form method="post" action={`/app/albums/${a.id}/add`}>
+          <Csrf c={c} />
+          <fieldset>
+            <legend>Your images</legend>
+            <ul class="picker">
+              {mine.map((f) => (
+                <li>
+                  <label>
+                    <GridImage env={c.env} file={f} alt="" size={120} />
+                    <span class="check">
+                      <input type="checkbox" name="fileIds" value={f.id} /> {f.title || "Untitled image"}
+                    </span>
+                  </label>
+                </li>
+              ))}
+            </ul>
+          </fieldset>
+          <p>
+            <button type="submit" class="primary">Add to album</button>
+          </p>
+        </form>
+      )}
+      <h2>Settings</h2>
+      <form method="post" action={`/app/albums/${a.id}`} class="stack panel">
+        <Csrf c={c} />
+        <label for="atitle">Title</label>
+        <input id="atitle" name="title" required maxlength={200} value={a.title} />
+        <label for="adesc">Description</label>
+        <textarea id="adesc" name="description" rows={2} maxlength={2000}>{a.description}</textarea>
+        <label for="avis">Visibility</label>
+        <select id="avis" name="visibility">
+          {["public", "unlisted", "private"].map((v) => (
+            <option value={v} selected={a.visibility === v}>{v}</option>
+          ))}
+        </select>
+        <p class="muted">{a.passwordProtected ? "A password is set: visitors must enter it." : "No password: anyone with the link can open it."}</p>
+        <label for="apw">{a.passwordProtected ? "New password (leave empty to keep)" : "Password (optional)"}</label>
+        <input id="apw" name="password" type="password" autocomplete="new-password" />
+        {a.passwordProtected ? (
+          <label>
+            <input type="checkbox" name="removePassword" value="1" /> Remove the password
+          </label>
+        ) : null}
+        <button type="submit">Save album</button>
+      </form>
+      <h2>Delete</h2>
+      <form method="post" action={`/app/albums/${a.id}/delete`} class="row">
+        <Csrf c={c} />
+        <label class="check">
+          <input type="checkbox" name="confirm" value="1" required /> Yes, delete this album (the images stay)
+        </label>
+        <button type="submit" class="danger">Delete album</button>
+      </form>
+    </AppLayout>
+  );
+}

@@ -1,0 +1,138 @@
+// Sign up, log in, log out, e-mail verification, and the short-lived token for the client script.
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../../env";
+import { AppLayout, Notice } from "./ui";
+import { api, apiMessage } from "./api";
+import { clearSessionCookie, setSessionCookie } from "./session";
+import { requireFormToken, requireSession, str, type Form } from "./context";
+
+const safeNext = (n: string | undefined) => (n && /^\/app\/[\w\-/]*$/.test(n) ? n : "/app/upload");
+
+function LoginPage(props: { c: Context<AppEnv>; error?: string; email?: string; next?: string }) {
+  return (
+    <AppLayout c={props.c} title="Log in">
+      <h1>Log in</h1>
+      {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      <form method="post" action="/app/login" class="stack panel">
+        <input type="hidden" name="next" value={props.next ?? ""} />
+        <label for="email">E-mail</label>
+        <input id="email" name="email" type="email" autocomplete="email" required value={props.email ?? ""} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit">Log in</button>
+      </form>
+      <p>
+        No account yet? <a href="/app/signup">Sign up</a>
+      </p>
+    </AppLayout>
+  );
+}
+
+function SignupPage(props: { c: Context<AppEnv>; error?: string; form?: Form }) {
+  const v = (k: string) => (props.form ? str(props.form, k) : "");
+  return (
+    <AppLayout c={props.c} title="Sign up">
+      <h1>Create an account</h1>
+      {props.c.req.query("deleted") ? <Notice kind="ok">Your account was deleted.</Notice> : null}
+      {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      <form method="post" action="/app/signup" class="stack panel">
+        <label for="email">E-mail</label>
+        <input id="email" name="email" type="email" autocomplete="email" required value={v("email")} />
+        <label for="username">Username</label>
+        <input id="username" name="username" autocomplete="username" required minlength={3} maxlength={32} pattern="[A-Za-z0-9_.\-]+" value={v("username")} />
+        <label for="password">Password (at least 8 characters)</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength={8} />
+        <label>
+          <input type="checkbox" name="ageConfirmed" value="1" /> I am 18 or older
+        </label>
+        <button type="submit">Sign up</button>
+      </form>
+      <p>
+        Already registered? <a href="/app/login">Log in</a>
+      </p>
+    </AppLayout>
+  );
+}
+
+export const authPages = new Hono<AppEnv>();
+
+authPages.get("/app/login", (c) => c.html(<LoginPage c={c} next={c.req.query("next")} />));
+authPages.post("/app/login", async (c) => {
+  const form = (await c.req.parseBody()) as Form;
+  const r = await api.login(c, { email: str(form, "email"), password: str(form, "password") });
+  if (!r.ok) return c.html(<LoginPage c={c} error={apiMessage(r)} email={str(form, "email")} next={str(form, "next")} />, r.status === 429 ? 429 : 401);
+  setSessionCookie(c, r.body.session);
+  return c.redirect(safeNext(str(form, "next")), 303);
+});
+
+authPages.get("/app/signup", (c) => c.html(<SignupPage c={c} />));
+authPages.post("/app/signup", async (c) => {
+  const form = (await c.req.parseBody()) as Form;
+  const r = await api.signup(c, {
+    email: str(form, "email"),
+    username: str(form, "username"),
+    password: str(form, "password"),
+    ageConfirmed: str(form, "ageConfirmed") === "1",
+  });
+  if (!r.ok) return c.html(<SignupPage c={c} error={apiMessage(r)} form={form} />, r.status === 429 ? 429 : 400);
+  setSessionCookie(c, r.body.session);
+  return c.redirect("/app/account?welcome=1", 303);
+});
+
+authPages.post("/app/logout", requireSession, requireFormToken, async (c) => {
+  await api.logout(c);
+  clearSessionCookie(c);
+  return c.redirect("/app/login", 303);
+});
+
+// The mail link only shows a button: a GET must not use up the token (mail scanners prefetch links). The token
+// rides in a hidden field; without one, a box for the code from the mail.
+authPages.get("/verify-email", (c) => {
+  const token = c.req.query("token") ?? "";
+  return c.html(
+    <AppLayout c={c} title="Verify e-mail">
+      <h1>Verify your e-mail address</h1>
+      <form method="post" action="/verify-email" class="stack panel">
+        {token ? (
+          <>
+            <input type="hidden" name="token" value={token} />
+            <p>Confirm that this address is yours to finish setting up your account.</p>
+          </>
+        ) : (
+          <>
+            <label for="token">Code from the e-mail</label>
+            <input id="token" name="token" required autocomplete="one-time-code" />
+          </>
+        )}
+        <button type="submit">Confirm my e-mail address</button>
+      </form>
+    </AppLayout>,
+  );
+});
+authPages.post("/verify-email", async (c) => {
+  const form = (await c.req.parseBody()) as Form;
+  const r = await api.verifyEmail(c, str(form, "token"));
+  const signedIn = Boolean(c.get("pageSession"));
+  return c.html(
+    <AppLayout c={c} title="Verify e-mail">
+      <h1>Verify your e-mail address</h1>
+      {r.ok ? <Notice kind="ok">Your e-mail address is verified.</Notice> : <Notice kind="error">{apiMessage(r)}</Notice>}
+      <p>{signedIn ? <a href="/app/upload">Start uploading</a> : <a href="/app/login">Log in</a>}</p>
+    </AppLayout>,
+    r.ok ? 200 : 400,
+  );
+});
+
+authPages.post("/app/resend-verification", requireSession, requireFormToken, async (c) => {
+  const r = await api.resendVerification(c);
+  return c.redirect(`/app/account?${r.ok ? "resent=1" : `error=${encodeURIComponent(apiMessage(r))}`}`, 303);
+});
+
+// Short-lived token for same-origin client scripts. Only same-origin script can send X-Requested-With without
+// a preflight we never answer; the cookie is SameSite=Strict.
+authPages.get("/app/token", (c) => {
+  if (c.req.header("x-requested-with") !== "imghost") return c.json({ error: "Forbidden", message: "Missing X-Requested-With" }, 403);
+  const s = c.get("pageSession");
+  if (!s) return c.json({ error: "Unauthorized", message: "Not signed in" }, 401);
+  return c.json({ access_token: s.access, token_type: "Bearer" });
+});

@@ -1,0 +1,100 @@
+// One file of mine: edit its metadata (and see its duplicates), or delete it after a confirmation page.
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../../env";
+import { AppLayout, Csrf, Notice } from "./ui";
+import { api, apiMessage, type FileFull } from "./api";
+import { requireFormToken, str, type Form } from "./context";
+
+type Editable = Pick<FileFull, "id" | "title" | "description" | "visibility" | "tags"> & Partial<Pick<FileFull, "duplicates" | "thumbnailUrl">>;
+
+function EditPage(props: { c: Context<AppEnv>; file: Editable; error?: string }) {
+  const { c, file: f } = props;
+  return (
+    <AppLayout c={c} title="Edit file">
+      <h1>Edit “{f.title || "Untitled image"}”</h1>
+      {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      <p>
+        <a href={`/f/${f.id}`}>Open the file's page</a>
+      </p>
+      <form method="post" action={`/app/files/${f.id}/edit`} class="stack panel">
+        <Csrf c={c} />
+        <label for="title">Title</label>
+        <input id="title" name="title" maxlength={200} value={f.title ?? ""} />
+        <label for="description">Description</label>
+        <textarea id="description" name="description" rows={3} maxlength={2000}>{f.description ?? ""}</textarea>
+        <label for="tags">Tags (comma separated)</label>
+        <input id="tags" name="tags" value={(f.tags ?? []).join(", ")} />
+        <label for="visibility">Visibility</label>
+        <select id="visibility" name="visibility">
+          {["public", "unlisted", "private"].map((v) => (
+            <option value={v} selected={f.visibility === v}>{v}</option>
+          ))}
+        </select>
+        <button type="submit">Save</button>
+      </form>
+      {f.duplicates && f.duplicates.length > 0 ? (
+        <section aria-labelledby="dups">
+          <h2 id="dups">Duplicates among your files</h2>
+          <ul>
+            {f.duplicates.map((d) => (
+              <li>
+                <a href={`/f/${d.fileId}`}>{d.fileId}</a> ({d.match === "exact" ? "identical" : d.signal === "embedding" ? "similar: cropped or turned" : `similar, distance ${d.distance}`}) ·{" "}
+                <a href={`/app/files/${d.fileId}/edit`}>edit</a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </AppLayout>
+  );
+}
+
+const failure = (c: Context<AppEnv>, title: string, message: string, status: 400 | 403 | 404) =>
+  c.html(
+    <AppLayout c={c} title={title}>
+      <h1>{title}</h1>
+      <Notice kind="error">{message}</Notice>
+    </AppLayout>,
+    status,
+  );
+
+export const fileEditPages = new Hono<AppEnv>();
+
+fileEditPages.get("/app/files/:id/edit", async (c) => {
+  const r = await api.getFile(c, c.req.param("id"));
+  if (!r.ok) return failure(c, "Edit file", apiMessage(r), 404);
+  return c.html(<EditPage c={c} file={r.body} />);
+});
+
+fileEditPages.post("/app/files/:id/edit", requireFormToken, async (c) => {
+  const id = c.req.param("id");
+  const form = (await c.req.parseBody()) as Form;
+  const tags = str(form, "tags").split(",").map((t) => t.trim()).filter(Boolean);
+  const visibility = str(form, "visibility") as Editable["visibility"];
+  const body = { title: str(form, "title"), description: str(form, "description"), visibility, tags };
+  const r = await api.patchFile(c, id, body);
+  if (!r.ok) return c.html(<EditPage c={c} file={{ id, ...body }} error={apiMessage(r)} />, 400);
+  return c.redirect("/app/files?saved=1", 303);
+});
+
+fileEditPages.get("/app/files/:id/delete", async (c) => {
+  const id = c.req.param("id");
+  const r = await api.getFile(c, id);
+  if (!r.ok) return failure(c, "Delete file", apiMessage(r), 404);
+  return c.html(
+    <AppLayout c={c} title="Delete file">
+      <h1>Delete “{r.body.title || "Untitled image"}”?</h1>
+      <p>The file and its links stop working at once. This cannot be undone.</p>
+      <form method="post" action={`/app/files/${id}/delete`} class="row">
+        <Csrf c={c} />
+        <button type="submit" class="danger">Delete permanently</button> <a href="/app/files">Cancel</a>
+      </form>
+    </AppLayout>,
+  );
+});
+
+fileEditPages.post("/app/files/:id/delete", requireFormToken, async (c) => {
+  const r = await api.deleteFile(c, c.req.param("id"));
+  if (!r.ok) return failure(c, "Delete file", apiMessage(r), r.status === 404 || r.status === 403 ? r.status : 400);
+  return c.redirect("/app/files?deleted=1", 303);
+});

@@ -1,0 +1,164 @@
+// My files: a searchable, filterable grid (title, size, views, date, copy-link), numbered pages, and
+// multi-select with bulk delete / visibility / add to album. Data only through the API.
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../../env";
+import { AppLayout, Notice, Pager, formatBytes, plural, When } from "./ui";
+import { api, apiMessage, type Album, type FileItem } from "./api";
+import { requireSession } from "./context";
+import { bulkPages } from "./files-bulk";
+import { GridImage } from "../picture";
+import { fileEditPages } from "./files-edit";
+
+const PAGE_SIZE = 24;
+const SORTS = ["created", "views", "size"] as const;
+const VISIBILITIES = ["public", "unlisted", "private"] as const;
+
+function FileCard(props: { env: Env; f: FileItem; blur: boolean; page: string }) {
+  const { f, blur } = props;
+  const title = f.title || "Untitled image";
+  return (
+    <li class={blur ? "card restricted" : "card"}>
+      <label class="select">
+        <input type="checkbox" name="ids" value={f.id} form="bulk" aria-label={`Select ${title}`} />
+      </label>
+      <a href={`/f/${f.id}`} class="thumb" aria-label={`${title}: open its page`}>
+        <GridImage env={props.env} file={f} alt="" />
+      </a>
+      <div class="meta">
+        <span class="title" title={title}>{title}</span>
+        {blur ? <span class="badge warn">18+ · blurred (safe mode)</span> : null}
+        <span class="muted">
+          {formatBytes(f.bytes)} · {plural(f.viewCount, "view")} · <When iso={f.createdAt} />
+        </span>
+        <span class="actions">
+          <button type="button" class="small" data-copy="" data-copy-text={props.page} aria-label={`Copy link to ${title}`}>
+            Copy link
+          </button>
+          <a class="button small" href={`/app/files/${f.id}/edit`} aria-label={`Edit ${title}`}>Edit</a>
+          <a class="button small" href={`/app/files/${f.id}/delete`} aria-label={`Delete ${title}`}>Delete</a>
+        </span>
+      </div>
+    </li>
+  );
+}
+
+function Filters(props: { q: Record<string, string> }) {
+  const { q } = props;
+  return (
+    <form method="get" action="/app/files" class="toolbar" role="search">
+      <div class="field grow">
+        <label for="q">Search titles</label>
+        <input id="q" name="q" type="search" value={q.q ?? ""} placeholder="beach, cat…" />
+      </div>
+      <div class="field">
+        <label for="tag">Tag</label>
+        <input id="tag" name="tag" value={q.tag ?? ""} size={10} />
+      </div>
+      <div class="field">
+        <label for="sort">Sort</label>
+        <select id="sort" name="sort">
+          {[["created", "Newest"], ["views", "Most viewed"], ["size", "Largest"]].map(([v, t]) => (
+            <option value={v} selected={(q.sort ?? "created") === v}>{t}</option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="fvis">Visibility</label>
+        <select id="fvis" name="visibility">
+          <option value="">Any</option>
+          {VISIBILITIES.map((v) => (
+            <option value={v} selected={q.visibility === v}>{v}</option>
+          ))}
+        </select>
+      </div>
+      <label class="check">
+        <input type="checkbox" name="nsfw" value="show" checked={q.nsfw === "show"} /> Include 18+
+      </label>
+      <button type="submit">Apply</button>
+    </form>
+  );
+}
+
+function BulkBar(props: { c: Context<AppEnv>; albums: Album[]; back: string }) {
+  return (
+    <form id="bulk" method="post" action="/app/files/bulk" class="bulk" aria-label="With the selected files">
+      <input type="hidden" name="_csrf" value={props.c.get("csrf")} />
+      <input type="hidden" name="back" value={props.back} />
+      <span id="bulk-count" class="muted" aria-live="polite">Select files to act on several at once</span>
+      <label for="bulk-action" class="sr-only">Action</label>
+      <select id="bulk-action" name="action">
+        <option value="public">Make public</option>
+        <option value="unlisted">Make unlisted</option>
+        <option value="private">Make private</option>
+        <option value="album">Add to album…</option>
+        <option value="delete">Delete</option>
+      </select>
+      <label for="bulk-album" class="sr-only">Album</label>
+      <select id="bulk-album" name="albumId">
+        {props.albums.length === 0 ? <option value="">(no albums yet)</option> : null}
+        {props.albums.map((a) => (
+          <option value={a.id}>{a.title}</option>
+        ))}
+      </select>
+      <button type="submit" class="primary">Apply to selected</button>
+    </form>
+  );
+}
+
+export const filePages = new Hono<AppEnv>();
+filePages.use("/app/files", requireSession);
+filePages.use("/app/files/*", requireSession);
+
+filePages.get("/app/files", async (c) => {
+  const q = c.req.query();
+  const page = Math.min(10_000, Math.max(1, Number.parseInt(q.page ?? "1", 10) || 1));
+  const [r, albums, account] = await Promise.all([
+    api.listFiles(c, {
+      limit: PAGE_SIZE,
+      offset: (page - 1) * PAGE_SIZE,
+      sort: SORTS.includes(q.sort as never) ? q.sort : undefined,
+      order: q.order === "asc" ? "asc" : undefined,
+      visibility: VISIBILITIES.includes(q.visibility as never) ? q.visibility : undefined,
+      excludeNsfw: q.nsfw === "show" ? "false" : "true",
+      q: q.q?.slice(0, 200),
+      tag: q.tag?.slice(0, 50),
+    }),
+    api.listAlbums(c),
+    api.account(c),
+  ]);
+  const files = r.ok ? r.body.files : [];
+  const total = r.ok ? r.body.pagination.total : 0;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const safeMode = account.ok ? account.body.user.safeMode : true;
+  const link = (p: number) => {
+    const u = new URLSearchParams(q);
+    u.set("page", String(p));
+    return `/app/files?${u}`;
+  };
+  const filtered = Boolean(q.q || q.tag || q.visibility);
+  return c.html(
+    <AppLayout c={c} title="My files">
+      <div class="row">
+        <h1>My files</h1>
+        <a class="button primary" href="/app/upload">Upload</a>
+      </div>
+      {q.deleted ? <Notice kind="ok">{q.deleted === "1" ? "The file was deleted." : `${q.deleted} files were deleted.`}</Notice> : null}
+      {q.saved ? <Notice kind="ok">Saved.</Notice> : null}
+      {q.error ? <Notice kind="error">{q.error}</Notice> : null}
+      {!r.ok ? <Notice kind="error">{apiMessage(r)}</Notice> : null}
+      <Filters q={q} />
+      <p class="muted">{plural(total, "file")}{filtered ? " match" : ""}</p>
+      {files.length === 0 ? <p>{filtered ? "Nothing matches: try other words." : <>No files yet. <a href="/app/upload">Upload some.</a></>}</p> : null}
+      <ul class="grid">
+        {files.map((f) => (
+          <FileCard env={c.env} f={f} blur={f.ageRestricted && safeMode} page={`${c.env.SITE_URL}/f/${f.id}`} />
+        ))}
+      </ul>
+      {files.length > 0 ? <BulkBar c={c} albums={albums.ok ? albums.body.albums : []} back={link(page)} /> : null}
+      <Pager page={page} pages={pages} href={link} />
+    </AppLayout>,
+  );
+});
+
+filePages.route("/", bulkPages);
+filePages.route("/", fileEditPages);

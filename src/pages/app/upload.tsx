@@ -1,0 +1,102 @@
+// Upload: drop, paste or pick images; the client script (static/app.js) uploads each with its progress into a
+// preview grid and shows its share links. Without JavaScript the form posts the images here in one request.
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../../env";
+import { AppLayout, Csrf, Notice } from "./ui";
+import { UploadResults, type UploadOutcome } from "./upload-result";
+import { api, apiMessage } from "./api";
+import { requireFormToken, requireSession } from "./context";
+
+const ACCEPT = "image/jpeg,image/png,image/gif,image/webp,image/avif,image/bmp";
+
+function UploadPage(props: { c: Context<AppEnv> }) {
+  const { c } = props;
+  return (
+    <AppLayout c={c} title="Upload">
+      <h1>Upload images</h1>
+      <noscript>
+        <Notice kind="ok">Without JavaScript the form posts the images in one request (no progress bar; up to your plan's file size).</Notice>
+      </noscript>
+      <form id="upload-form" method="post" action="/app/upload" enctype="multipart/form-data">
+        <Csrf c={c} />
+        <div id="drop" class="drop">
+          <p class="big" id="drop-help">Drop images here or paste them</p>
+          <p class="muted">JPEG, PNG, GIF, WebP, AVIF or BMP</p>
+          <label for="files" class="button primary">Choose images</label>
+          <input id="files" name="files" type="file" accept={ACCEPT} multiple class="sr-only" aria-describedby="drop-help" />
+        </div>
+        <details class="options">
+          <summary>Title, tags, visibility and expiry</summary>
+          <div class="stack">
+            <label for="title">Title (default: the file's name)</label>
+            <input id="title" name="title" maxlength={200} />
+            <label for="description">Description</label>
+            <textarea id="description" name="description" rows={2} maxlength={2000}></textarea>
+            <label for="tags">Tags (comma separated)</label>
+            <input id="tags" name="tags" />
+            <label for="visibility">Visibility</label>
+            <select id="visibility" name="visibility">
+              <option value="public">Public</option>
+              <option value="unlisted">Unlisted</option>
+              <option value="private">Private</option>
+            </select>
+            <label for="expiry">Expires</label>
+            <select id="expiry" name="expiry">
+              <option value="">Never</option>
+              <option value="3600">After 1 hour</option>
+              <option value="86400">After 1 day</option>
+              <option value="604800">After 7 days</option>
+              <option value="2592000">After 30 days</option>
+            </select>
+          </div>
+        </details>
+        <div class="row">
+          <button type="submit" id="start" class="primary">Upload</button>
+          <span class="muted" id="picked" aria-live="polite"></span>
+        </div>
+      </form>
+      <div id="limits-msg" role="alert"></div>
+      <ul id="queue" class="queue" aria-label="This session's uploads"></ul>
+    </AppLayout>
+  );
+}
+
+export const uploadPages = new Hono<AppEnv>();
+uploadPages.use("/app/upload", requireSession);
+
+uploadPages.get("/app/upload", (c) => c.html(<UploadPage c={c} />));
+
+// Without JavaScript the upload form posts here: each image goes through POST /upload/form in-process, so the
+// API's checks, quota and rate limits apply exactly as for scripts.
+uploadPages.post("/app/upload", requireFormToken, async (c) => {
+  let form: FormData;
+  try {
+    form = await c.req.formData(); // read (and size-checked) once by pageFormPosts
+  } catch {
+    return c.text("Send the upload form as multipart/form-data", 400);
+  }
+  const images = form.getAll("files").filter((f): f is File => typeof f !== "string" && f.size > 0);
+  const results: UploadOutcome[] = [];
+  for (const image of images) {
+    const one = new FormData();
+    one.set("file", image);
+    for (const [field, from] of [["title", "title"], ["description", "description"], ["visibility", "visibility"], ["expiresIn", "expiry"]]) {
+      const value = form.get(from);
+      if (typeof value === "string" && value !== "") one.set(field, value);
+    }
+    const r = await api.uploadForm(c, one);
+    results.push(r.ok ? { name: image.name, ok: true, answer: r.body } : { name: image.name, ok: false, text: apiMessage(r) });
+  }
+  const failed = results.some((r) => !r.ok) || results.length === 0;
+  return c.html(
+    <AppLayout c={c} title="Upload">
+      <h1>Upload results</h1>
+      {results.length === 0 ? <Notice kind="error">Choose at least one image.</Notice> : null}
+      <UploadResults siteUrl={c.env.SITE_URL} results={results} />
+      <p>
+        <a href="/app/upload">Upload more</a> · <a href="/app/files">My files</a>
+      </p>
+    </AppLayout>,
+    failed ? 400 : 200,
+  );
+});

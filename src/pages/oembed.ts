@@ -1,0 +1,92 @@
+// {site_url}/oembed (https://oembed.com): `url` may be a file page, a short link, a CDN link or an album page.
+// Only what an anonymous visitor may see is embedded; a photo's `url` is the ladder variant that fits maxwidth.
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import { ApiError } from "../platform/errors";
+import { ANONYMOUS_VIEWER, assertReadable, isUnsafeToRender, loadFile } from "../files/access";
+import { filePageUrl, thumbnailUrl, albumUrl } from "../platform/urls";
+import { internalPath } from "../platform/dispatch";
+import { visibleAlbum } from "../albums/service";
+import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
+import { OG_IMAGE_WIDTH, sizedOriginal } from "./picture";
+import { PROVIDER_NAME, fileTitle } from "./file";
+
+/** oEmbed consumers read JSON errors, in the API's body (the codes are in platform/error-codes.ts). */
+const oembedError = (c: Context<AppEnv>, err: ApiError) => c.json(err.body(), err.status);
+
+/** Scales (w, h) down to fit maxwidth x maxheight, keeping the aspect ratio. */
+export function fitWithin(w: number, h: number, maxW?: number, maxH?: number): { width: number; height: number } {
+  let scale = 1;
+  if (maxW && maxW > 0 && w > maxW) scale = Math.min(scale, maxW / w);
+  if (maxH && maxH > 0 && h > maxH) scale = Math.min(scale, maxH / h);
+  return { width: Math.max(1, Math.round(w * scale)), height: Math.max(1, Math.round(h * scale)) };
+}
+
+const positiveInt = (v: string | undefined) => {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+};
+
+export async function oembed(c: Context<AppEnv>) {
+  const format = c.req.query("format") ?? "json";
+  if (format !== "json") return oembedError(c, new ApiError("oembed_format", "Only format=json is supported"));
+  const raw = c.req.query("url");
+  let target: URL;
+  try {
+    target = new URL(raw ?? "");
+  } catch {
+    return oembedError(c, new ApiError("oembed_url", "url must be an absolute URL"));
+  }
+  const notFound = () => oembedError(c, new ApiError("not_found", "No embeddable content at that URL"));
+  const path = internalPath(target, c.env).path;
+  const maxW = positiveInt(c.req.query("maxwidth"));
+  const maxH = positiveInt(c.req.query("maxheight"));
+  const base = { version: "1.0", provider_name: PROVIDER_NAME, provider_url: c.env.SITE_URL, cache_age: 300 };
+  c.header("Cache-Control", "public, max-age=300");
+  c.header("X-Content-Type-Options", "nosniff");
+
+  const fileId = /^\/(?:f|i)\/([^/]+)(?:\/thumb)?$/.exec(path)?.[1] ?? /^\/cdn\/uploads\/[^/]+\/([^/]+)\/[^/]+$/.exec(path)?.[1];
+  if (fileId) {
+    const loaded = await loadFile(c.get("db"), fileId);
+    try {
+      assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
+    } catch {
+      return notFound(); // private, gone or age-restricted: nothing to embed
+    }
+    const f = loaded!.file;
+    if (isUnsafeToRender(f)) return notFound(); // a pixel bomb is nobody's preview
+    // The variant no narrower than asked (maxwidth, else a large card's width); width/height fit it and the limits.
+    const image = sizedOriginal(c.env, f, maxW ?? OG_IMAGE_WIDTH);
+    const size = fitWithin(f.width ?? 0, f.height ?? 0, maxW ?? image.width ?? undefined, maxH);
+    return c.json({
+      ...base,
+      type: "photo",
+      title: fileTitle(f),
+      url: image.url,
+      width: size.width,
+      height: size.height,
+      thumbnail_url: thumbnailUrl(c.env, f.id),
+      web_page: filePageUrl(c.env, f.id),
+    });
+  }
+
+  const albumId = /^\/a\/([^/]+)$/.exec(path)?.[1];
+  if (albumId) {
+    try {
+      const { album } = await visibleAlbum(c.get("db"), albumId, ANONYMOUS_VIEWER);
+      if (album.passwordHash) return notFound();
+      // The preview is a file the album page itself shows an anonymous visitor, never a private one.
+      const cover = await visibleCover(c.get("db"), album, ANONYMOUS_SEES, Date.now());
+      return c.json({
+        ...base,
+        type: "link",
+        title: album.title,
+        ...(cover ? { thumbnail_url: thumbnailUrl(c.env, cover.id) } : {}),
+        web_page: albumUrl(c.env, album.id),
+      });
+    } catch {
+      return notFound();
+    }
+  }
+  return notFound();
+}

@@ -1,0 +1,154 @@
+// Every error the API answers, in one closed table: a code, its status, and where it can come from. `ApiError` takes
+// a code and nothing else decides the status, so a new failure means a new line here (and the OpenAPI document
+// lists it from here: ./openapi-errors.ts). The keys are what programs see in `details.code`, except for the few
+// entries with `wire`: those keep a contract code that is answered with two statuses or two `error` texts
+// (see decisions.md § Errors).
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export type ErrorStatus = Exclude<ContentfulStatusCode, 429>;
+
+type Spec = {
+  status: ErrorStatus;
+  /** One line for the OpenAPI document: when this is answered. */
+  description: string;
+  /**
+   * The routes that can answer it, for the document: "*" (any route declaring the status), "body" (routes with a
+   * JSON request body), or "METHOD /path" / "/path" prefixes as the document writes them ("$" at the end: that
+   * path exactly). Empty: never listed
+   * (fallbacks for what should not happen, and byte serving outside the API).
+   */
+  where: readonly string[];
+  /** The contract's `error` text when it is not the status's reason phrase. */
+  error?: string;
+  /** The code programs see, when the key only tells apart two answers (status or `error`) of one contract code. */
+  wire?: string;
+};
+
+const ANY = ["*"] as const;
+const BODY = ["body"] as const;
+const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "POST /upload/form"] as const;
+// Where API keys are accepted (with permissions) and where they are refused (middleware/guards.ts).
+const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$"] as const;
+const SESSION_ONLY = ["/auth/", "/account", "/billing/", "/admin/", "/keys", "/moderation/queue", "/moderation/reports/"] as const;
+// Where a file is looked up and its state checked (files/access.ts); adding files to an album skips unknown ones.
+const FILE_READS = ["/files/", "POST /moderation/report$"] as const;
+
+export const ERROR_CODES = {
+  // 400
+  http_error: { status: 400, where: [], description: "Hono refused the request without a code of ours (middleware/error-handler.ts)" },
+  validation_error: { status: 400, where: ANY, description: "Invalid input; details.fields lists the failing fields" },
+  malformed_json: { status: 400, where: BODY, description: "The request body is not valid JSON" },
+  invalid_variant: { status: 400, where: [], description: "A variant parameter of a byte link (w, h, fit, q, format) is not valid" },
+  cannot_modify_self: { status: 400, where: ["PATCH /admin/users/"], description: "Admins cannot ban themselves or give up their own admin role" },
+  invalid_verification_token: { status: 400, wire: "invalid_token", where: ["POST /auth/verify-email"], description: "The verification token is invalid, used or expired" },
+  already_verified: { status: 400, where: ["POST /auth/resend-verification"], description: "The e-mail address is already verified" },
+  missing_signature: { status: 400, where: ["POST /billing/webhook"], description: "The signature header is missing" },
+  invalid_signature: { status: 400, where: ["POST /billing/webhook"], description: "The signature header is malformed or does not match the body" },
+  stale_signature: { status: 400, where: ["POST /billing/webhook"], description: "The signature timestamp is outside the 5-minute window" },
+  upload_mismatch: { status: 400, where: ["POST /upload/finalize", "POST /upload/multipart/complete"], description: "details.field does not belong to this upload" },
+  too_many_parts: { status: 400, where: ["POST /upload/multipart/init"], description: "More parts than allowed; use a larger partSize" },
+  invalid_part_number: { status: 400, where: ["PUT /upload/multipart/"], description: "partNumber is outside 1 to the upload's partCount" },
+  size_mismatch: { status: 400, where: ["PUT /upload/", "POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form"], description: "The bytes received are not the declared size" },
+  checksum_mismatch: { status: 400, where: ["PUT /upload/direct/", "POST /upload/finalize", "POST /upload/multipart/complete"], description: "The SHA-256 of the bytes received is not the declared one" },
+  incomplete_body: { status: 400, where: ["PUT /upload/"], description: "The request body ended early" },
+  invalid_part: { status: 400, where: ["POST /upload/multipart/complete"], description: "The part list does not match the parts received" },
+  invalid_form: { status: 400, where: ["POST /upload/form"], description: "The body is not multipart/form-data" },
+  missing_file: { status: 400, where: ["POST /upload/form"], description: "The form has no file in the field `file`" },
+  private_requires_account: { status: 400, where: UPLOAD_START, description: "Anonymous uploads cannot be private" },
+  cover_not_in_album: { status: 400, where: ["PATCH /albums/"], description: "coverImageId is not a file in this album" },
+  too_many_keys: { status: 400, where: ["POST /keys"], description: "The account has the most active API keys allowed" },
+  // 401
+  unauthorized: { status: 401, where: ANY, description: "Credentials are missing or not accepted here" },
+  invalid_token: { status: 401, where: ANY, description: "The access token is invalid, expired or its session ended" },
+  invalid_authorization_header: { status: 401, where: ANY, description: "The Authorization header is not 'Bearer <token>'" },
+  account_banned: { status: 401, where: ANY, description: "The account behind the token or key is suspended" },
+  key_owner_banned: { status: 401, wire: "account_banned", error: "API key has been revoked", where: [], description: "The account that owns the API key is suspended" },
+  invalid_api_key: { status: 401, error: "Invalid API key", where: ANY, description: "The API key is malformed or unknown" },
+  api_key_revoked: { status: 401, error: "API key has been revoked", where: ANY, description: "The API key has been revoked" },
+  api_key_expired: { status: 401, error: "API key has expired", where: ANY, description: "The API key has expired" },
+  invalid_refresh_token: { status: 401, where: ["POST /auth/refresh"], description: "The refresh token is unknown" },
+  session_revoked: { status: 401, where: ["POST /auth/refresh"], description: "The session was revoked, or its account banned or deleted" },
+  refresh_token_reused: { status: 401, where: ["POST /auth/refresh"], description: "A used refresh token came back: the session is revoked" },
+  refresh_token_expired: { status: 401, where: ["POST /auth/refresh"], description: "The refresh token or its session expired" },
+  invalid_credentials: { status: 401, where: ["POST /auth/login"], description: "Wrong e-mail or password" },
+  invalid_upload_token: { status: 401, where: ["/upload/"], description: "The upload token is not valid for this upload" },
+  album_password_required: { status: 401, where: ["GET /albums/{id}"], description: "The album is password-protected; send X-Album-Password" },
+  // 402
+  quota_exceeded: { status: 402, where: UPLOAD_START, description: "The upload would exceed the storage quota" },
+  // 403
+  api_key_not_allowed: { status: 403, where: SESSION_ONLY, description: "API keys can only access files, albums and uploads" },
+  missing_permission: { status: 403, where: KEY_ROUTES, description: "The API key lacks details.permission" },
+  insufficient_role: { status: 403, where: ["/admin/", "/moderation/queue", "/moderation/reports/"], description: "The caller's role does not allow this" },
+  login_account_banned: { status: 403, wire: "account_banned", where: ["POST /auth/login"], description: "The account is suspended" },
+  invalid_password: { status: 403, where: ["DELETE /account"], description: "The password is not correct" },
+  not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
+  invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
+  // Only reads under safe mode (files/access.ts assertReadable): the owner's PATCH/DELETE and reports skip it.
+  content_restricted: { status: 403, where: ["GET /files/{id}$", "GET /files/{id}/download"], description: "The file is age-restricted for this caller" },
+  blocked_content: { status: 403, where: ["POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form"], description: "The image matches content removed by moderation" },
+  upload_token_scope: { status: 403, where: ["/upload/"], description: "An upload token only works for the file it was issued for" },
+  invalid_album_password: { status: 403, where: ["GET /albums/{id}"], description: "The album password is wrong" },
+  email_not_verified: { status: 403, where: ["POST /keys"], description: "Verify the e-mail address first" },
+  hotlink_refused: { status: 403, where: [], description: "The file may not be embedded on the referring site" },
+  // 404
+  not_found: { status: 404, where: ["DELETE /keys/"], description: "No such route or resource" },
+  user_not_found: { status: 404, where: ["/admin/users/"], description: "No such account" },
+  report_not_found: { status: 404, where: ["/moderation/reports/"], description: "No such report" },
+  content_missing: { status: 404, where: ["GET /files/{id}/download", "GET /moderation/reports/{id}/content"], description: "The file's bytes are no longer stored" },
+  file_not_found: { status: 404, where: FILE_READS, description: "No such file (or not visible to the caller)" },
+  plan_change_not_found: { status: 404, where: ["/admin/plan-changes/"], description: "No such plan change" },
+  upload_not_found: { status: 404, where: ["/upload/"], description: "No such upload" },
+  album_not_found: { status: 404, where: ["/albums/"], description: "No such album (or not visible to the caller)" },
+  file_not_in_album: { status: 404, where: ["DELETE /albums/{id}/files/"], description: "The file is not in this album" },
+  // 409
+  email_taken: { status: 409, where: ["POST /auth/signup"], description: "An account with this e-mail exists" },
+  username_taken: { status: 409, where: ["POST /auth/signup", "PATCH /account"], description: "The username is taken" },
+  report_already_resolved: { status: 409, where: ["POST /moderation/reports/"], description: "The report was already resolved" },
+  file_missing: { status: 409, where: ["POST /moderation/reports/"], description: "The reported file no longer exists" },
+  no_owner_account: { status: 409, where: ["POST /moderation/reports/"], description: "The file was uploaded anonymously: no account to ban" },
+  cannot_ban_self: { status: 409, where: ["POST /moderation/reports/"], description: "A moderator cannot ban their own account" },
+  plan_change_decided: { status: 409, where: ["/admin/plan-changes/"], description: "The plan change was already approved or rejected" },
+  not_uploaded: { status: 409, where: ["POST /upload/finalize"], description: "The bytes have not been received yet" },
+  upload_state_changed: { status: 409, where: ["/upload/"], description: "The upload changed state meanwhile; try again" },
+  not_multipart: { status: 409, where: ["/upload/multipart/"], description: "This is a direct upload" },
+  already_finalized: { status: 409, where: ["/upload/multipart/"], description: "The upload is finalized; delete the file instead" },
+  multipart_upload: { status: 409, where: ["PUT /upload/direct/"], description: "The file is being uploaded in parts" },
+  already_uploaded: { status: 409, where: ["PUT /upload/"], description: "The upload's bytes were already received" },
+  // 410
+  file_deleted: { status: 410, where: FILE_READS, description: "The file has been deleted" },
+  file_expired: { status: 410, where: FILE_READS, description: "The file has expired" },
+  file_banned: { status: 410, where: FILE_READS, description: "The file has been removed by moderation" },
+  file_unavailable: { status: 410, where: FILE_READS, description: "The file is not available" },
+  upload_ended: { status: 410, where: ["POST /upload/multipart/complete"], description: "The upload ended during completion" },
+  upload_aborted: { status: 410, where: ["/upload/"], description: "The upload was aborted" },
+  upload_failed: { status: 410, where: ["/upload/"], description: "The upload failed verification" },
+  upload_expired: { status: 410, where: ["/upload/"], description: "The upload expired" },
+  // 411
+  length_required: { status: 411, where: ["PUT /upload/multipart/", "POST /upload/form"], description: "Send a Content-Length" },
+  // 413
+  body_too_large: { status: 413, where: BODY, description: "The JSON body is over the size limit" },
+  file_too_large: { status: 413, where: UPLOAD_START, description: "The file is over the plan's size limit" },
+  use_multipart: { status: 413, where: ["POST /upload/presign"], description: "Too large for a direct upload; use multipart" },
+  // 415
+  unsupported_content_type: { status: 415, where: BODY, description: "The endpoint does not accept the request's Content-Type" },
+  unsupported_media_type: { status: 415, where: UPLOAD_START, description: "Only the listed image types can be uploaded" },
+  content_type_mismatch: { status: 415, where: ["PUT /upload/direct/"], description: "The Content-Type is not the presigned one" },
+  magic_mismatch: { status: 415, where: ["PUT /upload/"], description: "The file's first bytes are not those of its declared type" },
+  // The site's oEmbed endpoint (pages/file.tsx), outside the API and its document.
+  oembed_url: { status: 400, where: [], description: "url is not an absolute URL" },
+  oembed_format: { status: 501, where: [], description: "Only format=json is supported" },
+  // 5xx
+  internal_error: { status: 500, where: [], description: "Something went wrong on our side" },
+  http_error_internal: { status: 500, wire: "http_error", where: [], description: "Hono failed on its side (middleware/error-handler.ts)" },
+  webhook_not_configured: { status: 503, where: ["POST /billing/webhook"], description: "Billing webhooks are not configured" },
+} as const satisfies Record<string, Spec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type StatusOf<C extends ErrorCode> = (typeof ERROR_CODES)[C]["status"];
+/** The codes answered with status S: for tables of codes that must all share one status. */
+export type CodeWithStatus<S extends ErrorStatus> = { [C in ErrorCode]: StatusOf<C> extends S ? C : never }[ErrorCode];
+
+export const errorSpec = (code: ErrorCode): Spec => ERROR_CODES[code];
+export const statusOf = <C extends ErrorCode>(code: C): StatusOf<C> => ERROR_CODES[code].status;
+/** What `details.code` carries for this code. */
+export const wireCode = (code: ErrorCode): string => errorSpec(code).wire ?? code;

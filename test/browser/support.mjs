@@ -1,0 +1,147 @@
+// Shared by the browser tests: a `wrangler dev` of the app, Debian's chromium through playwright-core, a signed-up
+// account, uploads through the API, and the checks every page must pass (no sideways scrolling at 390 px, no
+// console errors, no serious axe-core violations).
+import { chromium } from "playwright-core";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { startWorker, root } from "../../bench/lib/index.mjs";
+
+export { root };
+export const PASSWORD = "correct horse battery staple";
+export const SHOTS = path.join(root, "screenshots");
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 900 };
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+export async function startApp(port, vars = {}) {
+  const origin = `http://localhost:${port}`;
+  const worker = await startWorker({
+    config: "wrangler.toml",
+    port,
+    vars: { BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin, ENVIRONMENT: "development", ...vars },
+  });
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  return { origin, worker, browser, stop: async () => (await browser.close(), await worker.stop()) };
+}
+
+/** A page that records console errors, page errors and failed requests (4xx/5xx of its own origin). */
+export function watch(page) {
+  const problems = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()} (${m.location()?.url ?? ""})`);
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("response", (r) => {
+    // Pages that answer 4xx on purpose (a refused form) are checked by their tests; sub-resources must load.
+    if (r.status() >= 400 && r.request().resourceType() !== "document") problems.push(`HTTP ${r.status()} ${r.url()}`);
+  });
+  return problems;
+}
+
+/** Signs up through the sign-up form and verifies the address from the dev outbox; returns the account. */
+export async function signUp(page, origin, name = "u", email = undefined) {
+  const stamp = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
+  email ??= `${name}-${stamp}@example.com`;
+  const username = `${name}${stamp}`;
+  await page.goto(`${origin}/app/signup`);
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel(/^Password/).fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await page.waitForURL(/\/app\/account/);
+  const link = await verifyLink(origin, email);
+  await page.goto(link);
+  await page.getByRole("button", { name: "Confirm my e-mail address" }).click();
+  await page.getByText("Your e-mail address is verified.").waitFor();
+  return { email, username };
+}
+
+export async function verifyLink(origin, email) {
+  const mail = await (await fetch(`${origin}/api/v1/dev/outbox?to=${encodeURIComponent(email)}`)).json();
+  return /(http\S+\/verify-email\?token=\S+)/.exec(mail.messages.at(-1).text)[1];
+}
+
+/** The page session's Bearer token (as the client script gets it). */
+export async function accessToken(page, origin) {
+  return page.evaluate(async (o) => (await (await fetch(`${o}/app/token`, { headers: { "X-Requested-With": "imghost" } })).json()).access_token, origin);
+}
+
+/** Uploads bytes in one request (POST /upload/form), as ShareX does; returns the finalize answer. */
+export async function uploadForm(origin, token, bytes, filename, mime, fields = {}) {
+  const form = new FormData();
+  form.set("file", new Blob([bytes], { type: mime }), filename);
+  for (const [k, v] of Object.entries(fields)) form.set(k, v);
+  const res = await fetch(`${origin}/api/v1/upload/form`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+  const body = await res.json();
+  if (!res.ok) throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+export async function api(origin, token, method, p, body) {
+  const res = await fetch(`${origin}/api/v1${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+/** How far the page scrolls sideways (0 = it fits), and which elements stick out (for the failure message). */
+export async function horizontalOverflow(page) {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const over = document.documentElement.scrollWidth - width;
+    const culprits = [];
+    if (over > 0) {
+      for (const el of document.querySelectorAll("body *")) {
+        const r = el.getBoundingClientRect();
+        if (r.right > width + 1 && r.width > 0) culprits.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}.${el.className}`.slice(0, 80));
+        if (culprits.length > 5) break;
+      }
+    }
+    return { over, culprits };
+  });
+}
+
+/** Serious and critical axe-core violations of the page. axe's source is evaluated through the devtools protocol:
+ *  the page's CSP (rightly) refuses an injected inline script. */
+export async function axeViolations(page) {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
+  });
+}
+
+/** A 24-bit BMP of width x height with a colour gradient (BMP is on the upload allow-list, uncompressed = big). */
+export function gradientBmp(width, height, seed = 0) {
+  const rowBytes = Math.ceil((width * 3) / 4) * 4;
+  const size = 54 + rowBytes * height;
+  const buf = Buffer.alloc(size);
+  buf.write("BM", 0, "ascii");
+  buf.writeUInt32LE(size, 2);
+  buf.writeUInt32LE(54, 10);
+  buf.writeUInt32LE(40, 14);
+  buf.writeInt32LE(width, 18);
+  buf.writeInt32LE(height, 22);
+  buf.writeUInt16LE(1, 26);
+  buf.writeUInt16LE(24, 28);
+  buf.writeUInt32LE(rowBytes * height, 34);
+  for (let y = 0; y < height; y++) {
+    const row = 54 + y * rowBytes;
+    for (let x = 0; x < width; x++) {
+      const o = row + x * 3;
+      buf[o] = ((x * 255) / width + seed * 40) & 255;
+      buf[o + 1] = ((y * 255) / height + seed * 90) & 255;
+      buf[o + 2] = (((x + y) * 127) / (width + height) + 64 + seed * 20) & 255;
+    }
+  }
+  return buf;
+}
