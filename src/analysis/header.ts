@@ -2,11 +2,10 @@
 // bomb (a small file claiming 100000 x 100000 pixels) is refused before the decoder allocates w x h x 4 bytes.
 // Pure and total: any byte sequence gives a result, never an exception.
 import { ascii, i32le, startsWith, u16be, u16le, u24le, u32be, u32le } from "./containers/bytes";
+import { sniffFormat, type ImageFormat } from "./containers/format";
 import { jpegSegments, type JpegWalkEnd } from "./containers/jpeg-segments";
-import { isPng, pngChunks } from "./containers/png-chunks";
-import { isWebp, riffChunks } from "./containers/riff";
-
-export type ImageFormat = "png" | "jpeg" | "gif" | "webp" | "bmp" | "avif";
+import { pngChunks } from "./containers/png-chunks";
+import { riffChunks } from "./containers/riff";
 
 export type ImageHeader = {
   format: ImageFormat;
@@ -34,22 +33,10 @@ export function inspectImage(bytes: Uint8Array, limits: HeaderLimits): HeaderRes
   return header;
 }
 
-/** The format by its signature (an AVIF's brands are checked by the parser), or null. */
-export function sniffFormat(b: Uint8Array): ImageFormat | null {
-  if (isPng(b)) return "png";
-  if (startsWith(b, [0xff, 0xd8, 0xff])) return "jpeg";
-  const gif = ascii(b, 0, 6);
-  if (gif === "GIF87a" || gif === "GIF89a") return "gif";
-  if (isWebp(b)) return "webp";
-  if (ascii(b, 0, 2) === "BM") return "bmp";
-  if (ascii(b, 4, 4) === "ftyp") return "avif";
-  return null;
-}
-
 export function parseImageHeader(bytes: Uint8Array): HeaderResult {
   try {
     const format = sniffFormat(bytes);
-    return format ? PARSERS[format](new Reader(bytes)) : fail("unrecognised image format");
+    return format ? PARSERS[format](checkedReader(bytes)) : fail("unrecognised image format");
   } catch (err) {
     // Reader throws Truncated when a field lies past the end; anything else is a bug worth surfacing.
     if (err instanceof Truncated) return fail("truncated image header");
@@ -70,46 +57,26 @@ const ok = (format: ImageFormat, width: number, height: number, frames = 1, deco
 });
 
 /** Bounds-checked reads (containers/bytes.ts); an out-of-range read throws Truncated. */
-class Reader {
-  constructor(readonly b: Uint8Array) {}
-  get length() {
-    return this.b.length;
-  }
-  private need(offset: number, n: number) {
-    if (offset < 0 || n < 0 || offset + n > this.b.length) throw new Truncated();
-  }
-  u8(o: number) {
-    this.need(o, 1);
-    return this.b[o];
-  }
-  u16be(o: number) {
-    this.need(o, 2);
-    return u16be(this.b, o);
-  }
-  u16le(o: number) {
-    this.need(o, 2);
-    return u16le(this.b, o);
-  }
-  u24le(o: number) {
-    this.need(o, 3);
-    return u24le(this.b, o);
-  }
-  u32be(o: number) {
-    this.need(o, 4);
-    return u32be(this.b, o);
-  }
-  u32le(o: number) {
-    this.need(o, 4);
-    return u32le(this.b, o);
-  }
-  i32le(o: number) {
-    this.need(o, 4);
-    return i32le(this.b, o);
-  }
-  ascii(o: number, n: number) {
-    return ascii(this.b, o, n);
-  }
+function checkedReader(b: Uint8Array) {
+  const checked = (read: (b: Uint8Array, o: number) => number, size: number) => (o: number) => {
+    if (o < 0 || o + size > b.length) throw new Truncated();
+    return read(b, o);
+  };
+  return {
+    b,
+    length: b.length,
+    u8: checked((b, o) => b[o], 1),
+    u16be: checked(u16be, 2),
+    u16le: checked(u16le, 2),
+    u24le: checked(u24le, 3),
+    u32be: checked(u32be, 4),
+    u32le: checked(u32le, 4),
+    i32le: checked(i32le, 4),
+    ascii: (o: number, n: number) => ascii(b, o, n),
+  };
 }
+
+type Reader = ReturnType<typeof checkedReader>;
 
 // PNG: IHDR is the first chunk; an APNG's acTL (frame count) must come before the first IDAT.
 function parsePng(r: Reader): HeaderResult {

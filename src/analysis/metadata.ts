@@ -4,6 +4,7 @@
 // (eXIf, iTXt) and WebP (EXIF, XMP chunks). Pure and total: malformed input never throws; EXIF we cannot
 // parse is zeroed entirely (privacy wins over keeping the orientation).
 import { ascii, u16be, u16le, u32be, u32le } from "./containers/bytes";
+import { isJpeg } from "./containers/format";
 import { jpegSegments } from "./containers/jpeg-segments";
 import { isComplete, pngChunks, writeCrc } from "./containers/png-chunks";
 import { isWebp, riffChunks } from "./containers/riff";
@@ -80,7 +81,7 @@ type Block = { kind: "tiff" | "xmp" | "opaque"; start: number; end: number; afte
 
 function metadataBlocks(b: Uint8Array): Block[] {
   try {
-    if (b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return jpegBlocks(b);
+    if (isJpeg(b)) return jpegBlocks(b);
     // Only "\x89PNG", not the whole signature: a file with a damaged signature is scrubbed all the same.
     if (b.length > 8 && b[0] === 0x89 && ascii(b, 1, 3) === "PNG") return pngBlocks(b);
     if (isWebp(b)) return webpBlocks(b);

@@ -1,7 +1,8 @@
 // PNG chunks (PNG spec 5.3): after the 8-byte signature, each chunk is a 4-byte big-endian length, a 4-byte
 // type, the data and a CRC-32 over type and data. Walked by the header guard (IHDR, APNG's acTL), the privacy
 // scrubber (eXIf and the XMP / raw-profile text chunks, whose CRC it rewrites) and the lean decoder.
-import { ascii, crc32, startsWith, u32be, writeU32be } from "./bytes";
+import { crc32 } from "../../platform/crc32";
+import { ascii, startsWith, u32be, writeU32be } from "./bytes";
 
 export const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
 
@@ -47,10 +48,10 @@ export function isCritical(b: Uint8Array, chunk: PngChunk): boolean {
 
 /** Whether the stored CRC matches type and data (a complete chunk only). */
 export function crcMatches(b: Uint8Array, chunk: PngChunk): boolean {
-  return crc32(b, chunk.at + 4, chunk.end) === u32be(b, chunk.end);
+  return crc32(b.subarray(chunk.at + 4, chunk.end)) === u32be(b, chunk.end);
 }
 
 /** Stores the CRC of type and data, after editing the data in place. */
 export function writeCrc(b: Uint8Array, chunk: PngChunk): void {
-  writeU32be(b, chunk.end, crc32(b, chunk.at + 4, chunk.end));
+  writeU32be(b, chunk.end, crc32(b.subarray(chunk.at + 4, chunk.end)));
 }

@@ -7,6 +7,7 @@
 // The whole file is in memory, so uncompressed rows are read in top-down order straight from the bytes and
 // the reducer stays sequential; RLE rows come bottom-up and use addRowAnyOrder.
 import { i32le, u16le, u32le } from "../containers/bytes";
+import { isBmp } from "../containers/format";
 import { BoxReducer, LeanDecodeError, type LeanDecoder, reductionFactor } from "./reduce";
 
 /** Far above the 40 MP header guard; only there so hostile dimensions cannot make the decoder spin. */
@@ -60,7 +61,7 @@ export const decodeBmpReduced: LeanDecoder = async (bytes, { targetPixels }) => 
 };
 
 function parseHeader(b: Uint8Array): Bmp {
-  if (b.length < 18 || b[0] !== 0x42 || b[1] !== 0x4d) throw new LeanDecodeError("not a BMP");
+  if (b.length < 18 || !isBmp(b)) throw new LeanDecodeError("not a BMP");
   const dataOffset = u32le(b, 10);
   const headerSize = u32le(b, 14);
   if (b.length < 14 + headerSize) throw new LeanDecodeError("truncated BMP: header");
