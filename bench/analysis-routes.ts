@@ -5,6 +5,7 @@
 //   GET  /__bench/analysis/count?owner=  rows held by the owner
 import { bandValues } from "../src/analysis/bands";
 import { findNearHashes } from "../src/analysis/duplicates";
+import { createDb } from "../src/platform/db";
 import { benchHash } from "./lib/bench-hash.mjs";
 
 export async function analysisBench(request: Request, env: Env, path: string): Promise<Response> {
@@ -33,7 +34,7 @@ export async function analysisBench(request: Request, env: Env, path: string): P
     const results = [];
     for (const phash of phashes) {
       const t0 = performance.now();
-      const r = await findNearHashes(env.DB, owner, phash, distance);
+      const r = await findNearHashes(createDb(env.DB), owner, phash, distance);
       results.push({ ms: performance.now() - t0, matches: r.matches.length, candidates: r.candidates, rowsRead: r.rowsRead, statements: r.statements });
     }
     return Response.json({ results });

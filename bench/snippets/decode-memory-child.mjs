@@ -15,7 +15,7 @@ let out = {};
 if (mode === "photon-load") {
   await photon(); // baseline of the photon mode: its module loaded and instantiated
 } else if (mode === "lean") {
-  const reduced = await decodeReduced(bytes, header.format, { targetPixels: 1_000_000 });
+  const reduced = await decodeReduced(bytes, 1_000_000);
   out = { reduced: `${reduced.outWidth}x${reduced.outHeight}` };
 } else if (mode === "photon") {
   const image = (await photon()).PhotonImage.new_from_byteslice(bytes);

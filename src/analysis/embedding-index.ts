@@ -3,6 +3,9 @@
 // what a hit means: the code's bands are short (16 of 16 bits) and probed within one bit flip, so a shared
 // band only makes a candidate. Candidates sharing at least EMBEDDING_MIN_BAND_HITS bands, most shared first,
 // are then decided by the cosine of their stored features (duplicates.ts).
+import { and, eq, sql } from "drizzle-orm";
+import { embeddingBands } from "../db/schema";
+import type { Db, Statement } from "../platform/db";
 import { embeddingBandValues, embeddingProbes, isEmbeddingCode } from "./embedding";
 
 /**
@@ -15,19 +18,20 @@ export const EMBEDDING_MIN_BAND_HITS = 2;
  * Statements that (re)index `ref`'s code under `owner`: its old rows go, the 16 band rows are inserted.
  * Idempotent (a redelivered job writes the same rows); meant for the job's D1 batch, which is a transaction.
  */
-export function indexEmbeddingStatements(d1: D1Database, owner: string, ref: string, code: string): D1PreparedStatement[] {
+export function indexEmbeddingStatements(db: Db, owner: string, ref: string, code: string): Statement[] {
   if (!isEmbeddingCode(code)) throw new Error("not an embedding code");
   return [
-    d1.prepare("DELETE FROM embedding_bands WHERE ref = ?1").bind(ref),
-    ...embeddingBandValues(code).map((value, band) =>
-      d1.prepare("INSERT OR IGNORE INTO embedding_bands (owner, band, value, ref) VALUES (?1, ?2, ?3, ?4)").bind(owner, band, value, ref),
-    ),
+    unindexEmbeddingStatement(db, ref),
+    db
+      .insert(embeddingBands)
+      .values(embeddingBandValues(code).map((value, band) => ({ owner, band, value, ref })))
+      .onConflictDoNothing(),
   ];
 }
 
 /** Statement that removes `ref` from the embedding index (a purged file). */
-export function unindexEmbeddingStatement(d1: D1Database, ref: string): D1PreparedStatement {
-  return d1.prepare("DELETE FROM embedding_bands WHERE ref = ?1").bind(ref);
+export function unindexEmbeddingStatement(db: Db, ref: string): Statement {
+  return db.delete(embeddingBands).where(eq(embeddingBands.ref, ref));
 }
 
 /** How many bands of two codes are within one flip: the band hits a lookup from `a` counts for `b`. */
@@ -46,9 +50,15 @@ export type EmbeddingCandidate = { ref: string; bandHits: number };
  * here), for the caller's D1 batch, and how to read their results: refs sharing at least
  * EMBEDDING_MIN_BAND_HITS bands, most shared first, at most `limit`.
  */
-export function embeddingLookup(d1: D1Database, owner: string, code: string, limit: number) {
-  const statements = isEmbeddingCode(code)
-    ? embeddingProbes(code).map((values, band) => d1.prepare(`SELECT ref FROM embedding_bands WHERE owner = ?1 AND band = ?2 AND value IN (${values.join(",")})`).bind(owner, band))
+export function embeddingLookup(db: Db, owner: string, code: string, limit: number) {
+  // The probes are inlined (`sql.raw` of integers computed here), as in findNearHashes.
+  const statements: Statement[] = isEmbeddingCode(code)
+    ? embeddingProbes(code).map((values, band) =>
+        db
+          .select({ ref: embeddingBands.ref })
+          .from(embeddingBands)
+          .where(and(eq(embeddingBands.owner, owner), eq(embeddingBands.band, band), sql`${embeddingBands.value} IN (${sql.raw(values.join(","))})`)),
+      )
     : [];
   const read = (results: D1Result<{ ref: string }>[]): { candidates: EmbeddingCandidate[]; rowsRead: number } => {
     const hits = new Map<string, number>();

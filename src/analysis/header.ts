@@ -1,8 +1,11 @@
 // Reads an image's format, dimensions and frame count from its header bytes WITHOUT decoding, so a pixel
 // bomb (a small file claiming 100000 x 100000 pixels) is refused before the decoder allocates w x h x 4 bytes.
 // Pure and total: any byte sequence gives a result, never an exception.
-
-export type ImageFormat = "png" | "jpeg" | "gif" | "webp" | "bmp" | "avif";
+import { ascii, i32le, startsWith, u16be, u16le, u24le, u32be, u32le } from "./containers/bytes";
+import { sniffFormat, type ImageFormat } from "./containers/format";
+import { jpegSegments, type JpegWalkEnd } from "./containers/jpeg-segments";
+import { pngChunks } from "./containers/png-chunks";
+import { riffChunks } from "./containers/riff";
 
 export type ImageHeader = {
   format: ImageFormat;
@@ -32,14 +35,8 @@ export function inspectImage(bytes: Uint8Array, limits: HeaderLimits): HeaderRes
 
 export function parseImageHeader(bytes: Uint8Array): HeaderResult {
   try {
-    const r = new Reader(bytes);
-    if (r.matches(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return parsePng(r);
-    if (r.matches(0, [0xff, 0xd8, 0xff])) return parseJpeg(r);
-    if (r.ascii(0, 6) === "GIF87a" || r.ascii(0, 6) === "GIF89a") return parseGif(r);
-    if (r.ascii(0, 4) === "RIFF" && r.ascii(8, 4) === "WEBP") return parseWebp(r);
-    if (r.ascii(0, 2) === "BM") return parseBmp(r);
-    if (r.ascii(4, 4) === "ftyp") return parseAvif(r);
-    return fail("unrecognised image format");
+    const format = sniffFormat(bytes);
+    return format ? PARSERS[format](checkedReader(bytes)) : fail("unrecognised image format");
   } catch (err) {
     // Reader throws Truncated when a field lies past the end; anything else is a bug worth surfacing.
     if (err instanceof Truncated) return fail("truncated image header");
@@ -59,51 +56,27 @@ const ok = (format: ImageFormat, width: number, height: number, frames = 1, deco
   decodePixels: Math.max(decodePixels, width * height),
 });
 
-/** Bounds-checked big/little-endian reads; an out-of-range read throws Truncated. */
-class Reader {
-  constructor(readonly b: Uint8Array) {}
-  get length() {
-    return this.b.length;
-  }
-  need(offset: number, n: number) {
-    if (offset < 0 || n < 0 || offset + n > this.b.length) throw new Truncated();
-  }
-  u8(o: number) {
-    this.need(o, 1);
-    return this.b[o];
-  }
-  u16be(o: number) {
-    this.need(o, 2);
-    return (this.b[o] << 8) | this.b[o + 1];
-  }
-  u16le(o: number) {
-    this.need(o, 2);
-    return this.b[o] | (this.b[o + 1] << 8);
-  }
-  u24le(o: number) {
-    this.need(o, 3);
-    return this.b[o] | (this.b[o + 1] << 8) | (this.b[o + 2] << 16);
-  }
-  u32be(o: number) {
-    this.need(o, 4);
-    return this.b[o] * 0x1000000 + ((this.b[o + 1] << 16) | (this.b[o + 2] << 8) | this.b[o + 3]);
-  }
-  u32le(o: number) {
-    this.need(o, 4);
-    return this.b[o + 3] * 0x1000000 + ((this.b[o + 2] << 16) | (this.b[o + 1] << 8) | this.b[o]);
-  }
-  i32le(o: number) {
-    this.need(o, 4);
-    return this.b[o] | (this.b[o + 1] << 8) | (this.b[o + 2] << 16) | (this.b[o + 3] << 24);
-  }
-  ascii(o: number, n: number) {
-    if (o < 0 || o + n > this.b.length) return "";
-    return String.fromCharCode(...this.b.subarray(o, o + n));
-  }
-  matches(o: number, sig: number[]) {
-    return o + sig.length <= this.b.length && sig.every((v, i) => this.b[o + i] === v);
-  }
+/** Bounds-checked reads (containers/bytes.ts); an out-of-range read throws Truncated. */
+function checkedReader(b: Uint8Array) {
+  const checked = (read: (b: Uint8Array, o: number) => number, size: number) => (o: number) => {
+    if (o < 0 || o + size > b.length) throw new Truncated();
+    return read(b, o);
+  };
+  return {
+    b,
+    length: b.length,
+    u8: checked((b, o) => b[o], 1),
+    u16be: checked(u16be, 2),
+    u16le: checked(u16le, 2),
+    u24le: checked(u24le, 3),
+    u32be: checked(u32be, 4),
+    u32le: checked(u32le, 4),
+    i32le: checked(i32le, 4),
+    ascii: (o: number, n: number) => ascii(b, o, n),
+  };
 }
+
+type Reader = ReturnType<typeof checkedReader>;
 
 // PNG: IHDR is the first chunk; an APNG's acTL (frame count) must come before the first IDAT.
 function parsePng(r: Reader): HeaderResult {
@@ -111,38 +84,34 @@ function parsePng(r: Reader): HeaderResult {
   const width = r.u32be(16);
   const height = r.u32be(20);
   let frames = 1;
-  let pos = 8;
-  while (pos + 8 <= r.length) {
-    const length = r.u32be(pos);
-    const type = r.ascii(pos + 4, 4);
-    if (type === "IDAT" || type === "IEND") break;
-    if (type === "acTL") frames = r.u32be(pos + 8);
-    pos += 12 + length;
+  for (const chunk of pngChunks(r.b)) {
+    if (chunk.type === "IDAT" || chunk.type === "IEND") break;
+    if (chunk.type === "acTL") frames = r.u32be(chunk.start);
   }
   return ok("png", width, height, frames);
 }
 
 // JPEG: walk marker segments to the first SOFn (baseline, progressive, lossless, arithmetic variants).
 const JPEG_SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+const JPEG_WALK_END: Record<JpegWalkEnd, string> = {
+  truncated: "truncated image header",
+  "not-a-marker": "jpeg: expected a marker",
+  eoi: "jpeg: no frame header before scan data",
+  scan: "jpeg: no frame header before scan data",
+  "bad-length": "jpeg: bad segment length",
+};
 function parseJpeg(r: Reader): HeaderResult {
-  let pos = 2;
-  for (;;) {
-    if (r.u8(pos) !== 0xff) return fail("jpeg: expected a marker");
-    let marker = r.u8(pos + 1);
-    while (marker === 0xff) marker = r.u8(++pos + 1); // fill bytes
-    pos += 2;
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) continue; // no length
-    if (marker === 0xd9 || marker === 0xda) return fail("jpeg: no frame header before scan data");
-    const length = r.u16be(pos);
-    if (length < 2) return fail("jpeg: bad segment length");
-    if (JPEG_SOF.has(marker)) {
-      const height = r.u16be(pos + 3);
-      const width = r.u16be(pos + 5);
-      if (height === 0) return fail("jpeg: height defined by DNL is not supported");
-      return ok("jpeg", width, height);
-    }
-    pos += length;
+  const segments = jpegSegments(r.b);
+  let step;
+  while (!(step = segments.next()).done) {
+    const { marker, start } = step.value;
+    if (!JPEG_SOF.has(marker)) continue;
+    const height = r.u16be(start + 1);
+    const width = r.u16be(start + 3);
+    if (height === 0) return fail("jpeg: height defined by DNL is not supported");
+    return ok("jpeg", width, height);
   }
+  return fail(JPEG_WALK_END[step.value]);
 }
 
 // GIF: logical screen size, then count image descriptors (walking every block, since frames have no index).
@@ -191,7 +160,7 @@ function parseWebp(r: Reader): HeaderResult {
   const chunk = r.ascii(12, 4);
   const data = 20;
   if (chunk === "VP8 ") {
-    if (!r.matches(data + 3, [0x9d, 0x01, 0x2a])) return fail("webp: bad VP8 start code");
+    if (!startsWith(r.b, [0x9d, 0x01, 0x2a], data + 3)) return fail("webp: bad VP8 start code");
     return ok("webp", r.u16le(data + 6) & 0x3fff, r.u16le(data + 8) & 0x3fff);
   }
   if (chunk === "VP8L") {
@@ -205,12 +174,7 @@ function parseWebp(r: Reader): HeaderResult {
     const height = r.u24le(data + 7) + 1;
     let frames = 0;
     if (animated) {
-      let pos = 12;
-      while (pos + 8 <= r.length) {
-        if (r.ascii(pos, 4) === "ANMF") frames++;
-        const size = r.u32le(pos + 4);
-        pos += 8 + size + (size & 1);
-      }
+      for (const chunk of riffChunks(r.b)) if (chunk.tag === "ANMF") frames++;
     }
     return ok("webp", width, height, Math.max(frames, 1));
   }
@@ -268,3 +232,12 @@ function parseAvif(r: Reader): HeaderResult {
   if (!width || !height) return fail("avif: no image size (ispe) found");
   return ok("avif", width, height, Math.max(frames, 1));
 }
+
+const PARSERS: Record<ImageFormat, (r: Reader) => HeaderResult> = {
+  png: parsePng,
+  jpeg: parseJpeg,
+  gif: parseGif,
+  webp: parseWebp,
+  bmp: parseBmp,
+  avif: parseAvif,
+};

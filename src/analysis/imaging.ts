@@ -9,11 +9,11 @@
 // The phash, thumbnail and NSFW input come from whichever pixels were produced. Photon is imported lazily so
 // the API's fetch path never instantiates its 1.5 MB wasm module; every PhotonImage is freed in a `finally`
 // (wasm memory is not garbage collected).
-import type { PhotonImage } from "@cf-wasm/photon";
+import type { PhotonImage, SamplingFilter } from "@cf-wasm/photon";
 import { ANALYSIS } from "../config";
-import { decodeReduced } from "./decoders";
-import { LeanDecodeError, type ReducedImage } from "./decoders/reduce";
-import { parseImageHeader, type ImageFormat, type ImageHeader } from "./header";
+import type { ImageFormat } from "./containers/format";
+import { decodeReduced, LeanDecodeError, type ReducedImage } from "./decoders";
+import { parseImageHeader, type ImageHeader } from "./header";
 import { applyOrientation } from "./orientation";
 import { toLuma601 } from "./phash";
 
@@ -89,7 +89,7 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions): Pr
   const header: ImageHeader = parsed;
   const pixels = header.width * header.height;
   const reducedTarget = options.leanTargetPixels ?? ANALYSIS.leanTargetPixels;
-  const ours = (targetPixels: number) => () => decodeReducedImage(bytes, header, options, targetPixels);
+  const ours = (targetPixels: number) => () => decodeReducedImage(bytes, options, targetPixels);
   const photon = () => decodeFullImage(bytes, options);
   // In order of preference; the next is tried only when one cannot decode the file. Within the budget photon
   // reads a few damaged files ours refuse (bytes after a PNG's zlib stream), and ours read JPEGs photon refuses
@@ -146,10 +146,10 @@ async function decodeFullImage(bytes: Uint8Array, options: DecodeOptions): Promi
 }
 
 /** Our decoders: a block average of at most targetPixels (full size when it fits); photon only sees that image. */
-async function decodeReducedImage(bytes: Uint8Array, header: ImageHeader, options: DecodeOptions, targetPixels: number): Promise<DecodedImage> {
+async function decodeReducedImage(bytes: Uint8Array, options: DecodeOptions, targetPixels: number): Promise<DecodedImage> {
   let reduced: ReducedImage;
   try {
-    reduced = await decodeReduced(bytes, header.format, { targetPixels });
+    reduced = await decodeReduced(bytes, targetPixels);
   } catch (err) {
     if (!(err instanceof LeanDecodeError)) throw err;
     const decodeError = new DecodeError(`undecodable image: ${err.message}`);
@@ -181,15 +181,11 @@ function derive(photon: Photon, image: PhotonImage, width: number, height: numbe
   }
   let nsfwInput: Uint8Array | null = null;
   if (options.nsfwSize > 0) {
-    let small: PhotonImage | undefined;
     try {
       // nsfwjs resizes to 224x224 itself (bilinear); doing it here keeps the big image out of tfjs.
-      small = photon.resize(image, options.nsfwSize, options.nsfwSize, photon.SamplingFilter.Triangle);
-      nsfwInput = small.get_raw_pixels();
+      nsfwInput = resizedPixels(photon, image, options.nsfwSize, options.nsfwSize, photon.SamplingFilter.Triangle);
     } catch (err) {
       stepErrors.push(`nsfw input: ${message(err)}`);
-    } finally {
-      free(small);
     }
   }
   return { thumbnail, nsfwInput, stepErrors };
@@ -202,15 +198,12 @@ function derive(photon: Photon, image: PhotonImage, width: number, height: numbe
 function makeThumbnail(photon: Photon, image: PhotonImage, width: number, height: number, options: DecodeOptions): Thumbnail {
   const w = image.get_width();
   const h = image.get_height();
-  const longSide = Math.min(options.thumbnailMaxSide, Math.max(w, h), Math.max(width, height));
-  const scale = longSide / Math.max(width, height);
-  const tw = Math.max(1, Math.round(width * scale));
-  const th = Math.max(1, Math.round(height * scale));
-  let small: PhotonImage | undefined;
+  const size = fitLongSide(width, height, Math.min(options.thumbnailMaxSide, Math.max(w, h), Math.max(width, height)));
+  const pixels =
+    size.width !== w || size.height !== h ? resizedPixels(photon, image, size.width, size.height, photon.SamplingFilter.Lanczos3) : image.get_raw_pixels();
+  const upright = applyOrientation({ pixels, width: size.width, height: size.height }, options.orientation);
   let out: PhotonImage | undefined;
   try {
-    small = tw !== w || th !== h ? photon.resize(image, tw, th, photon.SamplingFilter.Lanczos3) : undefined;
-    const upright = applyOrientation({ pixels: (small ?? image).get_raw_pixels(), width: tw, height: th }, options.orientation);
     // JPEG is far smaller for photos; PNG keeps transparency.
     let transparent = false;
     for (let i = 3; i < upright.pixels.length; i += 4) {
@@ -226,6 +219,22 @@ function makeThumbnail(photon: Photon, image: PhotonImage, width: number, height
       : { bytes, contentType: "image/jpeg", extension: "jpg", width: upright.width, height: upright.height };
   } finally {
     free(out);
+  }
+}
+
+/** `width` x `height` scaled to `longSide` on its long side, aspect ratio kept (at least 1 x 1). */
+export function fitLongSide(width: number, height: number, longSide: number): { width: number; height: number } {
+  const scale = longSide / Math.max(width, height);
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
+/** The RGBA pixels of `image` resized to `width` x `height`; the resized copy is freed at once. */
+export function resizedPixels(photon: Photon, image: PhotonImage, width: number, height: number, filter: SamplingFilter): Uint8Array {
+  let small: PhotonImage | undefined;
+  try {
+    small = photon.resize(image, width, height, filter);
+    return small.get_raw_pixels();
+  } finally {
     free(small);
   }
 }

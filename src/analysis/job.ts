@@ -11,11 +11,11 @@
 //     the last retry the dead-letter consumer (onDeadLetter) records `failed` with the last error.
 // Optional steps that fail on their own (thumbnail encoding, the NSFW model) are noted in analysisError
 // and the analysis still completes.
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files } from "../db/schema";
 import type { AnalyzeMessage, JobHandler } from "../jobs/messages";
-import { createDb } from "../platform/db";
+import { createDb, runBatch, type Db, type Statement } from "../platform/db";
 import { isId } from "../platform/ids";
 import { blocklistReportStatement, matchBlocklist, type BlocklistMatch } from "./blocklist";
 import { indexStatements } from "./duplicates";
@@ -61,11 +61,12 @@ function message(err: unknown): string {
 }
 
 /** Records a final failure (about the image itself); never overwrites a completed analysis. */
-async function recordFailure(env: Env, fileId: string, reason: string, now: number): Promise<AnalysisOutcome> {
-  await env.DB
-    .prepare("UPDATE files SET analysis = 'failed', analysis_error = ?1, analyzed_at = ?2, updated_at = ?2 WHERE id = ?3 AND analysis <> 'done'")
-    .bind(reason, now, fileId)
-    .run();
+async function recordFailure(env: Env, db: Db, fileId: string, reason: string, now: number): Promise<AnalysisOutcome> {
+  const at = new Date(now);
+  await db
+    .update(files)
+    .set({ analysis: "failed", analysisError: reason, analyzedAt: at, updatedAt: at })
+    .where(and(eq(files.id, fileId), ne(files.analysis, "done")));
   await forgetFileAccess(env, [fileId]); // its thumbnail link stops saying "Processing…"
   return { status: "failed", reason };
 }
@@ -73,6 +74,7 @@ async function recordFailure(env: Env, fileId: string, reason: string, now: numb
 /** Analyses one file; returns what it did. Throws on errors worth retrying. */
 export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOptions = {}): Promise<AnalysisOutcome> {
   const now = options.now ?? Date.now;
+  // The primary (no session): the consumer writes, and finalize's wait reads what it wrote from there.
   const db = createDb(env.DB);
   const [file] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
   if (!file) return { status: "skipped", reason: "no such file" };
@@ -80,10 +82,10 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   if (file.state !== "finalized") return { status: "skipped", reason: `file is ${file.state}, not finalized` };
   if (!options.force && (file.analysis === "done" || file.analysis === "failed")) return { status: "skipped", reason: `analysis already ${file.analysis}` };
 
-  if (file.bytes > ANALYSIS.maxBytes) return recordFailure(env, fileId, `file too large to analyse: ${file.bytes} bytes (limit ${ANALYSIS.maxBytes})`, now());
+  if (file.bytes > ANALYSIS.maxBytes) return recordFailure(env, db, fileId, `file too large to analyse: ${file.bytes} bytes (limit ${ANALYSIS.maxBytes})`, now());
   const object = await env.BUCKET.get(file.storeKey);
   if (!object) throw new Error(`object ${file.storeKey} is missing from storage`);
-  if (object.size > ANALYSIS.maxBytes) return recordFailure(env, fileId, `file too large to analyse: ${object.size} bytes (limit ${ANALYSIS.maxBytes})`, now());
+  if (object.size > ANALYSIS.maxBytes) return recordFailure(env, db, fileId, `file too large to analyse: ${object.size} bytes (limit ${ANALYSIS.maxBytes})`, now());
   const bytes = new Uint8Array(await object.arrayBuffer());
 
   // 1. Privacy first, even for images refused below: blank GPS / serial numbers in place and write back.
@@ -100,7 +102,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
 
   // 2. Safety before decode.
   const header = inspectImage(bytes, { maxPixels: ANALYSIS.maxPixels, maxFrames: ANALYSIS.maxFrames });
-  if (!header.ok) return recordFailure(env, fileId, header.reason, now());
+  if (!header.ok) return recordFailure(env, db, fileId, header.reason, now());
 
   // 3. Decode and derive: photon up to ANALYSIS.maxDecodePixels, a lean reduced-size decoder above (imaging.ts).
   let decoded;
@@ -113,7 +115,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
       nsfwSize: options.skipNsfw ? 0 : ANALYSIS.nsfwInputSize,
     });
   } catch (err) {
-    if (err instanceof DecodeError) return recordFailure(env, fileId, err.message, now());
+    if (err instanceof DecodeError) return recordFailure(env, db, fileId, err.message, now());
     throw err;
   }
   const stepErrors = [...decoded.stepErrors];
@@ -164,27 +166,38 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   const ageRestricted = isAgeRestricted(nsfwScore, nsfwThreshold(env), file.ageRestrictedOverride);
 
   // 6. Blocklist (indexed lookup), then every write in one transaction.
-  const blocklist = await matchBlocklist(env.DB, phash);
-  const at = now();
-  const statements: D1PreparedStatement[] = [];
-  if (blocklist) statements.push(blocklistReportStatement(env.DB, fileId, blocklist, at));
+  const blocklist = await matchBlocklist(db, phash);
+  const at = new Date(now());
+  const statements: Statement[] = [];
+  if (blocklist) statements.push(blocklistReportStatement(db, fileId, blocklist, at.getTime()));
   statements.push(
-    env.DB.prepare(
-      `UPDATE files SET width = ?1, height = ?2, phash = ?3, nsfw_score = ?4, age_restricted = ?5, thumb_key = COALESCE(?6, thumb_key),
-         analysis = 'done', analysis_error = ?7, analyzed_at = ?8, updated_at = ?8,
-         quarantined_at = CASE WHEN ?9 THEN COALESCE(quarantined_at, ?8) ELSE quarantined_at END,
-         placeholder = COALESCE(?12, placeholder), dominant_color = COALESCE(?13, dominant_color),
-         embedding = COALESCE(?14, embedding), embedding_code = COALESCE(?15, embedding_code)
-       WHERE id = ?10 AND (analysis <> 'done' OR ?11)`,
-    ).bind(
-      width, height, phash, nsfwScore, ageRestricted ? 1 : 0, thumbKey, stepErrors.length ? stepErrors.join("; ").slice(0, 1000) : null, at, blocklist ? 1 : 0,
-      fileId, options.force ? 1 : 0, placeholder?.thumbhash ?? null, placeholder?.dominantColor ?? null, features, code,
-    ),
+    db
+      .update(files)
+      .set({
+        width,
+        height,
+        phash,
+        nsfwScore,
+        ageRestricted,
+        analysis: "done",
+        analysisError: stepErrors.length ? stepErrors.join("; ").slice(0, 1000) : null,
+        analyzedAt: at,
+        updatedAt: at,
+        // What this run did not produce keeps what an earlier one stored (a forced rerun whose model failed).
+        ...(thumbKey !== null && { thumbKey }),
+        ...(blocklist && { quarantinedAt: sql`COALESCE(${files.quarantinedAt}, ${at.getTime()})` }),
+        ...(placeholder && { placeholder: placeholder.thumbhash }),
+        ...(placeholder?.dominantColor && { dominantColor: placeholder.dominantColor }),
+        ...(features !== null && { embedding: features }),
+        ...(code !== null && { embeddingCode: code }),
+      })
+      .where(options.force ? eq(files.id, fileId) : and(eq(files.id, fileId), ne(files.analysis, "done"))),
   );
-  if (file.userId) statements.push(...indexStatements(env.DB, file.userId, fileId, phash));
+  if (file.userId) statements.push(...indexStatements(db, file.userId, fileId, phash));
   // Delete-then-insert of the same 16 rows in this transaction: a redelivered or forced job leaves the same index.
-  if (file.userId && code) statements.push(...indexEmbeddingStatements(env.DB, file.userId, fileId, code));
-  await env.DB.batch(statements);
+  if (file.userId && code) statements.push(...indexEmbeddingStatements(db, file.userId, fileId, code));
+  // runBatch: the blocklist report is raw SQL, which drizzle's db.batch cannot bind (platform/db.ts).
+  await runBatch(db, statements);
   await forgetFileAccess(env, [fileId]); // byte links see the thumbnail (and a blocklist quarantine) at once
 
   return { status: "done", width, height, phash, nsfwScore, embeddingCode: code, thumbKey, placeholder, scrubbed: scrub.findings, blocklist, stepErrors };
@@ -207,9 +220,10 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
       if (outcome.status !== "done") console.log(`analyze ${fileId}: ${outcome.status} (${outcome.reason})`);
     } catch (err) {
       // Keep the last error so the dead-letter handler can say why the analysis gave up.
-      await env.DB.prepare("UPDATE files SET analysis_error = ?1 WHERE id = ?2 AND analysis IN ('none', 'pending')")
-        .bind(message(err), fileId)
-        .run()
+      await createDb(env.DB)
+        .update(files)
+        .set({ analysisError: message(err) })
+        .where(and(eq(files.id, fileId), inArray(files.analysis, ["none", "pending"])))
         .catch(() => undefined);
       throw err;
     }
@@ -217,14 +231,16 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
   async onDeadLetter(env, body) {
     const fileId = fileIdOf(body);
     if (!fileId) return;
-    const now = Date.now();
-    await env.DB.prepare(
-      `UPDATE files SET analysis = 'failed', analysis_error = 'gave up after retries: ' || COALESCE(analysis_error, 'unknown error'),
-         analyzed_at = ?1, updated_at = ?1
-       WHERE id = ?2 AND analysis IN ('none', 'pending')`,
-    )
-      .bind(now, fileId)
-      .run();
+    const now = new Date();
+    await createDb(env.DB)
+      .update(files)
+      .set({
+        analysis: "failed",
+        analysisError: sql`'gave up after retries: ' || COALESCE(${files.analysisError}, 'unknown error')`,
+        analyzedAt: now,
+        updatedAt: now,
+      })
+      .where(and(eq(files.id, fileId), inArray(files.analysis, ["none", "pending"])));
   },
 };
 

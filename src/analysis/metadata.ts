@@ -3,6 +3,11 @@
 // keeps its size, its pixels and its orientation tag. Covers EXIF (TIFF IFDs) and XMP in JPEG (APP1), PNG
 // (eXIf, iTXt) and WebP (EXIF, XMP chunks). Pure and total: malformed input never throws; EXIF we cannot
 // parse is zeroed entirely (privacy wins over keeping the orientation).
+import { ascii, u16be, u16le, u32be, u32le } from "./containers/bytes";
+import { isJpeg } from "./containers/format";
+import { jpegSegments } from "./containers/jpeg-segments";
+import { isComplete, pngChunks, writeCrc } from "./containers/png-chunks";
+import { isWebp, riffChunks } from "./containers/riff";
 
 export type ScrubReport = {
   /** True when any byte changed (the caller writes the object back). */
@@ -76,9 +81,10 @@ type Block = { kind: "tiff" | "xmp" | "opaque"; start: number; end: number; afte
 
 function metadataBlocks(b: Uint8Array): Block[] {
   try {
-    if (b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return jpegBlocks(b);
+    if (isJpeg(b)) return jpegBlocks(b);
+    // Only "\x89PNG", not the whole signature: a file with a damaged signature is scrubbed all the same.
     if (b.length > 8 && b[0] === 0x89 && ascii(b, 1, 3) === "PNG") return pngBlocks(b);
-    if (ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 4) === "WEBP") return webpBlocks(b);
+    if (isWebp(b)) return webpBlocks(b);
   } catch {
     // Container walkers are bounds-checked; this is a last line of defence against a bug turning into a crash.
   }
@@ -89,47 +95,27 @@ const EXIF_ID = "Exif\0\0";
 const XMP_ID = "http://ns.adobe.com/xap/1.0/\0";
 const XMP_EXT_ID = "http://ns.adobe.com/xmp/extension/\0";
 
+/** APP1 segments before the first scan: nothing after it is metadata we scrub. */
 function jpegBlocks(b: Uint8Array): Block[] {
   const blocks: Block[] = [];
-  let pos = 2;
-  while (pos + 4 <= b.length) {
-    if (b[pos] !== 0xff) break;
-    const marker = b[pos + 1];
-    if (marker === 0xff) {
-      pos++;
-      continue;
-    }
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-      pos += 2;
-      continue;
-    }
-    if (marker === 0xda || marker === 0xd9) break; // scan data: no metadata after this that we serve-scrub
-    const length = (b[pos + 2] << 8) | b[pos + 3];
-    if (length < 2) break;
-    const start = pos + 4;
-    const end = Math.min(pos + 2 + length, b.length);
-    if (marker === 0xe1) {
-      if (ascii(b, start, 6) === EXIF_ID) blocks.push({ kind: "tiff", start: start + 6, end });
-      else if (ascii(b, start, XMP_ID.length) === XMP_ID) blocks.push({ kind: "xmp", start: start + XMP_ID.length, end });
-      // Extended XMP: 32-byte GUID, 4-byte full length, 4-byte offset, then a slice of the packet.
-      else if (ascii(b, start, XMP_EXT_ID.length) === XMP_EXT_ID) blocks.push({ kind: "xmp", start: start + XMP_EXT_ID.length + 40, end });
-    }
-    pos += 2 + length;
+  for (const segment of jpegSegments(b)) {
+    if (segment.marker !== 0xe1) continue;
+    const start = segment.start;
+    const end = Math.min(segment.end, b.length);
+    if (ascii(b, start, 6) === EXIF_ID) blocks.push({ kind: "tiff", start: start + 6, end });
+    else if (ascii(b, start, XMP_ID.length) === XMP_ID) blocks.push({ kind: "xmp", start: start + XMP_ID.length, end });
+    // Extended XMP: 32-byte GUID, 4-byte full length, 4-byte offset, then a slice of the packet.
+    else if (ascii(b, start, XMP_EXT_ID.length) === XMP_EXT_ID) blocks.push({ kind: "xmp", start: start + XMP_EXT_ID.length + 40, end });
   }
   return blocks;
 }
 
 function pngBlocks(b: Uint8Array): Block[] {
   const blocks: Block[] = [];
-  let pos = 8;
-  while (pos + 12 <= b.length) {
-    const length = u32be(b, pos);
-    const type = ascii(b, pos + 4, 4);
-    const start = pos + 8;
-    const end = start + length;
-    if (end + 4 > b.length || type === "IEND") break;
-    const typeAt = pos + 4; // captured now: `pos` moves on before the fix-up runs
-    const fixCrc = (bytes: Uint8Array) => writeU32be(bytes, end, crc32(bytes.subarray(typeAt, end)));
+  for (const chunk of pngChunks(b)) {
+    const { type, start, end } = chunk;
+    if (!isComplete(b, chunk) || type === "IEND") break;
+    const fixCrc = (bytes: Uint8Array) => writeCrc(bytes, chunk);
     if (type === "eXIf") blocks.push({ kind: "tiff", start, end, after: fixCrc });
     else if (type === "iTXt" || type === "tEXt" || type === "zTXt") {
       const nul = b.indexOf(0, start);
@@ -146,22 +132,17 @@ function pngBlocks(b: Uint8Array): Block[] {
         blocks.push({ kind: "opaque", start: nul + 1, end, after: fixCrc });
       }
     }
-    pos = end + 4;
   }
   return blocks;
 }
 
 function webpBlocks(b: Uint8Array): Block[] {
   const blocks: Block[] = [];
-  let pos = 12;
-  while (pos + 8 <= b.length) {
-    const type = ascii(b, pos, 4);
-    const size = u32le(b, pos + 4);
-    const start = pos + 8;
-    const end = Math.min(start + size, b.length);
-    if (type === "EXIF") blocks.push({ kind: "tiff", start: ascii(b, start, 6) === EXIF_ID ? start + 6 : start, end });
-    else if (type === "XMP ") blocks.push({ kind: "xmp", start, end });
-    pos = start + size + (size & 1);
+  for (const chunk of riffChunks(b)) {
+    const start = chunk.start;
+    const end = Math.min(chunk.end, b.length);
+    if (chunk.tag === "EXIF") blocks.push({ kind: "tiff", start: ascii(b, start, 6) === EXIF_ID ? start + 6 : start, end });
+    else if (chunk.tag === "XMP ") blocks.push({ kind: "xmp", start, end });
   }
   return blocks;
 }
@@ -177,7 +158,7 @@ function walkTiff(b: Uint8Array, start: number, end: number, visit: (ifd: TiffTa
   const order = ascii(b, start, 2);
   if (order !== "II" && order !== "MM") return false;
   const le = order === "II";
-  const u16 = (o: number) => (le ? b[o] | (b[o + 1] << 8) : (b[o] << 8) | b[o + 1]);
+  const u16 = (o: number) => (le ? u16le(b, o) : u16be(b, o));
   const u32 = (o: number) => (le ? u32le(b, o) : u32be(b, o));
   if (u16(start + 2) !== 42) return false;
   const seen = new Set<number>();
@@ -227,7 +208,7 @@ function scrubTiff(b: Uint8Array, start: number, end: number, report: ScrubRepor
       if (ifd === "gps") blank(e.valueAt, e.valueAt + e.length, "exif:gps");
       else if (SERIAL_TAGS.has(e.tag)) blank(e.valueAt, e.valueAt + e.length, `exif:${SERIAL_TAGS.get(e.tag)}`);
       else if (ifd === "ifd0" && e.tag === TAG_ORIENTATION && e.type === 3) {
-        const v = le ? b[e.valueAt] | (b[e.valueAt + 1] << 8) : (b[e.valueAt] << 8) | b[e.valueAt + 1];
+        const v = le ? u16le(b, e.valueAt) : u16be(b, e.valueAt);
         if (v >= 1 && v <= 8) report.orientation = v;
       }
     },
@@ -286,47 +267,4 @@ function scrubXmp(b: Uint8Array, start: number, end: number, report: ScrubReport
     spaces(contentStart, close, kind(m[2]));
     element.lastIndex = close + closing.length;
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-
-function ascii(b: Uint8Array, o: number, n: number): string {
-  if (o < 0 || o + n > b.length) return "";
-  let s = "";
-  for (let i = 0; i < n; i++) s += String.fromCharCode(b[o + i]);
-  return s;
-}
-
-function u32be(b: Uint8Array, o: number): number {
-  if (o + 4 > b.length) return 0;
-  return ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0;
-}
-
-function u32le(b: Uint8Array, o: number): number {
-  if (o + 4 > b.length) return 0;
-  return ((b[o + 3] << 24) | (b[o + 2] << 16) | (b[o + 1] << 8) | b[o]) >>> 0;
-}
-
-function writeU32be(b: Uint8Array, o: number, v: number) {
-  b[o] = v >>> 24;
-  b[o + 1] = (v >>> 16) & 0xff;
-  b[o + 2] = (v >>> 8) & 0xff;
-  b[o + 3] = v & 0xff;
-}
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-/** PNG chunk CRC (over type + data). */
-export function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
 }

@@ -3,7 +3,7 @@
 // so this costs one decode of a <= 320 px image (a few ms) and never touches the original again.
 import { rgbaToThumbHash } from "thumbhash";
 import type { PhotonImage } from "@cf-wasm/photon";
-import { loadPhoton, type Thumbnail } from "./imaging";
+import { fitLongSide, loadPhoton, resizedPixels, type Thumbnail } from "./imaging";
 
 export type Placeholder = {
   /** Base64 of the ThumbHash bytes (~25 bytes); decode with thumbhash's thumbHashToDataURL. */
@@ -48,27 +48,19 @@ export function dominantColor(rgba: Uint8Array): string | null {
 /** From raw RGBA of any size: scaled to fit 100 x 100 first when larger (photon, triangle filter). */
 export async function placeholderFromRgba(rgba: Uint8Array, width: number, height: number): Promise<Placeholder> {
   let pixels = rgba;
-  let w = width;
-  let h = height;
-  if (w > MAX_SIDE || h > MAX_SIDE) {
+  let size = { width, height };
+  if (width > MAX_SIDE || height > MAX_SIDE) {
     const photon = await loadPhoton();
-    const scale = MAX_SIDE / Math.max(w, h);
-    const tw = Math.max(1, Math.round(w * scale));
-    const th = Math.max(1, Math.round(h * scale));
+    size = fitLongSide(width, height, MAX_SIDE);
     let image: PhotonImage | undefined;
-    let small: PhotonImage | undefined;
     try {
-      image = new photon.PhotonImage(rgba, w, h);
-      small = photon.resize(image, tw, th, photon.SamplingFilter.Triangle);
-      pixels = small.get_raw_pixels();
-      w = tw;
-      h = th;
+      image = new photon.PhotonImage(rgba, width, height);
+      pixels = resizedPixels(photon, image, size.width, size.height, photon.SamplingFilter.Triangle);
     } finally {
-      small?.free();
       image?.free();
     }
   }
-  return { thumbhash: toBase64(rgbaToThumbHash(w, h, pixels)), dominantColor: dominantColor(pixels) };
+  return { thumbhash: toBase64(rgbaToThumbHash(size.width, size.height, pixels)), dominantColor: dominantColor(pixels) };
 }
 
 /** From the job's thumbnail (JPEG or PNG bytes, upright). */

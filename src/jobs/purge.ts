@@ -8,7 +8,7 @@
 // Purged files also leave the phash index (analysis/duplicates.ts).
 // Expired files also leave their albums right away (not after the retention), so album counts stay true.
 import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import { runBatch, type Db } from "../platform/db";
 import { albumFiles, files, users, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
 import { detachFileFromAlbumsStatements } from "../albums/membership";
@@ -114,6 +114,6 @@ export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promis
     }
   }
   // Purged files leave the near-duplicate indexes (idempotent; a repeat deletes nothing).
-  await env.DB.batch(candidates.flatMap((f) => [unindexStatement(env.DB, f.id), unindexEmbeddingStatement(env.DB, f.id)]));
+  await runBatch(db, candidates.flatMap((f) => [unindexStatement(db, f.id), unindexEmbeddingStatement(db, f.id)]));
   return { detached, purged, freedBytes };
 }

@@ -1,8 +1,8 @@
 // Filing a report (POST /moderation/report): who may report which file, aggregation into the file's one
 // open report, and the automatic actions of high-priority reasons (decisions.md § Moderation).
-import { sql } from "drizzle-orm";
-import type { Db } from "../platform/db";
-import { reports, type REPORT_REASONS } from "../db/schema";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { runBatch, type Db } from "../platform/db";
+import { files, reports, type REPORT_REASONS } from "../db/schema";
 import { MODERATION } from "../config";
 import { ApiError } from "../platform/errors";
 import { newId } from "../platform/ids";
@@ -10,7 +10,6 @@ import { sha256Hex } from "../platform/crypto";
 import { assertReadable, goneReason, loadFile, type LoadedFile, type Viewer } from "../files/access";
 import { purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { escalate } from "./escalation";
-import { prepared } from "./statements";
 
 export type ReportReason = (typeof REPORT_REASONS)[number];
 
@@ -71,13 +70,14 @@ export async function fileReport(env: Env, db: Db, input: ReportInput, reporter:
 
   // One transaction: hide the file, escalate an open normal report, then insert-or-aggregate. The partial
   // unique index reports_open_per_file makes "one open report per file" hold under concurrent reports.
-  const hide = db.run(
-    sql`UPDATE files SET hidden_at = ${now}, updated_at = ${now} WHERE id = ${file.id} AND hidden_at IS NULL`,
-  );
-  const raise = db.run(
-    sql`UPDATE reports SET priority = 'high', reason = ${input.reason}, updated_at = ${now}
-        WHERE file_id = ${file.id} AND status = 'pending' AND priority = 'normal'`,
-  );
+  const hide = db
+    .update(files)
+    .set({ hiddenAt: at, updatedAt: at })
+    .where(and(eq(files.id, file.id), isNull(files.hiddenAt)));
+  const raise = db
+    .update(reports)
+    .set({ priority: "high", reason: input.reason, updatedAt: at })
+    .where(and(eq(reports.fileId, file.id), eq(reports.status, "pending"), eq(reports.priority, "normal")));
   const upsert = db
     .insert(reports)
     .values({
@@ -112,12 +112,8 @@ export async function fileReport(env: Env, db: Db, input: ReportInput, reporter:
   let raised = false;
   let row: { id: string; priority: "high" | "normal" } | undefined;
   if (high) {
-    const d1 = env.DB;
-    const [hid, rose, upserted] = await d1.batch<{ id: string; priority: "high" | "normal" }>([
-      prepared(d1, hide),
-      prepared(d1, raise),
-      prepared(d1, upsert),
-    ]);
+    // runBatch, not db.batch: the hide and the raise are known to apply by D1's `changes`, which drizzle drops.
+    const [hid, rose, upserted] = await runBatch<{ id: string; priority: "high" | "normal" }>(db, [hide, raise, upsert]);
     hidden = hid.meta.changes === 1;
     raised = rose.meta.changes === 1;
     row = upserted.results[0];

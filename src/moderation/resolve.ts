@@ -3,11 +3,11 @@
 // One D1 batch (one transaction) claims the report (pending -> resolved, only if still pending) and applies
 // the action; every other statement of the batch carries the condition "this very claim happened", so two
 // moderators resolving the same report at once cannot both act: the loser's statements change nothing and
-// it answers 409. The blocklist index rows come from the analysis feature as plain D1 statements
-// (indexStatements), which is why the batch is built as D1 statements rather than drizzle queries.
+// it answers 409. The batch runs through runBatch (platform/db.ts), whose results keep each statement's
+// `changes`: what this resolution did.
 import { and, eq, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../platform/db";
-import { files, reports, users } from "../db/schema";
+import { runBatch, type Db, type Statement } from "../platform/db";
+import { blocklist, files, reports, users } from "../db/schema";
 import type { AuthUser } from "../env";
 import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
@@ -17,7 +17,6 @@ import { detachFileFromAlbumsStatements } from "../albums/membership";
 import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
 import { isPhash } from "../analysis/phash";
 import { findReport, type ReportWithFile } from "./queue";
-import { prepared } from "./statements";
 import type { ResolveActionName } from "./schemas";
 
 export type ResolveEffects = {
@@ -61,24 +60,20 @@ export async function resolveReport(
     }
   }
 
-  const d1 = env.DB;
   const at = new Date(now);
   const fileId = found.report.fileId;
   // True exactly when the claim below was made by this request (same actor, same instant, same action).
   const claimed: SQL = sql`EXISTS (SELECT 1 FROM reports WHERE id = ${reportId} AND status = 'resolved'
     AND resolved_by = ${actor.id} AND resolved_at = ${now} AND action = ${action})`;
 
-  const statements: D1PreparedStatement[] = [];
-  const slot = (s: D1PreparedStatement) => statements.push(s) - 1;
+  const statements: Statement[] = [];
+  const slot = (s: Statement) => statements.push(s) - 1;
 
   const claim = slot(
-    prepared(
-      d1,
-      db
-        .update(reports)
-        .set({ status: "resolved", action, resolvedBy: actor.id, resolvedAt: at, note, updatedAt: at })
-        .where(and(eq(reports.id, reportId), eq(reports.status, "pending"))),
-    ),
+    db
+      .update(reports)
+      .set({ status: "resolved", action, resolvedBy: actor.id, resolvedAt: at, note, updatedAt: at })
+      .where(and(eq(reports.id, reportId), eq(reports.status, "pending"))),
   );
 
   let restore = -1;
@@ -91,60 +86,60 @@ export async function resolveReport(
     // Unhide, unless another high-priority report of the file is open (one can only be: a report filed
     // after this one was claimed). A dismissal also lifts a blocklist quarantine: the moderator looked.
     restore = slot(
-      prepared(
-        d1,
-        db
-          .update(files)
-          .set({ hiddenAt: null, quarantinedAt: null, updatedAt: at })
-          .where(
-            and(
-              eq(files.id, fileId),
-              or(isNotNull(files.hiddenAt), isNotNull(files.quarantinedAt)),
-              sql`NOT EXISTS (SELECT 1 FROM reports WHERE file_id = ${fileId} AND status = 'pending' AND priority = 'high')`,
-              claimed,
-            ),
+      db
+        .update(files)
+        .set({ hiddenAt: null, quarantinedAt: null, updatedAt: at })
+        .where(
+          and(
+            eq(files.id, fileId),
+            or(isNotNull(files.hiddenAt), isNotNull(files.quarantinedAt)),
+            sql`NOT EXISTS (SELECT 1 FROM reports WHERE file_id = ${fileId} AND status = 'pending' AND priority = 'high')`,
+            claimed,
           ),
-      ),
+        ),
     );
   } else if (action === "remove_file") {
-    remove = slot(
-      prepared(d1, db.update(files).set({ deletedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.deletedAt), claimed))),
-    );
+    remove = slot(db.update(files).set({ deletedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.deletedAt), claimed)));
   } else {
-    ban = slot(
-      prepared(d1, db.update(files).set({ bannedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.bannedAt), claimed))),
-    );
+    ban = slot(db.update(files).set({ bannedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.bannedAt), claimed)));
     const phash = file!.phash ?? file!.clientPhash;
     if (phash && isPhash(phash)) {
       blocklistEntryId = newId("blk");
+      // INSERT ... SELECT <values> FROM (SELECT 1) WHERE <claimed>, as auditInsertIf does.
       slot(
-        prepared(
-          d1,
-          db.run(sql`INSERT INTO blocklist (id, phash, source_file_id, report_id, created_by, created_at)
-                     SELECT ${blocklistEntryId}, ${phash}, ${fileId}, ${reportId}, ${actor.id}, ${now} WHERE ${claimed}`),
+        db.insert(blocklist).select(
+          db
+            .select({
+              id: sql<string>`${blocklistEntryId}`.as("id"),
+              phash: sql<string>`${phash}`.as("phash"),
+              sourceFileId: sql<string>`${fileId}`.as("source_file_id"),
+              reportId: sql<string>`${reportId}`.as("report_id"),
+              createdBy: sql<string>`${actor.id}`.as("created_by"),
+              createdAt: sql<number>`${now}`.as("created_at"),
+            })
+            .from(sql`(SELECT 1)`)
+            .where(claimed),
         ),
       );
       // Unconditional (the analysis feature's statements): removed again below if the claim fails; an
       // index row without its blocklist row is ignored by matchBlocklist meanwhile.
-      for (const s of indexStatements(d1, BLOCKLIST_OWNER, blocklistEntryId, phash)) slot(s);
+      for (const s of indexStatements(db, BLOCKLIST_OWNER, blocklistEntryId, phash)) slot(s);
     }
     if (action === "ban_user") {
-      banUser = slot(
-        prepared(d1, db.update(users).set({ bannedAt: at, updatedAt: at }).where(and(eq(users.id, ownerId!), isNull(users.bannedAt), claimed))),
-      );
+      banUser = slot(db.update(users).set({ bannedAt: at, updatedAt: at }).where(and(eq(users.id, ownerId!), isNull(users.bannedAt), claimed)));
     }
   }
 
   const auditDetails = { fileId, ownerId: file?.userId ?? null, reason: found.report.reason, note, blocklistEntryId };
-  slot(prepared(d1, auditInsertIf(db, { actorId: actor.id, action: `report.${action}`, targetType: "report", targetId: reportId, details: auditDetails, at }, claimed)));
+  slot(auditInsertIf(db, { actorId: actor.id, action: `report.${action}`, targetType: "report", targetId: reportId, details: auditDetails, at }, claimed));
   if (action === "ban_user") {
-    slot(prepared(d1, auditInsertIf(db, { actorId: actor.id, action: "user.ban", targetType: "user", targetId: ownerId!, details: { reportId, fileId, note }, at }, claimed)));
+    slot(auditInsertIf(db, { actorId: actor.id, action: "user.ban", targetType: "user", targetId: ownerId!, details: { reportId, fileId, note }, at }, claimed));
   }
 
-  const results = await d1.batch(statements);
+  const results = await runBatch(db, statements);
   const changed = (i: number) => i >= 0 && results[i].meta.changes > 0;
   if (!changed(claim)) {
-    if (blocklistEntryId) await d1.batch([unindexStatement(d1, blocklistEntryId)]);
+    if (blocklistEntryId) await runBatch(db, [unindexStatement(db, blocklistEntryId)]);
     throw new ApiError("report_already_resolved", "This report has already been resolved");
   }
 
@@ -162,7 +157,7 @@ export async function resolveReport(
     await purgeFileFromEdgeCache(env, file);
     // Follow-ups that are idempotent and outside the claim: a gone file leaves its albums, as a delete does.
     try {
-      await d1.batch(detachFileFromAlbumsStatements(db, fileId, now).map((q) => prepared(d1, q)));
+      await runBatch(db, detachFileFromAlbumsStatements(db, fileId, now));
     } catch (err) {
       console.error(`moderation: could not detach ${fileId} from its albums`, err);
     }

@@ -2,22 +2,7 @@
 // with the CRC-32 and sizes in a data descriptor after it (general purpose bit 3), so no entry is ever held in
 // memory and the archive can start before the last object is read. ZIP64 records are written when sizes or
 // offsets pass 4 GiB, so large albums work too.
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-export function crc32(bytes: Uint8Array, crc = 0): number {
-  let c = ~crc >>> 0;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return ~c >>> 0;
-}
+import { crc32 } from "./crc32";
 
 export type ZipEntry = { name: string; modified: Date; open: () => Promise<ReadableStream<Uint8Array> | null> };
 

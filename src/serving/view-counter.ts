@@ -14,15 +14,31 @@
 // written are dropped; the next hit re-reads the base from D1, which by then holds everything written.
 // This is correct because a key is only ever written by its one shard (the mapping never changes at runtime).
 import { DurableObject } from "cloudflare:workers";
+import { eq, inArray, sql } from "drizzle-orm";
 import { VIEW_COUNTER } from "../config";
+import { albums, files } from "../db/schema";
+import { createDb, runBatch, type Db, type Statement } from "../platform/db";
 
 export type CounterKind = "file_view" | "file_download" | "album_view";
 
-/** Where each kind lands in D1. Fixed identifiers, never from input. */
-const TARGETS: Record<CounterKind, { table: "files" | "albums"; column: "view_count" | "download_count" }> = {
-  file_view: { table: "files", column: "view_count" },
-  file_download: { table: "files", column: "download_count" },
-  album_view: { table: "albums", column: "view_count" },
+/**
+ * Where each kind lands in D1: the statement that sets a key's count to at least `value` (never lowering it),
+ * and the read of the current counts of some keys.
+ */
+type Target = { raise(db: Db, id: string, value: number): Statement; read(db: Db, ids: string[]): Promise<{ id: string; value: number }[]> };
+const TARGETS: Record<CounterKind, Target> = {
+  file_view: {
+    raise: (db, id, value) => db.update(files).set({ viewCount: sql`MAX(${files.viewCount}, ${value})` }).where(eq(files.id, id)),
+    read: (db, ids) => db.select({ id: files.id, value: files.viewCount }).from(files).where(inArray(files.id, ids)),
+  },
+  file_download: {
+    raise: (db, id, value) => db.update(files).set({ downloadCount: sql`MAX(${files.downloadCount}, ${value})` }).where(eq(files.id, id)),
+    read: (db, ids) => db.select({ id: files.id, value: files.downloadCount }).from(files).where(inArray(files.id, ids)),
+  },
+  album_view: {
+    raise: (db, id, value) => db.update(albums).set({ viewCount: sql`MAX(${albums.viewCount}, ${value})` }).where(eq(albums.id, id)),
+    read: (db, ids) => db.select({ id: albums.id, value: albums.viewCount }).from(albums).where(inArray(albums.id, ids)),
+  },
 };
 
 const KINDS = Object.keys(TARGETS) as CounterKind[];
@@ -34,12 +50,15 @@ const IDS_PER_QUERY = 90;
 
 export class ViewCounter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** D1's primary: the shard writes, and reads back what it wrote. */
+  private readonly db: Db;
   private alarmArmed = false;
   private flushing: Promise<number> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.db = createDb(env.DB);
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS counters (
          kind TEXT NOT NULL, id TEXT NOT NULL, base INTEGER, counted INTEGER NOT NULL, flushed INTEGER NOT NULL DEFAULT 0,
@@ -127,11 +146,9 @@ export class ViewCounter extends DurableObject<Env> {
       .filter((r): r is Row => !!r && r.base !== null && r.counted > r.flushed);
     if (ready.length === 0) return 0;
 
-    await this.env.DB.batch(
-      ready.map((r) => {
-        const { table, column } = TARGETS[r.kind];
-        return this.env.DB.prepare(`UPDATE ${table} SET ${column} = MAX(${column}, ?) WHERE id = ?`).bind((r.base ?? 0) + r.counted, r.id);
-      }),
+    await runBatch(
+      this.db,
+      ready.map((r) => TARGETS[r.kind].raise(this.db, r.id, (r.base ?? 0) + r.counted)),
     );
 
     for (const r of ready) {
@@ -145,13 +162,10 @@ export class ViewCounter extends DurableObject<Env> {
   private async loadBases(rows: Row[]) {
     for (const kind of KINDS) {
       const ids = rows.filter((r) => r.kind === kind).map((r) => r.id);
-      const { table, column } = TARGETS[kind];
       for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
         const chunk = ids.slice(i, i + IDS_PER_QUERY);
-        const found = await this.env.DB.prepare(`SELECT id, ${column} AS value FROM ${table} WHERE id IN (${chunk.map(() => "?").join(",")})`)
-          .bind(...chunk)
-          .all<{ id: string; value: number }>();
-        const values = new Map(found.results.map((r) => [r.id, r.value]));
+        const found = await TARGETS[kind].read(this.db, chunk);
+        const values = new Map(found.map((r) => [r.id, r.value]));
         for (const id of chunk) {
           const value = values.get(id);
           if (value === undefined) this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);

@@ -148,7 +148,7 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
   const clientPhash = input.phash?.toLowerCase() ?? null;
   // decisions.md § Moderation: an upload whose phash is within the blocklist distance of a banned file is
   // refused at finalize and reported. The hint is checked here; the analysis job checks the real hash later.
-  const blocked = clientPhash ? await matchBlocklist(env.DB, clientPhash) : null;
+  const blocked = clientPhash ? await matchBlocklist(db, clientPhash) : null;
 
   const body: FinalizeResponse = {
     fileId: file.id,
@@ -199,7 +199,7 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
 
   if (blocked) {
     // Quarantined, not deleted: moderators review the bytes through the report.
-    await blocklistReportStatement(env.DB, file.id, blocked, now.getTime()).run();
+    await blocklistReportStatement(db, file.id, blocked, now.getTime());
   }
   try {
     await jobQueue(env).send({ type: "analyze", fileId: file.id });

@@ -7,7 +7,7 @@
 // null until the analysis job computes it, and finalize can report no exact duplicates for that file.
 import { and, asc, eq, sql } from "drizzle-orm";
 import { UPLOADS, type UploadMime } from "../config";
-import { uploadParts, type UploadRow } from "../db/schema";
+import { uploadParts, uploads, type UploadRow } from "../db/schema";
 import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
@@ -92,11 +92,25 @@ export async function receivePart(env: Env, db: Db, uploader: Uploader, uploadId
 
   // Recorded only while the upload is still open; re-sending a part replaces it.
   const now = Date.now();
-  const res = await db.run(sql`
-    INSERT INTO upload_parts (upload_id, part_number, etag, bytes, created_at)
-    SELECT ${upload.id}, ${partNumber}, ${outcome.part.etag}, ${expected}, ${now}
-    WHERE EXISTS (SELECT 1 FROM uploads WHERE id = ${upload.id} AND state = 'pending')
-    ON CONFLICT (upload_id, part_number) DO UPDATE SET etag = excluded.etag, bytes = excluded.bytes, created_at = excluded.created_at`);
+  // INSERT ... SELECT <values> FROM uploads WHERE <still pending> ON CONFLICT DO UPDATE: no row while it is not.
+  const res = await db
+    .insert(uploadParts)
+    .select(
+      db
+        .select({
+          uploadId: uploads.id,
+          partNumber: sql<number>`${partNumber}`.as("part_number"),
+          etag: sql<string>`${outcome.part.etag}`.as("etag"),
+          bytes: sql<number>`${expected}`.as("bytes"),
+          createdAt: sql<number>`${now}`.as("created_at"),
+        })
+        .from(uploads)
+        .where(and(eq(uploads.id, upload.id), eq(uploads.state, "pending"))),
+    )
+    .onConflictDoUpdate({
+      target: [uploadParts.uploadId, uploadParts.partNumber],
+      set: { etag: sql`excluded.etag`, bytes: sql`excluded.bytes`, createdAt: sql`excluded.created_at` },
+    });
   if (res.meta.changes !== 1) {
     const current = await findUploadById(db, upload.id);
     assertAcceptingBytes(current?.upload ?? upload, new Date());

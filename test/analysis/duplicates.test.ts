@@ -6,6 +6,7 @@ import { matchBlocklist } from "../../src/analysis/blocklist";
 import { findDuplicates, findNearHashes, indexBlocklistEntry, indexStatements, phashDistance } from "../../src/analysis/duplicates";
 import { analyzeFile } from "../../src/analysis/job";
 import { hammingDistance } from "../../src/analysis/phash";
+import { runBatch } from "../../src/platform/db";
 import { newId } from "../../src/platform/ids";
 import { EXPECTED_PHASH, fixture } from "./fixtures";
 import { db, deliver, fileRow, seedFinalizedFile, seedUser } from "./support";
@@ -57,16 +58,16 @@ describe("findNearHashes against D1", () => {
     for (let d = 0; d <= 16; d++) hashes.push(flipBits(base, Array.from({ length: d }, (_, i) => (i * 7) % 64)));
     fc.sample(hex64, { numRuns: 200, seed: 42 }).forEach((h) => hashes.push(h));
     const refs = hashes.map(() => newId("file"));
-    await env.DB.batch(hashes.flatMap((h, i) => indexStatements(env.DB, owner, refs[i], h)));
+    await runBatch(db(), hashes.flatMap((h, i) => indexStatements(db(), owner, refs[i], h)));
     for (const maxDistance of [0, 3, 8, 12]) {
-      const { matches, candidates } = await findNearHashes(env.DB, owner, base, maxDistance);
+      const { matches, candidates } = await findNearHashes(db(), owner, base, maxDistance);
       const brute = hashes.map((h, i) => ({ ref: refs[i], distance: hammingDistance(base, h) })).filter((x) => x.distance <= maxDistance);
       expect(matches.map((m) => m.ref).sort()).toEqual(brute.map((b) => b.ref).sort());
       expect(matches.map((m) => m.distance)).toEqual([...matches.map((m) => m.distance)].sort((a, b) => a - b));
       expect(candidates).toBeLessThan(60); // few rows read out of 651
     }
     // Other owners' hashes are invisible.
-    expect((await findNearHashes(env.DB, await seedUser(), base, 8)).matches).toEqual([]);
+    expect((await findNearHashes(db(), await seedUser(), base, 8)).matches).toEqual([]);
   });
 
   it("uses the primary-key index (no scan)", async () => {
@@ -79,9 +80,9 @@ describe("findNearHashes against D1", () => {
   it("re-indexing a ref with a new hash replaces its rows; same hash twice is a no-op", async () => {
     const owner = await seedUser();
     const ref = newId("file");
-    await env.DB.batch(indexStatements(env.DB, owner, ref, "0000000000000000"));
-    await env.DB.batch(indexStatements(env.DB, owner, ref, "0000000000000000"));
-    await env.DB.batch(indexStatements(env.DB, owner, ref, "ffffffffffffffff"));
+    await runBatch(db(), indexStatements(db(), owner, ref, "0000000000000000"));
+    await runBatch(db(), indexStatements(db(), owner, ref, "0000000000000000"));
+    await runBatch(db(), indexStatements(db(), owner, ref, "ffffffffffffffff"));
     const rows = await env.DB.prepare("SELECT phash FROM phash_bands WHERE ref = ?1").bind(ref).all<{ phash: string }>();
     expect(rows.results.map((r) => r.phash)).toEqual(["ffffffffffffffff", "ffffffffffffffff", "ffffffffffffffff"]);
   });
@@ -148,7 +149,7 @@ describe("blocklist", () => {
       env.DB.prepare("INSERT INTO reports (id, file_id, reason, priority, status, created_at, updated_at) VALUES (?1, ?2, ?3, 'normal', 'resolved', ?4, ?4)").bind(reportId, newId("file"), reason, now),
       env.DB.prepare("INSERT INTO blocklist (id, phash, report_id, created_at) VALUES (?1, ?2, ?3, ?4)").bind(entryId, EXPECTED_PHASH["cubes.jpg"], reportId, now),
     ]);
-    await indexBlocklistEntry(env.DB, entryId, EXPECTED_PHASH["cubes.jpg"]);
+    await indexBlocklistEntry(db(), entryId, EXPECTED_PHASH["cubes.jpg"]);
     return entryId;
   }
 
@@ -188,7 +189,7 @@ describe("blocklist", () => {
     expect((await fileRow(file.id)).quarantinedAt).toBeNull();
     expect(await reportsOf(file.id)).toEqual([]);
     await env.DB.prepare("DELETE FROM blocklist WHERE id = ?1").bind(entryId).run();
-    const stale = await matchBlocklist(env.DB, EXPECTED_PHASH["cubes.jpg"]);
+    const stale = await matchBlocklist(db(), EXPECTED_PHASH["cubes.jpg"]);
     expect(stale?.entryId).not.toBe(entryId);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, signup } from "../support/api";
 import { fileRow, pngLikeBytes, seedFile } from "../support/files";
-import { createDb } from "../../src/platform/db";
+import { createDb, runBatch } from "../../src/platform/db";
 import { purgeGoneFiles } from "../../src/jobs/purge";
 import { runScheduled, scheduledTasks } from "../../src/jobs/scheduled";
 import { PURGE } from "../../src/config";
@@ -109,7 +109,7 @@ describe("purgeGoneFiles", () => {
   it("removes purged files from the near-duplicate index", async () => {
     const u = await signup();
     const f = await seedFile(u.id, { deletedAt: new Date(Date.now() - RETENTION - 1), phash: "0f0f0f0f0f0f0f0f" });
-    await env.DB.batch(indexStatements(env.DB, u.id, f.id, "0f0f0f0f0f0f0f0f"));
+    await runBatch(db, indexStatements(db, u.id, f.id, "0f0f0f0f0f0f0f0f"));
     const count = async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM phash_bands WHERE ref = ?").bind(f.id).first<{ n: number }>())!.n;
     expect(await count()).toBeGreaterThan(0);
     await purgeGoneFiles(env, db, Date.now());

@@ -4,12 +4,14 @@ import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
 import { pngLikeBytes, seedFile, settledCount } from "../support/files";
 import type { FileRow } from "../../src/db/schema";
-import { createDb } from "../../src/platform/db";
+import { createDb, runBatch } from "../../src/platform/db";
 import { listPageQuery } from "../../src/files/queries";
 import { indexStatements } from "../../src/analysis/duplicates";
 import { encodeFeatures } from "../../src/analysis/embedding";
 import { ANALYSIS } from "../../src/config";
 import { indexEmbeddingStatements } from "../../src/analysis/embedding-index";
+
+const db = createDb(env.DB);
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -107,7 +109,7 @@ describe("GET /files/:id", () => {
   it("lists near duplicates (phash within PHASH_DISTANCE) as similar", async () => {
     const a = await seedFile(owner.id, { phash: "ffff0000ffff0000", content: pngLikeBytes(3000, 41) });
     const b = await seedFile(owner.id, { phash: "ffff0000ffff0001", content: pngLikeBytes(3000, 42) });
-    await env.DB.batch([...indexStatements(env.DB, owner.id, a.id, a.phash!), ...indexStatements(env.DB, owner.id, b.id, b.phash!)]);
+    await runBatch(db, [...indexStatements(db, owner.id, a.id, a.phash!), ...indexStatements(db, owner.id, b.id, b.phash!)]);
     const res = await call(`/files/${a.id}`, { token: owner.access });
     expect(res.body.phash).toBe("ffff0000ffff0000");
     expect(res.body.duplicates).toEqual([
@@ -124,7 +126,7 @@ describe("GET /files/:id", () => {
     const a = await seedFile(owner.id, { phash: "0f0f0f0f0f0f0f0f", content: pngLikeBytes(3000, 51), ...embedded(features) });
     const b = await seedFile(owner.id, { phash: "f0f0f0f0f0f0f0f0", content: pngLikeBytes(3000, 52), visibility: "private", ...embedded(near) });
     const theirs = await seedFile(stranger.id, { phash: "0f0f0f0f0f0f0f0f", content: pngLikeBytes(3000, 53), ...embedded(features) });
-    await env.DB.batch([a, b, theirs].flatMap((f) => indexEmbeddingStatements(env.DB, f.userId!, f.id, code)));
+    await runBatch(db, [a, b, theirs].flatMap((f) => indexEmbeddingStatements(db, f.userId!, f.id, code)));
     const res = await call(`/files/${a.id}`, { token: owner.access });
     expect(res.body.duplicates).toEqual([
       { fileId: b.id, url: `${env.IMAGE_URL}/${b.id}`, distance: expect.any(Number), match: "similar", signal: "embedding", distances: { phash: 64, embedding: expect.any(Number) } },
@@ -339,7 +341,6 @@ describe("GET /files", () => {
   );
 
   it("every sort walks a (user_id, column) index, never the whole table or a temp sort", async () => {
-    const db = createDb(env.DB);
     for (const [sort, index] of [["created", "files_user_created"], ["views", "files_user_views"], ["size", "files_user_bytes"]] as const) {
       for (const excludeNsfw of [true, false]) {
         const q = listPageQuery(db, lister.id, { limit: 50, offset: 0, sort, order: "desc", excludeNsfw }, Date.now()).toSQL();

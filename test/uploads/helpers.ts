@@ -1,7 +1,7 @@
 // Helpers for the upload tests: real image bytes, the two flows end to end, and direct looks at D1/R2.
 import { env } from "cloudflare:workers";
 import { call, type Reply } from "../support/api";
-import { crc32 } from "../../src/analysis/metadata";
+import { crc32 } from "../../src/platform/crc32";
 
 // ---------------------------------------------------------------------------------------------------------
 // A real PNG of any size: RGB pixels from a seeded PRNG (so it does not compress), zlib with stored blocks.

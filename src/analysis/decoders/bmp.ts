@@ -6,6 +6,8 @@
 // Everything photon rejects (truncated rows, RLE runs past a row's end, missing end of line) throws here.
 // The whole file is in memory, so uncompressed rows are read in top-down order straight from the bytes and
 // the reducer stays sequential; RLE rows come bottom-up and use addRowAnyOrder.
+import { i32le, u16le, u32le } from "../containers/bytes";
+import { isBmp } from "../containers/format";
 import { BoxReducer, LeanDecodeError, type LeanDecoder, reductionFactor } from "./reduce";
 
 /** Far above the 40 MP header guard; only there so hostile dimensions cannot make the decoder spin. */
@@ -27,10 +29,6 @@ type Bmp = {
 
 /** Opaque black, (0,0,0,255), as one uint32 in the platform's byte order (rows are filled through uint32 views). */
 const BLACK = new Uint32Array(Uint8Array.of(0, 0, 0, 255).buffer)[0];
-
-const u16 = (b: Uint8Array, o: number) => b[o] | (b[o + 1] << 8);
-const u32 = (b: Uint8Array, o: number) => (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
-const i32 = (b: Uint8Array, o: number) => b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24);
 
 export const decodeBmpReduced: LeanDecoder = async (bytes, { targetPixels }) => {
   const bmp = parseHeader(bytes);
@@ -63,9 +61,9 @@ export const decodeBmpReduced: LeanDecoder = async (bytes, { targetPixels }) => 
 };
 
 function parseHeader(b: Uint8Array): Bmp {
-  if (b.length < 18 || b[0] !== 0x42 || b[1] !== 0x4d) throw new LeanDecodeError("not a BMP");
-  const dataOffset = u32(b, 10);
-  const headerSize = u32(b, 14);
+  if (b.length < 18 || !isBmp(b)) throw new LeanDecodeError("not a BMP");
+  const dataOffset = u32le(b, 10);
+  const headerSize = u32le(b, 14);
   if (b.length < 14 + headerSize) throw new LeanDecodeError("truncated BMP: header");
   let width: number;
   let height: number;
@@ -75,18 +73,18 @@ function parseHeader(b: Uint8Array): Bmp {
   let colorsUsed = 0;
   let topDown = false;
   if (headerSize === 12) {
-    width = u16(b, 18);
-    height = u16(b, 20);
-    planes = u16(b, 22);
-    bits = u16(b, 24);
+    width = u16le(b, 18);
+    height = u16le(b, 20);
+    planes = u16le(b, 22);
+    bits = u16le(b, 24);
     if (bits !== 1 && bits !== 4 && bits !== 8 && bits !== 24) throw new LeanDecodeError(`unsupported BMP: ${bits}-bit OS/2 bitmap`);
   } else if (headerSize === 40 || headerSize === 52 || headerSize === 56 || headerSize === 108 || headerSize === 124) {
-    width = i32(b, 18);
-    height = i32(b, 22);
-    planes = u16(b, 26);
-    bits = u16(b, 28);
-    compression = u32(b, 30);
-    colorsUsed = u32(b, 46);
+    width = i32le(b, 18);
+    height = i32le(b, 22);
+    planes = u16le(b, 26);
+    bits = u16le(b, 28);
+    compression = u32le(b, 30);
+    colorsUsed = u32le(b, 46);
     if (height < 0) {
       topDown = true;
       height = -height;
@@ -130,8 +128,8 @@ function parseHeader(b: Uint8Array): Bmp {
   } else if (compression === 3) {
     // Masks follow a 40-byte header (3 of them) or sit inside V2+ headers (alpha from V3 on).
     if (b.length < 66) throw new LeanDecodeError("truncated BMP: bit masks");
-    const alphaMask = headerSize >= 56 ? u32(b, 66) : 0;
-    const [r, g, bl] = [u32(b, 54), u32(b, 58), u32(b, 62)];
+    const alphaMask = headerSize >= 56 ? u32le(b, 66) : 0;
+    const [r, g, bl] = [u32le(b, 54), u32le(b, 58), u32le(b, 62)];
     if (r === 0 || g === 0 || bl === 0) throw new LeanDecodeError("corrupt BMP: missing colour mask");
     channels = [channel(r, bits), channel(g, bits), channel(bl, bits), alphaMask ? channel(alphaMask, bits) : null];
   }
@@ -173,7 +171,7 @@ function maskedRow(b: Uint8Array, p: number, bits: number, width: number, ch: No
   const [r, g, bl, a] = ch;
   const step = bits >> 3;
   for (let x = 0, s = p, o = 0; x < width; x++, s += step, o += 4) {
-    const v = step === 2 ? b[s] | (b[s + 1] << 8) : (b[s] | (b[s + 1] << 8) | (b[s + 2] << 16) | (b[s + 3] << 24)) >>> 0;
+    const v = step === 2 ? u16le(b, s) : u32le(b, s);
     out[o] = r.table[(v >>> r.shift) & r.mask];
     out[o + 1] = g.table[(v >>> g.shift) & g.mask];
     out[o + 2] = bl.table[(v >>> bl.shift) & bl.mask];

@@ -6,6 +6,8 @@
 // too. Known difference: photon reads a little past the last pixel (the next code, the block terminator) and
 // may fail on a file cut or corrupted just there; this decoder stops at the last pixel and succeeds.
 // Memory: the 4096-entry LZW table, one row of indices (frame width) and one RGBA row (screen width).
+import { u16le } from "../containers/bytes";
+import { isGif } from "../containers/format";
 import { BoxReducer, LeanDecodeError, type LeanDecoder, reductionFactor } from "./reduce";
 
 /** Far above the 40 MP header guard; only there so hostile dimensions cannot make the decoder spin for minutes. */
@@ -25,11 +27,10 @@ type Frame = {
 };
 
 export const decodeGifReduced: LeanDecoder = async (bytes, { targetPixels }) => {
-  const sig = String.fromCharCode(...bytes.subarray(0, 6));
-  if (sig !== "GIF87a" && sig !== "GIF89a") throw new LeanDecodeError("not a GIF");
+  if (!isGif(bytes)) throw new LeanDecodeError("not a GIF");
   if (bytes.length < 13) throw new LeanDecodeError("truncated GIF: short screen descriptor");
-  const width = bytes[6] | (bytes[7] << 8);
-  const height = bytes[8] | (bytes[9] << 8);
+  const width = u16le(bytes, 6);
+  const height = u16le(bytes, 8);
   if (width === 0 || height === 0) throw new LeanDecodeError("corrupt GIF: empty logical screen");
   if (width * height > MAX_PIXELS) throw new LeanDecodeError(`unsupported GIF: ${width}x${height} is too large`);
   const frame = findFirstFrame(bytes);
@@ -99,10 +100,10 @@ function findFirstFrame(b: Uint8Array): Frame {
       pos = skipSubBlocks(b, pos);
     } else if (block === 0x2c) {
       if (pos + 10 > n) throw new LeanDecodeError("truncated GIF: image descriptor");
-      const left = b[pos + 1] | (b[pos + 2] << 8);
-      const top = b[pos + 3] | (b[pos + 4] << 8);
-      const width = b[pos + 5] | (b[pos + 6] << 8);
-      const height = b[pos + 7] | (b[pos + 8] << 8);
+      const left = u16le(b, pos + 1);
+      const top = u16le(b, pos + 3);
+      const width = u16le(b, pos + 5);
+      const height = u16le(b, pos + 7);
       const fflags = b[pos + 9];
       pos += 10;
       let table = global;

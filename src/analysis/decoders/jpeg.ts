@@ -5,6 +5,8 @@
 // AC scans are skipped by jumping to the next marker (their subsampled chroma is then interpolated).
 // If the 1/8 image is still above targetPixels it is box-reduced further. EXIF orientation is not applied.
 // Not supported (LeanDecodeError): arithmetic coding, lossless, hierarchical, DNL-defined height.
+import { u16be } from "../containers/bytes";
+import { jpegSegments, nextMarker, SOS, type JpegWalkEnd } from "../containers/jpeg-segments";
 import { BitReader, buildHuffmanTable, type HuffmanTable } from "./jpeg-bits";
 import { colorTransform, dcImage, detailWeights, LOW_COEFFICIENTS, type DcComponent } from "./jpeg-color";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder, type ReducedImage } from "./reduce";
@@ -75,17 +77,13 @@ class JpegState {
 
   constructor(readonly data: Uint8Array) {}
 
-  u16(p: number) {
-    return (this.data[p] << 8) | this.data[p + 1];
-  }
-
   readDqt(p: number, end: number) {
     while (p < end) {
       const pq = this.data[p] >> 4, tq = this.data[p] & 15;
       const size = pq === 0 ? 64 : 128;
       if (tq > 3 || pq > 1 || p + 1 + size > end) throw new LeanDecodeError("corrupt JPEG: bad DQT segment");
       const t = new Uint16Array(64);
-      for (let i = 0; i < 64; i++) t[i] = pq === 0 ? this.data[p + 1 + i] : this.u16(p + 1 + 2 * i);
+      for (let i = 0; i < 64; i++) t[i] = pq === 0 ? this.data[p + 1 + i] : u16be(this.data, p + 1 + 2 * i);
       this.qtables[tq] = t;
       p += 1 + size;
     }
@@ -109,8 +107,8 @@ class JpegState {
     if (this.frame) throw new LeanDecodeError("unsupported JPEG: more than one frame");
     if (p + 6 > end) throw new LeanDecodeError("corrupt JPEG: short SOF segment");
     const precision = this.data[p];
-    const height = this.u16(p + 1);
-    const width = this.u16(p + 3);
+    const height = u16be(this.data, p + 1);
+    const width = u16be(this.data, p + 3);
     const n = this.data[p + 5];
     if (precision !== 8 && precision !== 12) throw new LeanDecodeError(`unsupported JPEG: ${precision}-bit samples`);
     if (height === 0) throw new LeanDecodeError("unsupported JPEG: height defined by DNL");
@@ -276,48 +274,27 @@ function decodeScan(reader: BitReader, frame: Frame, comps: Component[], mode: n
   return m * blocksPerMcu;
 }
 
-/** Position of the next marker other than RSTn / stuffing / fill bytes, at or after p. */
-function nextMarker(d: Uint8Array, p: number): number {
-  const end = d.length;
-  while (p + 1 < end) {
-    if (d[p] !== 0xff) {
-      p++;
-      continue;
-    }
-    const m = d[p + 1];
-    if (m === 0xff) p++;
-    else if (m === 0 || (m >= 0xd0 && m <= 0xd7)) p += 2;
-    else return p;
-  }
-  return end;
-}
-
 // A target below one pixel would make reductionFactor loop forever; NaN would make no factor at all.
 export const decodeJpegReduced: LeanDecoder = async (bytes, options) => decodeJpeg(bytes, Math.max(1, Math.floor(options.targetPixels) || 1));
 
 function decodeJpeg(d: Uint8Array, targetPixels: number): ReducedImage {
   if (d.length < 4 || d[0] !== 0xff || d[1] !== 0xd8) throw new LeanDecodeError("not a JPEG: no SOI marker");
   const state = new JpegState(d);
-  let p = 2;
   let segments = 0;
-  parse: while (p < d.length) {
-    if (++segments > MAX_SEGMENTS) throw new LeanDecodeError("corrupt JPEG: too many segments");
-    if (d[p] !== 0xff) {
-      // Garbage between segments: libjpeg skips it with a warning.
-      p = nextMarker(d, p);
-      continue;
+  const walk = jpegSegments(d, { resync: true, scans: true });
+  let stop: JpegWalkEnd | "cut-off";
+  for (;;) {
+    const step = walk.next();
+    if (step.done) {
+      stop = step.value;
+      break;
     }
-    while (p < d.length && d[p] === 0xff) p++;
-    if (p >= d.length) break;
-    const marker = d[p++];
-    if (marker === 0xd9) break; // EOI
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0) continue;
-    if (p + 2 > d.length) break;
-    const length = state.u16(p);
-    const start = p + 2, end = p + length;
-    if (length < 2 || end > d.length) {
-      if (state.scans > 0) break; // Truncated after some image data: decode what is there.
-      throw new LeanDecodeError("corrupt JPEG: truncated segment");
+    const segment = step.value;
+    const { marker, start, end } = segment;
+    if (++segments > MAX_SEGMENTS) throw new LeanDecodeError("corrupt JPEG: too many segments");
+    if (end > d.length) {
+      stop = "cut-off";
+      break;
     }
     const unsupported = UNSUPPORTED_SOF[marker];
     if (unsupported) throw new LeanDecodeError(`unsupported JPEG: ${unsupported}`);
@@ -336,20 +313,21 @@ function decodeJpeg(d: Uint8Array, targetPixels: number): ReducedImage {
         state.readDqt(start, end);
         break;
       case 0xdd:
-        if (length < 4) throw new LeanDecodeError("corrupt JPEG: bad DRI segment");
-        state.restartInterval = state.u16(start);
+        if (segment.length < 4) throw new LeanDecodeError("corrupt JPEG: bad DRI segment");
+        state.restartInterval = u16be(d, start);
         break;
       case 0xde:
       case 0xdf:
         throw new LeanDecodeError("unsupported JPEG: hierarchical");
-      case 0xda:
-        p = state.readScan(start, end);
-        continue parse;
+      case SOS:
+        segment.next = state.readScan(start, end);
+        break;
       default:
         if (marker >= 0xe0 && marker <= 0xef) state.readApp(marker, start, end);
     }
-    p = end;
   }
+  // A segment cut off (or with a bad length) after some image data: decode what is there.
+  if ((stop === "cut-off" || stop === "bad-length") && state.scans === 0) throw new LeanDecodeError("corrupt JPEG: truncated segment");
   const frame = state.frame;
   if (!frame) throw new LeanDecodeError("corrupt JPEG: no frame header");
   if (state.scans === 0) throw new LeanDecodeError("corrupt JPEG: no image data");

@@ -6,6 +6,7 @@
 //   (the png crate does so: key 0x0105 matches 8-bit sample 5), at 16 bits the whole value;
 // - palette indices past the palette's end are opaque black.
 
+import { u16be } from "../containers/bytes";
 import { LeanDecodeError } from "./reduce";
 
 /** (v + 128) / 257 for every 16-bit value: photon's u16 -> u8 conversion. */
@@ -183,7 +184,7 @@ export function toRgba8(fmt: RowFormat, src: Uint8Array, start: number, n: numbe
     case 0: {
       const k = key ? key[0] : -1;
       for (let x = 0, s = start, o = 0; x < n; x++, s += 2, o += 4) {
-        const v16 = (src[s] << 8) | src[s + 1];
+        const v16 = u16be(src, s);
         const v = t[v16];
         out[o] = v; out[o + 1] = v; out[o + 2] = v;
         out[o + 3] = v16 === k ? 0 : 255;
@@ -193,7 +194,7 @@ export function toRgba8(fmt: RowFormat, src: Uint8Array, start: number, n: numbe
     case 2: {
       const kr = key ? key[0] : -1, kg = key ? key[1] : -1, kb = key ? key[2] : -1;
       for (let x = 0, s = start, o = 0; x < n; x++, s += 6, o += 4) {
-        const r = (src[s] << 8) | src[s + 1], g = (src[s + 2] << 8) | src[s + 3], b = (src[s + 4] << 8) | src[s + 5];
+        const r = u16be(src, s), g = u16be(src, s + 2), b = u16be(src, s + 4);
         out[o] = t[r]; out[o + 1] = t[g]; out[o + 2] = t[b];
         out[o + 3] = r === kr && g === kg && b === kb ? 0 : 255;
       }
@@ -201,17 +202,17 @@ export function toRgba8(fmt: RowFormat, src: Uint8Array, start: number, n: numbe
     }
     case 4:
       for (let x = 0, s = start, o = 0; x < n; x++, s += 4, o += 4) {
-        const v = t[(src[s] << 8) | src[s + 1]];
+        const v = t[u16be(src, s)];
         out[o] = v; out[o + 1] = v; out[o + 2] = v;
-        out[o + 3] = t[(src[s + 2] << 8) | src[s + 3]];
+        out[o + 3] = t[u16be(src, s + 2)];
       }
       return;
     case 6:
       for (let x = 0, s = start, o = 0; x < n; x++, s += 8, o += 4) {
-        out[o] = t[(src[s] << 8) | src[s + 1]];
-        out[o + 1] = t[(src[s + 2] << 8) | src[s + 3]];
-        out[o + 2] = t[(src[s + 4] << 8) | src[s + 5]];
-        out[o + 3] = t[(src[s + 6] << 8) | src[s + 7]];
+        out[o] = t[u16be(src, s)];
+        out[o + 1] = t[u16be(src, s + 2)];
+        out[o + 2] = t[u16be(src, s + 4)];
+        out[o + 3] = t[u16be(src, s + 6)];
       }
       return;
   }

@@ -14,11 +14,12 @@
 // Stricter: junk after the end of the zlib stream (inside IDAT) makes workerd's inflater fail, losing the
 // output of that read, so it is a LeanDecodeError (photon ignores it; no encoder we know writes it).
 
+import { u16be, u32be } from "../containers/bytes";
+import { crcMatches, isComplete, isCritical, isPng, pngChunks } from "../containers/png-chunks";
 import { passesOf, InterlacedAccumulator, type Pass } from "./png-interlace";
 import { channelsOf, greyLut, paletteLut, toRgba8, unfilter, validDepth, type RowFormat } from "./png-rows";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecoder } from "./reduce";
 
-const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Row state is ~20 bytes per pixel of width at 16-bit RGBA: 1M columns cost 21 MB. */
 const MAX_WIDTH = 1 << 20;
 /** Bounds the work for any input; the header guard's limit (40 MP) is far below. */
@@ -34,29 +35,9 @@ const INFLATE_BUFFER = 256 * 1024;
 type Header = { width: number; height: number; depth: number; colorType: number; interlaced: boolean };
 type Parsed = { header: Header; plte: Uint8Array | null; trns: Uint8Array | null; idat: Uint8Array[] };
 
-let crcTable: Int32Array | null = null;
-function crc32(bytes: Uint8Array, start: number, end: number): number {
-  if (!crcTable) {
-    crcTable = new Int32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c;
-    }
-  }
-  const t = crcTable;
-  let c = -1;
-  for (let i = start; i < end; i++) c = t[(c ^ bytes[i]) & 255] ^ (c >>> 8);
-  return (c ^ -1) >>> 0;
-}
-
-function u32(b: Uint8Array, p: number): number {
-  return ((b[p] << 24) | (b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3]) >>> 0;
-}
-
 function parseHeader(d: Uint8Array): Header {
-  const width = u32(d, 0);
-  const height = u32(d, 4);
+  const width = u32be(d, 0);
+  const height = u32be(d, 4);
   const [depth, colorType, compression, filter, interlace] = [d[8], d[9], d[10], d[11], d[12]];
   if (width === 0 || height === 0) throw new LeanDecodeError(`PNG: empty image ${width}x${height}`);
   if (width > MAX_WIDTH || width * height > MAX_PIXELS) throw new LeanDecodeError(`PNG: ${width}x${height} is too large`);
@@ -67,30 +48,28 @@ function parseHeader(d: Uint8Array): Header {
 
 /** Walks the chunks up to the end of the IDAT run (PLTE and tRNS must precede it). */
 function parseChunks(bytes: Uint8Array): Parsed {
-  if (bytes.length < 8 || SIGNATURE.some((v, i) => bytes[i] !== v)) throw new LeanDecodeError("PNG: bad signature");
+  if (!isPng(bytes)) throw new LeanDecodeError("PNG: bad signature");
   let header: Header | null = null;
   let plte: Uint8Array | null = null;
   let trns: Uint8Array | null = null;
   const idat: Uint8Array[] = [];
-  let pos = 8;
+  const chunks = pngChunks(bytes);
   for (;;) {
-    if (pos + 12 > bytes.length) {
+    const next = chunks.next();
+    const chunk = next.done ? null : next.value;
+    if (!chunk || chunk.start + 4 > bytes.length) {
       if (idat.length > 0) break; // file ends after the image data: no IEND, accepted
       throw new LeanDecodeError("PNG: truncated before the image data");
     }
-    const length = u32(bytes, pos);
-    const type = String.fromCharCode(bytes[pos + 4], bytes[pos + 5], bytes[pos + 6], bytes[pos + 7]);
-    const dataStart = pos + 8;
-    const dataEnd = dataStart + length;
-    if (length > 0x7fffffff || dataEnd + 4 > bytes.length) {
+    const { type, length } = chunk;
+    if (length > 0x7fffffff || !isComplete(bytes, chunk)) {
       if (idat.length > 0 && type !== "IDAT") break;
       throw new LeanDecodeError(`PNG: truncated ${type} chunk`);
     }
     if (header === null && type !== "IHDR") throw new LeanDecodeError("PNG: IHDR is not the first chunk");
     if (idat.length > 0 && type !== "IDAT") break; // the image data is one run of IDAT chunks; nothing after it matters
-    const critical = (bytes[pos + 4] & 0x20) === 0;
-    if (critical && crc32(bytes, pos + 4, dataEnd) !== u32(bytes, dataEnd)) throw new LeanDecodeError(`PNG: bad CRC in ${type}`);
-    const data = bytes.subarray(dataStart, dataEnd);
+    if (isCritical(bytes, chunk) && !crcMatches(bytes, chunk)) throw new LeanDecodeError(`PNG: bad CRC in ${type}`);
+    const data = bytes.subarray(chunk.start, chunk.end);
     if (type === "IDAT") {
       idat.push(data);
     } else if (type === "IEND") {
@@ -105,7 +84,6 @@ function parseChunks(bytes: Uint8Array): Parsed {
     } else if (type === "tRNS") {
       trns = data;
     }
-    pos = dataEnd + 4;
   }
   if (header === null || idat.length === 0) throw new LeanDecodeError("PNG: no image data");
   return { header, plte, trns, idat };
@@ -118,8 +96,8 @@ function rowFormat({ header, plte, trns }: Parsed): RowFormat {
     return { colorType, depth, lut: paletteLut(plte, trns), key: null };
   }
   let key: number[] | null = null;
-  if (trns && colorType === 0 && trns.length === 2) key = [(trns[0] << 8) | trns[1]];
-  if (trns && colorType === 2 && trns.length === 6) key = [(trns[0] << 8) | trns[1], (trns[2] << 8) | trns[3], (trns[4] << 8) | trns[5]];
+  if (trns && colorType === 0 && trns.length === 2) key = [u16be(trns, 0)];
+  if (trns && colorType === 2 && trns.length === 6) key = [u16be(trns, 0), u16be(trns, 2), u16be(trns, 4)];
   return { colorType, depth, lut: colorType === 0 && depth <= 8 ? greyLut(depth, key) : null, key };
 }
 

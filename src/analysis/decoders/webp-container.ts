@@ -1,6 +1,8 @@
 // The WebP RIFF container for the lean path: simple lossy (VP8), simple lossless (VP8L), extended (VP8X with
 // optional ALPH) and animated (ANIM/ANMF: the first frame only, on the full canvas). Lossy frames are decoded
 // by the VP8 decoder passed in (webp.ts wires the real one); lossless ones by webp-vp8l.ts.
+import { u16le, u24le, u32le } from "../containers/bytes";
+import { isWebp, riffChunks, type RiffChunk } from "../containers/riff";
 import { decodeAlphaRows } from "./webp-alpha";
 import { decodeVp8lRows, readVp8lHeader, RgbaRow } from "./webp-vp8l";
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "./reduce";
@@ -8,7 +10,7 @@ import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, t
 /** Reduces by exactly `factor` (the canvas's, for an animation frame smaller than its canvas). */
 export type Vp8Decoder = (payload: Uint8Array, options: LeanDecodeOptions & { factor: number }) => Promise<ReducedImage>;
 
-type Chunk = { tag: string; start: number; end: number };
+type Chunk = RiffChunk;
 
 /** Canvas limit of the decoder itself (the header guard refuses far smaller images first): VP8X allows 2^24 a
  * side, and compositing walks every canvas row. VP8 and VP8L frames are at most 16383 a side anyway. */
@@ -19,28 +21,12 @@ function fail(what: string): never {
   throw new LeanDecodeError(`WebP: ${what}`);
 }
 
-function u32(b: Uint8Array, p: number): number {
-  return (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0;
-}
-
-function u24(b: Uint8Array, p: number): number {
-  return b[p] | (b[p + 1] << 8) | (b[p + 2] << 16);
-}
-
-function tag(b: Uint8Array, p: number): string {
-  return String.fromCharCode(b[p], b[p + 1], b[p + 2], b[p + 3]);
-}
-
 /** The chunks in bytes[start, end); each must fit. A few trailing bytes too short for a chunk are ignored. */
 function readChunks(b: Uint8Array, start: number, end: number): Chunk[] {
   const chunks: Chunk[] = [];
-  let pos = start;
-  while (end - pos >= 8) {
-    const size = u32(b, pos + 4);
-    const payloadEnd = pos + 8 + size;
-    if (payloadEnd > end) fail(`truncated ${tag(b, pos)} chunk`);
-    chunks.push({ tag: tag(b, pos), start: pos + 8, end: payloadEnd });
-    pos = payloadEnd + (size & 1);
+  for (const chunk of riffChunks(b, start, end)) {
+    if (chunk.end > end) fail(`truncated ${chunk.tag} chunk`);
+    chunks.push(chunk);
   }
   return chunks;
 }
@@ -65,7 +51,7 @@ function losslessFrame(bytes: Uint8Array, c: Chunk): FrameImage {
 function vp8Size(bytes: Uint8Array, c: Chunk): { width: number; height: number } {
   const p = c.start;
   if (c.end - p < 10 || bytes[p + 3] !== 0x9d || bytes[p + 4] !== 0x01 || bytes[p + 5] !== 0x2a) fail("bad VP8 frame header");
-  return { width: (bytes[p + 6] | (bytes[p + 7] << 8)) & 0x3fff, height: (bytes[p + 8] | (bytes[p + 9] << 8)) & 0x3fff };
+  return { width: u16le(bytes, p + 6) & 0x3fff, height: u16le(bytes, p + 8) & 0x3fff };
 }
 
 function lossyFrame(bytes: Uint8Array, c: Chunk, alph: Chunk | undefined, vp8: Vp8Decoder): FrameImage {
@@ -189,8 +175,8 @@ async function reduceOnCanvas(frame: FrameImage, canvasW: number, canvasH: numbe
 }
 
 export async function decodeWebpWith(bytes: Uint8Array, options: LeanDecodeOptions, vp8: Vp8Decoder): Promise<ReducedImage> {
-  if (bytes.length < 12 || tag(bytes, 0) !== "RIFF" || tag(bytes, 8) !== "WEBP") fail("not a RIFF WEBP file");
-  const riffEnd = 8 + u32(bytes, 4);
+  if (!isWebp(bytes)) fail("not a RIFF WEBP file");
+  const riffEnd = 8 + u32le(bytes, 4);
   if (riffEnd < 12) fail("bad RIFF size");
   if (riffEnd > bytes.length) fail("truncated file");
   const chunks = readChunks(bytes, 12, riffEnd);
@@ -200,8 +186,8 @@ export async function decodeWebpWith(bytes: Uint8Array, options: LeanDecodeOptio
   if (first.tag !== "VP8X") fail(`unexpected first chunk ${JSON.stringify(first.tag)}`);
   if (first.end - first.start < 10) fail("short VP8X chunk");
   const flags = bytes[first.start];
-  const canvasW = u24(bytes, first.start + 4) + 1;
-  const canvasH = u24(bytes, first.start + 7) + 1;
+  const canvasW = u24le(bytes, first.start + 4) + 1;
+  const canvasH = u24le(bytes, first.start + 7) + 1;
   if (canvasW > MAX_CANVAS_SIDE || canvasH > MAX_CANVAS_SIDE || canvasW * canvasH > MAX_CANVAS_PIXELS) fail(`${canvasW}x${canvasH} canvas is too large`);
   if (flags & 0x02) {
     const anmf = chunks.find((c) => c.tag === "ANMF");
@@ -209,10 +195,10 @@ export async function decodeWebpWith(bytes: Uint8Array, options: LeanDecodeOptio
     if (anmf.end - anmf.start < 16) fail("short ANMF chunk");
     const p = anmf.start;
     const at: Placement = {
-      x: u24(bytes, p) * 2,
-      y: u24(bytes, p + 3) * 2,
-      width: u24(bytes, p + 6) + 1,
-      height: u24(bytes, p + 9) + 1,
+      x: u24le(bytes, p) * 2,
+      y: u24le(bytes, p + 3) * 2,
+      width: u24le(bytes, p + 6) + 1,
+      height: u24le(bytes, p + 9) + 1,
       blend: (bytes[p + 15] & 0x02) === 0,
     };
     if (at.x + at.width > canvasW || at.y + at.height > canvasH) fail("frame outside the canvas");

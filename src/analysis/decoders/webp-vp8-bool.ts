@@ -1,4 +1,5 @@
 // VP8 boolean entropy decoder (RFC 6386 section 7) and the key-frame header (section 9 / 19.2).
+import { u16le, u24le } from "../containers/bytes";
 import { LeanDecodeError } from "./reduce";
 import { COEFF_PROBS, COEFF_UPDATE_PROBS } from "./webp-vp8-tables";
 
@@ -113,13 +114,13 @@ const clampQ = (q: number) => (q < 0 ? 0 : q > 127 ? 127 : q);
 
 export function readFrameHeader(data: Uint8Array, DC: Int16Array, AC: Int16Array): FrameHeader {
   if (data.length < 10) throw new LeanDecodeError("VP8: frame header truncated");
-  const tag = data[0] | (data[1] << 8) | (data[2] << 16);
+  const tag = u24le(data, 0);
   if (tag & 1) throw new LeanDecodeError("VP8: not a key frame");
   const firstPartSize = tag >>> 5;
   if (data[3] !== 0x9d || data[4] !== 0x01 || data[5] !== 0x2a) throw new LeanDecodeError("VP8: bad start code");
   // The top two bits of each dimension are an upscaling hint that decoders (libwebp, image) ignore.
-  const width = (data[6] | (data[7] << 8)) & 0x3fff;
-  const height = (data[8] | (data[9] << 8)) & 0x3fff;
+  const width = u16le(data, 6) & 0x3fff;
+  const height = u16le(data, 8) & 0x3fff;
   if (width === 0 || height === 0) throw new LeanDecodeError("VP8: zero dimension");
   if (firstPartSize > data.length - 10) throw new LeanDecodeError("VP8: first partition truncated");
   const b = new BoolDecoder(data, 10, 10 + firstPartSize);
@@ -166,7 +167,7 @@ export function readFrameHeader(data: Uint8Array, DC: Int16Array, AC: Int16Array
     let size: number;
     if (i < numPartitions - 1) {
       const s = sizesStart + 3 * i;
-      size = data[s] | (data[s + 1] << 8) | (data[s + 2] << 16);
+      size = u24le(data, s);
       if (size > data.length - p) throw new LeanDecodeError("VP8: token partition truncated");
     } else {
       size = data.length - p;

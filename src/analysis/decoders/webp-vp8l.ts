@@ -1,6 +1,7 @@
 // VP8L (lossless WebP) decoding to rows. Backward references may reach anywhere earlier in the image, so the
 // decoded (pre-transform) ARGB pixels are kept whole: one Uint32Array of width x height, hence the pixel
 // limit below. The inverse transforms then run row by row into a single full-width row buffer.
+import { u32le } from "../containers/bytes";
 import { BitReader } from "./webp-vp8l-bits";
 import { decodePixels } from "./webp-vp8l-pixels";
 import { TableBudget } from "./webp-vp8l-prefix";
@@ -104,7 +105,7 @@ export type Vp8lHeader = { width: number; height: number; hasAlpha: boolean };
 /** The 5-byte header of a VP8L chunk payload. */
 export function readVp8lHeader(payload: Uint8Array): Vp8lHeader {
   if (payload.length < 5 || payload[0] !== 0x2f) fail("bad signature");
-  const bits = (payload[1] | (payload[2] << 8) | (payload[3] << 16) | (payload[4] << 24)) >>> 0;
+  const bits = u32le(payload, 1);
   if (bits >>> 29 !== 0) fail("unknown version");
   return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1, hasAlpha: ((bits >>> 28) & 1) === 1 };
 }
