@@ -6,37 +6,12 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startWorker, root } from "../../bench/lib/index.mjs";
+import { gradientBmp } from "./support.mjs";
 
 const PORT = 8841;
 const ORIGIN = `http://localhost:${PORT}`;
 const SHOTS = path.join(root, "screenshots");
 const PASSWORD = "correct horse battery staple";
-
-/** A 24-bit BMP of width x height with a colour gradient (BMP is on the upload allow-list, uncompressed = big). */
-function gradientBmp(width, height) {
-  const rowBytes = Math.ceil((width * 3) / 4) * 4;
-  const size = 54 + rowBytes * height;
-  const buf = Buffer.alloc(size);
-  buf.write("BM", 0, "ascii");
-  buf.writeUInt32LE(size, 2);
-  buf.writeUInt32LE(54, 10);
-  buf.writeUInt32LE(40, 14);
-  buf.writeInt32LE(width, 18);
-  buf.writeInt32LE(height, 22);
-  buf.writeUInt16LE(1, 26);
-  buf.writeUInt16LE(24, 28);
-  buf.writeUInt32LE(rowBytes * height, 34);
-  for (let y = 0; y < height; y++) {
-    const row = 54 + y * rowBytes;
-    for (let x = 0; x < width; x++) {
-      const o = row + x * 3;
-      buf[o] = (x * 255) / width;
-      buf[o + 1] = (y * 255) / height;
-      buf[o + 2] = ((x + y) * 127) / (width + height) + 64;
-    }
-  }
-  return buf;
-}
 
 let worker;
 let browser;
