@@ -2,16 +2,13 @@
 // `exact` = same content hash (sha256) among the owner's live files; `similar` = phash within PHASH_DISTANCE
 // (signal "phash"), or else the NSFW model's features within ANALYSIS.embeddingDistance (signal "embedding",
 // embedding.ts: crops and small rotations that phash misses). Lookups are indexed point seeks (bands.ts,
-// embedding-index.ts): no scan of the owner's files, whatever their number.
-import { and, eq, inArray, ne, sql } from "drizzle-orm";
+// embedding-index.ts): no scan of the owner's files, whatever their number. A file's duplicates are looked up
+// in duplicate-lookup.ts; the blocklist uses findNearHashes here.
+import { and, eq, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
-import { files, phashBands, type FileRow } from "../db/schema";
-import { liveFileCondition } from "../files/queries";
+import { phashBands, type FileRow } from "../db/schema";
 import { runBatch, type Db, type Statement } from "../platform/db";
-import { fileUrl } from "../platform/urls";
 import { bandProbes, bandValues } from "./bands";
-import { decodeFeatures, embeddingDistance } from "./embedding";
-import { embeddingLookup } from "./embedding-index";
 import { hammingDistance, isPhash } from "./phash";
 
 export type SimilarSignal = "phash" | "embedding";
@@ -119,67 +116,3 @@ export function similarBy(distances: { phash: number | null; embedding: number |
 }
 
 export type DuplicateSubject = Pick<FileRow, "id" | "userId" | "sha256" | "phash"> & Partial<Pick<FileRow, "clientPhash" | "embedding" | "embeddingCode">>;
-
-
-/**
- * The `duplicates` of a file among its owner's live files (for GET /files/:id and finalize): exact (same
- * sha256, distance 0) first, then similar by phash (nearest first), then similar by the embedding only
- * (nearest first); at most ANALYSIS.maxDuplicates. Uses the server's phash, or the client's hint until analysis
- * has run; the embedding exists only once the analysis has run with it. Anonymous files (no owner) have none.
- * Cost: one indexed query for exact matches ∥ one D1 batch of band lookups (phash and embedding bands), then
- * one query that keeps the live candidates and reads their hashes and features.
- */
-export async function findDuplicates(db: Db, env: Env, file: DuplicateSubject, now = Date.now()): Promise<Duplicate[]> {
-  if (!file.userId) return [];
-  const limit = ANALYSIS.maxDuplicates;
-  const hash = file.phash ?? file.clientPhash ?? null;
-  const features = decodeFeatures(file.embedding);
-  const embedding = features && file.embeddingCode ? embeddingLookup(db, file.userId, file.embeddingCode, ANALYSIS.embeddingCandidates) : null;
-  // The exact and the near lookups run side by side (one round trip's wait), on the caller's handle: it may
-  // be built on the request's D1 session, so a read goes to the nearest replica.
-  const [exact, nearLookup, embeddingResults] = await Promise.all([
-    file.sha256
-      ? db
-          .select({ id: files.id })
-          .from(files)
-          .where(and(eq(files.userId, file.userId), eq(files.sha256, file.sha256), ne(files.id, file.id), liveFileCondition(now)))
-          .limit(limit)
-      : [],
-    isPhash(hash) ? findNearHashes(db, file.userId, hash, phashDistance(env)) : null,
-    embedding && embedding.statements.length ? runBatch<{ ref: string }>(db, embedding.statements) : null,
-  ]);
-  const out: Duplicate[] = exact.map((r) => ({ fileId: r.id, url: fileUrl(env, r.id), distance: 0, match: "exact" }));
-  if (out.length >= limit) return out;
-
-  const skip = new Set([file.id, ...exact.map((r) => r.id)]);
-  // Keep the nearest; dead rows (deleted, purged files) are skipped, a few spare ones cover them.
-  const byPhash = (nearLookup?.matches ?? []).filter((m) => !skip.has(m.ref)).slice(0, Math.min(40, limit - out.length + 20));
-  const byEmbedding = (embeddingResults && embedding ? embedding.read(embeddingResults).candidates : []).filter((c) => !skip.has(c.ref));
-  const wanted = [...new Set([...byPhash.map((m) => m.ref), ...byEmbedding.map((c) => c.ref)])];
-  if (wanted.length === 0) return out;
-  // D1 binds at most 100 parameters per statement: chunks of 80 ids, all in one batch (one round trip).
-  const chunks = Array.from({ length: Math.ceil(wanted.length / 80) }, (_, i) => wanted.slice(i * 80, i * 80 + 80));
-  const queries = chunks.map((ids) =>
-    db
-      .select({ id: files.id, phash: files.phash, embedding: files.embedding })
-      .from(files)
-      .where(and(inArray(files.id, ids), eq(files.userId, file.userId!), liveFileCondition(now))),
-  );
-  const rows = (await db.batch(queries as unknown as Parameters<Db["batch"]>[0])).flat() as { id: string; phash: string | null; embedding: string | null }[];
-
-  const maxPhash = phashDistance(env);
-  type Similar = { id: string; signal: SimilarSignal; distance: number; distances: { phash: number | null; embedding: number | null } };
-  const similar = rows.flatMap((row): Similar[] => {
-    const phash = isPhash(hash) && isPhash(row.phash) ? hammingDistance(hash, row.phash) : null;
-    const other = features ? decodeFeatures(row.embedding) : null;
-    const embeddingD = features && other ? embeddingDistance(features, other) : null;
-    const distances = { phash, embedding: embeddingD };
-    const signal = similarBy(distances, maxPhash);
-    return signal ? [{ signal, distance: distances[signal]!, distances, id: row.id }] : [];
-  });
-  similar.sort((a, b) => (a.signal === b.signal ? a.distance - b.distance || a.id.localeCompare(b.id) : a.signal === "phash" ? -1 : 1));
-  for (const m of similar.slice(0, limit - out.length)) {
-    out.push({ fileId: m.id, url: fileUrl(env, m.id), distance: m.distance, match: "similar", signal: m.signal, distances: m.distances });
-  }
-  return out;
-}

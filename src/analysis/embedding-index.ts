@@ -1,12 +1,12 @@
 // The embedding code's band index (embedding_bands): the same multi-index rows as phash_bands (bands.ts), one
-// row per (owner, band, value, ref), looked up with one IN list per band, all index seeks. What differs is
+// row per (owner, band, value, ref), looked up with one IN list per band, all index seeks (duplicate-lookup.ts). What differs is
 // what a hit means: the code's bands are short (16 of 16 bits) and probed within one bit flip, so a shared
 // band only makes a candidate. Candidates sharing at least EMBEDDING_MIN_BAND_HITS bands, most shared first,
-// are then decided by the cosine of their stored features (duplicates.ts).
-import { and, eq, sql } from "drizzle-orm";
+// are then decided by the cosine of their stored features (duplicate-lookup.ts).
+import { eq } from "drizzle-orm";
 import { embeddingBands } from "../db/schema";
 import type { Db, Statement } from "../platform/db";
-import { embeddingBandValues, embeddingProbes, isEmbeddingCode } from "./embedding";
+import { embeddingBandValues, isEmbeddingCode } from "./embedding";
 
 /**
  * Measured on the benchmark corpus (bench/near-duplicates.bench.mjs) with one-flip probes: every near copy
@@ -41,39 +41,4 @@ export function sharedBands(a: string, b: string): number {
     const x = v ^ bv[band];
     return (x & (x - 1)) === 0; // 0 or 1 bit differs
   }).length;
-}
-
-export type EmbeddingCandidate = { ref: string; bandHits: number };
-
-/**
- * The band-index statements of a lookup (16, one per band, 17 probe values inlined each: integers computed
- * here), for the caller's D1 batch, and how to read their results: refs sharing at least
- * EMBEDDING_MIN_BAND_HITS bands, most shared first, at most `limit`.
- */
-export function embeddingLookup(db: Db, owner: string, code: string, limit: number) {
-  // The probes are inlined (`sql.raw` of integers computed here), as in findNearHashes.
-  const statements: Statement[] = isEmbeddingCode(code)
-    ? embeddingProbes(code).map((values, band) =>
-        db
-          .select({ ref: embeddingBands.ref })
-          .from(embeddingBands)
-          .where(and(eq(embeddingBands.owner, owner), eq(embeddingBands.band, band), sql`${embeddingBands.value} IN (${sql.raw(values.join(","))})`)),
-      )
-    : [];
-  const read = (results: D1Result<{ ref: string }>[]): { candidates: EmbeddingCandidate[]; rowsRead: number } => {
-    const hits = new Map<string, number>();
-    let rowsRead = 0;
-    for (const result of results) {
-      rowsRead += result.meta?.rows_read ?? 0;
-      // One row per band at most: a ref has one value per band, and the probes of a band are distinct.
-      for (const row of result.results) hits.set(row.ref, (hits.get(row.ref) ?? 0) + 1);
-    }
-    const candidates = [...hits]
-      .filter(([, n]) => n >= EMBEDDING_MIN_BAND_HITS)
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .slice(0, limit)
-      .map(([ref, bandHits]) => ({ ref, bandHits }));
-    return { candidates, rowsRead };
-  };
-  return { statements, read };
 }

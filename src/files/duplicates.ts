@@ -2,7 +2,8 @@
 // near perceptual hash (similar, within PHASH_DISTANCE). The analysis feature owns the index and the lookup.
 import type { Db } from "../platform/db";
 import type { FileRow } from "../db/schema";
-import { findDuplicates, type Duplicate } from "../analysis/duplicates";
+import type { Duplicate } from "../analysis/duplicates";
+import { findDuplicates } from "../analysis/duplicate-lookup";
 
 export type { Duplicate };
 

@@ -17,7 +17,8 @@ import { ownedBy, type Uploader } from "./access";
 import { assertNotEnded } from "./lifecycle";
 import { findUploadById, transitionUpload, type UploadWithFile } from "./records";
 import { finalizeWaitMs, waitForAnalysis } from "./analysis-wait";
-import { findDuplicates, type Duplicate } from "../analysis/duplicates";
+import type { Duplicate } from "../analysis/duplicates";
+import { findDuplicates } from "../analysis/duplicate-lookup";
 import type { FileRow } from "../db/schema";
 
 export type FinalizeInput = {

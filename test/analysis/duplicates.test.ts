@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BAND_BITS, bandProbes, bandValues, flipProbes } from "../../src/analysis/bands";
 import { matchBlocklist } from "../../src/analysis/blocklist";
-import { findDuplicates, findNearHashes, indexBlocklistEntry, indexStatements, phashDistance } from "../../src/analysis/duplicates";
+import { findNearHashes, indexBlocklistEntry, indexStatements, phashDistance } from "../../src/analysis/duplicates";
+import { embeddingCandidateStatement, findDuplicates, phashCandidateStatements } from "../../src/analysis/duplicate-lookup";
 import { analyzeFile } from "../../src/analysis/job";
 import { hammingDistance } from "../../src/analysis/phash";
 import { runBatch } from "../../src/platform/db";
@@ -73,7 +74,7 @@ describe("findNearHashes against D1", () => {
   it("uses the primary-key index (no scan)", async () => {
     const plan = await env.DB.prepare("EXPLAIN QUERY PLAN SELECT ref, phash FROM phash_bands WHERE owner = ?1 AND band = ?2 AND value IN (1,2,3)").bind("x", 0).all<{ detail: string }>();
     const details = plan.results.map((r) => r.detail).join(" | ");
-    expect(details).toMatch(/SEARCH phash_bands USING INDEX sqlite_autoindex_phash_bands_1 \(owner=\? AND band=\? AND value=\?\)/);
+    expect(details).toMatch(/SEARCH phash_bands USING (COVERING )?INDEX sqlite_autoindex_phash_bands_1 \(owner=\? AND band=\? AND value=\?\)/);
     expect(details).not.toMatch(/SCAN phash_bands/);
   });
 
@@ -127,6 +128,25 @@ describe("findDuplicates: exact and similar among the owner's files", () => {
     await analyze(anonymous.id);
     expect(await findDuplicates(db(), env, await fileRow(anonymous.id))).toEqual([]);
     expect((await env.DB.prepare("SELECT count(*) AS n FROM phash_bands WHERE ref = ?1").bind(anonymous.id).first<{ n: number }>())!.n).toBe(0);
+  });
+
+  it("is one batch of index seeks: every band probe is a primary-key seek, every candidate a files row by id", async () => {
+    const plan = async (statement: { toSQL(): { sql: string; params: unknown[] } } | { getQuery(): { sql: string; params: unknown[] } }) => {
+      const { sql, params } = "toSQL" in statement ? statement.toSQL() : statement.getQuery();
+      const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+      return rows.results.map((r) => r.detail).join(" | ");
+    };
+    const phashPlans = await Promise.all(phashCandidateStatements(db(), "usr_x", "0123456789abcdef", 8, Date.now()).map(plan));
+    expect(phashPlans).toHaveLength(3);
+    for (const details of phashPlans) {
+      expect(details).toMatch(/SEARCH phash_bands USING (COVERING )?INDEX sqlite_autoindex_phash_bands_1 \(owner=\? AND band=\? AND value=\?\)/);
+      expect(details).toMatch(/SEARCH files USING INDEX sqlite_autoindex_files_1 \(id=\?\)|SEARCH files USING INTEGER PRIMARY KEY|SEARCH files USING PRIMARY KEY/);
+      expect(details).not.toMatch(/SCAN (phash_bands|files)/);
+    }
+    const details = await plan(embeddingCandidateStatement(db(), "usr_x", "0123456789abcdef".repeat(4), 240, Date.now()));
+    expect(details).toMatch(/SEARCH b USING (COVERING )?INDEX sqlite_autoindex_embedding_bands_1 \(owner=\? AND band=\? AND value=\?\)/);
+    expect(details).toMatch(/SEARCH files USING INDEX sqlite_autoindex_files_1 \(id=\?\)|SEARCH files USING INTEGER PRIMARY KEY|SEARCH files USING PRIMARY KEY/);
+    expect(details).not.toMatch(/SCAN (b|embedding_bands|files)\b/);
   });
 
   it("uses the client's phash hint until the analysis has run", async () => {

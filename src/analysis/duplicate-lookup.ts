@@ -1,0 +1,103 @@
+// The `duplicates` of one file among its owner's live files (GET /files/:id for the owner, finalize), in ONE D1
+// round trip: the exact match, the phash band probes and the embedding band probes go out as one batch, and
+// each probe is joined to `files` there, so the candidates come back already known to be live, with the hashes
+// and features the distances need. (Before, a second round trip read the candidates' liveness and features.)
+// The owner's `GET /files/:id` waits for this one read and no other (bench/README.md, `roundtrips`).
+import { and, eq, ne, sql, type SQL } from "drizzle-orm";
+import { ANALYSIS } from "../config";
+import { files, phashBands } from "../db/schema";
+import { liveFileCondition } from "../files/queries";
+import { runBatch, type Db, type Statement } from "../platform/db";
+import { fileUrl } from "../platform/urls";
+import { bandProbes } from "./bands";
+import { phashDistance, similarBy, type Duplicate, type DuplicateSubject, type SimilarSignal } from "./duplicates";
+import { decodeFeatures, embeddingDistance, embeddingProbes, isEmbeddingCode } from "./embedding";
+import { EMBEDDING_MIN_BAND_HITS } from "./embedding-index";
+import { hammingDistance, isPhash } from "./phash";
+
+/** Probe values per statement: integers computed here and inlined (D1 binds at most 100 parameters). */
+const MAX_VALUES_PER_STATEMENT = 1_000;
+
+type Candidate = { id: string; phash: string | null; embedding: string | null };
+
+/**
+ * Live files of `owner` sharing a probed phash band value: one statement per band (and per 1,000 values), each a
+ * primary-key seek per probe then the file by id (CROSS JOIN keeps that order, see below).
+ */
+export function phashCandidateStatements(db: Db, owner: string, phash: string, maxDistance: number, now: number): Statement[] {
+  return bandProbes(phash, maxDistance).flatMap((values, band) =>
+    Array.from({ length: Math.ceil(values.length / MAX_VALUES_PER_STATEMENT) }, (_, i) => {
+      const list = sql.raw(values.slice(i * MAX_VALUES_PER_STATEMENT, (i + 1) * MAX_VALUES_PER_STATEMENT).join(","));
+      return db.run(sql`
+        SELECT ${files.id} AS id, ${files.phash} AS phash, ${files.embedding} AS embedding
+        FROM ${phashBands} CROSS JOIN ${files} ON ${files.id} = ${phashBands.ref}
+        WHERE ${phashBands.owner} = ${owner} AND ${phashBands.band} = ${sql.raw(String(band))} AND ${phashBands.value} IN (${list})
+          AND ${files.userId} = ${owner} AND ${liveFileCondition(now)}`);
+    }),
+  );
+}
+
+/**
+ * Live files of `owner` whose embedding code shares at least EMBEDDING_MIN_BAND_HITS bands (within one flip)
+ * with `code`, most shared first, at most `limit`, counted in SQL so only the candidates that count come back
+ * (embedding-index.ts explains the bands). The 272 (band, value) probes are one JSON list driving one primary-key
+ * seek each: D1 refuses a UNION ALL of 16 seeks (too many terms in a compound SELECT), and an OR of bands would
+ * scan the owner's rows. CROSS JOIN fixes SQLite's join order (the left side outer): probes, then band rows, then
+ * files by id; left to the planner, it walks all of the owner's band rows.
+ */
+export function embeddingCandidateStatement(db: Db, owner: string, code: string, limit: number, now: number): Statement {
+  const probes = embeddingProbes(code).flatMap((values, band) => values.map((value) => band * 65_536 + value));
+  const hits: SQL = sql`SELECT b.ref AS ref, COUNT(*) AS hits FROM json_each(${JSON.stringify(probes)}) AS p
+    CROSS JOIN embedding_bands AS b ON b.owner = ${owner} AND b.band = (p.value >> 16) AND b.value = (p.value & 65535)
+    GROUP BY b.ref HAVING COUNT(*) >= ${sql.raw(String(EMBEDDING_MIN_BAND_HITS))}`;
+  return db.run(sql`
+    SELECT ${files.id} AS id, ${files.phash} AS phash, ${files.embedding} AS embedding
+    FROM (${hits}) AS candidates CROSS JOIN ${files} ON ${files.id} = candidates.ref
+    WHERE ${files.userId} = ${owner} AND ${liveFileCondition(now)}
+    ORDER BY candidates.hits DESC, ${files.id} LIMIT ${sql.raw(String(limit))}`);
+}
+
+/**
+ * The `duplicates` of a file among its owner's live files: exact (same sha256, distance 0) first, then similar
+ * by phash (nearest first), then similar by the embedding only (nearest first); at most ANALYSIS.maxDuplicates.
+ * Uses the server's phash, or the client's hint until analysis has run; the embedding exists only once the
+ * analysis has run with it. Anonymous files (no owner) have none. Reads through the caller's handle (a request's
+ * session reads the nearest replica): one batch, whatever the number of candidates.
+ */
+export async function findDuplicates(db: Db, env: Env, file: DuplicateSubject, now = Date.now()): Promise<Duplicate[]> {
+  if (!file.userId) return [];
+  const owner = file.userId;
+  const limit = ANALYSIS.maxDuplicates;
+  const maxPhash = phashDistance(env);
+  const hash = file.phash ?? file.clientPhash ?? null;
+  const features = decodeFeatures(file.embedding);
+
+  const exact = file.sha256
+    ? [db.select({ id: files.id }).from(files).where(and(eq(files.userId, owner), eq(files.sha256, file.sha256), ne(files.id, file.id), liveFileCondition(now))).limit(limit)]
+    : [];
+  const byPhash = isPhash(hash) ? phashCandidateStatements(db, owner, hash, maxPhash, now) : [];
+  const byEmbedding = features && isEmbeddingCode(file.embeddingCode) ? [embeddingCandidateStatement(db, owner, file.embeddingCode, ANALYSIS.embeddingCandidates, now)] : [];
+  const results = await runBatch<Candidate>(db, [...exact, ...byPhash, ...byEmbedding]);
+
+  const exactIds = results.slice(0, exact.length).flatMap((r) => r.results.map((row) => row.id));
+  const out: Duplicate[] = exactIds.map((id) => ({ fileId: id, url: fileUrl(env, id), distance: 0, match: "exact" }));
+  if (out.length >= limit) return out;
+
+  const skip = new Set([file.id, ...exactIds]);
+  const candidates = new Map<string, Candidate>();
+  for (const result of results.slice(exact.length)) for (const row of result.results) if (!skip.has(row.id)) candidates.set(row.id, row);
+
+  type Similar = { id: string; signal: SimilarSignal; distance: number; distances: { phash: number | null; embedding: number | null } };
+  const similar = [...candidates.values()].flatMap((row): Similar[] => {
+    const phash = isPhash(hash) && isPhash(row.phash) ? hammingDistance(hash, row.phash) : null;
+    const other = features ? decodeFeatures(row.embedding) : null;
+    const distances = { phash, embedding: features && other ? embeddingDistance(features, other) : null };
+    const signal = similarBy(distances, maxPhash);
+    return signal ? [{ signal, distance: distances[signal]!, distances, id: row.id }] : [];
+  });
+  similar.sort((a, b) => (a.signal === b.signal ? a.distance - b.distance || a.id.localeCompare(b.id) : a.signal === "phash" ? -1 : 1));
+  for (const m of similar.slice(0, limit - out.length)) {
+    out.push({ fileId: m.id, url: fileUrl(env, m.id), distance: m.distance, match: "similar", signal: m.signal, distances: m.distances });
+  }
+  return out;
+}
