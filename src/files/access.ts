@@ -45,6 +45,11 @@ export function isUnsafeToRender(file: Pick<FileRow, "analysis" | "analysisError
   return file.analysis === "failed" && /^(image too large|too many frames):/.test(file.analysisError ?? "");
 }
 
+/** The analysis has written its result (done or failed); clients see anything else as `pending`. */
+export function analysisLanded(file: Pick<FileRow, "analysis">): boolean {
+  return file.analysis === "done" || file.analysis === "failed";
+}
+
 export type GoneReason = "deleted" | "expired" | "banned" | "hidden" | "quarantined" | "owner_unavailable" | "purged";
 
 /** Why a finalized file no longer reads (410), or null while it is live. */

@@ -10,14 +10,15 @@ import { apiRouter } from "../platform/router";
 import { ApiError, unauthorized } from "../platform/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
 import { FileIdParam, FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "./schemas";
-import { assertReadable, goneError, goneReason, isOwner, loadFile, readableFile, viewerOf, fileNotFound } from "./access";
+import { analysisLanded, assertReadable, goneError, goneReason, isOwner, loadFile, readableFile, viewerOf, fileNotFound } from "./access";
 import { listOwnFiles, softDeleteFile, updateFile } from "./queries";
 import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
 import { contentDisposition } from "./content-disposition";
 import { countHit } from "../serving/view-counter";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
-import { accessForAnonymous } from "../serving/access-records";
+import { cachedAccess } from "../serving/access-records";
+import { BOOKMARK_HEADER } from "../middleware/db";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
@@ -82,11 +83,15 @@ fileRoutes.openapi(
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
     const id = c.req.valid("param").id;
-    // Anonymous readers are decided from the same edge-cached access record as the byte links (no D1 on a
-    // hit; their viewCount may lag by up to ACCESS_RECORD_SECONDS). A signed-in caller reads D1: it may be
-    // the owner who just changed the file, and the owner's view has duplicates.
+    // Readers are decided from the same edge-cached access record as the byte links (no D1 on a hit; the
+    // viewCount may lag by up to ACCESS_RECORD_SECONDS), so the owner's read waits only for its duplicates.
+    // A change through this API forgets the record here at once. D1 instead, for a signed-in caller that
+    // asks for read-your-writes (x-d1-bookmark), and for the owner while the analysis has not landed: the
+    // job forgets the record in its own data centre, and a polling owner elsewhere would wait out the TTL.
     const fromDb = () => loadFile(c.get("db"), id);
-    const loaded = viewer.userId === null ? await accessForAnonymous(c.env, c.executionCtx, id, fromDb) : await fromDb();
+    const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
+    let loaded = fresh ? await fromDb() : await cachedAccess(c.env, c.executionCtx, id, fromDb);
+    if (!fresh && loaded && isOwner(loaded.file, viewer) && !analysisLanded(loaded.file)) loaded = await fromDb();
     assertReadable(loaded, viewer, now, { safeMode: true });
     const { file } = loaded;
     countHit(c.env, c.executionCtx, "file_view", file.id);

@@ -82,11 +82,11 @@ async function ownerGoneAt(env: Env, userId: string): Promise<Date | null> {
 }
 
 /**
- * The file and its owner's state for an anonymous byte request: from the edge cache when both records are
+ * The file and its owner's state for a byte request or an API read (files/routes.ts says when): from the edge cache when both records are
  * there, else from D1's primary (and then cached, after the response). `fallback` loads it when records
  * are off or the cache is unavailable.
  */
-export async function accessForAnonymous(
+export async function cachedAccess(
   env: Env,
   ctx: Pick<ExecutionContext, "waitUntil">,
   fileId: string,

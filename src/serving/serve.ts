@@ -22,7 +22,7 @@ import { EDGE_CACHE_SECONDS, edgeCacheKey, edgeCacheMatch, edgeCachePut, type Va
 import { isPreviewBot } from "./bots";
 import { countHit } from "./view-counter";
 import { placeholderKind, placeholderResponse } from "./placeholder";
-import { accessForAnonymous } from "./access-records";
+import { cachedAccess } from "./access-records";
 import { BYTES_CSP, servedType } from "./headers";
 import { parseVariantQuery } from "./variants";
 import { FALLBACK_HEADER, tryVariant } from "./variant-serve";
@@ -117,7 +117,7 @@ async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   // Anonymous viewers (every <img>) are decided from the edge-cached access record when there is one;
   // a Bearer caller may be the owner who just changed the file: always from D1.
   const fromDb = () => loadFile(c.get("db"), req.fileId);
-  const loaded = viewer.userId === null ? await accessForAnonymous(c.env, c.executionCtx, req.fileId, fromDb) : await fromDb();
+  const loaded = viewer.userId === null ? await cachedAccess(c.env, c.executionCtx, req.fileId, fromDb) : await fromDb();
   // A CDN path must name this file's object exactly; any other date/filename does not exist.
   const wrongPath = req.link === "cdn" && loaded !== undefined && loaded.file.storeKey !== req.storeKeyPath;
   // Safe mode is a signed-in viewer's preference and byte links carry no identity, so it is applied by
