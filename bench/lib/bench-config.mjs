@@ -28,7 +28,10 @@ export function renderBenchConfig(dir = path.dirname(BENCH_CONFIG)) {
         return `${indent}name = "${value}-bench"${rest}`;
       }
       if (key === "main") return `${indent}main = "${rel(BENCH_ENTRY)}"${rest}`;
-      if (key === "migrations_dir" || key === "directory" || key === "cwd" || key === "watch_dir") return `${indent}${key}${eq}"${rel(value)}"${rest}`;
+      // build.cwd stays as it is: wrangler resolves it against its own working directory (the repository root,
+      // where the benches start it), not against the config file's directory.
+      if (key === "cwd") return line;
+      if (key === "migrations_dir" || key === "directory" || key === "watch_dir") return `${indent}${key}${eq}"${rel(value)}"${rest}`;
       return line;
     })
     .join("\n");
