@@ -82,13 +82,10 @@ export function listPageQuery(db: Db, userId: string, q: ListQuery, now: number)
     .offset(q.offset);
 }
 
-/** The caller's live files, one page of them, and how many there are in all. */
+/** The caller's live files, one page of them, and how many there are in all: one D1 batch (one round trip). */
 export async function listOwnFiles(db: Db, userId: string, q: ListQuery, now: number) {
-  const [rows, total] = await Promise.all([
-    listPageQuery(db, userId, q, now),
-    db.select({ n: count() }).from(files).where(listWhere(userId, q, now)).get(),
-  ]);
-  return { rows, total: total?.n ?? 0 };
+  const [rows, total] = await db.batch([listPageQuery(db, userId, q, now), db.select({ n: count() }).from(files).where(listWhere(userId, q, now))]);
+  return { rows, total: total[0]?.n ?? 0 };
 }
 
 export type FilePatch = {
