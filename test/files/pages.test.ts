@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { signup, type TestUser } from "../support/api";
 import { SITE, fetchRaw, seedFile } from "../support/files";
 import { cdnUrl } from "../../src/platform/urls";
-import { fitWithin } from "../../src/pages/oembed";
+import { fitWithin } from "../../src/pages/picture";
 import { isUnsafeToRender } from "../../src/files/access";
 import { inspectImage } from "../../src/analysis/header";
 import { ANALYSIS } from "../../src/config";
