@@ -8,12 +8,11 @@ import { fileUrl, thumbnailUrl } from "../platform/urls";
 import type { FileRow } from "../db/schema";
 import { isUnsafeToRender } from "../files/access";
 import { servedType } from "../serving/headers";
+import { PLACEHOLDER_SIZE } from "../serving/placeholder";
 import { crawlerType, formatParam, snapToLadder, transformableType } from "../serving/variants";
 
 /** Link previews (OpenGraph, Twitter, oEmbed) get a variant this wide at most: large cards are ~1200 px wide. */
 export const OG_IMAGE_WIDTH = 1600;
-/** The size of serving/placeholder.ts's SVG, what /thumb answers while a file has no thumbnail. */
-const PLACEHOLDER_SIZE = { width: 320, height: 240 };
 
 type Painted = { placeholder?: string | null; dominantColor?: string | null };
 type Sized = { id: string; width: number | null; height: number | null };
