@@ -134,7 +134,8 @@ export async function visibleCover(db: Db, album: Pick<AlbumRow, "id" | "coverFi
   const order = [asc(albumFiles.addedAt), asc(albumFiles.fileId)];
   if (album.coverFileId) order.unshift(sql`CASE WHEN ${files.id} = ${album.coverFileId} THEN 0 ELSE 1 END`);
   return db
-    .select(LIST_COLUMNS)
+    // Link previews: oEmbed states the thumbnail's size when there is one; a refused bomb is nobody's preview.
+    .select({ ...LIST_COLUMNS, thumbKey: files.thumbKey, analysis: files.analysis, analysisError: files.analysisError })
     .from(albumFiles)
     .innerJoin(files, eq(files.id, albumFiles.fileId))
     .where(visibleFilesWhere(album.id, opts, now))

@@ -8,7 +8,7 @@ import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
 import { albumUrl, filePageUrl } from "../platform/urls";
 import { clientIp } from "../auth/principal";
-import { ANONYMOUS_VIEWER } from "../files/access";
+import { ANONYMOUS_VIEWER, isUnsafeToRender } from "../files/access";
 import { ANONYMOUS_SEES, albumFilesPage, visibleCover } from "../albums/queries";
 import { checkAlbumPassword, visibleAlbum } from "../albums/service";
 import { countHit } from "../serving/view-counter";
@@ -16,7 +16,7 @@ import { Layout } from "./layout";
 import { Pager } from "./app/ui";
 import { signAlbumGrant, verifyAlbumGrant } from "../albums/download-grant";
 import { albumZipResponse } from "./album-zip";
-import { GridImage, OG_IMAGE_WIDTH, sizedOriginal } from "./picture";
+import { GridImage, previewImage, sizedOriginal } from "./picture";
 import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
 
 const PAGE_SIZE = 60;
@@ -104,7 +104,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
 /** The cover for link previews: the chosen cover, else the first image, among those an anonymous visitor sees. */
 async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage | undefined> {
   const f = await visibleCover(c.get("db"), album, ANONYMOUS_SEES, Date.now());
-  return f ? { ...sizedOriginal(c.env, f, OG_IMAGE_WIDTH), alt: f.title || album.title } : undefined;
+  return f && !isUnsafeToRender(f) ? { ...previewImage(c.env, f), alt: f.title || album.title } : undefined;
 }
 
 export function albumPages(deps: PageDeps) {

@@ -11,7 +11,7 @@ import { fileUrl, filePageUrl, apiUrl } from "../platform/urls";
 import { servedType } from "../serving/serve";
 import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";
-import { OG_IMAGE_WIDTH, originalSrcset, placeholderData, sizedOriginal } from "./picture";
+import { originalSrcset, placeholderData, previewImage, sizedOriginal } from "./picture";
 
 /** The page's column is at most this wide; the image asks for no more (the link opens the original). */
 const PAGE_IMAGE_WIDTH = 1024;
@@ -141,7 +141,7 @@ function FilePage(props: { env: Env; file: FileRow }) {
   const description = file.description.trim() || undefined;
   const image: OgImage | undefined = restricted || unsafe
     ? undefined
-    : { ...sizedOriginal(env, file, OG_IMAGE_WIDTH), type: servedType(file.mime), alt: title };
+    : { ...previewImage(env, file), alt: title };
   return (
     <Layout
       title={`${title} - ${PROVIDER_NAME}`}

@@ -1,26 +1,20 @@
 // {site_url}/oembed (https://oembed.com): `url` may be a file page, a short link, a CDN link or an album page.
-// Only what an anonymous visitor may see is embedded; a photo's `url` is the ladder variant that fits maxwidth.
+// Only what an anonymous visitor may see is embedded. A photo's `url` is the ladder variant within maxwidth x
+// maxheight in a format crawlers read, its width and height the variant's own (picture.tsx previewImage);
+// thumbnail_url always comes with thumbnail_width and thumbnail_height (previewThumbnail), as the spec asks.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../platform/errors";
 import { ANONYMOUS_VIEWER, assertReadable, isUnsafeToRender, loadFile } from "../files/access";
-import { filePageUrl, thumbnailUrl, albumUrl } from "../platform/urls";
+import { filePageUrl, albumUrl } from "../platform/urls";
 import { internalPath } from "../platform/dispatch";
 import { visibleAlbum } from "../albums/service";
 import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
-import { OG_IMAGE_WIDTH, sizedOriginal } from "./picture";
+import { fitWithin, previewImage, previewThumbnail } from "./picture";
 import { PROVIDER_NAME, fileTitle } from "./file";
 
 /** oEmbed consumers read JSON errors, in the API's body (the codes are in platform/error-codes.ts). */
 const oembedError = (c: Context<AppEnv>, err: ApiError) => c.json(err.body(), err.status);
-
-/** Scales (w, h) down to fit maxwidth x maxheight, keeping the aspect ratio. */
-export function fitWithin(w: number, h: number, maxW?: number, maxH?: number): { width: number; height: number } {
-  let scale = 1;
-  if (maxW && maxW > 0 && w > maxW) scale = Math.min(scale, maxW / w);
-  if (maxH && maxH > 0 && h > maxH) scale = Math.min(scale, maxH / h);
-  return { width: Math.max(1, Math.round(w * scale)), height: Math.max(1, Math.round(h * scale)) };
-}
 
 const positiveInt = (v: string | undefined) => {
   const n = v === undefined ? NaN : Number(v);
@@ -55,9 +49,9 @@ export async function oembed(c: Context<AppEnv>) {
     }
     const f = loaded!.file;
     if (isUnsafeToRender(f)) return notFound(); // a pixel bomb is nobody's preview
-    // The variant no narrower than asked (maxwidth, else a large card's width); width/height fit it and the limits.
-    const image = sizedOriginal(c.env, f, maxW ?? OG_IMAGE_WIDTH);
-    const size = fitWithin(f.width ?? 0, f.height ?? 0, maxW ?? image.width ?? undefined, maxH);
+    const image = previewImage(c.env, f, { maxWidth: maxW, maxHeight: maxH });
+    // A GIF or BMP is linked as stored: its own size, fitted to the limits for the consumer to scale it.
+    const size = image.width && image.height ? { width: image.width, height: image.height } : fitWithin(f.width ?? 0, f.height ?? 0, maxW, maxH);
     return c.json({
       ...base,
       type: "photo",
@@ -65,7 +59,7 @@ export async function oembed(c: Context<AppEnv>) {
       url: image.url,
       width: size.width,
       height: size.height,
-      thumbnail_url: thumbnailUrl(c.env, f.id),
+      ...previewThumbnail(c.env, f),
       web_page: filePageUrl(c.env, f.id),
     });
   }
@@ -81,7 +75,7 @@ export async function oembed(c: Context<AppEnv>) {
         ...base,
         type: "link",
         title: album.title,
-        ...(cover ? { thumbnail_url: thumbnailUrl(c.env, cover.id) } : {}),
+        ...(cover ? previewThumbnail(c.env, cover) : {}),
         web_page: albumUrl(c.env, album.id),
       });
     } catch {

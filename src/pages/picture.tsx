@@ -5,7 +5,11 @@
 // dominant colour and its ThumbHash from the data attributes (the CSP allows no inline style).
 import { ANALYSIS, VARIANTS } from "../config";
 import { fileUrl, thumbnailUrl } from "../platform/urls";
-import { snapToLadder } from "../serving/variants";
+import type { FileRow } from "../db/schema";
+import { isUnsafeToRender } from "../files/access";
+import { servedType } from "../serving/headers";
+import { PLACEHOLDER_SIZE } from "../serving/placeholder";
+import { crawlerType, formatParam, snapToLadder, transformableType } from "../serving/variants";
 
 /** Link previews (OpenGraph, Twitter, oEmbed) get a variant this wide at most: large cards are ~1200 px wide. */
 export const OG_IMAGE_WIDTH = 1600;
@@ -40,6 +44,63 @@ export function sizedOriginal(env: Env, f: Sized, width: number): { url: string;
   const step = snapToLadder(width, f.width);
   if (step === null || f.width === null || f.height === null) return { url: fileUrl(env, f.id), width: f.width, height: f.height };
   return { url: `${fileUrl(env, f.id)}?w=${step}`, width: step, height: Math.max(1, Math.round((f.height * step) / f.width)) };
+}
+
+/** Scales (w, h) down to fit maxwidth x maxheight, keeping the aspect ratio. */
+export function fitWithin(w: number, h: number, maxW?: number, maxH?: number): { width: number; height: number } {
+  let scale = 1;
+  if (maxW && maxW > 0 && w > maxW) scale = Math.min(scale, maxW / w);
+  if (maxH && maxH > 0 && h > maxH) scale = Math.min(scale, maxH / h);
+  return { width: Math.max(1, Math.round(w * scale)), height: Math.max(1, Math.round(h * scale)) };
+}
+
+export type PreviewImage = { url: string; width: number | null; height: number | null; type: string };
+type Previewed = Sized & { mime: string };
+
+/**
+ * The image a link preview fetches (og:image, twitter:image, oEmbed `url`): within the box (at most
+ * OG_IMAGE_WIDTH wide), snapped DOWN to a ladder step so the stated size is the variant's own (never upscaled),
+ * with its format pinned (`&format=`, crawlerType): crawlers send no useful Accept, and a negotiated variant
+ * would reach one sending `*\/*` as the source's type, AVIF included. An original that fits is linked as stored
+ * when crawlers read its type. GIF (kept animated) and BMP (the engine does not read it) are the plain link.
+ */
+export function previewImage(env: Env, f: Previewed, box: { maxWidth?: number; maxHeight?: number } = {}): PreviewImage {
+  const type = servedType(f.mime);
+  const direct = fileUrl(env, f.id);
+  const source = transformableType(type);
+  if (!source) return { url: direct, width: f.width, height: f.height, type };
+  const out = crawlerType(source);
+  const format = `format=${formatParam(out)}`;
+  const maxWidth = Math.min(box.maxWidth ?? OG_IMAGE_WIDTH, OG_IMAGE_WIDTH);
+  if (f.width === null || f.height === null) {
+    // Size unknown (not analysed yet): the engine scales down to the step, never up; the stored bytes if readable.
+    const step = VARIANTS.ladder.find((w) => w >= maxWidth) ?? maxWidth;
+    return { url: out === source ? direct : `${direct}?w=${step}&${format}`, width: null, height: null, type: out };
+  }
+  const fitted = fitWithin(f.width, f.height, maxWidth, box.maxHeight);
+  if (fitted.width >= f.width) return { url: out === source ? direct : `${direct}?${format}`, width: f.width, height: f.height, type: out };
+  const step = [...VARIANTS.ladder].reverse().find((w) => w <= fitted.width);
+  // Below the ladder's first step (a tiny maxwidth) the first step is linked and the box's size stated: the
+  // consumer scales it down, and maxwidth is kept.
+  if (step === undefined) return { url: `${direct}?w=${VARIANTS.ladder[0]}&${format}`, ...fitted, type: out };
+  return { url: `${direct}?w=${step}&${format}`, width: step, height: Math.max(1, Math.round((f.height * step) / f.width)), type: out };
+}
+
+/**
+ * oEmbed's thumbnail: url, width and height together (the spec wants all three or none). The stored thumbnail
+ * (JPEG or PNG, at most thumbnailMaxSide, analysis/imaging.ts) when there is one; else, for an original the
+ * engine reads (AVIF: our analysis decodes no AVIF, so it never has one), a preview at that size; else what
+ * /thumb answers meanwhile (its placeholder). Never the original of a file the analysis refused as a bomb.
+ */
+export function previewThumbnail(env: Env, f: Previewed & Pick<FileRow, "thumbKey" | "analysis" | "analysisError">) {
+  const max = ANALYSIS.thumbnailMaxSide;
+  const thumb = (size: { width: number; height: number }) => ({ thumbnail_url: thumbnailUrl(env, f.id), thumbnail_width: size.width, thumbnail_height: size.height });
+  if (f.thumbKey) return f.width && f.height ? thumb(fitWithin(f.width, f.height, max, max)) : {};
+  if (f.width && f.height && transformableType(servedType(f.mime)) && !isUnsafeToRender(f)) {
+    const p = previewImage(env, f, { maxWidth: max, maxHeight: max });
+    return { thumbnail_url: p.url, thumbnail_width: p.width!, thumbnail_height: p.height! };
+  }
+  return thumb(PLACEHOLDER_SIZE);
 }
 
 /** A square grid card's image (180 px on desktop, about half the screen on a phone). */

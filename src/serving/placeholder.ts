@@ -6,9 +6,12 @@ import { SERVING } from "../config";
 
 export type PlaceholderKind = "pending" | "unavailable";
 
+/** The placeholders' size (oEmbed states it as thumbnail_width / thumbnail_height while /thumb answers one). */
+export const PLACEHOLDER_SIZE = { width: 320, height: 240 } as const;
+
 function svg(label: string, fill: string): string {
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240" viewBox="0 0 320 240">` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${PLACEHOLDER_SIZE.width}" height="${PLACEHOLDER_SIZE.height}" viewBox="0 0 320 240">` +
     `<rect width="320" height="240" fill="${fill}"/>` +
     `<text x="160" y="126" font-family="system-ui,sans-serif" font-size="18" fill="#6b7280" text-anchor="middle">${label}</text>` +
     `</svg>`

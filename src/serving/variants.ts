@@ -6,7 +6,7 @@
 //   - `q` snaps to a few qualities; `fit` matters only when both sides are given (else it is scale-down);
 //   - the format is `?format=` when given, else from Accept: AVIF, else WebP, else the source's own type;
 //   - only the plain ladder (a width and a format, default fit and quality) is kept in the edge cache: that is
-//     what pages and the API hand out, and a finite set that purgeFileFromEdgeCache can name key by key.
+//     what pages, link previews and the API hand out, and a finite set that purgeFileFromEdgeCache can name key by key.
 import { ANALYSIS, VARIANTS } from "../config";
 import { ApiError } from "../platform/errors";
 import { fileUrl } from "../platform/urls";
@@ -102,7 +102,7 @@ export type VariantPlan = {
   identity: boolean;
   /** Names the variant in its ETag, cache key and X-Variant header, e.g. `w640.webp` or `w640h320-cover.q50.avif`. */
   descriptor: string;
-  /** A plain ladder variant in AVIF, WebP or the source's type: kept in the edge cache under a key purgeFileFromEdgeCache names. */
+  /** A plain ladder variant in AVIF, WebP, the source's type or its crawlerType: kept in the edge cache under a key purgeFileFromEdgeCache names. */
   cacheable: boolean;
 };
 
@@ -131,15 +131,28 @@ export function planVariant(query: VariantQuery, source: VariantSource, accept: 
   };
 }
 
-/** What Accept can negotiate: AVIF, WebP and the source's own type (an explicit other format is not cached). */
-const cachedTypes = (sourceType: OutputType): OutputType[] => [...new Set<OutputType>(["image/avif", "image/webp", sourceType])];
+/**
+ * The type link previews (og:image, oEmbed) pin with `&format=`: crawlers send `Accept: *\/*` or nothing and not
+ * all of them (Facebook, X, Slack, Discord, iMessage) render AVIF, so AVIF becomes JPEG; the others keep their
+ * own type (PNG its transparency).
+ */
+export const crawlerType = (sourceType: OutputType): OutputType => (sourceType === "image/avif" ? "image/jpeg" : sourceType);
+
+/** The `format=` value that names `type`. */
+export const formatParam = (type: OutputType): string => EXTENSION[type];
+
+/**
+ * What Accept can negotiate (AVIF, WebP, the source's own type) and what link previews pin (crawlerType): any
+ * other explicit format is not cached. At most three types, so a file's purge list stays one call.
+ */
+const cachedTypes = (sourceType: OutputType): OutputType[] => [...new Set<OutputType>(["image/avif", "image/webp", sourceType, crawlerType(sourceType)])];
 
 /** A thumbnail's type, from its key (analysis writes `thumbs/<id>.jpg` or `.png`). */
 export const thumbType = (thumbKey: string): OutputType => (thumbKey.endsWith(".png") ? "image/png" : "image/jpeg");
 
 /**
  * Every descriptor a cacheable plan can have for a source of `sourceType`: what a purge must name. For a JPEG
- * with a thumbnail that is 7 x 3 + 2 x 3 = 27 keys, with the access record, original and thumbnail 30: one
+ * (or an AVIF: AVIF, WebP and JPEG) with a thumbnail that is 7 x 3 + 2 x 3 = 27 keys, with the access record, original and thumbnail 30: one
  * purge-by-URL call (Cloudflare takes 30 URLs a call).
  */
 export function cacheableDescriptors(source: "original" | "thumb", sourceType: OutputType): string[] {

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { signup, type TestUser } from "../support/api";
 import { SITE, fetchRaw, seedFile } from "../support/files";
 import { cdnUrl } from "../../src/platform/urls";
-import { fitWithin } from "../../src/pages/oembed";
+import { fitWithin } from "../../src/pages/picture";
 import { isUnsafeToRender } from "../../src/files/access";
 import { inspectImage } from "../../src/analysis/header";
 import { ANALYSIS } from "../../src/config";
@@ -101,7 +101,7 @@ describe("GET {site_url}/oembed", () => {
         version: "1.0",
         type: "photo",
         title: "Bridge",
-        url: `${env.IMAGE_URL}/${f.id}?w=1600`, // the large-card variant, not the original
+        url: `${env.IMAGE_URL}/${f.id}?w=1600&format=png`, // the large-card variant, not the original, in a crawler's format
         width: 1600,
         height: 800,
         provider_name: "imghost",
@@ -109,7 +109,7 @@ describe("GET {site_url}/oembed", () => {
       });
     }
     const fitted = await fetchRaw(`${SITE}/oembed?maxwidth=500&url=${encodeURIComponent(`${env.SITE_URL}/f/${f.id}`)}`);
-    expect(fitted.json).toMatchObject({ width: 500, height: 250 });
+    expect(fitted.json).toMatchObject({ url: `${env.IMAGE_URL}/${f.id}?w=320&format=png`, width: 320, height: 160 }); // within maxwidth
   });
 
   it("answers a link for a public album", async () => {
@@ -126,7 +126,8 @@ describe("GET {site_url}/oembed", () => {
     const album = await call("/albums", { token: owner.access, body: { title: "Mixed", fileIds: [priv.id, pub.id] } });
     await call(`/albums/${album.body.id}`, { method: "PATCH", token: owner.access, body: { coverImageId: priv.id } });
     const res = await fetchRaw(`${SITE}/oembed?url=${encodeURIComponent(album.body.url)}`);
-    expect(res.json.thumbnail_url).toBe(`${env.IMAGE_URL}/${pub.id}/thumb`);
+    // No stored thumbnail: a 320 px preview of the original (test/pages/link-previews.test.ts), with its size.
+    expect(res.json).toMatchObject({ thumbnail_url: `${env.IMAGE_URL}/${pub.id}?w=320&format=png`, thumbnail_width: 320, thumbnail_height: 240 });
     expect(res.text).not.toContain(priv.id);
     const page = await fetchRaw(album.body.url);
     expect(page.text).not.toContain(priv.id);

@@ -29,8 +29,8 @@ describe("the file page", () => {
     expect(img).toContain('width="4000" height="3000"');
     expect(img).toContain(`data-placeholder="${big.placeholder}"`);
     expect(img).toContain(`data-color="${big.dominantColor}"`);
-    // Link previews: the 1600 px variant with its own size.
-    expect(html).toContain(`property="og:image" content="${base}?w=1600"`);
+    // Link previews: the 1600 px variant with its own size, its format pinned (test/pages/link-previews.test.ts).
+    expect(html).toContain(`property="og:image" content="${base}?w=1600&amp;format=png"`);
     expect(html).toContain('property="og:image:width" content="1600"');
     expect(html).toContain('property="og:image:height" content="1200"');
   });
@@ -68,17 +68,17 @@ describe("grids", () => {
     expect(img).toContain(`data-color="${big.dominantColor}"`);
     expect(html).toContain(`data-full="${env.IMAGE_URL}/${a1.id}?w=1600"`);
     expect(html).not.toContain(hidden.id);
-    expect(html).toContain(`property="og:image" content="${env.IMAGE_URL}/${a1.id}?w=1600"`);
+    expect(html).toContain(`property="og:image" content="${env.IMAGE_URL}/${a1.id}?w=1600&amp;format=png"`);
   });
 });
 
 describe("oEmbed", () => {
-  it("a photo's url is the variant that fits: 1600 by default, the step above maxwidth when given", async () => {
+  it("a photo's url is the variant that fits: 1600 by default, the step within maxwidth when given", async () => {
     const f = await seedFile(owner.id, { title: "Embed", ...big });
     const page = encodeURIComponent(`${env.SITE_URL}/f/${f.id}`);
     const plain = (await fetchRaw(`${SITE}/oembed?url=${page}`)).json;
-    expect(plain).toMatchObject({ type: "photo", url: `${env.IMAGE_URL}/${f.id}?w=1600`, width: 1600, height: 1200 });
+    expect(plain).toMatchObject({ type: "photo", url: `${env.IMAGE_URL}/${f.id}?w=1600&format=png`, width: 1600, height: 1200 });
     const fitted = (await fetchRaw(`${SITE}/oembed?maxwidth=500&url=${page}`)).json;
-    expect(fitted).toMatchObject({ url: `${env.IMAGE_URL}/${f.id}?w=640`, width: 500, height: 375 });
+    expect(fitted).toMatchObject({ url: `${env.IMAGE_URL}/${f.id}?w=320&format=png`, width: 320, height: 240 });
   });
 });
