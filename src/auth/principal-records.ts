@@ -55,8 +55,8 @@ function decodeKey(r: KeyRecord): KeyFacts {
   return { keyId: r.keyId, userId: r.userId, permissions: r.permissions, revokedAt: date(r.revokedAt), expiresAt: date(r.expiresAt), lastUsedAt: date(r.lastUsedAt) };
 }
 
-/** The cache and the records' lifetime, or null when records are off (ACCESS_RECORD_SECONDS=0) or there is no cache. */
 type On = { cache: Cache; seconds: number };
+/** The cache and the records' lifetime, or null when records are off (ACCESS_RECORD_SECONDS=0) or there is no cache. */
 function records(env: RecordEnv): On | null {
   const seconds = accessRecordSeconds(env);
   const cache = defaultCache();
@@ -102,39 +102,38 @@ async function keyFromDb(db: Db, keyHash: string): Promise<FoundKey | undefined>
   return { key: { keyId, userId, permissions, revokedAt, expiresAt, lastUsedAt }, user: principalUser(row.user) };
 }
 
-/** The key (by the SHA-256 D1 stores) and its user (both records hit: no D1 query); undefined for an unknown key. */
-export async function findKey(env: RecordEnv, db: Db, ctx: WaitUntil, keyHash: string): Promise<FoundKey | undefined> {
+/**
+ * The key (by the SHA-256 D1 stores) and its user (both records hit: no D1 query); undefined for an unknown key.
+ * `stampDue` is the caller's rule for writing lastUsedAt (a live key not stamped within the interval): the
+ * stamp and the fill run after the response as one task, stamp first, so the record filled from the primary
+ * carries the new lastUsedAt and a hot key writes once per interval, not on every request.
+ */
+export async function findKey(env: RecordEnv, db: Db, ctx: WaitUntil, keyHash: string, stampDue: (found: FoundKey) => boolean): Promise<FoundKey | undefined> {
   const on = records(env);
-  if (!on) return keyFromDb(db, keyHash);
-  const k = await readRecord<KeyRecord>(on.cache, keyKey(env, keyHash));
-  const u = k && (await readRecord<UserRecord>(on.cache, userKey(env, k.userId)));
-  if (k && u) return { key: decodeKey(k), user: decodeUser(u) };
-  const found = await keyFromDb(db, keyHash);
-  if (found) ctx.waitUntil(fillKey(env, on, keyHash, { key: !k, user: !u }));
+  const k = on ? await readRecord<KeyRecord>(on.cache, keyKey(env, keyHash)) : undefined;
+  const u = on && k ? await readRecord<UserRecord>(on.cache, userKey(env, k.userId)) : undefined;
+  const found = k && u ? { key: decodeKey(k), user: decodeUser(u) } : await keyFromDb(db, keyHash);
+  if (!found) return undefined;
+  const stamp = stampDue(found);
+  const fill = { key: !!on && (!k || stamp), user: !!on && !u };
+  if (stamp || fill.key || fill.user) ctx.waitUntil(afterKeyUse(env, db, keyHash, stamp ? found.key.keyId : null, fill));
   return found;
 }
 
-async function fillKey(env: RecordEnv, on: On, keyHash: string, missing: { key: boolean; user: boolean }) {
-  const found = await keyFromDb(createDb(env.DB), keyHash).catch(() => undefined);
-  if (!found) return;
-  const writes: Promise<void>[] = [];
-  if (missing.key) writes.push(writeRecord(on.cache, keyKey(env, keyHash), encodeKey(found.key), on.seconds));
-  if (missing.user) writes.push(writeRecord(on.cache, userKey(env, found.key.userId), encodeUser(found.user), on.seconds));
-  await Promise.all(writes);
-}
-
-/**
- * Stamps a key's lastUsedAt (the caller decides it is due), then refreshes its record from the primary, so the
- * record's lastUsedAt is the new one and a hot key writes once per interval, not on every request. Refreshed
- * from the primary, not by rewriting the record it read: that could put a key revoked meanwhile back.
- */
-export async function stampKeyUse(env: RecordEnv, db: Db, keyHash: string, keyId: string, at: Date): Promise<void> {
+async function afterKeyUse(env: RecordEnv, db: Db, keyHash: string, stampId: string | null, fill: { key: boolean; user: boolean }) {
   try {
-    await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, keyId)).run();
+    // Not from the record it read: rewriting that could put back a key revoked meanwhile.
+    if (stampId) await db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, stampId)).run();
     const on = records(env);
-    if (on) await fillKey(env, on, keyHash, { key: true, user: false });
+    if (!on || !(fill.key || fill.user)) return;
+    const found = await keyFromDb(createDb(env.DB), keyHash);
+    if (!found) return;
+    const writes: Promise<void>[] = [];
+    if (fill.key) writes.push(writeRecord(on.cache, keyKey(env, keyHash), encodeKey(found.key), on.seconds));
+    if (fill.user) writes.push(writeRecord(on.cache, userKey(env, found.key.userId), encodeUser(found.user), on.seconds));
+    await Promise.all(writes);
   } catch {
-    // lastUsedAt is informational: a failed stamp is retried by the next use.
+    // lastUsedAt is informational and the records an optimisation: the next use retries both.
   }
 }
 

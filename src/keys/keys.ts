@@ -8,7 +8,7 @@ import { isBase58, randomBase58 } from "../platform/base58";
 import { sha256Hex } from "../platform/crypto";
 import { newId } from "../platform/ids";
 import type { AuthUser, Permission } from "../env";
-import { findKey, forgetKey, stampKeyUse } from "../auth/principal-records";
+import { findKey, forgetKey, type FoundKey } from "../auth/principal-records";
 
 export function generateApiKey(): string {
   return API_KEYS.prefix + randomBase58(API_KEYS.bodyLength);
@@ -19,6 +19,14 @@ export function isWellFormedApiKey(token: string): boolean {
   return token.startsWith(API_KEYS.prefix) && body.length === API_KEYS.bodyLength && isBase58(body);
 }
 
+
+/** Why a found key may not be used now (the contract's 401s), or null when it may. */
+function keyRefusal({ key, user }: FoundKey, now: number): ApiError | null {
+  if (key.revokedAt || user.deletedAt) return new ApiError("api_key_revoked", "This API key has been revoked");
+  if (user.bannedAt) return new ApiError("key_owner_banned", "The account that owns this key is suspended");
+  if (key.expiresAt && key.expiresAt.getTime() <= now) return new ApiError("api_key_expired", "This API key has expired");
+  return null;
+}
 
 /**
  * Checks a presented key; answers with the contract's exact 401 texts. Warm, the key's and its owner's
@@ -31,22 +39,15 @@ export async function authenticateApiKey(
   ctx: { waitUntil(promise: Promise<unknown>): void },
 ): Promise<{ keyId: string; user: AuthUser; permissions: Permission[] }> {
   if (!isWellFormedApiKey(token)) throw new ApiError("invalid_api_key", "The API key is malformed or unknown");
-  const keyHash = await sha256Hex(token);
-  const found = await findKey(env, db, ctx, keyHash);
-  if (!found) throw new ApiError("invalid_api_key", "The API key is malformed or unknown");
-  const { key, user } = found;
   const now = Date.now();
-  if (key.revokedAt || user.deletedAt) throw new ApiError("api_key_revoked", "This API key has been revoked");
-  if (user.bannedAt) throw new ApiError("key_owner_banned", "The account that owns this key is suspended");
-  if (key.expiresAt && key.expiresAt.getTime() <= now) {
-    throw new ApiError("api_key_expired", "This API key has expired");
-  }
-  const last = key.lastUsedAt?.getTime() ?? 0;
-  if (now - last > API_KEYS.lastUsedWriteIntervalSeconds * 1000) {
-    // Written at most once per interval per key, after the response: keys are not a D1 write per request.
-    ctx.waitUntil(stampKeyUse(env, db, keyHash, key.keyId, new Date(now)));
-  }
-  return { keyId: key.keyId, user: user.authUser, permissions: key.permissions };
+  // lastUsedAt is written at most once per interval per key, after the response: keys are not a D1 write per request.
+  const stampDue = (found: FoundKey) =>
+    !keyRefusal(found, now) && now - (found.key.lastUsedAt?.getTime() ?? 0) > API_KEYS.lastUsedWriteIntervalSeconds * 1000;
+  const found = await findKey(env, db, ctx, await sha256Hex(token), stampDue);
+  if (!found) throw new ApiError("invalid_api_key", "The API key is malformed or unknown");
+  const refusal = keyRefusal(found, now);
+  if (refusal) throw refusal;
+  return { keyId: found.key.keyId, user: found.user.authUser, permissions: found.key.permissions };
 }
 
 export function keyResource(k: typeof apiKeys.$inferSelect) {
