@@ -11,7 +11,7 @@ import { ApiError, unauthorized } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
 import { countLoginAttempt, forgiveLoginAttempt } from "../auth/login-guard";
 import { auditInsert } from "../admin/audit";
-import { forgetOwnerAccess } from "../serving/edge-cache";
+import { forgetUser } from "../auth/principal-records";
 
 export type DeletionResult = { files: number; albums: number; sessions: number; apiKeys: number };
 
@@ -34,6 +34,7 @@ export async function deleteAccount(db: Db, env: Env, userId: string, password: 
     auditInsert(db, { actorId: userId, action: "account.delete", targetType: "user", targetId: userId, at: now }),
   ]);
   const [, revokedSessions, revokedKeys, deletedFiles, deletedAlbums] = results.map((r) => (r as D1Result).meta.changes);
-  await forgetOwnerAccess(env, userId); // their files answer 410 on byte links at once
+  // Their sessions and keys stop at once (the user record says deleted) and their files answer 410 on byte links.
+  await forgetUser(env, userId);
   return { files: deletedFiles, albums: deletedAlbums, sessions: revokedSessions, apiKeys: revokedKeys };
 }

@@ -8,6 +8,7 @@ import { AccountPatch, AccountSchema, DeleteAccountBody } from "./schemas";
 import { exportStream } from "./export";
 import { deleteAccount } from "./delete";
 import { accountResource, findUserById } from "../auth/queries";
+import { forgetUser } from "../auth/principal-records";
 import { users } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
 import { z } from "@hono/zod-openapi";
@@ -62,6 +63,8 @@ accountRoutes.openapi(
       throw err;
     }
     if (!updated) throw unauthorized();
+    // safeMode, ageConfirmed and username are in the principal: the next request must see them.
+    await forgetUser(c.env, id);
     return c.json({ message: "Account updated", user: accountResource(updated) }, 200);
   },
 );

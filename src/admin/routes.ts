@@ -7,7 +7,6 @@ import { apiRouter } from "../platform/router";
 import { decidePlanChange, listPlanChanges, planChangeResource } from "../billing/plan-changes";
 import { PlanChangeSchema } from "../billing/schemas";
 import { adminUserResource, findLiveUser, listUsers, updateUser } from "./users";
-import { forgetOwnerAccess } from "../serving/edge-cache";
 import { AdminUser, DecisionBody, PlanChangeList, PlanChangeListQuery, UserIdParam, UserList, UserListQuery, UserPatchBody } from "./schemas";
 
 export const adminRoutes = apiRouter();
@@ -60,9 +59,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const admin = sessionPrincipal(c.get("principal")).user;
-    const user = await updateUser(c.get("db"), admin.id, c.req.valid("param").id, c.req.valid("json"));
-    // A ban or unban changes what every file of theirs answers on byte links (edge-cached owner record).
-    if (c.req.valid("json").banned !== undefined) await forgetOwnerAccess(c.env, user.id);
+    const user = await updateUser(c.get("db"), c.env, admin.id, c.req.valid("param").id, c.req.valid("json"));
     return c.json({ message: "User updated", user: adminUserResource(user) }, 200);
   },
 );
@@ -104,7 +101,7 @@ for (const decision of ["approve", "reject"] as const) {
     async (c) => {
       const admin = sessionPrincipal(c.get("principal")).user;
       const body = c.req.valid("json") as z.infer<typeof DecisionBody> | undefined;
-      const row = await decidePlanChange(c.get("db"), c.req.valid("param").id, admin.id, decision, body?.note);
+      const row = await decidePlanChange(c.get("db"), c.env, c.req.valid("param").id, admin.id, decision, body?.note);
       return c.json({ message: decision === "approve" ? "Plan change applied" : "Plan change rejected", planChange: planChangeResource(row) }, 200);
     },
   );

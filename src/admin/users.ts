@@ -8,6 +8,7 @@ import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import type { Plan, Role } from "../config";
 import { applyPlanChange } from "../billing/plan-changes";
+import { forgetUser } from "../auth/principal-records";
 import { auditInsert } from "./audit";
 
 export function adminUserResource(u: UserRow) {
@@ -56,11 +57,12 @@ export async function findLiveUser(db: Db, id: string): Promise<UserRow> {
 export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
 
 /**
- * Applies an admin's change. A ban takes effect on the user's next request: the auth middleware reads
- * users.banned_at on every session and key use, and files/access.ts reads the owner's ban with each file
- * (so their files answer 410 without rewriting every file row, and an unban restores them exactly).
+ * Applies an admin's change. It takes effect on the user's next request: the principal check reads
+ * users.role, plan and banned_at (from D1 or the user's edge-cached record, dropped here), and files/access.ts
+ * reads the owner's ban with each file (so their files answer 410 without rewriting every file row, and an
+ * unban restores them exactly).
  */
-export async function updateUser(db: Db, actorId: string, id: string, patch: UserPatch): Promise<UserRow> {
+export async function updateUser(db: Db, env: Env, actorId: string, id: string, patch: UserPatch): Promise<UserRow> {
   const target = await findLiveUser(db, id);
   if (target.id === actorId && (patch.banned === true || (patch.role !== undefined && patch.role !== "admin"))) {
     throw new ApiError("cannot_modify_self", "Admins cannot ban themselves or give up their own admin role");
@@ -83,7 +85,7 @@ export async function updateUser(db: Db, actorId: string, id: string, patch: Use
   }
   if (patch.plan !== undefined && patch.plan !== target.plan) {
     // Through the plan history, like every plan change; pending requests of the user are superseded.
-    await applyPlanChange(db, {
+    await applyPlanChange(db, env, {
       userId: id,
       fromPlan: target.plan,
       toPlan: patch.plan,
@@ -94,6 +96,7 @@ export async function updateUser(db: Db, actorId: string, id: string, patch: Use
     });
   } else if (statements.length > 0) {
     await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    await forgetUser(env, id); // applyPlanChange does it on the other branch
   }
   return (await db.select().from(users).where(eq(users.id, id)).get()) ?? target;
 }

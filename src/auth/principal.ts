@@ -7,13 +7,11 @@ import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { looksLikeJwt, verifyToken } from "../platform/jwt";
 import { authenticateApiKey } from "../keys/keys";
-import { findSessionUser } from "./queries";
+import { findSession, type FoundSession } from "./principal-records";
 
 export function clientIp(req: Request): string {
   return req.headers.get("cf-connecting-ip") ?? "127.0.0.1";
 }
-
-type FoundSession = NonNullable<Awaited<ReturnType<typeof findSessionUser>>>;
 
 /**
  * The liveness rule for a session behind a valid JWT: the row exists, is neither revoked nor expired, and its
@@ -27,6 +25,19 @@ export function sessionState(found: FoundSession | undefined, now = Date.now()):
 const invalidSession = () => new ApiError("invalid_token", "Invalid or expired access token");
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
+const noWaiting: WaitUntil = { waitUntil: () => {} };
+
+/**
+ * The session behind a verified access token, if it is live: from the edge-cached principal records when
+ * they are warm (no D1 query), else from `db`. Throws the contract's 401/403 otherwise.
+ */
+export async function liveSession(env: Env, db: Db, userId: string, sessionId: string, ctx: WaitUntil = noWaiting): Promise<FoundSession> {
+  const found = await findSession(env, db, ctx, userId, sessionId);
+  const state = sessionState(found);
+  if (state === "ended") throw invalidSession();
+  if (state === "banned") throw new ApiError("account_banned", "This account has been suspended");
+  return found!;
+}
 
 // In-process API requests from the pages carry the principal the page already resolved for this page request,
 // so a page with three API calls checks its session once. Only code in this worker can put a Request here
@@ -53,7 +64,7 @@ export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: Wai
   // Anything that is not shaped like a JWT is taken as an API key attempt, so near-miss keys get
   // the contract's "Invalid API key" rather than a generic token error.
   if (!looksLikeJwt(token)) {
-    const key = await authenticateApiKey(db, token, ctx ?? { waitUntil: () => {} });
+    const key = await authenticateApiKey(env, db, token, ctx ?? noWaiting);
     return { kind: "key", ip, user: key.user, keyId: key.keyId, permissions: key.permissions };
   }
 
@@ -64,9 +75,6 @@ export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: Wai
     return { kind: "upload", ip, fileId: claims.fid };
   }
   if (!claims.sid) throw invalidSession();
-  const found = await findSessionUser(db, claims.sub, claims.sid);
-  const state = sessionState(found);
-  if (state === "ended") throw invalidSession();
-  if (state === "banned") throw new ApiError("account_banned", "This account has been suspended");
-  return { kind: "session", ip, user: found!.authUser, sessionId: claims.sid };
+  const found = await liveSession(env, db, claims.sub, claims.sid, ctx);
+  return { kind: "session", ip, user: found.user.authUser, sessionId: claims.sid };
 }

@@ -79,7 +79,7 @@ authRoutes.openapi(
     responses: { 200: json(MessageBody, "Signed out"), ...errors(401, 403) },
   }),
   async (c) => {
-    await revokeSession(c.get("db"), sessionPrincipal(c.get("principal")).sessionId, "logout");
+    await revokeSession(c.get("db"), c.env, sessionPrincipal(c.get("principal")).sessionId, "logout");
     return c.json({ message: "Signed out" }, 200);
   },
 );

@@ -9,6 +9,7 @@ import { SESSION } from "../config";
 import { queueMail } from "../mail/outbox";
 import { findLiveUserByEmail, findUserById } from "./queries";
 import { createSession } from "./sessions";
+import { forgetUser } from "./principal-records";
 import { countLoginAttempt, forgiveLoginAttempt } from "./login-guard";
 
 export type SignupInput = {
@@ -78,7 +79,8 @@ export async function login(db: Db, env: Env, emailInput: string, password: stri
   if (user.bannedAt) throw new ApiError("login_account_banned", "This account has been suspended");
   await forgiveLoginAttempt(env, email, ip);
   if (result.needsRehash) {
-    // Parameters were raised since this hash was made: upgrade it now that we hold the password.
+    // Parameters were raised since this hash was made: upgrade it now that we hold the password. (The hash
+    // is in no principal record: nothing to forget.)
     await db.update(users).set({ passwordHash: await hashPassword(password), updatedAt: new Date() }).where(eq(users.id, user.id));
   }
   const session = await createSession(db, env, user.id);
@@ -128,5 +130,6 @@ export async function verifyEmail(db: Db, env: Env, token: string): Promise<User
     .where(eq(users.id, user.id))
     .returning()
     .get();
+  await forgetUser(env, user.id); // emailVerified (and a bootstrap admin's role) are in the principal
   return updated;
 }

@@ -9,6 +9,7 @@ import { signToken } from "../platform/jwt";
 import { jwtConfig } from "../env";
 import { SESSION } from "../config";
 import { ApiError } from "../platform/errors";
+import { forgetSession } from "./principal-records";
 import type { ErrorCode } from "../platform/error-codes";
 
 export type SessionBody = { access_token: string; refresh_token: string; expires_in: number; token_type: "Bearer" };
@@ -41,11 +42,12 @@ export async function createSession(db: Db, env: Env, userId: string): Promise<S
   return body;
 }
 
-export async function revokeSession(db: Db, sessionId: string, reason: string): Promise<void> {
+export async function revokeSession(db: Db, env: Env, sessionId: string, reason: string): Promise<void> {
   await db
     .update(sessions)
     .set({ revokedAt: new Date(), revokedReason: reason })
     .where(and(eq(sessions.id, sessionId), isNull(sessions.revokedAt)));
+  await forgetSession(env, sessionId); // its access tokens stop working at once, also where its record is warm
 }
 
 /** Rotates a refresh token. A retired token presented again revokes its whole family. */
@@ -63,7 +65,7 @@ export async function refreshSession(db: Db, env: Env, presented: string): Promi
   const { token, session } = found;
   if (session.revokedAt || found.bannedAt || found.deletedAt) throw refreshRefused("session_revoked");
   if (token.usedAt) {
-    await revokeSession(db, session.id, "refresh_token_reuse");
+    await revokeSession(db, env, session.id, "refresh_token_reuse");
     throw refreshRefused("refresh_token_reused");
   }
   if (token.expiresAt.getTime() <= now || session.expiresAt.getTime() <= now) throw refreshRefused("refresh_token_expired");
@@ -76,7 +78,7 @@ export async function refreshSession(db: Db, env: Env, presented: string): Promi
     .where(and(eq(refreshTokens.tokenHash, tokenHash), isNull(refreshTokens.usedAt)))
     .run();
   if (retired.meta.changes !== 1) {
-    await revokeSession(db, session.id, "refresh_token_reuse");
+    await revokeSession(db, env, session.id, "refresh_token_reuse");
     throw refreshRefused("refresh_token_reused");
   }
   const { row, body } = await issue(env, session.userId, session.id);

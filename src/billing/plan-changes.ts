@@ -7,6 +7,7 @@ import { planChanges, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { ApiError } from "../platform/errors";
 import { auditInsertIf } from "../admin/audit";
+import { forgetUser } from "../auth/principal-records";
 import type { Plan } from "../config";
 
 export type PlanChangeRow = typeof planChanges.$inferSelect;
@@ -68,8 +69,11 @@ function planChangeRow(
   return { id: newId("pch"), userId, fromPlan, toPlan, provider, ...outcome, createdAt: now };
 }
 
-/** Sets the plan now and records it as an applied change; pending requests of the user are cancelled. */
-export async function applyPlanChange(db: Db, input: ApplyInput): Promise<PlanChangeRow> {
+/**
+ * Sets the plan now and records it as an applied change; pending requests of the user are cancelled. The
+ * plan is in the user's principal record: dropped, so their next request has the new plan's limits.
+ */
+export async function applyPlanChange(db: Db, env: Env, input: ApplyInput): Promise<PlanChangeRow> {
   const now = input.now ?? new Date();
   const row = planChangeRow(input, now, { status: "applied", providerRef: input.providerRef ?? null, decidedBy: input.decidedBy, decidedAt: now });
   const statements: Batch = [
@@ -79,6 +83,7 @@ export async function applyPlanChange(db: Db, input: ApplyInput): Promise<PlanCh
     db.insert(planChanges).values(row),
   ] as unknown as Batch;
   await db.batch(statements);
+  await forgetUser(env, input.userId);
   return row;
 }
 
@@ -101,7 +106,7 @@ export async function cancelPendingChanges(db: Db, userId: string): Promise<numb
  * first one (pending -> decided, stamped with this admin and instant) did: two admins deciding at once
  * cannot both win, and the plan, the superseded requests and the audit record follow the winner.
  */
-export async function decidePlanChange(db: Db, id: string, adminId: string, decision: "approve" | "reject", note?: string) {
+export async function decidePlanChange(db: Db, env: Env, id: string, adminId: string, decision: "approve" | "reject", note?: string) {
   const found = await db.select().from(planChanges).where(eq(planChanges.id, id)).get();
   if (!found) throw new ApiError("plan_change_not_found", "Plan change not found");
   if (found.status !== "pending") throw new ApiError("plan_change_decided", `This plan change is already ${found.status}`);
@@ -136,6 +141,7 @@ export async function decidePlanChange(db: Db, id: string, adminId: string, deci
     // Lost the race: the other statements saw no row stamped by us, so nothing else changed.
     throw new ApiError("plan_change_decided", "This plan change was decided by someone else");
   }
+  if (decision === "approve") await forgetUser(env, found.userId); // the plan is in their principal record
   return { ...found, status, decidedBy: adminId, decidedAt: now } as PlanChangeRow;
 }
 

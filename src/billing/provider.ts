@@ -27,9 +27,9 @@ export interface PaymentProvider {
  */
 export const manualProvider: PaymentProvider = {
   name: "manual",
-  async changePlan(db, _env, { userId, fromPlan, toPlan }) {
+  async changePlan(db, env, { userId, fromPlan, toPlan }) {
     if (!isUpgrade(fromPlan, toPlan)) {
-      const planChange = await applyPlanChange(db, { userId, fromPlan, toPlan, provider: "manual", decidedBy: userId });
+      const planChange = await applyPlanChange(db, env, { userId, fromPlan, toPlan, provider: "manual", decidedBy: userId });
       return { status: "applied", planChange, message: `Your plan is now ${toPlan}` };
     }
     const pending = await findPendingChange(db, userId);

@@ -136,7 +136,7 @@ billingRoutes.openapi(
     }
     const event = WebhookEventSchema.safeParse(parsed);
     if (!event.success) throw validationError(event.error.issues);
-    const outcome = await applyWebhookEvent(c.get("db"), event.data);
+    const outcome = await applyWebhookEvent(c.get("db"), c.env, event.data);
     return c.json({ received: true as const, ...outcome }, 200);
   },
 );

@@ -39,7 +39,7 @@ function isUniqueViolation(err: unknown): boolean {
   return String((err as { cause?: unknown })?.cause ?? err).includes("UNIQUE constraint failed");
 }
 
-export async function applyWebhookEvent(db: Db, event: WebhookEvent, now = new Date()): Promise<WebhookOutcome> {
+export async function applyWebhookEvent(db: Db, env: Env, event: WebhookEvent, now = new Date()): Promise<WebhookOutcome> {
   const seen = await db.select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.id, event.id)).get();
   if (seen) return { duplicate: true, applied: false };
   const record = db.insert(webhookEvents).values({ id: event.id, provider: WEBHOOK_PROVIDER, receivedAt: now });
@@ -51,7 +51,7 @@ export async function applyWebhookEvent(db: Db, event: WebhookEvent, now = new D
       await record.run();
       return { duplicate: false, applied: false };
     }
-    await applyPlanChange(db, {
+    await applyPlanChange(db, env, {
       userId: user.id,
       fromPlan: user.plan,
       toPlan: plan,

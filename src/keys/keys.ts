@@ -1,14 +1,14 @@
 // API keys: `pk_` + 32 base58 characters, shown once, stored as SHA-256 only.
 import { and, count, desc, eq, gt, isNull, or } from "drizzle-orm";
 import type { Db } from "../platform/db";
-import { apiKeys, users } from "../db/schema";
+import { apiKeys } from "../db/schema";
 import { API_KEYS } from "../config";
 import { ApiError } from "../platform/errors";
 import { isBase58, randomBase58 } from "../platform/base58";
 import { sha256Hex } from "../platform/crypto";
 import { newId } from "../platform/ids";
 import type { AuthUser, Permission } from "../env";
-import { toAuthUser } from "../auth/queries";
+import { findKey, forgetKey, type FoundKey } from "../auth/principal-records";
 
 export function generateApiKey(): string {
   return API_KEYS.prefix + randomBase58(API_KEYS.bodyLength);
@@ -20,34 +20,34 @@ export function isWellFormedApiKey(token: string): boolean {
 }
 
 
-/** Checks a presented key; answers with the contract's exact 401 texts. */
+/** Why a found key may not be used now (the contract's 401s), or null when it may. */
+function keyRefusal({ key, user }: FoundKey, now: number): ApiError | null {
+  if (key.revokedAt || user.deletedAt) return new ApiError("api_key_revoked", "This API key has been revoked");
+  if (user.bannedAt) return new ApiError("key_owner_banned", "The account that owns this key is suspended");
+  if (key.expiresAt && key.expiresAt.getTime() <= now) return new ApiError("api_key_expired", "This API key has expired");
+  return null;
+}
+
+/**
+ * Checks a presented key; answers with the contract's exact 401 texts. Warm, the key's and its owner's
+ * edge-cached records decide (auth/principal-records.ts) with no D1 query.
+ */
 export async function authenticateApiKey(
+  env: Env,
   db: Db,
   token: string,
   ctx: { waitUntil(promise: Promise<unknown>): void },
 ): Promise<{ keyId: string; user: AuthUser; permissions: Permission[] }> {
   if (!isWellFormedApiKey(token)) throw new ApiError("invalid_api_key", "The API key is malformed or unknown");
-  const row = await db
-    .select({ key: apiKeys, user: users })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(eq(apiKeys.keyHash, await sha256Hex(token)))
-    .get();
-  if (!row) throw new ApiError("invalid_api_key", "The API key is malformed or unknown");
   const now = Date.now();
-  if (row.key.revokedAt || row.user.deletedAt) throw new ApiError("api_key_revoked", "This API key has been revoked");
-  if (row.user.bannedAt) throw new ApiError("key_owner_banned", "The account that owns this key is suspended");
-  if (row.key.expiresAt && row.key.expiresAt.getTime() <= now) {
-    throw new ApiError("api_key_expired", "This API key has expired");
-  }
-  const last = row.key.lastUsedAt?.getTime() ?? 0;
-  if (now - last > API_KEYS.lastUsedWriteIntervalSeconds * 1000) {
-    // Written at most once per interval per key, after the response: keys are not a D1 write per request.
-    ctx.waitUntil(
-      db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, row.key.id)).run().catch(() => undefined),
-    );
-  }
-  return { keyId: row.key.id, user: toAuthUser(row.user), permissions: row.key.permissions };
+  // lastUsedAt is written at most once per interval per key, after the response: keys are not a D1 write per request.
+  const stampDue = (found: FoundKey) =>
+    !keyRefusal(found, now) && now - (found.key.lastUsedAt?.getTime() ?? 0) > API_KEYS.lastUsedWriteIntervalSeconds * 1000;
+  const found = await findKey(env, db, ctx, await sha256Hex(token), stampDue);
+  if (!found) throw new ApiError("invalid_api_key", "The API key is malformed or unknown");
+  const refusal = keyRefusal(found, now);
+  if (refusal) throw refusal;
+  return { keyId: found.key.keyId, user: found.user.authUser, permissions: found.key.permissions };
 }
 
 export function keyResource(k: typeof apiKeys.$inferSelect) {
@@ -106,8 +106,9 @@ export async function listApiKeys(db: Db, userId: string, limit: number, offset:
   return { keys: rows.map(keyResource), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
 }
 
-export async function revokeApiKey(db: Db, userId: string, keyId: string) {
+export async function revokeApiKey(db: Db, env: Env, userId: string, keyId: string) {
   const row = await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))).get();
   if (!row) throw new ApiError("not_found", "API key not found");
   if (!row.revokedAt) await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
+  await forgetKey(env, row.keyHash); // the key stops working at once, also where its record is warm
 }

@@ -102,7 +102,7 @@ keyRoutes.openapi(
     responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404) },
   }),
   async (c) => {
-    await revokeApiKey(c.get("db"), sessionPrincipal(c.get("principal")).user.id, c.req.valid("param").id);
+    await revokeApiKey(c.get("db"), c.env, sessionPrincipal(c.get("principal")).user.id, c.req.valid("param").id);
     return c.json({ message: "API key revoked" }, 200);
   },
 );

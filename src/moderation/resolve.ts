@@ -12,7 +12,8 @@ import type { AuthUser } from "../env";
 import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../admin/audit";
-import { forgetFileAccess, forgetOwnerAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { forgetUser } from "../auth/principal-records";
 import { detachFileFromAlbumsStatements } from "../albums/membership";
 import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
 import { isPhash } from "../analysis/phash";
@@ -150,9 +151,9 @@ export async function resolveReport(
     userBanned: changed(banUser) ? ownerId : null,
     blocklistEntryId,
   };
-  // Byte links decide from edge-cached access records: drop what this resolution changed.
+  // Byte links and principals decide from edge-cached records: drop what this resolution changed.
   if (effects.fileRestored) await forgetFileAccess(env, [fileId]);
-  if (effects.userBanned) await forgetOwnerAccess(env, effects.userBanned);
+  if (effects.userBanned) await forgetUser(env, effects.userBanned);
   if (file && (effects.fileRemoved || effects.fileBanned)) {
     await purgeFileFromEdgeCache(env, file);
     // Follow-ups that are idempotent and outside the claim: a gone file leaves its albums, as a delete does.

@@ -17,7 +17,7 @@ import { eq } from "drizzle-orm";
 import { users, type FileRow } from "../db/schema";
 import { createDb } from "../platform/db";
 import { loadFile, type LoadedFile } from "../files/access";
-import { defaultCache, fileAccessKey, ownerAccessKey } from "./edge-cache";
+import { defaultCache, fileAccessKey, ownerAccessKey, readRecord, writeRecord } from "./edge-cache";
 
 const DEFAULT_SECONDS = 30;
 const MAX_SECONDS = 300;
@@ -54,26 +54,6 @@ function decodeFile(record: FileRecord): FileRow {
   const row: Record<string, unknown> = { ...record.file };
   for (const k of DATE_FIELDS) row[k] = typeof row[k] === "number" ? new Date(row[k] as number) : null;
   return row as FileRow;
-}
-
-async function readRecord<T extends { v: 1 }>(cache: Cache, key: string): Promise<T | undefined> {
-  try {
-    const hit = await cache.match(key);
-    if (!hit) return undefined;
-    const record = (await hit.json()) as T;
-    return record?.v === 1 ? record : undefined;
-  } catch {
-    return undefined; // unreadable or failed: decide from D1
-  }
-}
-
-async function writeRecord(cache: Cache, key: string, record: unknown, seconds: number): Promise<void> {
-  try {
-    const body = JSON.stringify(record);
-    await cache.put(key, new Response(body, { headers: { "content-type": "application/json", "cache-control": `public, max-age=${seconds}` } }));
-  } catch (err) {
-    console.error("access record put failed", err);
-  }
 }
 
 async function ownerGoneAt(env: Env, userId: string): Promise<Date | null> {

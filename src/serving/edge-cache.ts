@@ -1,4 +1,5 @@
-// The Workers Cache API (caches.default), per data centre, holds two kinds of entries for byte links:
+// The Workers Cache API (caches.default), per data centre, holds two kinds of entries for byte links (and the
+// principal records of auth/principal-records.ts, which use this file's record helpers and keys' origin):
 //   - the bytes of whole objects (originals and thumbnails), keyed by the stored object, so a regenerated
 //     thumbnail gets a new key;
 //   - access records (serving/access-records.ts): what the access decision needs about a file and its
@@ -27,6 +28,8 @@ export function variantCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, sourc
   return `${origin(env)}/__edge-cache/files/${fileId}/${source}/${descriptor}?k=${encodeURIComponent(objectKey)}`;
 }
 
+/** An internal key under the CDN origin for a record at `path` (e.g. `principals/users/<id>`). */
+export const recordKey = (env: Pick<Env, "CDN_URL">, path: string) => `${origin(env)}/__edge-cache/${path}`;
 export const fileAccessKey = (env: Pick<Env, "CDN_URL">, fileId: string) => `${origin(env)}/__edge-cache/access/files/${fileId}`;
 export const ownerAccessKey = (env: Pick<Env, "CDN_URL">, userId: string) => `${origin(env)}/__edge-cache/access/owners/${userId}`;
 
@@ -53,13 +56,36 @@ export async function edgeCachePut(key: string, response: Response): Promise<voi
   }
 }
 
-async function forget(env: EdgeEnv, keys: string[]): Promise<void> {
+/** A record (JSON with `v: 1`) from the cache; undefined on a miss or any failure (the caller reads D1). */
+export async function readRecord<T extends { v: 1 }>(cache: Cache, key: string): Promise<T | undefined> {
+  try {
+    const hit = await cache.match(key);
+    if (!hit) return undefined;
+    const record = (await hit.json()) as T;
+    return record?.v === 1 ? record : undefined;
+  } catch {
+    return undefined; // unreadable or failed: decide from D1
+  }
+}
+
+/** Stores a record for `seconds`; a failure is logged, never thrown (the record is an optimisation). */
+export async function writeRecord(cache: Cache, key: string, record: unknown, seconds: number): Promise<void> {
+  try {
+    const body = JSON.stringify(record);
+    await cache.put(key, new Response(body, { headers: { "content-type": "application/json", "cache-control": `public, max-age=${seconds}` } }));
+  } catch (err) {
+    console.error("edge record put failed", err);
+  }
+}
+
+/** Deletes entries here at once and, when global purge is configured, in every data centre. */
+export async function forgetEdgeKeys(env: EdgeEnv, keys: string[]): Promise<void> {
   const cache = defaultCache();
   if (cache) await Promise.all(keys.map((k) => cache.delete(k).catch(() => false)));
   await purgeGlobally(env, keys);
 }
 
-type EdgeEnv = Pick<Env, "CDN_URL"> & PurgeEnv;
+export type EdgeEnv = Pick<Env, "CDN_URL"> & PurgeEnv;
 
 /**
  * A file's access changed (visibility, hotlink policy, expiry, hidden, restored, analysis landed): the
@@ -67,12 +93,7 @@ type EdgeEnv = Pick<Env, "CDN_URL"> & PurgeEnv;
  * sees the new answer at once.
  */
 export function forgetFileAccess(env: EdgeEnv, fileIds: string[]): Promise<void> {
-  return forget(env, fileIds.map((id) => fileAccessKey(env, id)));
-}
-
-/** An owner's state changed (banned, unbanned, account deleted): every file of theirs is decided anew. */
-export function forgetOwnerAccess(env: EdgeEnv, userId: string): Promise<void> {
-  return forget(env, [ownerAccessKey(env, userId)]);
+  return forgetEdgeKeys(env, fileIds.map((id) => fileAccessKey(env, id)));
 }
 
 /** Every key a file's entries can have: its access record, its original and thumbnail, and their cached variants. */
@@ -97,5 +118,5 @@ type PurgedFile = Pick<FileRow, "id" | "storeKey" | "thumbKey" | "mime">;
  * the purge job call this.
  */
 export function purgeFileFromEdgeCache(env: EdgeEnv, file: PurgedFile): Promise<void> {
-  return forget(env, fileCacheKeys(env, file));
+  return forgetEdgeKeys(env, fileCacheKeys(env, file));
 }

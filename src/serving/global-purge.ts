@@ -2,7 +2,7 @@
 // CF_ZONE_ID and CF_API_TOKEN (a token with the zone's Cache Purge permission). caches.default entries are
 // per data centre and cache.delete only reaches the one it runs in; a purge by URL reaches them all.
 // Without the two settings nothing is sent and other data centres keep an entry for at most its TTL
-// (ACCESS_RECORD_SECONDS for access records), which is the bound the README states.
+// (ACCESS_RECORD_SECONDS for access and principal records), which is the bound the README states.
 export const PURGE_API = "https://api.cloudflare.com/client/v4";
 
 /** Cloudflare accepts at most 30 URLs per purge-by-URL call on every plan. */

@@ -54,7 +54,7 @@ keyPages.post("/app/keys/sharex", async (c) => {
   const key = typeof form.key === "string" ? form.key : "";
   let owner: Awaited<ReturnType<typeof authenticateApiKey>> | null = null;
   try {
-    owner = await authenticateApiKey(c.get("db"), key, { waitUntil: () => undefined });
+    owner = await authenticateApiKey(c.env, c.get("db"), key, c.executionCtx);
   } catch {
     owner = null;
   }
