@@ -9,31 +9,24 @@ import { files, phashBands } from "../db/schema";
 import { liveFileCondition } from "../files/queries";
 import { runBatch, type Db, type Statement } from "../platform/db";
 import { fileUrl } from "../platform/urls";
-import { bandProbes } from "./bands";
-import { phashDistance, similarBy, type Duplicate, type DuplicateSubject, type SimilarSignal } from "./duplicates";
+import { phashDistance, probeLists, similarBy, type Duplicate, type DuplicateSubject, type SimilarSignal } from "./duplicates";
 import { decodeFeatures, embeddingDistance, embeddingProbes, isEmbeddingCode } from "./embedding";
 import { EMBEDDING_MIN_BAND_HITS } from "./embedding-index";
 import { hammingDistance, isPhash } from "./phash";
 
-/** Probe values per statement: integers computed here and inlined (D1 binds at most 100 parameters). */
-const MAX_VALUES_PER_STATEMENT = 1_000;
-
 type Candidate = { id: string; phash: string | null; embedding: string | null };
 
 /**
- * Live files of `owner` sharing a probed phash band value: one statement per band (and per 1,000 values), each a
+ * Live files of `owner` sharing a probed phash band value: one statement per probe list (probeLists), each a
  * primary-key seek per probe then the file by id (CROSS JOIN keeps that order, see below).
  */
 export function phashCandidateStatements(db: Db, owner: string, phash: string, maxDistance: number, now: number): Statement[] {
-  return bandProbes(phash, maxDistance).flatMap((values, band) =>
-    Array.from({ length: Math.ceil(values.length / MAX_VALUES_PER_STATEMENT) }, (_, i) => {
-      const list = sql.raw(values.slice(i * MAX_VALUES_PER_STATEMENT, (i + 1) * MAX_VALUES_PER_STATEMENT).join(","));
-      return db.run(sql`
-        SELECT ${files.id} AS id, ${files.phash} AS phash, ${files.embedding} AS embedding
-        FROM ${phashBands} CROSS JOIN ${files} ON ${files.id} = ${phashBands.ref}
-        WHERE ${phashBands.owner} = ${owner} AND ${phashBands.band} = ${sql.raw(String(band))} AND ${phashBands.value} IN (${list})
-          AND ${files.userId} = ${owner} AND ${liveFileCondition(now)}`);
-    }),
+  return probeLists(phash, maxDistance).map(({ band, list }) =>
+    db.run(sql`
+      SELECT ${files.id} AS id, ${files.phash} AS phash, ${files.embedding} AS embedding
+      FROM ${phashBands} CROSS JOIN ${files} ON ${files.id} = ${phashBands.ref}
+      WHERE ${phashBands.owner} = ${owner} AND ${phashBands.band} = ${sql.raw(String(band))} AND ${phashBands.value} IN (${list})
+        AND ${files.userId} = ${owner} AND ${liveFileCondition(now)}`),
   );
 }
 

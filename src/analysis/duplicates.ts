@@ -4,7 +4,7 @@
 // embedding.ts: crops and small rotations that phash misses). Lookups are indexed point seeks (bands.ts,
 // embedding-index.ts): no scan of the owner's files, whatever their number. A file's duplicates are looked up
 // in duplicate-lookup.ts; the blocklist uses findNearHashes here.
-import { and, eq, ne, sql } from "drizzle-orm";
+import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { phashBands, type FileRow } from "../db/schema";
 import { runBatch, type Db, type Statement } from "../platform/db";
@@ -63,29 +63,35 @@ export async function indexBlocklistEntry(db: Db, entryId: string, phash: string
 
 const MAX_VALUES_PER_STATEMENT = 1_000;
 
+/**
+ * The probes of a lookup as SQL `IN` lists, per band, at most 1,000 values each. The values are integers
+ * computed here, so they are inlined (`sql.raw`) rather than bound: D1 allows 100 bound parameters per
+ * statement, and a band has up to ~250 probes. Shared by findNearHashes and the file duplicate lookup.
+ */
+export function probeLists(phash: string, maxDistance: number): { band: number; list: SQL }[] {
+  return bandProbes(phash, maxDistance).flatMap((values, band) =>
+    Array.from({ length: Math.ceil(values.length / MAX_VALUES_PER_STATEMENT) }, (_, i) => ({
+      band,
+      list: sql.raw(values.slice(i * MAX_VALUES_PER_STATEMENT, (i + 1) * MAX_VALUES_PER_STATEMENT).join(",")),
+    })),
+  );
+}
+
 export type NearHashLookup = { matches: NearHash[]; candidates: number; rowsRead: number; statements: number };
 
 /**
  * Every indexed hash of `owner` within `maxDistance` of `phash`, nearest first. One D1 round trip: a batch
  * of `SELECT ... WHERE owner = ? AND band = ? AND value IN (...)` (primary-key index seeks), through the
- * handle given (a request's session reads from the nearest replica). The probe values are integers computed
- * here, so they are inlined into the SQL (`sql.raw`) rather than bound: D1 allows 100 bound parameters per
- * statement, and a band has up to ~250 probes.
+ * handle given (a request's session reads from the nearest replica), one statement per probe list.
  */
 export async function findNearHashes(db: Db, owner: string, phash: string, maxDistance: number): Promise<NearHashLookup> {
   if (!isPhash(phash)) return { matches: [], candidates: 0, rowsRead: 0, statements: 0 };
-  const statements: Statement[] = [];
-  bandProbes(phash, maxDistance).forEach((values, band) => {
-    for (let i = 0; i < values.length; i += MAX_VALUES_PER_STATEMENT) {
-      const list = sql.raw(values.slice(i, i + MAX_VALUES_PER_STATEMENT).join(","));
-      statements.push(
-        db
-          .select({ ref: phashBands.ref, phash: phashBands.phash })
-          .from(phashBands)
-          .where(and(eq(phashBands.owner, owner), eq(phashBands.band, band), sql`${phashBands.value} IN (${list})`)),
-      );
-    }
-  });
+  const statements: Statement[] = probeLists(phash, maxDistance).map(({ band, list }) =>
+    db
+      .select({ ref: phashBands.ref, phash: phashBands.phash })
+      .from(phashBands)
+      .where(and(eq(phashBands.owner, owner), eq(phashBands.band, band), sql`${phashBands.value} IN (${list})`)),
+  );
   // runBatch, not db.batch: the lookup reports D1's rows_read (the benchmark's cost figure).
   const results = await runBatch<{ ref: string; phash: string }>(db, statements);
   const seen = new Map<string, NearHash>();
