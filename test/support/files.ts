@@ -1,6 +1,7 @@
 // Test helpers for the read side: finalized file rows with real bytes in R2, albums, and request shortcuts
 // for the byte-serving addresses. Rows are written straight to D1 (the upload flow has its own tests).
 import { env, exports } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { createDb } from "../../src/platform/db";
 import { files, type FileRow } from "../../src/db/schema";
 import { newId } from "../../src/platform/ids";
@@ -59,7 +60,7 @@ export async function seedFile(ownerId: string | null, overrides: SeedOptions = 
 }
 
 export async function fileRow(id: string): Promise<FileRow | undefined> {
-  return createDb(env.DB).query.files.findFirst({ where: (f, { eq }) => eq(f.id, id) });
+  return createDb(env.DB).select().from(files).where(eq(files.id, id)).get();
 }
 
 export type RawReply = { status: number; headers: Headers; bytes: Uint8Array; text: string; json: any };
