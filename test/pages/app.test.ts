@@ -120,8 +120,8 @@ describe("web app pages", () => {
     const csrf = csrfOf((await page("/app/keys", { cookie })).text);
     const created = await page("/app/keys", { cookie, form: { _csrf: csrf, name: "sharex", permissions: ["upload"] }, origin: SITE });
     const key = /<code id="new-key-value">(pk_[^<]+)<\/code>/.exec(created.text)![1];
-    expect(created.text).toContain('action="/app/keys/sharex"');
-    const file = await page("/app/keys/sharex", { cookie, form: { _csrf: csrf, key }, origin: SITE });
+    expect(created.text).toContain('action="/app/sharex"');
+    const file = await page("/app/sharex", { cookie, form: { _csrf: csrf, key }, origin: SITE });
     expect(file.status).toBe(200);
     expect(file.headers.get("content-disposition")).toBe('attachment; filename="imghost.sxcu"');
     const sxcu = JSON.parse(file.text);
@@ -137,11 +137,15 @@ describe("web app pages", () => {
     // someone else's key, a made-up key, a missing CSRF token: no file
     const other = await signedUp();
     const otherCsrf = csrfOf((await page("/app/keys", { cookie: other.cookie })).text);
-    const stolen = await page("/app/keys/sharex", { cookie: other.cookie, form: { _csrf: otherCsrf, key }, origin: SITE });
+    const stolen = await page("/app/sharex", { cookie: other.cookie, form: { _csrf: otherCsrf, key }, origin: SITE });
     expect(stolen.status).toBe(400);
     expect(stolen.text).not.toContain(key);
-    expect((await page("/app/keys/sharex", { cookie, form: { _csrf: csrf, key: "pk_" + "1".repeat(32) }, origin: SITE })).status).toBe(400);
-    expect((await page("/app/keys/sharex", { cookie, form: { key }, origin: SITE })).status).toBe(403);
+    expect((await page("/app/sharex", { cookie, form: { _csrf: csrf, key: "pk_" + "1".repeat(32) }, origin: SITE })).status).toBe(400);
+    expect((await page("/app/sharex", { cookie, form: { key }, origin: SITE })).status).toBe(403);
+    // signed out: to the login page, whatever the form carries
+    const anonymous = await page("/app/sharex", { form: { _csrf: csrf, key }, origin: SITE });
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.text).not.toContain(key);
   });
 
   it("uploads without JavaScript: the form posts multipart to /app/upload", async () => {

@@ -12,7 +12,7 @@ const withParam = (back: string, param: string) => `${back}${back.includes("?") 
 
 export const bulkPages = new Hono<AppEnv>();
 
-bulkPages.post("/app/files/bulk", requireFormToken, async (c) => {
+bulkPages.post("/app/files", requireFormToken, async (c) => {
   const all = await c.req.parseBody({ all: true });
   const ids = ([] as unknown[]).concat(all.ids ?? []).filter((v): v is string => typeof v === "string" && v.length <= 64).slice(0, MAX_SELECTED);
   const action = typeof all.action === "string" ? all.action : "";
@@ -43,7 +43,7 @@ bulkPages.post("/app/files/bulk", requireFormToken, async (c) => {
               <li>{r.ok ? r.body.title || "Untitled image" : ids[i]}</li>
             ))}
           </ul>
-          <form method="post" action="/app/files/bulk" class="row">
+          <form method="post" action="/app/files" class="row">
             <Csrf c={c} />
             <input type="hidden" name="action" value="delete" />
             <input type="hidden" name="confirm" value="1" />

@@ -81,7 +81,7 @@ function Filters(props: { q: Record<string, string> }) {
 
 function BulkBar(props: { c: Context<AppEnv>; albums: Album[]; back: string }) {
   return (
-    <form id="bulk" method="post" action="/app/files/bulk" class="bulk" aria-label="With the selected files">
+    <form id="bulk" method="post" action="/app/files" class="bulk" aria-label="With the selected files">
       <input type="hidden" name="_csrf" value={props.c.get("csrf")} />
       <input type="hidden" name="back" value={props.back} />
       <span id="bulk-count" class="muted" aria-live="polite">Select files to act on several at once</span>

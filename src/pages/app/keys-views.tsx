@@ -25,7 +25,7 @@ function NewKey(props: { c: Context<AppEnv>; created: Created }) {
         Large files and your own code: the direct and multipart flows in the <a href="/docs">API reference</a>.
       </p>
       {created.permissions.includes("upload") ? (
-        <form method="post" action="/app/keys/sharex">
+        <form method="post" action="/app/sharex">
           <Csrf c={c} />
           <input type="hidden" name="key" value={created.key} />
           <button type="submit">Download ShareX uploader (.sxcu)</button>

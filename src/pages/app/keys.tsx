@@ -49,7 +49,7 @@ keyPages.post("/app/keys", async (c) => {
 
 // The .sxcu embeds the key, which the service no longer knows after creation: the creation page posts it
 // back, and it is accepted only if it is a live key of this user with the upload permission.
-keyPages.post("/app/keys/sharex", async (c) => {
+keyPages.post("/app/sharex", requireSession, requireFormToken, async (c) => {
   const form = await c.req.parseBody();
   const key = typeof form.key === "string" ? form.key : "";
   let owner: Awaited<ReturnType<typeof authenticateApiKey>> | null = null;
