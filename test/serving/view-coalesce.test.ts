@@ -54,7 +54,22 @@ describe("view hits gathered in the isolate", () => {
     expect(calls.sort()).toEqual([["add", "file_view", a.id, 20], ["add", "file_view", b.id, 10]].sort());
   });
 
-  it("the counts arrive in the shards exactly, and the requests wait for them (waitUntil)", async () => {
+  it("only the request that opened the window waits for it: the others end at once, their hits go with it", async () => {
+    // A request that waited on a promise another request's timer settles would be cancelled by workerd as
+    // hung (and logged as an error) once it had nothing of its own left to wait for.
+    const owner = await signup();
+    const file = await seedFile(owner.id);
+    const calls: unknown[][] = [];
+    const VIEW_COUNTER = recording(env.VIEW_COUNTER, calls);
+    const opener = await get(`${IMAGE}/${file.id}`, { VIEW_COUNTER });
+    const later = await get(`${IMAGE}/${file.id}`, { VIEW_COUNTER });
+    await waitOnExecutionContext(later.ctx);
+    expect(calls).toEqual([]);
+    await waitOnExecutionContext(opener.ctx);
+    expect(calls).toEqual([["add", "file_view", file.id, 2]]);
+  });
+
+  it("the counts arrive in the shards exactly, sent by the request that opened the window (waitUntil)", async () => {
     const owner = await signup();
     const [a, b] = [await seedFile(owner.id), await seedFile(owner.id)];
     const views = await Promise.all([
