@@ -7,6 +7,7 @@
 //   short link, 304       If-None-Match: answered from the access records alone, no R2, no bytes
 //   CDN link              {cdn_url}/uploads/<date>/<id>/<name>: as the short link, path checked against storeKey
 //   bare cache hit        baseline C: caches.default.match of the same 1 MB object (the local cache simulator's cost)
+//   3 cache lookups       baseline D: two small JSON records, then baseline C: the lookups a byte link's hit makes, alone
 // Run: npm run bench -- serving   (3 interleaved rounds of 4 s per case; --quick: one round of 2 s). Port: BENCH_PORT_BASE + 40 (default 8830).
 import { createHash, randomBytes } from "node:crypto";
 import { deflateSync } from "node:zlib";
@@ -138,6 +139,7 @@ try {
     [`GET /api/v1/files/:id${file.ageRestricted ? " (owner)" : ""}`, { url: `${api}/files/${pre.fileId}`, headers: fileHeaders }, "A"],
     ["bare R2 get 1 MB (baseline B)", { url: `${app.url}/__bench/r2/serving-1mb` }, "B"],
     ["bare cache hit 1 MB (baseline C)", { url: `${app.url}/__bench/cache/serving-1mb` }, "C"],
+    ["bare 3 cache lookups: 2 records + 1 MB (baseline D)", { url: `${app.url}/__bench/cache3/serving-1mb` }, "D"],
     ["short link {image_url}/:id", { url: shortUrl }, "B"],
     ["short link, Range: bytes=0- (R2)", { url: shortUrl, headers: { range: "bytes=0-" } }, "B"],
     ["CDN link", { url: `${app.url}${cdnPath}` }, "B"],
@@ -179,7 +181,7 @@ try {
   await app.stop();
 }
 
-const baseOf = { A: rows.find((r) => r.base === "A"), B: rows.find((r) => r.base === "B" && r.label.startsWith("bare")), C: rows.find((r) => r.base === "C") };
+const baseOf = { A: rows.find((r) => r.base === "A"), B: rows.find((r) => r.base === "B" && r.label.startsWith("bare")), C: rows.find((r) => r.base === "C"), D: rows.find((r) => r.base === "D") };
 console.log();
 printTable(rows, [
   { key: "label", title: "route (bench worker, local wrangler dev)" },
@@ -196,9 +198,12 @@ printTable(rows, [
   // Byte links against a bare edge-cache hit too: locally the cache is simulated in the same process, so its
   // own cost shows in every cached read (baseline C).
   { key: "rps", title: "throughput vs bare cache hit (C)", format: (v, row) => (row.base === "B" && baseOf.C ? ratio(v, baseOf.C.rps) : "") },
+  // ... and against the same three lookups done bare (D): what the app adds to the lookups themselves.
+  { key: "rps", title: "vs 3 bare lookups (D)", format: (v, row) => (/^(short link \{|CDN link)/.test(row.label) && baseOf.D ? ratio(v, baseOf.D.rps) : "") },
 ]);
 console.log(`${connections} connections, ${rounds} interleaved rounds of ${seconds} s per case, load generator: ${rows[0]?.tool}. Baseline A: static JSON route;
-baseline B: bare BUCKET.get of the same 1 MB object; baseline C: bare caches.default.match of it. CPU ms/req: the workerd runtime process, including local dev's own
+baseline B: bare BUCKET.get of the same 1 MB object; baseline C: bare caches.default.match of it; baseline D: two small
+record lookups, then C (the lookups of a byte link's hit, alone). CPU ms/req: the workerd runtime process, including local dev's own
 per-request overhead. Shared 2-core machine: compare ratios, not absolutes.\n`);
 
 writeSummary("serving", { baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)", C: "GET /__bench/cache/<key> (1 MB)" }, connections, rounds, seconds, rows, viewCheck });

@@ -6,6 +6,8 @@
 //                             ?sha256=<hex> adds R2's checksum check)
 //   GET  /__bench/r2/<key>    BUCKET.get(key), streamed back
 //   GET  /__bench/cache/<key> caches.default.match of the object at r2/<key> (filled from R2 on a miss)
+//   GET  /__bench/cache3/<key> two small record lookups in caches.default, then the hit of cache/<key>
+//   GET  /__bench/cache3/<key> two small JSON record lookups in caches.default, then what cache/<key> does
 //   GET  /__bench/d1          SELECT 1 on D1
 //   /__bench/analysis/...     phash-index seeding and duplicate lookups (bench/analysis-routes.ts)
 //   POST /__bench/forget/<id> drops a file's edge-cached access record and bytes (a cache miss on demand)
@@ -48,6 +50,18 @@ async function baseline(request: Request, env: Env, path: string): Promise<Respo
     const headers = { "content-type": object.httpMetadata?.contentType ?? "application/octet-stream", etag: object.httpEtag, "cache-control": "public, max-age=3600" };
     await cache.put(cacheKey, new Response(bytes, { headers }));
     return new Response(bytes, { headers });
+  }
+  if (path.startsWith("cache3/") && request.method === "GET") {
+    // Baseline D: what a byte link's cache hit looks up, with nothing else: two small JSON records (the
+    // access records of a file and its owner, each parsed) and then the bytes of baseline C.
+    const cache = (caches as unknown as { default: Cache }).default;
+    for (const record of ["file", "owner"]) {
+      const key = `https://bench.invalid/records/${record}`;
+      const hit = await cache.match(key);
+      if (hit) await hit.json();
+      else await cache.put(key, Response.json({ v: 1, record }, { headers: { "cache-control": "public, max-age=3600" } }));
+    }
+    return baseline(request, env, `cache/${path.slice("cache3/".length)}`);
   }
   if (path === "d1" && request.method === "GET") {
     const row = await env.DB.prepare("SELECT 1 AS one").first<{ one: number }>();
