@@ -206,7 +206,7 @@ baseline B: bare BUCKET.get of the same 1 MB object; baseline C: bare caches.def
 record lookups, then C (the lookups of a byte link's hit, alone). CPU ms/req: the workerd runtime process, including local dev's own
 per-request overhead. Shared 2-core machine: compare ratios, not absolutes.\n`);
 
-writeSummary("serving", { baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)", C: "GET /__bench/cache/<key> (1 MB)" }, connections, rounds, seconds, rows, viewCheck });
+writeSummary("serving", { baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)", C: "GET /__bench/cache/<key> (1 MB)", D: "GET /__bench/cache3/<key> (2 records + 1 MB)" }, connections, rounds, seconds, rows, viewCheck });
 if (failed) {
   console.error("some requests failed");
   process.exit(1);

@@ -6,7 +6,6 @@
 //                             ?sha256=<hex> adds R2's checksum check)
 //   GET  /__bench/r2/<key>    BUCKET.get(key), streamed back
 //   GET  /__bench/cache/<key> caches.default.match of the object at r2/<key> (filled from R2 on a miss)
-//   GET  /__bench/cache3/<key> two small record lookups in caches.default, then the hit of cache/<key>
 //   GET  /__bench/cache3/<key> two small JSON record lookups in caches.default, then what cache/<key> does
 //   GET  /__bench/d1          SELECT 1 on D1
 //   /__bench/analysis/...     phash-index seeding and duplicate lookups (bench/analysis-routes.ts)

@@ -211,13 +211,12 @@ function coalesceMs(env: Pick<Env, "VIEW_COALESCE_MS">): number {
 // for it (waitUntil), on its own timer, and sends every hit gathered meanwhile: a request must not wait on a
 // promise another request's timer settles. workerd then finds nothing of its own left to wait for, cancels it
 // as hung and logs an error per request (under load it cost the short link a third of its throughput).
+// A window is open exactly while hits are pending.
 const pending = new Map<string, { env: Env; kind: CounterKind; id: string; n: number }>();
-let windowOpen = false;
 
 async function sendPending(): Promise<void> {
   const batch = [...pending.values()];
-  pending.clear();
-  windowOpen = false; // hits from now on open the next window
+  pending.clear(); // hits from now on open the next window
   await Promise.all(batch.map((h) => sendHits(h.env, h.kind, h.id, h.n)));
 }
 
@@ -228,11 +227,10 @@ export function countHit(env: Env, ctx: WaitUntil, kind: CounterKind, id: string
     ctx.waitUntil(sendHits(env, kind, id, 1));
     return;
   }
+  const opens = pending.size === 0; // else the request that opened this window sends this hit with the rest
   const key = `${kind}:${id}`;
   const hit = pending.get(key);
   if (hit) hit.n++;
   else pending.set(key, { env, kind, id, n: 1 });
-  if (windowOpen) return; // the request that opened this window sends it
-  windowOpen = true;
-  ctx.waitUntil(new Promise<void>((resolve) => setTimeout(resolve, ms)).then(sendPending));
+  if (opens) ctx.waitUntil(new Promise<void>((resolve) => setTimeout(resolve, ms)).then(sendPending));
 }
