@@ -9,7 +9,13 @@ import type { CodeWithStatus } from "../platform/error-codes";
 import { isId } from "../platform/ids";
 
 /** A file row plus what its owner's account state says about it (a banned owner's files are gone). */
-export type LoadedFile = { file: FileRow; ownerGoneAt: Date | null };
+export type LoadedFile<F extends ReadableFile = FileRow> = { file: F; ownerGoneAt: Date | null };
+
+/** What the read rules look at: byte serving decides from records that hold little more than this. */
+export type ReadableFile = Pick<
+  FileRow,
+  "userId" | "state" | "visibility" | "deletedAt" | "bannedAt" | "hiddenAt" | "quarantinedAt" | "expiresAt" | "purgedAt" | "ageRestricted" | "ageRestrictedOverride"
+>;
 
 /** The caller as far as visibility is concerned. API keys act as their user. */
 export type Viewer = {
@@ -53,7 +59,7 @@ export function analysisLanded(file: Pick<FileRow, "analysis">): boolean {
 export type GoneReason = "deleted" | "expired" | "banned" | "hidden" | "quarantined" | "owner_unavailable" | "purged";
 
 /** Why a finalized file no longer reads (410), or null while it is live. */
-export function goneReason(loaded: LoadedFile, now: number): GoneReason | null {
+export function goneReason(loaded: LoadedFile<ReadableFile>, now: number): GoneReason | null {
   const f = loaded.file;
   if (f.deletedAt) return "deleted";
   if (f.bannedAt) return "banned";
@@ -93,7 +99,7 @@ export type ReadCheck = {
  * missing or not finalized -> 404; private and not the owner -> 404 (existence not revealed, even when gone);
  * deleted / expired / banned / hidden / quarantined / owner banned -> 410; age-restricted under safe mode -> 403.
  */
-export function assertReadable(loaded: LoadedFile | undefined, viewer: Viewer, now: number, check: ReadCheck): asserts loaded is LoadedFile {
+export function assertReadable<F extends ReadableFile>(loaded: LoadedFile<F> | undefined, viewer: Viewer, now: number, check: ReadCheck): asserts loaded is LoadedFile<F> {
   if (!loaded || loaded.file.state !== "finalized") throw fileNotFound();
   const owner = isOwner(loaded.file, viewer);
   if (loaded.file.visibility === "private" && !owner) throw fileNotFound();

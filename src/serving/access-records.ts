@@ -41,13 +41,14 @@ const DATE_FIELDS = [
   "updatedAt",
 ] as const satisfies readonly (keyof FileRow)[];
 
-type FileRecord = { v: 1; file: Record<string, unknown> };
+/** `at`: when the row was read from D1's primary (epoch ms); a byte entry that takes it on keeps it (byte-entries.ts). */
+type FileRecord = { v: 1; at?: number; file: Record<string, unknown> };
 type OwnerRecord = { v: 1; goneAt: number | null };
 
-function encodeFile(file: FileRow): FileRecord {
+function encodeFile(file: FileRow, at: number): FileRecord {
   const row: Record<string, unknown> = { ...file, deleteTokenHash: null }; // never a secret in a cache
   for (const k of DATE_FIELDS) row[k] = file[k] ? file[k]!.getTime() : null;
-  return { v: 1, file: row };
+  return { v: 1, at, file: row };
 }
 
 function decodeFile(record: FileRecord): FileRow {
@@ -61,17 +62,20 @@ async function ownerGoneAt(env: Env, userId: string): Promise<Date | null> {
   return row?.bannedAt ?? row?.deletedAt ?? null;
 }
 
+/** A file and its owner's state, and when they were read from D1's primary (absent when not known to be recent). */
+export type CachedAccess = LoadedFile & { recordedAt?: number };
+
 /**
- * The file and its owner's state for a byte request or an API read (files/routes.ts says when): from the edge cache when both records are
- * there, else from D1's primary (and then cached, after the response). `fallback` loads it when records
- * are off or the cache is unavailable.
+ * The file and its owner's state for a byte request or an API read (files/routes.ts says when): from the edge
+ * cache when both records are there, else from D1's primary (and then cached, after the response).
+ * `fallback` loads it when records are off or the cache is unavailable.
  */
 export async function cachedAccess(
   env: Env,
   ctx: Pick<ExecutionContext, "waitUntil">,
   fileId: string,
   fallback: () => Promise<LoadedFile | undefined>,
-): Promise<LoadedFile | undefined> {
+): Promise<CachedAccess | undefined> {
   const seconds = accessRecordSeconds(env);
   const cache = defaultCache();
   if (seconds === 0 || !cache) return fallback();
@@ -79,23 +83,30 @@ export async function cachedAccess(
   const fileKey = fileAccessKey(env, fileId);
   const fileRecord = await readRecord<FileRecord>(cache, fileKey);
   if (!fileRecord) {
+    const at = Date.now(); // before the read: a record is never younger than what it says
     const loaded = await loadFile(createDb(env.DB), fileId);
     if (loaded && loaded.file.state === "finalized") {
-      ctx.waitUntil(writeRecord(cache, fileKey, encodeFile(loaded.file), seconds));
+      ctx.waitUntil(writeRecord(cache, fileKey, encodeFile(loaded.file, at), seconds));
       if (loaded.file.userId) {
         const owner: OwnerRecord = { v: 1, goneAt: loaded.ownerGoneAt?.getTime() ?? null };
         ctx.waitUntil(writeRecord(cache, ownerAccessKey(env, loaded.file.userId), owner, seconds));
       }
     }
-    return loaded;
+    return loaded && { ...loaded, recordedAt: at };
   }
 
   const file = decodeFile(fileRecord);
-  if (!file.userId) return { file, ownerGoneAt: null };
-  const ownerKey = ownerAccessKey(env, file.userId);
-  const ownerRecord = await readRecord<OwnerRecord>(cache, ownerKey);
-  if (ownerRecord) return { file, ownerGoneAt: ownerRecord.goneAt === null ? null : new Date(ownerRecord.goneAt) };
-  const goneAt = await ownerGoneAt(env, file.userId);
-  ctx.waitUntil(writeRecord(cache, ownerKey, { v: 1, goneAt: goneAt?.getTime() ?? null } satisfies OwnerRecord, seconds));
-  return { file, ownerGoneAt: goneAt };
+  const ownerGoneAt = file.userId ? await cachedOwnerGoneAt(env, ctx, file.userId) : null;
+  return { file, ownerGoneAt, recordedAt: fileRecord.at };
+}
+
+/** When a file's owner was banned or deleted (null while live): from the owner's record, else D1's primary. */
+export async function cachedOwnerGoneAt(env: Env, ctx: Pick<ExecutionContext, "waitUntil">, userId: string): Promise<Date | null> {
+  const cache = defaultCache();
+  const ownerKey = ownerAccessKey(env, userId);
+  const ownerRecord = cache && (await readRecord<OwnerRecord>(cache, ownerKey));
+  if (ownerRecord) return ownerRecord.goneAt === null ? null : new Date(ownerRecord.goneAt);
+  const goneAt = await ownerGoneAt(env, userId);
+  if (cache) ctx.waitUntil(writeRecord(cache, ownerKey, { v: 1, goneAt: goneAt?.getTime() ?? null } satisfies OwnerRecord, accessRecordSeconds(env)));
+  return goneAt;
 }

@@ -1,7 +1,7 @@
 // The Workers Cache API (caches.default), per data centre, holds two kinds of entries for byte links (and the
 // principal records of auth/principal-records.ts, which use this file's record helpers and keys' origin):
-//   - the bytes of whole objects (originals and thumbnails), keyed by the stored object, so a regenerated
-//     thumbnail gets a new key;
+//   - the bytes of whole objects (originals and thumbnails), keyed by the file and with the file's access
+//     record in their headers (byte-entries.ts);
 //   - access records (serving/access-records.ts): what the access decision needs about a file and its
 //     owner, so a cache hit is answered with no D1 query and no Durable Object call.
 // Bytes are only ever served after an access decision, so cached bytes of a file that went away are inert.
@@ -19,8 +19,9 @@ export type Variant = "original" | "thumb";
 
 const origin = (env: Pick<Env, "CDN_URL">) => new URL(env.CDN_URL).origin;
 
-export function edgeCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant, objectKey: string): string {
-  return `${origin(env)}/__edge-cache/files/${fileId}/${variant}?k=${encodeURIComponent(objectKey)}`;
+/** The entry of a file's original or thumbnail (byte-entries.ts): keyed by the file alone, so one lookup finds it. */
+export function edgeCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant): string {
+  return `${origin(env)}/__edge-cache/files/${fileId}/${variant}`;
 }
 
 /** A variant of the original or of the thumbnail (`descriptor` from planVariant, e.g. `w640.webp`). */
@@ -90,21 +91,21 @@ export type EdgeEnv = Pick<Env, "CDN_URL"> & PurgeEnv;
 /**
  * A file's access changed (visibility, hotlink policy, expiry, hidden, restored, analysis landed): the
  * next byte request re-reads it from D1. Await it before answering the change, so the change's author
- * sees the new answer at once.
+ * sees the new answer at once. The original's and thumbnail's entries go too: they carry the record.
  */
 export function forgetFileAccess(env: EdgeEnv, fileIds: string[]): Promise<void> {
-  return forgetEdgeKeys(env, fileIds.map((id) => fileAccessKey(env, id)));
+  return forgetEdgeKeys(env, fileIds.flatMap((id) => [fileAccessKey(env, id), edgeCacheKey(env, id, "original"), edgeCacheKey(env, id, "thumb")]));
 }
 
 /** Every key a file's entries can have: its access record, its original and thumbnail, and their cached variants. */
 export function fileCacheKeys(env: Pick<Env, "CDN_URL">, file: PurgedFile): string[] {
-  const keys = [fileAccessKey(env, file.id), edgeCacheKey(env, file.id, "original", file.storeKey)];
+  const keys = [fileAccessKey(env, file.id), edgeCacheKey(env, file.id, "original")];
   // GIF, BMP and other types the engine does not read never get variants (serving/variant-serve.ts).
   const originalType = transformableType(servedType(file.mime));
   if (originalType) keys.push(...cacheableDescriptors("original", originalType).map((d) => variantCacheKey(env, file.id, "original", file.storeKey, d)));
   if (file.thumbKey) {
     const thumbKey = file.thumbKey;
-    keys.push(edgeCacheKey(env, file.id, "thumb", thumbKey));
+    keys.push(edgeCacheKey(env, file.id, "thumb"));
     keys.push(...cacheableDescriptors("thumb", thumbType(thumbKey)).map((d) => variantCacheKey(env, file.id, "thumb", thumbKey, d)));
   }
   return keys;

@@ -1,30 +1,30 @@
 // Streams a file's bytes (or its thumbnail) from R2: the hot path behind {image_url} and {cdn_url}.
 //
-// Per request: the access decision (404/410/403) from the file's row and its owner's state, read from the
-// edge-cached access records for anonymous viewers (access-records.ts; D1 only on a miss), then the cheapest
-// way to the bytes: a 304 or a HEAD needs no R2 at all when the row knows the ETag and size; a whole GET
-// comes from the edge cache when it can; only misses and ranges read R2. Counting a view is an RPC sent
-// after the response (serving/view-counter.ts), never a D1 write. An anonymous view that hits both caches
-// waits for no D1 query and no Durable Object. A variant (`?w=640`, variants.ts) is decided by the very same
-// steps, then served by variant-serve.ts, or by the original with X-Variant-Fallback when it cannot be made.
+// Per request: the access decision (404/410/403) from the file's row and its owner's state (decide.ts: for
+// anonymous viewers from edge-cached records, the file's own travelling with its bytes; D1 only on a miss),
+// then the cheapest way to the bytes: a 304 or a HEAD needs no R2 at all when the row knows the ETag and
+// size; a whole GET comes from the edge cache when it can; only misses and ranges read R2. Counting a view is
+// an RPC sent after the response (serving/view-counter.ts), never a D1 write. An anonymous view that hits
+// the cache waits for no D1 query and no Durable Object. A variant (`?w=640`, variants.ts) is decided by the
+// very same steps, then served by variant-serve.ts, or by the original with X-Variant-Fallback when it
+// cannot be made.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
-import { resolvePrincipal } from "../auth/principal";
-import { missingPermission } from "../middleware/guards";
 import { SERVING } from "../config";
-import { ANONYMOUS_VIEWER, assertReadable, loadFile, viewerOf, type Viewer } from "../files/access";
+import { assertReadable } from "../files/access";
 import { contentDisposition } from "../files/content-disposition";
 import { hotlinkAllowed, ownHosts } from "./hotlink";
 import { etagMatches, parseRange, quoteEtag } from "./range";
-import { EDGE_CACHE_SECONDS, edgeCacheKey, edgeCacheMatch, edgeCachePut, type Variant } from "./edge-cache";
+import type { Variant } from "./edge-cache";
 import { isPreviewBot } from "./bots";
 import { countHit } from "./view-counter";
 import { placeholderKind, placeholderResponse } from "./placeholder";
-import { cachedAccess } from "./access-records";
+import { readByteEntry, storeByteEntry, type ByteEntry, type ServedFile } from "./byte-entries";
+import { bearerViewer, decide, type Decision, type EntrySource } from "./decide";
+import type { Viewer } from "../files/access";
 import { BYTES_CSP, servedType } from "./headers";
-import { parseVariantQuery } from "./variants";
+import { parseVariantQuery, type VariantQuery } from "./variants";
 import { FALLBACK_HEADER, tryVariant } from "./variant-serve";
 
 export { BYTES_CSP, servedType } from "./headers";
@@ -46,36 +46,19 @@ function cachedOwnHosts(env: Env) {
   return hostsCache.hosts;
 }
 
-/**
- * Private files are the owner's alone; an <img> carries no credentials, so only a Bearer header can prove it.
- * The API's permission rule holds here too: an API key without `read` reads nothing (403), decided before
- * the file is looked up so the answer never depends on whether a file exists.
- */
-async function bearerViewer(c: Context<AppEnv>): Promise<Viewer> {
-  if (!c.req.header("authorization")) return ANONYMOUS_VIEWER;
-  let principal;
-  try {
-    principal = await resolvePrincipal(c.env, c.get("db"), c.req.raw, c.executionCtx);
-  } catch {
-    return ANONYMOUS_VIEWER; // a bad token proves nothing: a private file stays 404
-  }
-  if (principal.kind === "key" && !principal.permissions.includes("read")) throw missingPermission("read");
-  return viewerOf(principal);
-}
-
 /** Hotlink rules depend on the Referer: shared caches must not hand one referer's answer to another. */
-function cacheScope(file: FileRow): "public" | "private" {
+function cacheScope(file: ServedFile): "public" | "private" {
   return file.visibility === "private" || file.hotlinkPolicy !== "allow" ? "private" : "public";
 }
 
-function cacheControl(file: FileRow, req: ServeRequest): string {
+function cacheControl(file: ServedFile, req: ServeRequest): string {
   if (file.visibility === "private") return "private, no-cache";
   const scope = cacheScope(file);
   if (req.link === "cdn") return `${scope}, max-age=${SERVING.cdnMaxAgeSeconds}, immutable`;
   return `${scope}, max-age=${SERVING.shortLinkMaxAgeSeconds}`;
 }
 
-function baseHeaders(file: FileRow, meta: Pick<Meta, "type" | "etag">, cache: string): Headers {
+function baseHeaders(file: ServedFile, meta: Pick<Meta, "type" | "etag">, cache: string): Headers {
   return new Headers({
     "Content-Type": meta.type,
     ETag: meta.etag,
@@ -89,7 +72,7 @@ function baseHeaders(file: FileRow, meta: Pick<Meta, "type" | "etag">, cache: st
 }
 
 /** What the row itself tells about the original object: enough for HEAD and 304 without touching R2. */
-function originalMeta(file: FileRow): Meta | undefined {
+function originalMeta(file: ServedFile): Meta | undefined {
   const tag = file.storeEtag ?? file.sha256;
   return tag ? { type: servedType(file.mime), size: file.bytes, etag: quoteEtag(tag) } : undefined;
 }
@@ -114,10 +97,17 @@ async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   // A bad ?w= is a 400 whether or not the file exists (decided before the lookup, so it tells nothing).
   const variantQuery = parseVariantQuery(new URL(c.req.url));
   const viewer = await bearerViewer(c);
-  // Anonymous viewers (every <img>) are decided from the edge-cached access record when there is one;
-  // a Bearer caller may be the owner who just changed the file: always from D1.
-  const fromDb = () => loadFile(c.get("db"), req.fileId);
-  const loaded = viewer.userId === null ? await cachedAccess(c.env, c.executionCtx, req.fileId, fromDb) : await fromDb();
+  const decision = await decide(c, req.fileId, viewer, variantQuery ? undefined : req.variant, now);
+  try {
+    return await respond(c, req, viewer, decision, variantQuery, now);
+  } finally {
+    const entry = decision.entry;
+    if (entry && !entry.taken) await entry.response.body?.cancel(); // looked up, then not needed
+  }
+}
+
+async function respond(c: Context<AppEnv>, req: ServeRequest, viewer: Viewer, decision: Decision, variantQuery: VariantQuery | undefined, now: number): Promise<Response> {
+  const { loaded } = decision;
   // A CDN path must name this file's object exactly; any other date/filename does not exist.
   const wrongPath = req.link === "cdn" && loaded !== undefined && loaded.file.storeKey !== req.storeKeyPath;
   // Safe mode is a signed-in viewer's preference and byte links carry no identity, so it is applied by
@@ -135,20 +125,23 @@ async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   const objectVariant: Variant = objectKey === file.storeKey ? "original" : "thumb";
   const cache = cacheControl(file, req);
   const known = objectVariant === "original" ? originalMeta(file) : undefined;
-  if (!variantQuery) return serveObject(c, file, req, objectKey, cache, known);
+  if (!variantQuery) return serveObject(c, file, req, { objectKey, cache, known, source: decision });
 
   // A variant: decided above exactly as the original; what cannot be made is answered by the original.
   const onView = () => countView(c, file, req);
   const outcome = await tryVariant(c, { file, query: variantQuery, source: objectVariant, objectKey, sourceTag: known?.etag, cache, onView });
   if ("response" in outcome) return outcome.response;
-  const res = await serveObject(c, file, req, objectKey, cache, known);
+  const res = await serveObject(c, file, req, { objectKey, cache, known, source: decision });
   if ("fallback" in outcome) res.headers.set(FALLBACK_HEADER, outcome.fallback);
   if (outcome.vary) res.headers.set("Vary", "Accept");
   return res;
 }
 
+type ObjectRequest = { objectKey: string; cache: string; known: Meta | undefined; source: EntrySource };
+
 /** The stored object itself (original or thumbnail): 304, HEAD, ranges, the edge cache, then R2. */
-async function serveObject(c: Context<AppEnv>, file: FileRow, req: ServeRequest, objectKey: string, cache: string, known: Meta | undefined): Promise<Response> {
+async function serveObject(c: Context<AppEnv>, file: ServedFile, req: ServeRequest, object: ObjectRequest): Promise<Response> {
+  const { objectKey, cache, known, source } = object;
   const objectVariant: Variant = objectKey === file.storeKey ? "original" : "thumb";
   const isHead = c.req.method === "HEAD";
 
@@ -175,8 +168,10 @@ async function serveObject(c: Context<AppEnv>, file: FileRow, req: ServeRequest,
     }
   }
 
-  const cacheKey = edgeCacheKey(c.env, file.id, objectVariant, objectKey);
-  const cached = await edgeCacheMatch(cacheKey);
+  // The entry (byte-entries.ts), unless it holds another object (a regenerated thumbnail): then a miss.
+  const entry = source.read ? source.entry : await readByteEntry(c.env, file.id, objectVariant);
+  const cached = entry?.objectKey === objectKey ? take(entry) : undefined;
+  if (entry && !cached && !source.read) await entry.response.body?.cancel(); // (one looked up while deciding: serve() does it)
   if (cached) {
     const meta: Meta = {
       type: known?.type ?? servedType(cached.headers.get("content-type")),
@@ -191,10 +186,17 @@ async function serveObject(c: Context<AppEnv>, file: FileRow, req: ServeRequest,
       await cached.body?.cancel();
       return headersOnly(file, meta, cache);
     }
+    let body = cached.body;
+    // Decided from a fresher record than the entry carries (or it carries none): store it again with it.
+    if (body && source.record && source.record.at > (entry!.record?.at ?? -1)) {
+      const [forClient, forCache] = body.tee();
+      body = forClient;
+      c.executionCtx.waitUntil(storeByteEntry(c.env, file.id, objectVariant, { body: forCache, meta, objectKey, record: source.record }));
+    }
     countView(c, file, req);
     const headers = baseHeaders(file, meta, cache);
     headers.set("Content-Length", String(meta.size));
-    return new Response(cached.body, { status: 200, headers });
+    return new Response(body, { status: 200, headers });
   }
 
   if (isHead) {
@@ -211,23 +213,18 @@ async function serveObject(c: Context<AppEnv>, file: FileRow, req: ServeRequest,
     return notModified(file, meta, cache);
   }
   const [forClient, forCache] = obj.body.tee();
-  c.executionCtx.waitUntil(
-    edgeCachePut(
-      cacheKey,
-      new Response(forCache, {
-        headers: {
-          "Content-Type": meta.type,
-          "Content-Length": String(obj.size),
-          ETag: meta.etag,
-          "Cache-Control": `public, max-age=${EDGE_CACHE_SECONDS}`,
-        },
-      }),
-    ),
-  );
+  const stored = { type: meta.type, size: obj.size, etag: meta.etag };
+  c.executionCtx.waitUntil(storeByteEntry(c.env, file.id, objectVariant, { body: forCache, meta: stored, objectKey, record: source.record }));
   countView(c, file, req);
   const headers = baseHeaders(file, meta, cache);
   headers.set("Content-Length", String(obj.size));
   return new Response(forClient, { status: 200, headers });
+}
+
+/** Marks a looked-up entry as used (serve() cancels the body of one that was not) and hands out its response. */
+function take(entry: ByteEntry): Response {
+  entry.taken = true;
+  return entry.response;
 }
 
 function ifRangeHolds(ifRange: string | undefined, etag: string | undefined): boolean {
@@ -236,20 +233,20 @@ function ifRangeHolds(ifRange: string | undefined, etag: string | undefined): bo
   return etag !== undefined && ifRange.trim() === etag;
 }
 
-function notModified(file: FileRow, meta: Pick<Meta, "type" | "etag">, cache: string): Response {
+function notModified(file: ServedFile, meta: Pick<Meta, "type" | "etag">, cache: string): Response {
   const headers = baseHeaders(file, meta, cache);
   headers.delete("Content-Type");
   return new Response(null, { status: 304, headers });
 }
 
-function headersOnly(file: FileRow, meta: Meta, cache: string): Response {
+function headersOnly(file: ServedFile, meta: Meta, cache: string): Response {
   const headers = baseHeaders(file, meta, cache);
   headers.set("Content-Length", String(meta.size));
   return new Response(null, { status: 200, headers });
 }
 
 /** A view is a person's GET of the image itself: not HEAD, not thumbnails, not link-preview bots. */
-function countView(c: Context<AppEnv>, file: FileRow, req: ServeRequest) {
+function countView(c: Context<AppEnv>, file: ServedFile, req: ServeRequest) {
   if (req.variant !== "original" || c.req.method !== "GET") return;
   if (isPreviewBot(c.req.header("user-agent"))) return;
   countHit(c.env, c.executionCtx, "file_view", file.id);

@@ -8,7 +8,7 @@
 // the caller with the original and `X-Variant-Fallback: <reason>`: never a 500.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { FileRow } from "../db/schema";
+import type { ServedFile } from "./byte-entries";
 import { ApiError } from "../platform/errors";
 import { contentDisposition } from "../files/content-disposition";
 import { nameMatchingType } from "../platform/image-types";
@@ -21,7 +21,7 @@ import { servedType } from "./headers";
 export type VariantOutcome = { response: Response } | { fallback: string; vary: boolean } | { identity: true; vary: boolean };
 
 export type VariantArgs = {
-  file: FileRow;
+  file: ServedFile;
   plan: VariantPlan;
   source: Variant;
   objectKey: string;

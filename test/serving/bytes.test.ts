@@ -287,7 +287,7 @@ describe("GET {cdn_url}/uploads/<date>/<id>/<filename>", () => {
 describe("edge cache", () => {
   it("a whole GET fills caches.default; a purge removes the entry", async () => {
     const f = await seedFile(owner.id);
-    const key = edgeCacheKey(env, f.id, "original", f.storeKey);
+    const key = edgeCacheKey(env, f.id, "original");
     const cache = (caches as unknown as { default: Cache }).default;
     await fetchRaw(`${IMAGE}/${f.id}`);
     let cached: Response | undefined;

@@ -1,0 +1,136 @@
+// Byte entries (src/serving/byte-entries.ts): a cached original or thumbnail carries its file's access record,
+// so an anonymous hit looks up only the entry and the owner's record. Records are on in this file (the suite
+// runs with them off); access-records.test.ts checks every rule and every invalidation on the cached path.
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createExecutionContext, env } from "cloudflare:test";
+import worker from "../../src/index";
+import { edgeCacheKey, fileAccessKey, forgetFileAccess } from "../../src/serving/edge-cache";
+import { storeByteEntry } from "../../src/serving/byte-entries";
+import type { FileRow } from "../../src/db/schema";
+import { verifiedUser, type TestUser } from "../support/api";
+import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
+import { recordsOn, view } from "../support/records";
+import { unreachableBindings } from "../support/unreachable";
+
+const cache = () => (caches as unknown as { default: Cache }).default;
+const short = (f: FileRow) => `${IMAGE}/${f.id}`;
+const entryOf = (f: FileRow, variant: "original" | "thumb" = "original") => cache().match(edgeCacheKey(env, f.id, variant));
+/** What the file's own access record would say is gone: only the entry can decide now. */
+const dropFileRecord = (f: FileRow) => cache().delete(fileAccessKey(env, f.id));
+const setRow = (f: FileRow, sql: string, ...values: unknown[]) => env.DB.prepare(`UPDATE files SET ${sql} WHERE id = ?`).bind(...values, f.id).run();
+
+/** The D1 calls a request attempts with D1 unreachable (whatever it then answers). */
+async function d1CallsOf(url: string): Promise<string[]> {
+  const probe = unreachableBindings(env);
+  const res = await worker.fetch(new Request(url) as Request<unknown, IncomingRequestCfProperties>, { ...recordsOn, ...probe.bindings }, createExecutionContext());
+  await res.body?.cancel();
+  return probe.calls.filter((c) => c.startsWith("DB."));
+}
+
+let owner: TestUser;
+beforeAll(async () => {
+  owner = await verifiedUser();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("an entry decides with its own record", () => {
+  it("an anonymous fill stores the bytes with the record (no secret in it); a hit needs neither D1 nor the file's record", async () => {
+    const content = pngLikeBytes(40_000, 3);
+    const f = await seedFile(owner.id, { content, thumb: pngLikeBytes(700, 4), deleteTokenHash: "b".repeat(64) });
+    await view(short(f));
+    await view(`${short(f)}/thumb`);
+    const entry = await entryOf(f);
+    expect(entry?.headers.get("x-edge-object")).toBe(encodeURIComponent(f.storeKey));
+    const record = decodeURIComponent(entry!.headers.get("x-edge-record") ?? "");
+    expect(JSON.parse(record)).toMatchObject({ v: 1, file: { id: f.id, visibility: "public", storeKey: f.storeKey } });
+    expect(record).not.toContain("b".repeat(64));
+    await entry!.body?.cancel();
+
+    await dropFileRecord(f);
+    const hit = await view(short(f), {}, true); // D1 throws, Durable Objects never answer
+    expect(hit.status).toBe(200);
+    expect(hit.bytes).toEqual(content);
+    expect((await view(`${short(f)}/thumb`, {}, true)).bytes).toEqual(pngLikeBytes(700, 4));
+    expect((await view(short(f), { method: "HEAD" }, true)).headers.get("content-length")).toBe(String(content.byteLength));
+  });
+
+  it("the rules hold on it: a record that says private, or a hotlink policy, still decides", async () => {
+    const blocked = await seedFile(owner.id, { hotlinkPolicy: "block" });
+    await view(short(blocked));
+    await dropFileRecord(blocked);
+    expect((await view(short(blocked), { headers: { referer: "https://elsewhere.example/" } }, true)).status).toBe(403);
+    expect((await view(short(blocked), {}, true)).status).toBe(200);
+  });
+
+  it("a record older than ACCESS_RECORD_SECONDS no longer decides: D1 does, and the entry is stored again", async () => {
+    const f = await seedFile(owner.id);
+    await view(short(f));
+    const first = JSON.parse(decodeURIComponent((await entryOf(f))!.headers.get("x-edge-record")!));
+
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(Date.now() + 31_000);
+    await dropFileRecord(f); // (its own max-age would have ended it by now)
+    expect(await d1CallsOf(short(f))).not.toEqual([]); // stale: it asks D1 (unreachable here)
+    await setRow(f, "visibility = 'private'"); // a change that reached no cache
+    expect((await view(short(f))).status).toBe(404);
+
+    await setRow(f, "visibility = 'public'");
+    await dropFileRecord(f);
+    expect((await view(short(f))).status).toBe(200); // decided from D1, then the entry is stored again
+    const again = JSON.parse(decodeURIComponent((await entryOf(f))!.headers.get("x-edge-record")!));
+    expect(again.at).toBeGreaterThan(first.at);
+    await dropFileRecord(f);
+    expect((await view(short(f), {}, true)).status).toBe(200); // the fresh record decides alone again
+  });
+});
+
+describe("entries without a record that may decide", () => {
+  it("filled for the owner's Bearer request (a replica's answer): bytes only, anonymous viewers are decided elsewhere", async () => {
+    const f = await seedFile(owner.id, { visibility: "private" });
+    expect((await view(short(f), { headers: { authorization: `Bearer ${owner.access}` } })).status).toBe(200);
+    const entry = await entryOf(f);
+    expect(entry).toBeDefined();
+    expect(entry!.headers.get("x-edge-record")).toBeNull();
+    await entry!.body?.cancel();
+    expect((await view(short(f))).status).toBe(404);
+    expect((await view(short(f), {}, true)).status).toBe(404);
+  });
+
+  it("a record too long to carry (a long hotlink allow-list) stays out; the file's own record decides", async () => {
+    const domains = Array.from({ length: 50 }, (_, i) => `${"d".repeat(180)}${i}.example`);
+    const f = await seedFile(owner.id, { hotlinkPolicy: "whitelist", hotlinkDomains: domains });
+    const friend = { headers: { referer: `https://${domains[7]}/post` } };
+    expect((await view(short(f), friend)).status).toBe(200);
+    const entry = await entryOf(f);
+    expect(entry!.headers.get("x-edge-record")).toBeNull();
+    await entry!.body?.cancel();
+    expect((await view(short(f), friend, true)).status).toBe(200);
+    expect((await view(short(f), { headers: { referer: "https://elsewhere.example/" } }, true)).status).toBe(403);
+  });
+
+  it("an entry of another object (a thumbnail made again) is a miss: the current object is served", async () => {
+    const f = await seedFile(owner.id, { thumb: pngLikeBytes(600, 8) });
+    const old = pngLikeBytes(500, 1);
+    const meta = { type: "image/webp", size: old.byteLength, etag: '"old"' };
+    await storeByteEntry(env, f.id, "thumb", { body: new Blob([old]).stream(), meta, objectKey: `thumbs/${f.id}-old.webp` });
+    const res = await view(`${short(f)}/thumb`);
+    expect(res.status).toBe(200);
+    expect(res.bytes).toEqual(pngLikeBytes(600, 8));
+    const entry = await entryOf(f, "thumb");
+    expect(entry!.headers.get("x-edge-object")).toBe(encodeURIComponent(f.thumbKey!));
+    await entry!.body?.cancel();
+  });
+});
+
+describe("invalidation drops the entries with the records", () => {
+  it("forgetting a file's access drops its original's and thumbnail's entries", async () => {
+    const f = await seedFile(owner.id, { thumb: pngLikeBytes(600, 9) });
+    await view(short(f));
+    await view(`${short(f)}/thumb`);
+    await forgetFileAccess(env, [f.id]);
+    expect(await entryOf(f)).toBeUndefined();
+    expect(await entryOf(f, "thumb")).toBeUndefined();
+  });
+});
