@@ -63,6 +63,11 @@ export function createApp() {
   const app = new Hono<AppEnv>();
   app.use(requestId());
   app.use(securityHeaders());
+  // Byte serving sits beside the API, outside its auth and rate-limit chain: the hot path (serving/routes.ts).
+  // Mounted before dbHandle(), whose middleware therefore never runs for them: a cache hit opens no D1
+  // session (they open one on a miss, through requestDb).
+  app.route("/i", imageRoutes);
+  app.route("/cdn", cdnRoutes);
   app.use("/api/v1/*", apiCors());
   app.use(dbHandle());
   app.use(
@@ -77,9 +82,6 @@ export function createApp() {
       })(c, next);
     },
   );
-  // Byte serving sits beside the API, outside its auth and rate-limit chain: the hot path (serving/routes.ts).
-  app.route("/i", imageRoutes);
-  app.route("/cdn", cdnRoutes);
   app.route("/api/v1", api);
   // Pages call the API in-process through the whole app (request id, db handle, auth, limits), lent here.
   app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env), api: (req, env, ctx) => app.fetch(req, env, ctx) }));

@@ -3,9 +3,10 @@
 // an earlier response (`x-d1-bookmark`) reads at least that fresh; requests that change things start at the
 // primary ("first-primary"), so their checks (quota, state transitions) see the latest state. Every API
 // response carries the session's latest bookmark in `x-d1-bookmark` for the client's next request.
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { createDb } from "../platform/db";
+import { createDb, type Db } from "../platform/db";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -35,12 +36,24 @@ declare module "hono" {
   }
 }
 
+/**
+ * The request's drizzle handle, its session opened on first use. Byte links are mounted ahead of dbHandle()
+ * (app.ts) and call this only when they must read D1: a cache hit opens no session at all.
+ */
+export function requestDb(c: Context<AppEnv>): Db {
+  const opened = c.var.db as Db | undefined;
+  if (opened) return opened;
+  const session = openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), c.req.method, c.req.path);
+  const db = createDb(session);
+  c.set("dbSession", session);
+  c.set("db", db);
+  return db;
+}
+
 export const dbHandle = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const session = openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), c.req.method, c.req.path);
-    c.set("dbSession", session);
-    c.set("db", createDb(session));
+    requestDb(c);
     await next();
-    const bookmark = session.getBookmark();
+    const bookmark = c.var.dbSession?.getBookmark();
     if (bookmark && c.req.path.startsWith("/api/")) c.res.headers.set(BOOKMARK_HEADER, bookmark);
   });

@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
+import { requestDb } from "../middleware/db";
 import { ANONYMOUS_VIEWER, loadFile, viewerOf, type LoadedFile, type Viewer } from "../files/access";
 import { accessRecordSeconds, cachedAccess, cachedOwnerGoneAt } from "./access-records";
 import { freshRecord, readByteEntry, type ByteEntry, type EntryRecord, type ServedFile } from "./byte-entries";
@@ -23,7 +24,7 @@ export async function bearerViewer(c: Context<AppEnv>): Promise<Viewer> {
   if (!c.req.header("authorization")) return ANONYMOUS_VIEWER;
   let principal;
   try {
-    principal = await resolvePrincipal(c.env, c.get("db"), c.req.raw, c.executionCtx);
+    principal = await resolvePrincipal(c.env, requestDb(c), c.req.raw, c.executionCtx);
   } catch {
     return ANONYMOUS_VIEWER; // a bad token proves nothing: a private file stays 404
   }
@@ -47,7 +48,7 @@ export type Decision = EntrySource & { loaded: LoadedFile<ServedFile> | undefine
  * variants, which are decided from the records and never need the original's bytes.
  */
 export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer, entryVariant: Variant | undefined, now: number): Promise<Decision> {
-  const fromDb = () => loadFile(c.get("db"), fileId);
+  const fromDb = () => loadFile(requestDb(c), fileId);
   if (viewer.userId !== null) return { loaded: await fromDb(), read: false };
 
   const seconds = accessRecordSeconds(c.env);

@@ -97,13 +97,22 @@ async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   // A bad ?w= is a 400 whether or not the file exists (decided before the lookup, so it tells nothing).
   const variantQuery = parseVariantQuery(new URL(c.req.url));
   const viewer = await bearerViewer(c);
-  const decision = await decide(c, req.fileId, viewer, variantQuery ? undefined : req.variant, now);
+  const decision = await decide(c, req.fileId, viewer, wantsWholeObject(c, variantQuery) ? req.variant : undefined, now);
   try {
     return await respond(c, req, viewer, decision, variantQuery, now);
   } finally {
     const entry = decision.entry;
     if (entry && !entry.taken) await entry.response.body?.cancel(); // looked up, then not needed
   }
+}
+
+/**
+ * A plain GET: most likely answered with the object's whole bytes, so its entry is looked up while deciding.
+ * A HEAD, a conditional GET (mostly 304s), a range (read from R2) or a variant are decided from the small
+ * records instead, and read an entry only if they turn out to need one.
+ */
+function wantsWholeObject(c: Context<AppEnv>, variantQuery: VariantQuery | undefined): boolean {
+  return !variantQuery && c.req.method === "GET" && !c.req.header("if-none-match") && !c.req.header("range");
 }
 
 async function respond(c: Context<AppEnv>, req: ServeRequest, viewer: Viewer, decision: Decision, variantQuery: VariantQuery | undefined, now: number): Promise<Response> {

@@ -53,7 +53,19 @@ describe("an entry decides with its own record", () => {
     expect(hit.status).toBe(200);
     expect(hit.bytes).toEqual(content);
     expect((await view(`${short(f)}/thumb`, {}, true)).bytes).toEqual(pngLikeBytes(700, 4));
-    expect((await view(short(f), { method: "HEAD" }, true)).headers.get("content-length")).toBe(String(content.byteLength));
+    // (HEAD and conditional GETs are decided from the small records, not the entry: access-records.test.ts.)
+  });
+
+  it("a hit opens no D1 session at all (byte links are mounted ahead of the db handle)", async () => {
+    const f = await seedFile(owner.id);
+    await view(short(f));
+    const touched: string[] = [];
+    const DB = new Proxy({}, { get: (_t, prop) => (touched.push(String(prop)), () => { throw new Error("no D1 here"); }) }) as unknown as D1Database;
+    const probe = unreachableBindings(env);
+    const res = await worker.fetch(new Request(short(f)) as Request<unknown, IncomingRequestCfProperties>, { ...recordsOn, ...probe.bindings, DB }, createExecutionContext());
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+    expect(touched).toEqual([]);
   });
 
   it("the rules hold on it: a record that says private, or a hotlink policy, still decides", async () => {
