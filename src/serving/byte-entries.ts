@@ -8,8 +8,12 @@
 // affects access deletes the entry with the record (edge-cache.ts, forgetFileAccess and
 // purgeFileFromEdgeCache). An entry whose record is older, or that has none (filled for a Bearer
 // viewer, whose answer came from a replica), still holds good bytes: the decision is then made the
-// slow way, and the entry is stored again with the fresher record.
+// slow way, and the entry is stored again with the fresher record. A hot entry does not wait for that: once
+// its record has lived two thirds of its time, a view stores it again with a record read from the primary
+// after the response, so the views of a busy image keep deciding from the entry.
 import type { FileRow } from "../db/schema";
+import { createDb } from "../platform/db";
+import { loadFile } from "../files/access";
 import { edgeCacheKey, edgeCacheMatch, edgeCachePut, EDGE_CACHE_SECONDS, type Variant } from "./edge-cache";
 
 /** The fields byte serving reads: the read rules, the hotlink policy, the objects and their headers. */
@@ -108,7 +112,7 @@ export function storeByteEntry(
   env: Pick<Env, "CDN_URL">,
   fileId: string,
   variant: Variant,
-  entry: { body: ReadableStream; meta: EntryMeta; objectKey: string; record?: EntryRecord },
+  entry: EntryWrite,
 ): Promise<void> {
   const headers = new Headers({
     "Content-Type": entry.meta.type,
@@ -120,4 +124,42 @@ export function storeByteEntry(
   const record = entry.record && encodeRecord(entry.record);
   if (record) headers.set(RECORD_HEADER, record);
   return edgeCachePut(edgeCacheKey(env, fileId, variant), new Response(entry.body, { headers }));
+}
+
+export type EntryWrite = { body: ReadableStream; meta: EntryMeta; objectKey: string; record?: EntryRecord };
+
+/** Entries this isolate is storing again right now: one write per entry at a time, not one per concurrent view. */
+const refreshing = new Set<string>();
+
+/**
+ * Whether a view served from `entry` should store it again: when it was decided from a fresher record than
+ * the entry carries, or when the entry's record has lived two thirds of `seconds` (the new one is then read
+ * from D1's primary after the response). Claims the entry for this isolate; refreshByteEntry releases it.
+ */
+export function claimRefresh(fileId: string, variant: Variant, entry: ByteEntry, decidedFrom: EntryRecord | undefined, seconds: number, now: number): boolean {
+  const carried = entry.record?.at;
+  const due = decidedFrom ? carried === undefined || decidedFrom.at > carried : carried !== undefined && now - carried >= (seconds * 1000 * 2) / 3;
+  const key = `${fileId}/${variant}`;
+  if (!due || seconds === 0 || refreshing.has(key)) return false;
+  refreshing.add(key);
+  return true;
+}
+
+/** Stores a claimed entry again, with `write.record` or one read now from D1's primary (run it after the response). */
+export async function refreshByteEntry(env: Env, fileId: string, variant: Variant, write: EntryWrite): Promise<void> {
+  try {
+    let record = write.record;
+    if (!record) {
+      const at = Date.now(); // before the read: a record is never younger than what it says
+      const loaded = await loadFile(createDb(env.DB), fileId);
+      if (loaded?.file.state === "finalized") record = { file: loaded.file, at };
+    }
+    if (record) await storeByteEntry(env, fileId, variant, { ...write, record });
+    else await write.body.cancel();
+  } catch (err) {
+    console.error("byte entry refresh failed", err);
+    await write.body.cancel().catch(() => {});
+  } finally {
+    refreshing.delete(`${fileId}/${variant}`);
+  }
 }

@@ -39,6 +39,8 @@ export type EntrySource = {
   entry?: ByteEntry;
   /** A record recent enough to travel with the bytes: an entry stored by this request carries it. */
   record?: EntryRecord;
+  /** ACCESS_RECORD_SECONDS when records may decide (anonymous viewers), else 0: no record goes in an entry. */
+  recordSeconds: number;
 };
 
 export type Decision = EntrySource & { loaded: LoadedFile<ServedFile> | undefined };
@@ -49,7 +51,7 @@ export type Decision = EntrySource & { loaded: LoadedFile<ServedFile> | undefine
  */
 export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer, entryVariant: Variant | undefined, now: number): Promise<Decision> {
   const fromDb = () => loadFile(requestDb(c), fileId);
-  if (viewer.userId !== null) return { loaded: await fromDb(), read: false };
+  if (viewer.userId !== null) return { loaded: await fromDb(), read: false, recordSeconds: 0 };
 
   const seconds = accessRecordSeconds(c.env);
   const read = entryVariant !== undefined && seconds > 0;
@@ -57,9 +59,9 @@ export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer,
   const fresh = freshRecord(entry, seconds, now);
   if (fresh) {
     const ownerGoneAt = fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, fresh.file.userId) : null;
-    return { loaded: { file: fresh.file, ownerGoneAt }, read, entry };
+    return { loaded: { file: fresh.file, ownerGoneAt }, read, entry, recordSeconds: seconds };
   }
   const loaded = await cachedAccess(c.env, c.executionCtx, fileId, fromDb);
   const record = loaded?.recordedAt !== undefined && loaded.file.state === "finalized" ? { file: loaded.file, at: loaded.recordedAt } : undefined;
-  return { loaded, read, entry, record };
+  return { loaded, read, entry, record, recordSeconds: seconds };
 }

@@ -20,7 +20,7 @@ import type { Variant } from "./edge-cache";
 import { isPreviewBot } from "./bots";
 import { countHit } from "./view-counter";
 import { placeholderKind, placeholderResponse } from "./placeholder";
-import { readByteEntry, storeByteEntry, type ByteEntry, type ServedFile } from "./byte-entries";
+import { claimRefresh, readByteEntry, refreshByteEntry, storeByteEntry, type ByteEntry, type ServedFile } from "./byte-entries";
 import { bearerViewer, decide, type Decision, type EntrySource } from "./decide";
 import type { Viewer } from "../files/access";
 import { BYTES_CSP, servedType } from "./headers";
@@ -196,11 +196,11 @@ async function serveObject(c: Context<AppEnv>, file: ServedFile, req: ServeReque
       return headersOnly(file, meta, cache);
     }
     let body = cached.body;
-    // Decided from a fresher record than the entry carries (or it carries none): store it again with it.
-    if (body && source.record && source.record.at > (entry!.record?.at ?? -1)) {
+    // A fresher record than the entry carries, or its own is getting old: store it again after the response.
+    if (body && source.read && claimRefresh(file.id, objectVariant, entry!, source.record, source.recordSeconds, Date.now())) {
       const [forClient, forCache] = body.tee();
       body = forClient;
-      c.executionCtx.waitUntil(storeByteEntry(c.env, file.id, objectVariant, { body: forCache, meta, objectKey, record: source.record }));
+      c.executionCtx.waitUntil(refreshByteEntry(c.env, file.id, objectVariant, { body: forCache, meta, objectKey, record: source.record }));
     }
     countView(c, file, req);
     const headers = baseHeaders(file, meta, cache);

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import worker from "../../src/index";
 import { edgeCacheKey, fileAccessKey, forgetFileAccess } from "../../src/serving/edge-cache";
-import { storeByteEntry } from "../../src/serving/byte-entries";
+import { claimRefresh, readByteEntry, refreshByteEntry, storeByteEntry } from "../../src/serving/byte-entries";
 import type { FileRow } from "../../src/db/schema";
 import { verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
@@ -95,6 +95,35 @@ describe("an entry decides with its own record", () => {
     expect(again.at).toBeGreaterThan(first.at);
     await dropFileRecord(f);
     expect((await view(short(f), {}, true)).status).toBe(200); // the fresh record decides alone again
+  });
+});
+
+describe("a busy entry is stored again before its record runs out", () => {
+  it("a view after two thirds of ACCESS_RECORD_SECONDS is served from the entry, then a new record is read from the primary", async () => {
+    const f = await seedFile(owner.id);
+    await view(short(f));
+    const first = JSON.parse(decodeURIComponent((await entryOf(f))!.headers.get("x-edge-record")!));
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    vi.setSystemTime(Date.now() + 21_000);
+    await setRow(f, "visibility = 'private'"); // a change that reached no cache: the next record must see it
+    expect((await view(short(f))).status).toBe(200); // still decided by the carried record (21 s < 30 s)
+    const again = JSON.parse(decodeURIComponent((await entryOf(f))!.headers.get("x-edge-record")!));
+    expect(again.at).toBeGreaterThan(first.at);
+    expect(again.file.visibility).toBe("private");
+    expect((await view(short(f), {}, true)).status).toBe(404);
+  });
+
+  it("one write per entry at a time in an isolate", async () => {
+    const f = await seedFile(owner.id);
+    await view(short(f));
+    const entry = await readByteEntry(env, f.id, "original");
+    const later = entry!.record!.at + 25_000;
+    expect(claimRefresh(f.id, "original", entry!, undefined, 30, entry!.record!.at + 1_000)).toBe(false); // young
+    expect(claimRefresh(f.id, "original", entry!, undefined, 30, later)).toBe(true);
+    expect(claimRefresh(f.id, "original", entry!, undefined, 30, later)).toBe(false); // claimed
+    await refreshByteEntry(env, f.id, "original", { body: entry!.response.body!, meta: { type: "image/png", size: f.bytes, etag: `"${f.storeEtag}"` }, objectKey: f.storeKey });
+    expect(claimRefresh(f.id, "original", entry!, undefined, 30, later)).toBe(true); // released
+    expect(claimRefresh(f.id, "thumb", entry!, undefined, 0, later)).toBe(false); // records off
   });
 });
 
