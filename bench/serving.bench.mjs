@@ -1,13 +1,15 @@
 // The read side under load: GET /api/v1/files/<id> against the static JSON baseline, and the short link
 // {image_url}/<id> (a 1 MB image) against the bench worker's bare `GET /__bench/r2/<key>` (BUCKET.get,
 // streamed back), all measured in the same run on the same worker and printed as ratios.
-//   short link            the normal path: access records (file, owner) and the bytes from the edge cache
-//                         (caches.default), hotlink check, views gathered and counted after the response
+//   short link            the normal path: the bytes' edge-cache entry, which carries the file's access record
+//                         (src/serving/byte-entries.ts), and the owner's record (caches.default), hotlink check,
+//                         views gathered and counted after the response
 //   short link, Range 0-  the same checks but the bytes straight from R2 (ranges bypass the edge cache)
 //   short link, 304       If-None-Match: answered from the access records alone, no R2, no bytes
 //   CDN link              {cdn_url}/uploads/<date>/<id>/<name>: as the short link, path checked against storeKey
 //   bare cache hit        baseline C: caches.default.match of the same 1 MB object (the local cache simulator's cost)
-//   3 cache lookups       baseline D: two small JSON records, then baseline C: the lookups a byte link's hit makes, alone
+//   3 cache lookups       baseline D: two small JSON records, then baseline C: the lookups a byte link's hit made
+//                         before its entries carried the file's record (it now makes two: the entry, the owner's record)
 // Run: npm run bench -- serving   (3 interleaved rounds of 4 s per case; --quick: one round of 2 s). Port: BENCH_PORT_BASE + 40 (default 8830).
 import { createHash, randomBytes } from "node:crypto";
 import { deflateSync } from "node:zlib";
@@ -198,12 +200,12 @@ printTable(rows, [
   // Byte links against a bare edge-cache hit too: locally the cache is simulated in the same process, so its
   // own cost shows in every cached read (baseline C).
   { key: "rps", title: "throughput vs bare cache hit (C)", format: (v, row) => (row.base === "B" && baseOf.C ? ratio(v, baseOf.C.rps) : "") },
-  // ... and against the same three lookups done bare (D): what the app adds to the lookups themselves.
+  // ... and against three lookups done bare (D), the path's lookups before byte entries (it makes two now).
   { key: "rps", title: "vs 3 bare lookups (D)", format: (v, row) => (/^(short link \{|CDN link)/.test(row.label) && baseOf.D ? ratio(v, baseOf.D.rps) : "") },
 ]);
 console.log(`${connections} connections, ${rounds} interleaved rounds of ${seconds} s per case, load generator: ${rows[0]?.tool}. Baseline A: static JSON route;
 baseline B: bare BUCKET.get of the same 1 MB object; baseline C: bare caches.default.match of it; baseline D: two small
-record lookups, then C (the lookups of a byte link's hit, alone). CPU ms/req: the workerd runtime process, including local dev's own
+record lookups, then C (a byte link hit's lookups before its entry carried the file's record; now two). CPU ms/req: the workerd runtime process, including local dev's own
 per-request overhead. Shared 2-core machine: compare ratios, not absolutes.\n`);
 
 writeSummary("serving", { baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)", C: "GET /__bench/cache/<key> (1 MB)", D: "GET /__bench/cache3/<key> (2 records + 1 MB)" }, connections, rounds, seconds, rows, viewCheck });
