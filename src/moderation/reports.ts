@@ -124,7 +124,7 @@ export async function fileReport(env: Env, db: Db, input: ReportInput, reporter:
   const created = row.id === newReportId;
 
   if (high) {
-    // Access checks already refuse the file; dropping the cached bytes is hygiene, not the gate.
+    // Before answering: the cached bytes carry the access record that would still let them through.
     await purgeFileFromEdgeCache(env, file);
   }
   // Escalate once per report: when it is created high, turns high, or hides the file again.

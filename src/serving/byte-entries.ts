@@ -9,12 +9,18 @@
 // purgeFileFromEdgeCache). An entry whose record is older, or that has none (filled for a Bearer
 // viewer, whose answer came from a replica), still holds good bytes: the decision is then made the
 // slow way, and the entry is stored again with the fresher record. A hot entry does not wait for that: once
-// its record has lived two thirds of its time, a view stores it again with a record read from the primary
-// after the response, so the views of a busy image keep deciding from the entry.
+// its record has lived two thirds of its time, a view stores it again after the response.
+//
+// A write that carries a record can land after a change deleted the entry (the bytes take a while to
+// stream into the cache): every such write is followed by a read of D1's primary, and an entry whose record
+// no longer matches the row is deleted. A write stores bytes read from R2 after its record was read (never
+// bytes read back from the cache), so an object rewritten in place (the analysis scrubs GPS from the
+// original) cannot live on in an entry.
 import type { FileRow } from "../db/schema";
 import { createDb } from "../platform/db";
 import { loadFile } from "../files/access";
-import { edgeCacheKey, edgeCacheMatch, edgeCachePut, EDGE_CACHE_SECONDS, type Variant } from "./edge-cache";
+import { defaultCache, edgeCacheKey, edgeCacheMatch, edgeCachePut, EDGE_CACHE_SECONDS, type Variant } from "./edge-cache";
+import { servedType } from "./headers";
 
 /** The fields byte serving reads: the read rules, the hotlink policy, the objects and their headers. */
 export const SERVED_FIELDS = [
@@ -66,11 +72,16 @@ const RECORD_HEADER = "x-edge-record";
 /** Hotlink allow-lists can be long; a record past this size is not carried (that file takes the slow way). */
 const MAX_RECORD_CHARS = 8192;
 
-function encodeRecord(record: EntryRecord): string | undefined {
+/** The served fields as plain JSON values (dates as epoch ms). */
+function servedFields(served: ServedFile): Record<string, unknown> {
   const file: Record<string, unknown> = {};
-  for (const k of SERVED_FIELDS) file[k] = record.file[k];
-  for (const k of DATE_FIELDS) file[k] = record.file[k]?.getTime() ?? null;
-  const text = encodeURIComponent(JSON.stringify({ v: 1, at: record.at, file }));
+  for (const k of SERVED_FIELDS) file[k] = served[k];
+  for (const k of DATE_FIELDS) file[k] = served[k]?.getTime() ?? null;
+  return file;
+}
+
+function encodeRecord(record: EntryRecord): string | undefined {
+  const text = encodeURIComponent(JSON.stringify({ v: 1, at: record.at, file: servedFields(record.file) }));
   return text.length <= MAX_RECORD_CHARS ? text : undefined;
 }
 
@@ -92,11 +103,12 @@ export async function readByteEntry(env: Pick<Env, "CDN_URL">, fileId: string, v
   const response = await edgeCacheMatch(edgeCacheKey(env, fileId, variant));
   if (!response) return undefined;
   const objectKey = response.headers.get(OBJECT_HEADER);
-  if (!objectKey) {
+  const record = decodeRecord(response.headers.get(RECORD_HEADER));
+  if (!objectKey || (record && record.file.id !== fileId)) {
     await response.body?.cancel();
     return undefined;
   }
-  return { response, objectKey: decodeURIComponent(objectKey), record: decodeRecord(response.headers.get(RECORD_HEADER)) };
+  return { response, objectKey: decodeURIComponent(objectKey), record };
 }
 
 /** The entry's record while it may still decide (`seconds` = ACCESS_RECORD_SECONDS; 0 = records off). */
@@ -128,37 +140,71 @@ export function storeByteEntry(
 
 export type EntryWrite = { body: ReadableStream; meta: EntryMeta; objectKey: string; record?: EntryRecord };
 
+/**
+ * Stores an entry (after a response, from R2's bytes) and, when it carries a record, checks that record
+ * against D1's primary once it is stored: a change that landed meanwhile, whose delete came too early to
+ * see the entry, deletes it now.
+ */
+export async function fillByteEntry(env: Env, fileId: string, variant: Variant, write: EntryWrite): Promise<void> {
+  await storeByteEntry(env, fileId, variant, write);
+  if (write.record) await dropIfChanged(env, fileId, variant, write.record);
+}
+
+async function dropIfChanged(env: Env, fileId: string, variant: Variant, record: EntryRecord): Promise<void> {
+  let current: ServedFile | undefined;
+  try {
+    current = (await loadFile(createDb(env.DB), fileId))?.file;
+  } catch {
+    current = undefined; // not verified: not kept
+  }
+  if (current && JSON.stringify(servedFields(current)) === JSON.stringify(servedFields(record.file))) return;
+  await defaultCache()?.delete(edgeCacheKey(env, fileId, variant)).catch(() => false);
+}
+
 /** Entries this isolate is storing again right now: one write per entry at a time, not one per concurrent view. */
 const refreshing = new Set<string>();
 
 /**
- * Whether a view served from `entry` should store it again: when it was decided from a fresher record than
- * the entry carries, or when the entry's record has lived two thirds of `seconds` (the new one is then read
- * from D1's primary after the response). Claims the entry for this isolate; refreshByteEntry releases it.
+ * Whether a view served from `entry` should store it again, and with what: the record it was decided from
+ * when that is fresher than the one the entry carries; none (refreshByteEntry reads one) when the entry's
+ * record has lived two thirds of `seconds`. Claims the entry for this isolate; refreshByteEntry releases it.
  */
-export function claimRefresh(fileId: string, variant: Variant, entry: ByteEntry, decidedFrom: EntryRecord | undefined, seconds: number, now: number): boolean {
+export function claimRefresh(
+  fileId: string,
+  variant: Variant,
+  entry: ByteEntry,
+  decidedFrom: EntryRecord | undefined,
+  seconds: number,
+  now: number,
+): { record?: EntryRecord } | undefined {
   const carried = entry.record?.at;
-  const due = decidedFrom ? carried === undefined || decidedFrom.at > carried : carried !== undefined && now - carried >= (seconds * 1000 * 2) / 3;
+  const fresher = decidedFrom !== undefined && (carried === undefined || decidedFrom.at > carried);
+  const ageing = carried !== undefined && now - carried >= (seconds * 1000 * 2) / 3;
   const key = `${fileId}/${variant}`;
-  if (!due || seconds === 0 || refreshing.has(key)) return false;
+  if (!(fresher || ageing) || seconds === 0 || refreshing.has(key)) return undefined;
   refreshing.add(key);
-  return true;
+  return fresher && !ageing ? { record: decidedFrom } : {};
 }
 
-/** Stores a claimed entry again, with `write.record` or one read now from D1's primary (run it after the response). */
-export async function refreshByteEntry(env: Env, fileId: string, variant: Variant, write: EntryWrite): Promise<void> {
+/**
+ * Stores a claimed entry again (run it after the response): with `record` when the view was decided from a
+ * fresher one, else with one read now from D1's primary; then the object's bytes from R2, then the check.
+ */
+export async function refreshByteEntry(env: Env, fileId: string, variant: Variant, objectKey: string, given?: EntryRecord): Promise<void> {
   try {
-    let record = write.record;
+    let record = given;
     if (!record) {
       const at = Date.now(); // before the read: a record is never younger than what it says
       const loaded = await loadFile(createDb(env.DB), fileId);
       if (loaded?.file.state === "finalized") record = { file: loaded.file, at };
     }
-    if (record) await storeByteEntry(env, fileId, variant, { ...write, record });
-    else await write.body.cancel();
+    if (!record) return;
+    const object = await env.BUCKET.get(objectKey);
+    if (!object) return;
+    const meta = { type: servedType(object.httpMetadata?.contentType), size: object.size, etag: object.httpEtag };
+    await fillByteEntry(env, fileId, variant, { body: object.body, meta, objectKey, record });
   } catch (err) {
     console.error("byte entry refresh failed", err);
-    await write.body.cancel().catch(() => {});
   } finally {
     refreshing.delete(`${fileId}/${variant}`);
   }

@@ -11,6 +11,7 @@ import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
 import { requestDb } from "../middleware/db";
 import { ANONYMOUS_VIEWER, loadFile, viewerOf, type LoadedFile, type Viewer } from "../files/access";
+import { isId } from "../platform/ids";
 import { accessRecordSeconds, cachedAccess, cachedOwnerGoneAt } from "./access-records";
 import { freshRecord, readByteEntry, type ByteEntry, type EntryRecord, type ServedFile } from "./byte-entries";
 import type { Variant } from "./edge-cache";
@@ -37,7 +38,7 @@ export type EntrySource = {
   /** True when the entry was looked up while deciding (then `entry` is all there is: no second lookup). */
   read: boolean;
   entry?: ByteEntry;
-  /** A record recent enough to travel with the bytes: an entry stored by this request carries it. */
+  /** The record that decided, when one may travel with the bytes: an entry stored by this request carries it. */
   record?: EntryRecord;
   /** ACCESS_RECORD_SECONDS when records may decide (anonymous viewers), else 0: no record goes in an entry. */
   recordSeconds: number;
@@ -54,14 +55,19 @@ export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer,
   if (viewer.userId !== null) return { loaded: await fromDb(), read: false, recordSeconds: 0 };
 
   const seconds = accessRecordSeconds(c.env);
-  const read = entryVariant !== undefined && seconds > 0;
+  const read = entryVariant !== undefined && seconds > 0 && isId("file", fileId);
   const entry = read ? await readByteEntry(c.env, fileId, entryVariant) : undefined;
-  const fresh = freshRecord(entry, seconds, now);
-  if (fresh) {
-    const ownerGoneAt = fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, fresh.file.userId) : null;
-    return { loaded: { file: fresh.file, ownerGoneAt }, read, entry, recordSeconds: seconds };
+  try {
+    const fresh = freshRecord(entry, seconds, now);
+    if (fresh) {
+      const ownerGoneAt = fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, fresh.file.userId) : null;
+      return { loaded: { file: fresh.file, ownerGoneAt }, read, entry, record: fresh, recordSeconds: seconds };
+    }
+    const loaded = await cachedAccess(c.env, c.executionCtx, fileId, fromDb);
+    const record = loaded?.recordedAt !== undefined && loaded.file.state === "finalized" ? { file: loaded.file, at: loaded.recordedAt } : undefined;
+    return { loaded, read, entry, record, recordSeconds: seconds };
+  } catch (err) {
+    await entry?.response.body?.cancel(); // (D1 failing on the slow path: the request fails, the body is released)
+    throw err;
   }
-  const loaded = await cachedAccess(c.env, c.executionCtx, fileId, fromDb);
-  const record = loaded?.recordedAt !== undefined && loaded.file.state === "finalized" ? { file: loaded.file, at: loaded.recordedAt } : undefined;
-  return { loaded, read, entry, record, recordSeconds: seconds };
 }

@@ -4,7 +4,8 @@
 //     record in their headers (byte-entries.ts);
 //   - access records (serving/access-records.ts): what the access decision needs about a file and its
 //     owner, so a cache hit is answered with no D1 query and no Durable Object call.
-// Bytes are only ever served after an access decision, so cached bytes of a file that went away are inert.
+// Bytes are only ever served after an access decision; but the entries of originals and thumbnails carry a
+// record that may make it, so deleting them is part of every invalidation, like deleting the records.
 // Variants (serving/variants.ts) of either are a third kind, keyed by the source object and the variant's
 // descriptor; only the plain ladder is cached, a finite set, so a purge names every key it can have.
 // Every change that affects access deletes the records here at once (this data centre); elsewhere they
@@ -103,9 +104,10 @@ export function fileCacheKeys(env: Pick<Env, "CDN_URL">, file: PurgedFile): stri
   // GIF, BMP and other types the engine does not read never get variants (serving/variant-serve.ts).
   const originalType = transformableType(servedType(file.mime));
   if (originalType) keys.push(...cacheableDescriptors("original", originalType).map((d) => variantCacheKey(env, file.id, "original", file.storeKey, d)));
+  // The thumbnail's entry whatever the row says: a row read before the analysis landed has no thumbKey yet.
+  keys.push(edgeCacheKey(env, file.id, "thumb"));
   if (file.thumbKey) {
     const thumbKey = file.thumbKey;
-    keys.push(edgeCacheKey(env, file.id, "thumb"));
     keys.push(...cacheableDescriptors("thumb", thumbType(thumbKey)).map((d) => variantCacheKey(env, file.id, "thumb", thumbKey, d)));
   }
   return keys;

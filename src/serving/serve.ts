@@ -20,7 +20,7 @@ import type { Variant } from "./edge-cache";
 import { isPreviewBot } from "./bots";
 import { countHit } from "./view-counter";
 import { placeholderKind, placeholderResponse } from "./placeholder";
-import { claimRefresh, readByteEntry, refreshByteEntry, storeByteEntry, type ByteEntry, type ServedFile } from "./byte-entries";
+import { claimRefresh, fillByteEntry, readByteEntry, refreshByteEntry, type ByteEntry, type ServedFile } from "./byte-entries";
 import { bearerViewer, decide, type Decision, type EntrySource } from "./decide";
 import type { Viewer } from "../files/access";
 import { BYTES_CSP, servedType } from "./headers";
@@ -195,17 +195,13 @@ async function serveObject(c: Context<AppEnv>, file: ServedFile, req: ServeReque
       await cached.body?.cancel();
       return headersOnly(file, meta, cache);
     }
-    let body = cached.body;
     // A fresher record than the entry carries, or its own is getting old: store it again after the response.
-    if (body && source.read && claimRefresh(file.id, objectVariant, entry!, source.record, source.recordSeconds, Date.now())) {
-      const [forClient, forCache] = body.tee();
-      body = forClient;
-      c.executionCtx.waitUntil(refreshByteEntry(c.env, file.id, objectVariant, { body: forCache, meta, objectKey, record: source.record }));
-    }
+    const refresh = source.read ? claimRefresh(file.id, objectVariant, entry!, source.record, source.recordSeconds, Date.now()) : undefined;
+    if (refresh) c.executionCtx.waitUntil(refreshByteEntry(c.env, file.id, objectVariant, objectKey, refresh.record));
     countView(c, file, req);
     const headers = baseHeaders(file, meta, cache);
     headers.set("Content-Length", String(meta.size));
-    return new Response(body, { status: 200, headers });
+    return new Response(cached.body, { status: 200, headers });
   }
 
   if (isHead) {
@@ -223,7 +219,7 @@ async function serveObject(c: Context<AppEnv>, file: ServedFile, req: ServeReque
   }
   const [forClient, forCache] = obj.body.tee();
   const stored = { type: meta.type, size: obj.size, etag: meta.etag };
-  c.executionCtx.waitUntil(storeByteEntry(c.env, file.id, objectVariant, { body: forCache, meta: stored, objectKey, record: source.record }));
+  c.executionCtx.waitUntil(fillByteEntry(c.env, file.id, objectVariant, { body: forCache, meta: stored, objectKey, record: source.record }));
   countView(c, file, req);
   const headers = baseHeaders(file, meta, cache);
   headers.set("Content-Length", String(obj.size));

@@ -4,8 +4,8 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import worker from "../../src/index";
-import { edgeCacheKey, fileAccessKey, forgetFileAccess } from "../../src/serving/edge-cache";
-import { claimRefresh, readByteEntry, refreshByteEntry, storeByteEntry } from "../../src/serving/byte-entries";
+import { edgeCacheKey, fileAccessKey, forgetFileAccess, purgeFileFromEdgeCache } from "../../src/serving/edge-cache";
+import { claimRefresh, fillByteEntry, readByteEntry, refreshByteEntry, storeByteEntry } from "../../src/serving/byte-entries";
 import type { FileRow } from "../../src/db/schema";
 import { verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
@@ -118,12 +118,52 @@ describe("a busy entry is stored again before its record runs out", () => {
     await view(short(f));
     const entry = await readByteEntry(env, f.id, "original");
     const later = entry!.record!.at + 25_000;
-    expect(claimRefresh(f.id, "original", entry!, undefined, 30, entry!.record!.at + 1_000)).toBe(false); // young
-    expect(claimRefresh(f.id, "original", entry!, undefined, 30, later)).toBe(true);
-    expect(claimRefresh(f.id, "original", entry!, undefined, 30, later)).toBe(false); // claimed
-    await refreshByteEntry(env, f.id, "original", { body: entry!.response.body!, meta: { type: "image/png", size: f.bytes, etag: `"${f.storeEtag}"` }, objectKey: f.storeKey });
-    expect(claimRefresh(f.id, "original", entry!, undefined, 30, later)).toBe(true); // released
-    expect(claimRefresh(f.id, "thumb", entry!, undefined, 0, later)).toBe(false); // records off
+    expect(claimRefresh(f.id, "original", entry!, undefined, 30, entry!.record!.at + 1_000)).toBeUndefined(); // young
+    expect(claimRefresh(f.id, "original", entry!, entry!.record, 30, later)).toEqual({}); // old: read a new record
+    expect(claimRefresh(f.id, "original", entry!, undefined, 30, later)).toBeUndefined(); // claimed
+    await entry!.response.body?.cancel();
+    await refreshByteEntry(env, f.id, "original", f.storeKey);
+    const fresher = { ...entry!.record!, at: entry!.record!.at + 5_000 };
+    expect(claimRefresh(f.id, "original", entry!, fresher, 30, entry!.record!.at + 6_000)).toEqual({ record: fresher }); // released; decided from a fresher one
+    expect(claimRefresh(f.id, "thumb", entry!, undefined, 0, later)).toBeUndefined(); // records off
+  });
+});
+
+describe("a write that lands after a change does not outlive it", () => {
+  const meta = (f: FileRow) => ({ type: "image/png", size: f.bytes, etag: `"${f.storeEtag}"` });
+  const bytesOf = async (f: FileRow) => (await env.BUCKET.get(f.storeKey))!.body;
+
+  it("an entry whose record no longer matches the row (a change whose delete came before the write) is deleted once stored", async () => {
+    const f = await seedFile(owner.id);
+    const stale = { file: f, at: Date.now() };
+    await setRow(f, "visibility = 'private'"); // the change, and its delete, before the write lands
+    await fillByteEntry(env, f.id, "original", { body: await bytesOf(f), meta: meta(f), objectKey: f.storeKey, record: stale });
+    expect(await entryOf(f)).toBeUndefined();
+    expect((await view(short(f))).status).toBe(404);
+
+    const g = await seedFile(owner.id);
+    await fillByteEntry(env, g.id, "original", { body: await bytesOf(g), meta: meta(g), objectKey: g.storeKey, record: { file: g, at: Date.now() } });
+    const kept = await entryOf(g);
+    expect(kept).toBeDefined();
+    await kept!.body?.cancel();
+  });
+
+  it("a refresh stores the object's bytes read from R2, not the ones in the cache (an object rewritten in place)", async () => {
+    const f = await seedFile(owner.id, { content: pngLikeBytes(3000, 1) });
+    await view(short(f));
+    const scrubbed = pngLikeBytes(3000, 2); // same size, other bytes: what the analysis' metadata scrub does
+    await env.BUCKET.put(f.storeKey, scrubbed, { httpMetadata: { contentType: "image/png" } });
+    await refreshByteEntry(env, f.id, "original", f.storeKey);
+    const entry = await entryOf(f);
+    expect(new Uint8Array(await entry!.arrayBuffer())).toEqual(scrubbed);
+  });
+
+  it("a purge given a row read before the analysis landed (no thumbKey yet) still drops the thumbnail's entry", async () => {
+    const f = await seedFile(owner.id, { thumb: pngLikeBytes(600, 5) });
+    await view(`${short(f)}/thumb`);
+    expect(await entryOf(f, "thumb")).toBeDefined();
+    await purgeFileFromEdgeCache(env, { ...f, thumbKey: null });
+    expect(await entryOf(f, "thumb")).toBeUndefined();
   });
 });
 
