@@ -161,8 +161,12 @@ async function dropIfChanged(env: Env, fileId: string, variant: Variant, record:
   await defaultCache()?.delete(edgeCacheKey(env, fileId, variant)).catch(() => false);
 }
 
-/** Entries this isolate is storing again right now: one write per entry at a time, not one per concurrent view. */
-const refreshing = new Set<string>();
+/**
+ * Entries this isolate is storing again right now (and since when): one write per entry at a time, not one
+ * per concurrent view. A claim older than a minute is void: its waitUntil may have been cut off.
+ */
+const refreshing = new Map<string, number>();
+const CLAIM_MS = 60_000;
 
 /**
  * Whether a view served from `entry` should store it again, and with what: the record it was decided from
@@ -181,8 +185,9 @@ export function claimRefresh(
   const fresher = decidedFrom !== undefined && (carried === undefined || decidedFrom.at > carried);
   const ageing = carried !== undefined && now - carried >= (seconds * 1000 * 2) / 3;
   const key = `${fileId}/${variant}`;
-  if (!(fresher || ageing) || seconds === 0 || refreshing.has(key)) return undefined;
-  refreshing.add(key);
+  const claimedAt = refreshing.get(key);
+  if (!(fresher || ageing) || seconds === 0 || (claimedAt !== undefined && now - claimedAt < CLAIM_MS)) return undefined;
+  refreshing.set(key, now);
   return fresher && !ageing ? { record: decidedFrom } : {};
 }
 
