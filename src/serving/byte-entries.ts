@@ -11,9 +11,9 @@
 // slow way, and the entry is stored again with the fresher record. A hot entry does not wait for that: once
 // its record has lived two thirds of its time, a view stores it again after the response.
 //
-// A write that carries a record can land after a change deleted the entry (the bytes take a while to
-// stream into the cache): every such write is followed by a read of D1's primary, and an entry whose record
-// no longer matches the row is deleted. A write stores bytes read from R2 after its record was read (never
+// A write can land after a change deleted the entry (the bytes take a while to stream into the cache):
+// every write is followed by a read of D1's primary, and an entry whose request was decided from a row that
+// no longer matches is deleted. A write stores bytes read from R2 after its record was read (never
 // bytes read back from the cache), so an object rewritten in place (the analysis scrubs GPS from the
 // original) cannot live on in an entry.
 import type { FileRow } from "../db/schema";
@@ -63,12 +63,15 @@ export type ByteEntry = {
   /** The R2 object the bytes are (a regenerated thumbnail has a new key: an entry of the old one is a miss). */
   objectKey: string;
   record?: EntryRecord;
+  /** Its file's record is too long to carry (a long hotlink allow-list): storing it again would not help. */
+  tooLong?: boolean;
   /** Set once the response went to the client (serve.ts cancels the body of an entry it looked up but did not use). */
   taken?: boolean;
 };
 
 const OBJECT_HEADER = "x-edge-object";
 const RECORD_HEADER = "x-edge-record";
+const TOO_LONG = "too-long";
 /** Hotlink allow-lists can be long; a record past this size is not carried (that file takes the slow way). */
 const MAX_RECORD_CHARS = 8192;
 
@@ -103,12 +106,13 @@ export async function readByteEntry(env: Pick<Env, "CDN_URL">, fileId: string, v
   const response = await edgeCacheMatch(edgeCacheKey(env, fileId, variant));
   if (!response) return undefined;
   const objectKey = response.headers.get(OBJECT_HEADER);
-  const record = decodeRecord(response.headers.get(RECORD_HEADER));
+  const recordHeader = response.headers.get(RECORD_HEADER);
+  const record = recordHeader === TOO_LONG ? undefined : decodeRecord(recordHeader);
   if (!objectKey || (record && record.file.id !== fileId)) {
     await response.body?.cancel();
     return undefined;
   }
-  return { response, objectKey: decodeURIComponent(objectKey), record };
+  return { response, objectKey: decodeURIComponent(objectKey), record, tooLong: recordHeader === TOO_LONG };
 }
 
 /** The entry's record while it may still decide (`seconds` = ACCESS_RECORD_SECONDS; 0 = records off). */
@@ -133,31 +137,31 @@ export function storeByteEntry(
     "Cache-Control": `public, max-age=${EDGE_CACHE_SECONDS}`,
     [OBJECT_HEADER]: encodeURIComponent(entry.objectKey),
   });
-  const record = entry.record && encodeRecord(entry.record);
-  if (record) headers.set(RECORD_HEADER, record);
+  if (entry.record) headers.set(RECORD_HEADER, encodeRecord(entry.record) ?? TOO_LONG);
   return edgeCachePut(edgeCacheKey(env, fileId, variant), new Response(entry.body, { headers }));
 }
 
 export type EntryWrite = { body: ReadableStream; meta: EntryMeta; objectKey: string; record?: EntryRecord };
 
 /**
- * Stores an entry (after a response, from R2's bytes) and, when it carries a record, checks that record
- * against D1's primary once it is stored: a change that landed meanwhile, whose delete came too early to
- * see the entry, deletes it now.
+ * Stores an entry (after a response, from R2's bytes), then checks the row its request was decided from
+ * (`decidedBy`; the record it carries, if any) against D1's primary: a change that landed meanwhile, whose
+ * delete came too early to see the entry, deletes it now. Entries without a record are checked too: their
+ * bytes may be an original the analysis has since rewritten in place.
  */
-export async function fillByteEntry(env: Env, fileId: string, variant: Variant, write: EntryWrite): Promise<void> {
+export async function fillByteEntry(env: Env, fileId: string, variant: Variant, write: EntryWrite & { decidedBy: ServedFile }): Promise<void> {
   await storeByteEntry(env, fileId, variant, write);
-  if (write.record) await dropIfChanged(env, fileId, variant, write.record);
+  await dropIfChanged(env, fileId, variant, write.decidedBy);
 }
 
-async function dropIfChanged(env: Env, fileId: string, variant: Variant, record: EntryRecord): Promise<void> {
+async function dropIfChanged(env: Env, fileId: string, variant: Variant, decidedBy: ServedFile): Promise<void> {
   let current: ServedFile | undefined;
   try {
     current = (await loadFile(createDb(env.DB), fileId))?.file;
   } catch {
     current = undefined; // not verified: not kept
   }
-  if (current && JSON.stringify(servedFields(current)) === JSON.stringify(servedFields(record.file))) return;
+  if (current && JSON.stringify(servedFields(current)) === JSON.stringify(servedFields(decidedBy))) return;
   await defaultCache()?.delete(edgeCacheKey(env, fileId, variant)).catch(() => false);
 }
 
@@ -184,11 +188,13 @@ export function claimRefresh(
   const carried = entry.record?.at;
   const fresher = decidedFrom !== undefined && (carried === undefined || decidedFrom.at > carried);
   const ageing = carried !== undefined && now - carried >= (seconds * 1000 * 2) / 3;
+  if (entry.tooLong) return undefined;
   const key = `${fileId}/${variant}`;
   const claimedAt = refreshing.get(key);
   if (!(fresher || ageing) || seconds === 0 || (claimedAt !== undefined && now - claimedAt < CLAIM_MS)) return undefined;
   refreshing.set(key, now);
-  return fresher && !ageing ? { record: decidedFrom } : {};
+  // The record the view was decided from, unless it too has lived two thirds of its time: then a new one.
+  return fresher && now - decidedFrom.at < (seconds * 1000 * 2) / 3 ? { record: decidedFrom } : {};
 }
 
 /**
@@ -196,6 +202,7 @@ export function claimRefresh(
  * fresher one, else with one read now from D1's primary; then the object's bytes from R2, then the check.
  */
 export async function refreshByteEntry(env: Env, fileId: string, variant: Variant, objectKey: string, given?: EntryRecord): Promise<void> {
+  const claimedAt = refreshing.get(`${fileId}/${variant}`);
   try {
     let record = given;
     if (!record) {
@@ -207,10 +214,10 @@ export async function refreshByteEntry(env: Env, fileId: string, variant: Varian
     const object = await env.BUCKET.get(objectKey);
     if (!object) return;
     const meta = { type: servedType(object.httpMetadata?.contentType), size: object.size, etag: object.httpEtag };
-    await fillByteEntry(env, fileId, variant, { body: object.body, meta, objectKey, record });
+    await fillByteEntry(env, fileId, variant, { body: object.body, meta, objectKey, record, decidedBy: record.file });
   } catch (err) {
     console.error("byte entry refresh failed", err);
   } finally {
-    refreshing.delete(`${fileId}/${variant}`);
+    if (refreshing.get(`${fileId}/${variant}`) === claimedAt) refreshing.delete(`${fileId}/${variant}`);
   }
 }

@@ -219,7 +219,7 @@ async function serveObject(c: Context<AppEnv>, file: ServedFile, req: ServeReque
   }
   const [forClient, forCache] = obj.body.tee();
   const stored = { type: meta.type, size: obj.size, etag: meta.etag };
-  c.executionCtx.waitUntil(fillByteEntry(c.env, file.id, objectVariant, { body: forCache, meta: stored, objectKey, record: source.record }));
+  c.executionCtx.waitUntil(fillByteEntry(c.env, file.id, objectVariant, { body: forCache, meta: stored, objectKey, record: source.record, decidedBy: file }));
   countView(c, file, req);
   const headers = baseHeaders(file, meta, cache);
   headers.set("Content-Length", String(obj.size));
