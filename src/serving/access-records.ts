@@ -18,6 +18,7 @@ import { users, type FileRow } from "../db/schema";
 import { createDb } from "../platform/db";
 import { loadFile, type LoadedFile } from "../files/access";
 import { defaultCache, fileAccessKey, ownerAccessKey, readRecord, writeRecord } from "./edge-cache";
+import { sameServed } from "./byte-entries";
 
 const DEFAULT_SECONDS = 30;
 const MAX_SECONDS = 300;
@@ -85,19 +86,33 @@ export async function cachedAccess(
   if (!fileRecord) {
     const at = Date.now(); // before the read: a record is never younger than what it says
     const loaded = await loadFile(createDb(env.DB), fileId);
-    if (loaded && loaded.file.state === "finalized") {
-      ctx.waitUntil(writeRecord(cache, fileKey, encodeFile(loaded.file, at), seconds));
-      if (loaded.file.userId) {
-        const owner: OwnerRecord = { v: 1, goneAt: loaded.ownerGoneAt?.getTime() ?? null };
-        ctx.waitUntil(writeRecord(cache, ownerAccessKey(env, loaded.file.userId), owner, seconds));
-      }
-    }
+    if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, cache, loaded, at, seconds));
     return loaded && { ...loaded, recordedAt: at };
   }
 
   const file = decodeFile(fileRecord);
   const ownerGoneAt = file.userId ? await cachedOwnerGoneAt(env, ctx, file.userId) : null;
   return { file, ownerGoneAt, recordedAt: fileRecord.at };
+}
+
+/**
+ * Writes a file's record and its owner's (after a response), then reads the row again: a change that landed
+ * between the read and the write, whose delete ran too early to see them, deletes them now. Compared: what
+ * serving decides from, and the owner's state (a title changed meanwhile may show for the record's life).
+ */
+export async function fillFileRecords(env: Env, cache: Cache, loaded: LoadedFile, at: number, seconds: number): Promise<void> {
+  const fileKey = fileAccessKey(env, loaded.file.id);
+  const ownerKey = loaded.file.userId ? ownerAccessKey(env, loaded.file.userId) : undefined;
+  const goneAt = loaded.ownerGoneAt?.getTime() ?? null;
+  await Promise.all([
+    writeRecord(cache, fileKey, encodeFile(loaded.file, at), seconds),
+    ownerKey ? writeRecord(cache, ownerKey, { v: 1, goneAt } satisfies OwnerRecord, seconds) : undefined,
+  ]);
+  const current = await loadFile(createDb(env.DB), loaded.file.id).catch(() => undefined);
+  const stale: string[] = [];
+  if (!current || !sameServed(current.file, loaded.file)) stale.push(fileKey);
+  if (ownerKey && (current?.ownerGoneAt?.getTime() ?? null) !== goneAt) stale.push(ownerKey);
+  await Promise.all(stale.map((key) => cache.delete(key).catch(() => false)));
 }
 
 /** When a file's owner was banned or deleted (null while live): from the owner's record, else D1's primary. */
@@ -107,6 +122,14 @@ export async function cachedOwnerGoneAt(env: Env, ctx: Pick<ExecutionContext, "w
   const ownerRecord = cache && (await readRecord<OwnerRecord>(cache, ownerKey));
   if (ownerRecord) return ownerRecord.goneAt === null ? null : new Date(ownerRecord.goneAt);
   const goneAt = await ownerGoneAt(env, userId);
-  if (cache) ctx.waitUntil(writeRecord(cache, ownerKey, { v: 1, goneAt: goneAt?.getTime() ?? null } satisfies OwnerRecord, accessRecordSeconds(env)));
+  if (cache) ctx.waitUntil(fillOwnerRecord(env, cache, userId, goneAt));
   return goneAt;
+}
+
+/** As fillFileRecords, for the owner's record alone: written, then checked against the users row. */
+async function fillOwnerRecord(env: Env, cache: Cache, userId: string, goneAt: Date | null): Promise<void> {
+  const ownerKey = ownerAccessKey(env, userId);
+  await writeRecord(cache, ownerKey, { v: 1, goneAt: goneAt?.getTime() ?? null } satisfies OwnerRecord, accessRecordSeconds(env));
+  const current = await ownerGoneAt(env, userId).catch(() => undefined);
+  if (current === undefined || (current?.getTime() ?? null) !== (goneAt?.getTime() ?? null)) await cache.delete(ownerKey).catch(() => false);
 }

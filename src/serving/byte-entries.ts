@@ -83,6 +83,11 @@ function servedFields(served: ServedFile): Record<string, unknown> {
   return file;
 }
 
+/** Whether two reads of a file agree on everything serving decides from. */
+export function sameServed(a: ServedFile, b: ServedFile): boolean {
+  return JSON.stringify(servedFields(a)) === JSON.stringify(servedFields(b));
+}
+
 function encodeRecord(record: EntryRecord): string | undefined {
   const text = encodeURIComponent(JSON.stringify({ v: 1, at: record.at, file: servedFields(record.file) }));
   return text.length <= MAX_RECORD_CHARS ? text : undefined;
@@ -161,7 +166,7 @@ async function dropIfChanged(env: Env, fileId: string, variant: Variant, decided
   } catch {
     current = undefined; // not verified: not kept
   }
-  if (current && JSON.stringify(servedFields(current)) === JSON.stringify(servedFields(decidedBy))) return;
+  if (current && sameServed(current, decidedBy)) return;
   await defaultCache()?.delete(edgeCacheKey(env, fileId, variant)).catch(() => false);
 }
 

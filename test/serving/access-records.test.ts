@@ -8,6 +8,9 @@ import worker from "../../src/index";
 import { analyzeFile } from "../../src/analysis/job";
 import { fileAccessKey, ownerAccessKey } from "../../src/serving/edge-cache";
 import { purgeGlobally } from "../../src/serving/global-purge";
+import { fillFileRecords } from "../../src/serving/access-records";
+import { loadFile } from "../../src/files/access";
+import { createDb } from "../../src/platform/db";
 import { cdnUrl } from "../../src/platform/urls";
 import type { FileRow } from "../../src/db/schema";
 import { PASSWORD, call, verifiedUser, type TestUser } from "../support/api";
@@ -184,6 +187,30 @@ describe("every change reaches the very next view", () => {
       expect(after.headers.get("x-thumbnail")).toBeNull();
       expect(after.headers.get("content-type")).toMatch(/^image\/(jpeg|webp|png)$/);
     }
+  });
+});
+
+describe("a record written after a change does not outlive it", () => {
+  it("records whose row changed between the read and the write are deleted once written (file, owner)", async () => {
+    const user = await verifiedUser();
+    const f = await seedFile(user.id);
+    const before = (await loadFile(createDb(env.DB), f.id))!;
+    await env.DB.prepare("UPDATE files SET visibility = 'private' WHERE id = ?").bind(f.id).run(); // its delete ran already
+    await fillFileRecords(env, cache(), before, Date.now(), 30);
+    expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();
+    expect(await cache().match(ownerAccessKey(env, user.id))).toBeDefined(); // the owner did not change
+    expect((await view(short(f))).status).toBe(404);
+
+    const g = await seedFile(user.id);
+    const live = (await loadFile(createDb(env.DB), g.id))!;
+    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), user.id).run();
+    await fillFileRecords(env, cache(), live, Date.now(), 30);
+    expect(await cache().match(ownerAccessKey(env, user.id))).toBeUndefined();
+    expect((await view(short(g))).status).toBe(410);
+
+    const h = await seedFile(owner.id);
+    await fillFileRecords(env, cache(), (await loadFile(createDb(env.DB), h.id))!, Date.now(), 30);
+    expect(await cache().match(fileAccessKey(env, h.id))).toBeDefined(); // unchanged: kept
   });
 });
 
