@@ -11,7 +11,7 @@ export default defineConfig({
     include: ["test/browser/**/*.test.mjs"],
     environment: "node",
     testTimeout: 180_000,
-    hookTimeout: 240_000,
+    hookTimeout: 300_000,
     fileParallelism: false,
   },
 });

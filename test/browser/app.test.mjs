@@ -1,19 +1,17 @@
 // The web app in a real browser: sign up, verify, upload a small and a > 12 MB image with progress,
 // see the thumbnail, create and revoke an API key, export data. Screenshots go to screenshots/.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium } from "playwright-core";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startWorker, root } from "../../bench/lib/index.mjs";
-import { gradientBmp } from "./support.mjs";
+import { gradientBmp, root, startApp } from "./support.mjs";
 
 const PORT = 8841;
 const ORIGIN = `http://localhost:${PORT}`;
 const SHOTS = path.join(root, "screenshots");
 const PASSWORD = "correct horse battery staple";
 
-let worker;
+let app;
 let browser;
 let context;
 let page;
@@ -24,21 +22,8 @@ const shot = (name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), 
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  worker = await startWorker({
-    config: "wrangler.toml",
-    port: PORT,
-    vars: {
-      BASE_URL: `${ORIGIN}/api/v1`,
-      IMAGE_URL: `${ORIGIN}/i`,
-      CDN_URL: `${ORIGIN}/cdn`,
-      SITE_URL: ORIGIN,
-      ENVIRONMENT: "development",
-    },
-  });
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  app = await startApp(PORT);
+  browser = app.browser;
   context = await browser.newContext({ viewport: { width: 1100, height: 900 }, acceptDownloads: true });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: ORIGIN });
   page = await context.newPage();
@@ -46,8 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await worker?.stop();
+  await app?.stop();
 });
 
 describe("web app in chromium", () => {

@@ -22,11 +22,31 @@ export async function startApp(port, vars = {}) {
     port,
     vars: { BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin, ENVIRONMENT: "development", ...vars },
   });
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
+  let browser;
+  try {
+    browser = await launchChromium();
+  } catch (err) {
+    await worker.stop();
+    throw err;
+  }
   return { origin, worker, browser, stop: async () => (await browser.close(), await worker.stop()) };
+}
+
+/** Debian's chromium, bounded and tried twice, so one stuck start does not outlive the suite's hook. */
+async function launchChromium() {
+  const launch = () =>
+    chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      // The flags keep chromium off the network this machine does not have (background, QUIC, updates, sync).
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"],
+      timeout: 45_000,
+    });
+  try {
+    return await launch();
+  } catch (err) {
+    console.error(`chromium did not start, trying again: ${err.message}`);
+    return launch();
+  }
 }
 
 /** A page that records console errors, page errors and failed requests (4xx/5xx of its own origin). */
