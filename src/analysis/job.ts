@@ -90,6 +90,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
 
   // 1. Privacy first, even for images refused below: blank GPS / serial numbers in place and write back.
   const scrub = scrubMetadata(bytes);
+  let storedEtag = object.etag;
   if (scrub.changed) {
     const written = await env.BUCKET.put(file.storeKey, bytes, {
       onlyIf: { etagMatches: object.etag },
@@ -98,7 +99,13 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
     });
     // Someone replaced the object meanwhile (a concurrent delivery scrubbing it): start over on the new one.
     if (!written) throw new Error("object changed while scrubbing metadata; retrying");
+    storedEtag = written.etag;
   }
+  // Byte links answer files.store_etag as the bytes' ETag: once scrubbed, it names the scrubbed bytes, or a
+  // 304 would confirm a copy taken before the scrub. Compared rather than tied to `changed`, so a redelivery
+  // of a run that scrubbed and then stopped still records it. (The upload's own ETag, which finalize checks,
+  // stays in uploads.store_etag; sha256 stays the uploaded bytes' digest, the exact-duplicate key.)
+  if (file.storeEtag !== storedEtag) await db.update(files).set({ storeEtag: storedEtag }).where(eq(files.id, fileId));
 
   // 2. Safety before decode.
   const header = inspectImage(bytes, { maxPixels: ANALYSIS.maxPixels, maxFrames: ANALYSIS.maxFrames });

@@ -8,6 +8,7 @@ import { loadNsfwModel } from "../../src/analysis/nsfw";
 import { retryDelaySeconds } from "../../src/jobs/queue";
 import { EXPECTED_PHASH, fixture, LARGE_EXPECTED_PHASH, largeFixture } from "./fixtures";
 import { pngHeader } from "./images";
+import { IMAGE, fetchRaw } from "../support/files";
 import { deliver, privateLeftovers, deliverDeadLetter, fileRow, seedFinalizedFile, seedUser, waitForAnalysis } from "./support";
 
 const bandRows = async (ref: string) =>
@@ -207,6 +208,12 @@ describe("privacy: served bytes lose GPS and serial numbers, keep orientation", 
     expect(object.httpMetadata?.contentType).toBe(file.mime);
     // sha256 stays the ORIGINAL digest: it is the exact-duplicate key of what the user uploaded.
     expect(row.sha256).toBe(file.sha256);
+    // The ETag byte links answer names the scrubbed bytes: a copy taken before the scrub is not confirmed (304).
+    expect(row.storeEtag).toBe(object.etag);
+    expect(row.storeEtag).not.toBe(file.storeEtag);
+    const ask = (etag: string | null) => fetchRaw(`${IMAGE}/${file.id}`, { headers: { "if-none-match": `"${etag}"` } });
+    expect((await ask(file.storeEtag)).status).toBe(200);
+    expect((await ask(row.storeEtag)).status).toBe(304);
     // Stored 160x120 with orientation 6 (rotate 90): displayed, and thumbnailed, 120 wide and 160 tall.
     expect([row.width, row.height]).toEqual([120, 160]);
     const thumb = parseImageHeader(new Uint8Array(await (await env.BUCKET.get(row.thumbKey!))!.arrayBuffer()));
