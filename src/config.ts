@@ -120,6 +120,12 @@ export const SERVING = {
   cdnMaxAgeSeconds: 365 * 24 * 3600,
   /** A thumbnail request answered with the "Processing…" placeholder while analysis has not made the thumbnail yet. */
   thumbnailPendingMaxAgeSeconds: 60,
+  /**
+   * The edge-cached access records of an owner's first this-many files (by files.owner_ordinal) carry the
+   * owner's state, so a view of one decides from one cache lookup instead of two (the owner's record too).
+   * A ban, unban or account deletion then forgets those files' records: at most three keys per file.
+   */
+  ownerStateCarriedFiles: 100,
 };
 
 /** Variants by URL ({image_url}/<id>?w=640, serving/variants.ts; docs/files-and-serving.md § Variants). */

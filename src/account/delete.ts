@@ -12,6 +12,7 @@ import { verifyPassword } from "../platform/passwords";
 import { countLoginAttempt, forgiveLoginAttempt } from "../auth/login-guard";
 import { auditInsert } from "../admin/audit";
 import { forgetUser } from "../auth/principal-records";
+import { forgetOwnerState } from "../serving/owner-state";
 
 export type DeletionResult = { files: number; albums: number; sessions: number; apiKeys: number };
 
@@ -35,6 +36,6 @@ export async function deleteAccount(db: Db, env: Env, userId: string, password: 
   ]);
   const [, revokedSessions, revokedKeys, deletedFiles, deletedAlbums] = results.map((r) => (r as D1Result).meta.changes);
   // Their sessions and keys stop at once (the user record says deleted) and their files answer 410 on byte links.
-  await forgetUser(env, userId);
+  await Promise.all([forgetUser(env, userId), forgetOwnerState(env, userId)]);
   return { files: deletedFiles, albums: deletedAlbums, sessions: revokedSessions, apiKeys: revokedKeys };
 }

@@ -177,11 +177,18 @@ export const files = sqliteTable(
     /** When storage objects were removed and quota released; the row stays for 410s and audit. */
     purgedAt: integer("purged_at", { mode: "timestamp_ms" }),
     finalizedAt: integer("finalized_at", { mode: "timestamp_ms" }),
+    /**
+     * The file's place among its owner's files, 1, 2, 3... in the order they were created (null for anonymous
+     * uploads), set once at insert. Edge-cached records of the first SERVING.ownerStateCarriedFiles carry the
+     * owner's state, so an owner's ban names a bounded list of them (serving/owner-state.ts).
+     */
+    ownerOrdinal: integer("owner_ordinal"),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
   (t) => [
     index("files_user_created").on(t.userId, t.createdAt),
+    index("files_user_ordinal").on(t.userId, t.ownerOrdinal),
     index("files_user_views").on(t.userId, t.viewCount),
     index("files_user_bytes").on(t.userId, t.bytes),
     index("files_user_sha256").on(t.userId, t.sha256),

@@ -14,6 +14,7 @@ import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../admin/audit";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { forgetUser } from "../auth/principal-records";
+import { forgetOwnerState } from "../serving/owner-state";
 import { detachFileFromAlbumsStatements } from "../albums/membership";
 import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
 import { isPhash } from "../analysis/phash";
@@ -153,7 +154,7 @@ export async function resolveReport(
   };
   // Byte links and principals decide from edge-cached records: drop what this resolution changed.
   if (effects.fileRestored) await forgetFileAccess(env, [fileId]);
-  if (effects.userBanned) await forgetUser(env, effects.userBanned);
+  if (effects.userBanned) await Promise.all([forgetUser(env, effects.userBanned), forgetOwnerState(env, effects.userBanned)]);
   if (file && (effects.fileRemoved || effects.fileBanned)) {
     await purgeFileFromEdgeCache(env, file);
     // Follow-ups that are idempotent and outside the claim: a gone file leaves its albums, as a delete does.

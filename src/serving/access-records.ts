@@ -11,6 +11,8 @@
 // Two records, so that an owner's ban reaches all their files with one delete:
 //   files/<id>   the file's row (without its delete-token hash), stored only once it is finalized;
 //   owners/<id>  when the owner was banned or deleted (null while live).
+// The records of an owner's first files also carry the owner's state, so their views need one lookup; a
+// change of that state forgets those records one by one (owner-state.ts says which).
 // A miss reads D1's primary, not a replica: a replica that has not caught up with the change that deleted
 // the record would otherwise put the old answer back for a whole TTL.
 import { eq } from "drizzle-orm";
@@ -19,6 +21,7 @@ import { createDb } from "../platform/db";
 import { loadFile, type LoadedFile } from "../files/access";
 import { defaultCache, fileAccessKey, ownerAccessKey, readRecord, writeRecord } from "./edge-cache";
 import { sameServed } from "./byte-entries";
+import { carriesOwnerState } from "./owner-state";
 
 const DEFAULT_SECONDS = 30;
 const MAX_SECONDS = 300;
@@ -42,14 +45,21 @@ const DATE_FIELDS = [
   "updatedAt",
 ] as const satisfies readonly (keyof FileRow)[];
 
-/** `at`: when the row was read from D1's primary (epoch ms); a byte entry that takes it on keeps it (byte-entries.ts). */
-type FileRecord = { v: 1; at?: number; file: Record<string, unknown> };
+/**
+ * `at`: when the row was read from D1's primary (epoch ms); a byte entry that takes it on keeps it (byte-entries.ts).
+ * `owner`: the owner's state, read with the row, for the files that carry it (owner-state.ts).
+ */
+type FileRecord = { v: 1; at?: number; file: Record<string, unknown>; owner?: OwnerState };
+type OwnerState = { goneAt: number | null };
 type OwnerRecord = { v: 1; goneAt: number | null };
 
-function encodeFile(file: FileRow, at: number): FileRecord {
+function encodeFile(loaded: LoadedFile, at: number): FileRecord {
+  const { file } = loaded;
   const row: Record<string, unknown> = { ...file, deleteTokenHash: null }; // never a secret in a cache
   for (const k of DATE_FIELDS) row[k] = file[k] ? file[k]!.getTime() : null;
-  return { v: 1, at, file: row };
+  const record: FileRecord = { v: 1, at, file: row };
+  if (carriesOwnerState(file)) record.owner = { goneAt: loaded.ownerGoneAt?.getTime() ?? null };
+  return record;
 }
 
 function decodeFile(record: FileRecord): FileRow {
@@ -63,8 +73,11 @@ async function ownerGoneAt(env: Env, userId: string): Promise<Date | null> {
   return row?.bannedAt ?? row?.deletedAt ?? null;
 }
 
-/** A file and its owner's state, and when they were read from D1's primary (absent when not known to be recent). */
-export type CachedAccess = LoadedFile & { recordedAt?: number };
+/**
+ * A file and its owner's state; when the file was read from D1's primary (absent when not known to be recent);
+ * and whether the owner's state was read with it (then it may travel with the file's bytes, byte-entries.ts).
+ */
+export type CachedAccess = LoadedFile & { recordedAt?: number; ownerReadWithFile?: boolean };
 
 /**
  * The file and its owner's state for a byte request or an API read (files/routes.ts says when): from the edge
@@ -87,10 +100,15 @@ export async function cachedAccess(
     const at = Date.now(); // before the read: a record is never younger than what it says
     const loaded = await loadFile(createDb(env.DB), fileId);
     if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, cache, loaded, at, seconds));
-    return loaded && { ...loaded, recordedAt: at };
+    return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file) };
   }
 
   const file = decodeFile(fileRecord);
+  // One lookup: the record carries the owner's state (checked again: the bound may have changed since).
+  if (fileRecord.owner && carriesOwnerState(file)) {
+    const goneAt = fileRecord.owner.goneAt;
+    return { file, ownerGoneAt: goneAt === null ? null : new Date(goneAt), recordedAt: fileRecord.at, ownerReadWithFile: true };
+  }
   const ownerGoneAt = file.userId ? await cachedOwnerGoneAt(env, ctx, file.userId) : null;
   return { file, ownerGoneAt, recordedAt: fileRecord.at };
 }
@@ -105,13 +123,14 @@ export async function fillFileRecords(env: Env, cache: Cache, loaded: LoadedFile
   const ownerKey = loaded.file.userId ? ownerAccessKey(env, loaded.file.userId) : undefined;
   const goneAt = loaded.ownerGoneAt?.getTime() ?? null;
   await Promise.all([
-    writeRecord(cache, fileKey, encodeFile(loaded.file, at), seconds),
+    writeRecord(cache, fileKey, encodeFile(loaded, at), seconds),
     ownerKey ? writeRecord(cache, ownerKey, { v: 1, goneAt } satisfies OwnerRecord, seconds) : undefined,
   ]);
   const current = await loadFile(createDb(env.DB), loaded.file.id).catch(() => undefined);
   const stale: string[] = [];
-  if (!current || !sameServed(current.file, loaded.file)) stale.push(fileKey);
-  if (ownerKey && (current?.ownerGoneAt?.getTime() ?? null) !== goneAt) stale.push(ownerKey);
+  const ownerChanged = (current?.ownerGoneAt?.getTime() ?? null) !== goneAt;
+  if (!current || !sameServed(current.file, loaded.file) || (ownerChanged && carriesOwnerState(loaded.file))) stale.push(fileKey);
+  if (ownerKey && ownerChanged) stale.push(ownerKey);
   await Promise.all(stale.map((key) => cache.delete(key).catch(() => false)));
 }
 

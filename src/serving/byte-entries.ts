@@ -1,7 +1,7 @@
 // The edge-cached bytes of a file's original or thumbnail, under a key made from the file id alone, carrying
-// what the access decision needs about the file in their own headers. An anonymous view that hits such an
-// entry looks up one thing more (its owner's record) instead of two (the file's record, then the bytes):
-// the record and the bytes arrive in one cache lookup.
+// what the access decision needs about the file in their own headers (and, for an owner's first files, the
+// owner's state: owner-state.ts). An anonymous view that hits such an entry is decided by that one lookup, or
+// by one more (the owner's record) for the other files: the record and the bytes arrive together.
 //
 // The record in an entry obeys the same bound as the file's own access record (access-records.ts): it
 // decides for ACCESS_RECORD_SECONDS after it was read from D1's primary (`at`), and every change that
@@ -21,6 +21,7 @@ import { createDb } from "../platform/db";
 import { loadFile } from "../files/access";
 import { defaultCache, edgeCacheKey, edgeCacheMatch, edgeCachePut, EDGE_CACHE_SECONDS, type Variant } from "./edge-cache";
 import { servedType } from "./headers";
+import { carriesOwnerState } from "./owner-state";
 
 /** The fields byte serving reads: the read rules, the hotlink policy, the objects and their headers. */
 export const SERVED_FIELDS = [
@@ -48,14 +49,30 @@ export const SERVED_FIELDS = [
   "bannedAt",
   "quarantinedAt",
   "purgedAt",
+  "ownerOrdinal",
 ] as const satisfies readonly (keyof FileRow)[];
 
 export type ServedFile = Pick<FileRow, (typeof SERVED_FIELDS)[number]>;
 
 const DATE_FIELDS = ["expiresAt", "deletedAt", "hiddenAt", "bannedAt", "quarantinedAt", "purgedAt"] as const;
 
-/** What decided, and when it was read from D1's primary (epoch ms). */
-export type EntryRecord = { file: ServedFile; at: number };
+/**
+ * What decided, and when it was read from D1's primary (epoch ms); for the files that carry it
+ * (owner-state.ts), the owner's state read with it, so that the entry alone decides.
+ */
+export type EntryRecord = { file: ServedFile; at: number; owner?: { goneAt: Date | null } };
+
+/** The record of a file and its owner's state read together at `at`: the owner's travels when the file carries it. */
+export function entryRecord(loaded: { file: ServedFile; ownerGoneAt: Date | null }, at: number, ownerReadWithFile: boolean): EntryRecord {
+  const record: EntryRecord = { file: loaded.file, at };
+  if (ownerReadWithFile && carriesOwnerState(loaded.file)) record.owner = { goneAt: loaded.ownerGoneAt };
+  return record;
+}
+
+/** The owner's state an entry's record carries, if it may decide with it (else the owner's record decides). */
+export function carriedOwnerGoneAt(record: EntryRecord): Date | null | undefined {
+  return record.owner && carriesOwnerState(record.file) ? record.owner.goneAt : undefined;
+}
 
 export type ByteEntry = {
   /** The cached response: its body is the object's bytes. */
@@ -89,18 +106,21 @@ export function sameServed(a: ServedFile, b: ServedFile): boolean {
 }
 
 function encodeRecord(record: EntryRecord): string | undefined {
-  const text = encodeURIComponent(JSON.stringify({ v: 1, at: record.at, file: servedFields(record.file) }));
+  const owner = record.owner && { goneAt: record.owner.goneAt?.getTime() ?? null };
+  const text = encodeURIComponent(JSON.stringify({ v: 1, at: record.at, file: servedFields(record.file), owner }));
   return text.length <= MAX_RECORD_CHARS ? text : undefined;
 }
 
 function decodeRecord(header: string | null): EntryRecord | undefined {
   if (!header) return undefined;
   try {
-    const parsed = JSON.parse(decodeURIComponent(header)) as { v: number; at: number; file: Record<string, unknown> };
+    const parsed = JSON.parse(decodeURIComponent(header)) as { v: number; at: number; file: Record<string, unknown>; owner?: { goneAt: number | null } };
     if (parsed?.v !== 1 || typeof parsed.at !== "number") return undefined;
     const file = parsed.file;
     for (const k of DATE_FIELDS) file[k] = typeof file[k] === "number" ? new Date(file[k] as number) : null;
-    return { file: file as ServedFile, at: parsed.at };
+    const record: EntryRecord = { file: file as ServedFile, at: parsed.at };
+    if (parsed.owner) record.owner = { goneAt: typeof parsed.owner.goneAt === "number" ? new Date(parsed.owner.goneAt) : null };
+    return record;
   } catch {
     return undefined; // unreadable: decide the slow way
   }
@@ -156,17 +176,18 @@ export type EntryWrite = { body: ReadableStream; meta: EntryMeta; objectKey: str
  */
 export async function fillByteEntry(env: Env, fileId: string, variant: Variant, write: EntryWrite & { decidedBy: ServedFile }): Promise<void> {
   await storeByteEntry(env, fileId, variant, write);
-  await dropIfChanged(env, fileId, variant, write.decidedBy);
+  await dropIfChanged(env, fileId, variant, write.decidedBy, write.record?.owner);
 }
 
-async function dropIfChanged(env: Env, fileId: string, variant: Variant, decidedBy: ServedFile): Promise<void> {
-  let current: ServedFile | undefined;
+async function dropIfChanged(env: Env, fileId: string, variant: Variant, decidedBy: ServedFile, owner: EntryRecord["owner"]): Promise<void> {
+  let current;
   try {
-    current = (await loadFile(createDb(env.DB), fileId))?.file;
+    current = await loadFile(createDb(env.DB), fileId);
   } catch {
     current = undefined; // not verified: not kept
   }
-  if (current && sameServed(current, decidedBy)) return;
+  const sameOwner = !owner || (current?.ownerGoneAt?.getTime() ?? null) === (owner.goneAt?.getTime() ?? null);
+  if (current && sameServed(current.file, decidedBy) && sameOwner) return;
   await defaultCache()?.delete(edgeCacheKey(env, fileId, variant)).catch(() => false);
 }
 
@@ -213,7 +234,7 @@ export async function refreshByteEntry(env: Env, fileId: string, variant: Varian
     if (!record) {
       const at = Date.now(); // before the read: a record is never younger than what it says
       const loaded = await loadFile(createDb(env.DB), fileId);
-      if (loaded?.file.state === "finalized") record = { file: loaded.file, at };
+      if (loaded?.file.state === "finalized") record = entryRecord(loaded, at, true);
     }
     if (!record) return;
     const object = await env.BUCKET.get(objectKey);

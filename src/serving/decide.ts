@@ -1,8 +1,8 @@
 // Who is asking for a byte link, and what decides their access: the first half of serve.ts.
 //
 // An anonymous view of an original or thumbnail first looks up the object's entry (byte-entries.ts): when
-// its record is fresh, that record and the owner's record decide (two cache lookups in all, the bytes
-// included). Otherwise the file's access record decides, or D1's primary (access-records.ts), and the
+// its record is fresh, that record decides, with the owner's state it carries (one cache lookup in all, the
+// bytes included) or else the owner's record (two). Otherwise the file's access record decides, or D1's primary (access-records.ts), and the
 // entry is stored again with that fresher record. A Bearer caller may be the owner who just changed the
 // file: always decided from D1.
 import type { Context } from "hono";
@@ -13,7 +13,7 @@ import { requestDb } from "../middleware/db";
 import { ANONYMOUS_VIEWER, loadFile, viewerOf, type LoadedFile, type Viewer } from "../files/access";
 import { isId } from "../platform/ids";
 import { accessRecordSeconds, cachedAccess, cachedOwnerGoneAt } from "./access-records";
-import { freshRecord, readByteEntry, type ByteEntry, type EntryRecord, type ServedFile } from "./byte-entries";
+import { carriedOwnerGoneAt, entryRecord, freshRecord, readByteEntry, type ByteEntry, type EntryRecord, type ServedFile } from "./byte-entries";
 import type { Variant } from "./edge-cache";
 
 /**
@@ -60,11 +60,13 @@ export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer,
   try {
     const fresh = freshRecord(entry, seconds, now);
     if (fresh) {
-      const ownerGoneAt = fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, fresh.file.userId) : null;
+      const carried = carriedOwnerGoneAt(fresh);
+      const ownerGoneAt = carried !== undefined ? carried : fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, fresh.file.userId) : null;
       return { loaded: { file: fresh.file, ownerGoneAt }, read, entry, record: fresh, recordSeconds: seconds };
     }
     const loaded = await cachedAccess(c.env, c.executionCtx, fileId, fromDb);
-    const record = loaded?.recordedAt !== undefined && loaded.file.state === "finalized" ? { file: loaded.file, at: loaded.recordedAt } : undefined;
+    const record =
+      loaded?.recordedAt !== undefined && loaded.file.state === "finalized" ? entryRecord(loaded, loaded.recordedAt, loaded.ownerReadWithFile === true) : undefined;
     return { loaded, read, entry, record, recordSeconds: seconds };
   } catch (err) {
     await entry?.response.body?.cancel(); // (D1 failing on the slow path: the request fails, the body is released)

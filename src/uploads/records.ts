@@ -16,8 +16,14 @@ export const LIVE_UPLOAD_STATES: readonly UploadState[] = ["pending", "uploaded"
 export const ENDED_UPLOAD_STATES: readonly UploadState[] = ["aborted", "failed", "expired"];
 
 export async function insertUploadRecords(db: Db, file: typeof files.$inferInsert, upload: typeof uploads.$inferInsert) {
-  await db.batch([db.insert(files).values(file), db.insert(uploads).values(upload)]);
+  await db.batch([db.insert(files).values({ ...file, ownerOrdinal: file.userId ? nextOwnerOrdinal(file.userId) : null }), db.insert(uploads).values(upload)]);
 }
+
+/**
+ * One more than the owner's highest: within the INSERT, so racing uploads get distinct numbers, and no two rows
+ * of an owner share one (a removed failed upload's number may be given again: it never carried anything).
+ */
+export const nextOwnerOrdinal = (userId: string) => sql`(SELECT COALESCE(MAX(${files.ownerOrdinal}), 0) + 1 FROM ${files} WHERE ${files.userId} = ${userId})`;
 
 export async function findUploadById(db: Db, uploadId: string): Promise<UploadWithFile | undefined> {
   return db.select({ upload: uploads, file: files }).from(uploads).innerJoin(files, eq(files.id, uploads.fileId)).where(eq(uploads.id, uploadId)).get();

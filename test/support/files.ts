@@ -7,6 +7,7 @@ import { files, type FileRow } from "../../src/db/schema";
 import { newId } from "../../src/platform/ids";
 import { sha256Hex } from "../../src/platform/crypto";
 import { viewCounterFor, type CounterKind } from "../../src/serving/view-counter";
+import { nextOwnerOrdinal } from "../../src/uploads/records";
 
 export const IMAGE = "http://localhost:8787/i";
 export const CDN = "http://localhost:8787/cdn";
@@ -56,7 +57,9 @@ export async function seedFile(ownerId: string | null, overrides: SeedOptions = 
     updatedAt: now,
     ...row,
   };
-  return (await createDb(env.DB).insert(files).values(values).returning().get())!;
+  // Numbered as an upload numbers it (uploads/records.ts), unless `row` says otherwise.
+  const ownerOrdinal = ownerId ? nextOwnerOrdinal(ownerId) : null;
+  return (await createDb(env.DB).insert(files).values({ ownerOrdinal, ...values }).returning().get())!;
 }
 
 export async function fileRow(id: string): Promise<FileRow | undefined> {
