@@ -124,6 +124,9 @@ export const SERVING = {
    * The edge-cached access records of an owner's first this-many files (by files.owner_ordinal) carry the
    * owner's state, so a view of one decides from one cache lookup instead of two (the owner's record too).
    * A ban, unban or account deletion then forgets those files' records: at most three keys per file.
+   * Both sides read this number, so while a deploy that changes it rolls out, isolates of the old and the new
+   * version disagree on which records carry the state: for that while, a ban handled by one may leave the other's
+   * records to their TTL (ACCESS_RECORD_SECONDS).
    */
   ownerStateCarriedFiles: 100,
 };

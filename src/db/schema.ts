@@ -188,7 +188,7 @@ export const files = sqliteTable(
   },
   (t) => [
     index("files_user_created").on(t.userId, t.createdAt),
-    index("files_user_ordinal").on(t.userId, t.ownerOrdinal),
+    uniqueIndex("files_user_ordinal").on(t.userId, t.ownerOrdinal),
     index("files_user_views").on(t.userId, t.viewCount),
     index("files_user_bytes").on(t.userId, t.bytes),
     index("files_user_sha256").on(t.userId, t.sha256),

@@ -19,13 +19,23 @@ export function carriesOwnerState(file: Pick<FileRow, "userId" | "ownerOrdinal">
 /**
  * The owner's state changed (ban, unban, account deletion): forgets the records that carry it, here at once
  * and (when configured) everywhere. The owner's own record is forgetUser's (auth/principal-records.ts).
+ * Never throws: the change is committed already, and what follows it (other purges, the answer) must still
+ * happen. The list is read from D1's primary, tried three times; if D1 fails all three, the records it would
+ * have named decide for at most their TTL (logged).
  */
 export async function forgetOwnerState(env: EdgeEnv & Pick<Env, "DB">, userId: string): Promise<void> {
-  // D1's primary: a replica behind the change could miss a file just created, whose record a view then fills.
-  const carried = await createDb(env.DB)
-    .select({ id: files.id })
-    .from(files)
-    .where(and(eq(files.userId, userId), lte(files.ownerOrdinal, SERVING.ownerStateCarriedFiles)))
-    .all();
-  await forgetFileAccess(env, carried.map((f) => f.id));
+  let carried: { id: string }[] | undefined;
+  for (let attempt = 1; attempt <= 3 && !carried; attempt++) {
+    try {
+      // The primary: a replica behind the change could miss a file just created, whose record a view then fills.
+      carried = await createDb(env.DB)
+        .select({ id: files.id })
+        .from(files)
+        .where(and(eq(files.userId, userId), lte(files.ownerOrdinal, SERVING.ownerStateCarriedFiles)))
+        .all();
+    } catch (err) {
+      if (attempt === 3) console.error(`owner ${userId}: the files carrying its state could not be listed; their records live out their TTL`, err);
+    }
+  }
+  if (carried) await forgetFileAccess(env, carried.map((f) => f.id));
 }
