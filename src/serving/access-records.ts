@@ -51,7 +51,7 @@ const DATE_FIELDS = [
  */
 type FileRecord = { v: 1; at?: number; file: Record<string, unknown>; owner?: OwnerState };
 type OwnerState = { goneAt: number | null };
-type OwnerRecord = { v: 1; goneAt: number | null };
+type OwnerRecord = { v: 1 } & OwnerState;
 
 function encodeFile(loaded: LoadedFile, at: number): FileRecord {
   const { file } = loaded;

@@ -2,9 +2,9 @@
 //
 // An anonymous view of an original or thumbnail first looks up the object's entry (byte-entries.ts): when
 // its record is fresh, that record decides, with the owner's state it carries (one cache lookup in all, the
-// bytes included) or else the owner's record (two). Otherwise the file's access record decides, or D1's primary (access-records.ts), and the
-// entry is stored again with that fresher record. A Bearer caller may be the owner who just changed the
-// file: always decided from D1.
+// bytes included) or else the owner's record (two). Otherwise the file's access record decides, or D1's
+// primary (access-records.ts), and the entry is stored again with that fresher record. A Bearer caller may
+// be the owner who just changed the file: always decided from D1.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { resolvePrincipal } from "../auth/principal";
