@@ -9,7 +9,9 @@
 //   CDN link              {cdn_url}/uploads/<date>/<id>/<name>: as the short link, path checked against storeKey
 //   bare cache hit        baseline C: caches.default.match of the same 1 MB object (the local cache simulator's cost)
 //   3 cache lookups       baseline D: two small JSON records, then baseline C: the lookups a byte link's hit made
-//                         before its entries carried the file's record (it now makes two: the entry, the owner's record)
+//                         before its entries carried the file's record (it now makes one for an owner's first files)
+//   1 record lookup       baseline E: one file-sized JSON record from caches.default, then static JSON: the local
+//                         floor of any read decided at the edge (the API read and the 304 each make this one lookup)
 // Run: npm run bench -- serving   (3 interleaved rounds of 4 s per case; --quick: one round of 2 s). Port: BENCH_PORT_BASE + 40 (default 8830).
 import { createHash, randomBytes } from "node:crypto";
 import { deflateSync } from "node:zlib";
@@ -142,6 +144,7 @@ try {
     ["bare R2 get 1 MB (baseline B)", { url: `${app.url}/__bench/r2/serving-1mb` }, "B"],
     ["bare cache hit 1 MB (baseline C)", { url: `${app.url}/__bench/cache/serving-1mb` }, "C"],
     ["bare 3 cache lookups: 2 records + 1 MB (baseline D)", { url: `${app.url}/__bench/cache3/serving-1mb` }, "D"],
+    ["bare 1 record lookup + static JSON (baseline E)", { url: `${app.url}/__bench/json1` }, "A"],
     ["short link {image_url}/:id", { url: shortUrl }, "B"],
     ["short link, Range: bytes=0- (R2)", { url: shortUrl, headers: { range: "bytes=0-" } }, "B"],
     ["CDN link", { url: `${app.url}${cdnPath}` }, "B"],
@@ -183,7 +186,7 @@ try {
   await app.stop();
 }
 
-const baseOf = { A: rows.find((r) => r.base === "A"), B: rows.find((r) => r.base === "B" && r.label.startsWith("bare")), C: rows.find((r) => r.base === "C"), D: rows.find((r) => r.base === "D") };
+const baseOf = { A: rows.find((r) => r.base === "A"), B: rows.find((r) => r.base === "B" && r.label.startsWith("bare")), C: rows.find((r) => r.base === "C"), D: rows.find((r) => r.base === "D"), E: rows.find((r) => r.label.includes("(baseline E)")) };
 console.log();
 printTable(rows, [
   { key: "label", title: "route (bench worker, local wrangler dev)" },
@@ -202,13 +205,16 @@ printTable(rows, [
   { key: "rps", title: "throughput vs bare cache hit (C)", format: (v, row) => (row.base === "B" && baseOf.C ? ratio(v, baseOf.C.rps) : "") },
   // ... and against three lookups done bare (D), the path's lookups before byte entries (it makes two now).
   { key: "rps", title: "vs 3 bare lookups (D)", format: (v, row) => (/^(short link \{|CDN link)/.test(row.label) && baseOf.D ? ratio(v, baseOf.D.rps) : "") },
+  // ... and reads decided from one record against one bare lookup (E): what the API's chain and handler cost.
+  { key: "rps", title: "vs 1 bare lookup (E)", format: (v, row) => (row.base === "A" && !/baseline [AE]\)/.test(row.label) && baseOf.E ? ratio(v, baseOf.E.rps) : "") },
 ]);
 console.log(`${connections} connections, ${rounds} interleaved rounds of ${seconds} s per case, load generator: ${rows[0]?.tool}. Baseline A: static JSON route;
 baseline B: bare BUCKET.get of the same 1 MB object; baseline C: bare caches.default.match of it; baseline D: two small
-record lookups, then C (a byte link hit's lookups before its entry carried the file's record; now two). CPU ms/req: the workerd runtime process, including local dev's own
+record lookups, then C (a byte link hit's lookups before its entry carried the file's record); baseline E: one file-sized
+record lookup, then A (the floor of a read decided at the edge). CPU ms/req: the workerd runtime process, including local dev's own
 per-request overhead. Shared 2-core machine: compare ratios, not absolutes.\n`);
 
-writeSummary("serving", { baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)", C: "GET /__bench/cache/<key> (1 MB)", D: "GET /__bench/cache3/<key> (2 records + 1 MB)" }, connections, rounds, seconds, rows, viewCheck });
+writeSummary("serving", { baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)", C: "GET /__bench/cache/<key> (1 MB)", D: "GET /__bench/cache3/<key> (2 records + 1 MB)", E: "GET /__bench/json1 (1 record + static JSON)" }, connections, rounds, seconds, rows, viewCheck });
 if (failed) {
   console.error("some requests failed");
   process.exit(1);

@@ -7,6 +7,7 @@
 //   GET  /__bench/r2/<key>    BUCKET.get(key), streamed back
 //   GET  /__bench/cache/<key> caches.default.match of the object at r2/<key> (filled from R2 on a miss)
 //   GET  /__bench/cache3/<key> two small JSON record lookups in caches.default, then what cache/<key> does
+//   GET  /__bench/json1       one JSON record lookup in caches.default (the size of a file's), then static JSON
 //   GET  /__bench/d1          SELECT 1 on D1
 //   /__bench/analysis/...     phash-index seeding and duplicate lookups (bench/analysis-routes.ts)
 //   POST /__bench/forget/<id> drops a file's edge-cached access record and bytes (a cache miss on demand)
@@ -21,11 +22,23 @@ import { forgetFileAccess, purgeFileFromEdgeCache } from "../src/serving/edge-ca
 export * from "../src/index";
 
 const PREFIX = "/__bench/";
+/** About 1 KB of JSON, like a file's edge access record. */
+const FILE_SIZED_RECORD = { v: 1, at: 0, file: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field${i}`, "x".repeat(24)])) };
 // Objects written by the baseline routes live apart from the app's keys.
 const R2_PREFIX = "__bench/";
 
 async function baseline(request: Request, env: Env, path: string): Promise<Response> {
   if (path === "json" && request.method === "GET") {
+    return Response.json({ ok: true, bench: "static" });
+  }
+  if (path === "json1" && request.method === "GET") {
+    // Baseline E: what the API read's hit looks up, with nothing else: one record the size of a file's access
+    // record, parsed, then baseline A. The floor of any read decided at the edge, on this machine.
+    const cache = (caches as unknown as { default: Cache }).default;
+    const key = "https://bench.invalid/records/file";
+    const hit = await cache.match(key);
+    if (hit) await hit.json();
+    else await cache.put(key, Response.json(FILE_SIZED_RECORD, { headers: { "cache-control": "public, max-age=3600" } }));
     return Response.json({ ok: true, bench: "static" });
   }
   if (path.startsWith("forget/") && request.method === "POST") {
