@@ -11,13 +11,16 @@
 // filter delta, the inner-edge p1 sign (webp-vp8-filter.ts), and the colour conversion: BT.601 limited
 // range with chroma replicated over 2x2 pixels (no "fancy" upsampling). One deliberate difference:
 // without segmentation, image 0.24 dequantizes with index 0 (a bug fixed in image-webp); we use the frame's.
+// Here: the frame's rows and macroblocks (modes, prediction, residue). Beside it: a block's tokens
+// (webp-vp8-tokens.ts) and each row's loop filter and colour conversion (webp-vp8-rows.ts).
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "./reduce";
 import { BoolDecoder, readFrameHeader, type FrameHeader } from "./webp-vp8-bool";
-import { innerEdgeFilter, mbEdgeFilter, simpleFilter } from "./webp-vp8-filter";
-import { addResidue, CHROMA_STRIDE, idct4x4, iwht4x4, LUMA_STRIDE, predictBlock, predictSubblock } from "./webp-vp8-predict";
+import { addResidue, CHROMA_STRIDE, iwht4x4, LUMA_STRIDE, predictBlock, predictSubblock } from "./webp-vp8-predict";
+import { emitRows, filterRow, type Vp8Rows } from "./webp-vp8-rows";
+import { inverseTransform, readCoefficients } from "./webp-vp8-tokens";
 import {
-  AC_QUANT, B_DC, B_HE, B_PRED, B_TM, B_VE, BMODE_PROBS, BMODE_TREE, CAT_BASE, CAT_PROBS, COEFF_BANDS, DC_QUANT, SEGMENT_ID_TREE,
-  UV_MODE_PROBS, UV_MODE_TREE, YMODE_PROBS, YMODE_TREE, ZIGZAG,
+  AC_QUANT, B_DC, B_HE, B_PRED, B_TM, B_VE, BMODE_PROBS, BMODE_TREE, DC_QUANT, SEGMENT_ID_TREE, UV_MODE_PROBS, UV_MODE_TREE,
+  YMODE_PROBS, YMODE_TREE,
 } from "./webp-vp8-tables";
 
 /**
@@ -39,82 +42,23 @@ export async function decodeVp8Reduced(payload: Uint8Array, options: LeanDecodeO
 
 const Y_MODE_TO_BMODE = [B_DC, B_VE, B_HE, B_TM];
 
-// BT.601 limited-range YCbCr -> RGB in 8.8 fixed point, as photon's decoder: R = (298(Y-16) + 409(V-128) + 128) >> 8 ...
-const Y_C = new Int32Array(256), V_R = new Int32Array(256), U_G = new Int32Array(256), V_G = new Int32Array(256), U_B = new Int32Array(256);
-for (let i = 0; i < 256; i++) {
-  Y_C[i] = (i - 16) * 298 + 128;
-  V_R[i] = 409 * (i - 128);
-  U_G[i] = 100 * (i - 128);
-  V_G[i] = 208 * (i - 128);
-  U_B[i] = 516 * (i - 128);
-}
-
-/**
- * Reads one block's tokens (section 13) into out[off..off+16) dequantized, in raster order.
- * Returns bit 0: at least one token before end-of-block (the "non-zero" context); bit 1: an AC coefficient.
- */
-function readCoefficients(br: BoolDecoder, probs: Uint8Array, plane: number, ctx0: number, dcq: number, acq: number, out: Int32Array, off: number, first: number): number {
-  let ctx = ctx0;
-  let skipEob = false;
-  let result = 0;
-  const planeBase = plane * 264;
-  for (let i = first; i < 16; i++) {
-    const p = planeBase + COEFF_BANDS[i] * 33 + ctx * 11;
-    if (!skipEob && !br.readBool(probs[p])) break;
-    if (!br.readBool(probs[p + 1])) {
-      skipEob = true;
-      ctx = 0;
-      result |= 1;
-      continue;
-    }
-    let v: number;
-    if (!br.readBool(probs[p + 2])) {
-      v = 1;
-    } else if (!br.readBool(probs[p + 3])) {
-      v = !br.readBool(probs[p + 4]) ? 2 : 3 + br.readBool(probs[p + 5]);
-    } else {
-      let cat: number;
-      if (!br.readBool(probs[p + 6])) cat = br.readBool(probs[p + 7]);
-      else if (!br.readBool(probs[p + 8])) cat = 2 + br.readBool(probs[p + 9]);
-      else cat = 4 + br.readBool(probs[p + 10]);
-      const t = CAT_PROBS[cat];
-      let extra = 0;
-      for (let j = 0; t[j] > 0; j++) extra = extra + extra + br.readBool(t[j]);
-      v = CAT_BASE[cat] + extra;
-    }
-    skipEob = false;
-    ctx = v === 1 ? 1 : 2;
-    if (br.readBool(128)) v = -v;
-    const z = ZIGZAG[i];
-    out[off + z] = v * (z > 0 ? acq : dcq);
-    result |= z > 0 ? 3 : 1;
-  }
-  return result;
-}
-
-/** Inverse transform of one 4x4 block given what readCoefficients found (DC-only blocks are flat). */
-function inverseTransform(b: Int32Array, off: number, found: number): void {
-  if (found & 2) idct4x4(b, off);
-  else if (b[off] !== 0) b.fill((b[off] + 4) >> 3, off, off + 16);
-}
-
 // State lives in fields of one class (not variables captured by closures, which V8 keeps in a context
 // object and reloads on every access in the hot loops).
-class Vp8Decoder {
-  private readonly width: number;
-  private readonly height: number;
-  private readonly mbw: number;
-  private readonly mbh: number;
+class Vp8Decoder implements Vp8Rows {
+  readonly width: number;
+  readonly height: number;
+  readonly mbw: number;
+  readonly mbh: number;
   /** Chroma size. */
-  private readonly cw: number;
-  private readonly ch: number;
-  private readonly reducer: BoxReducer;
+  readonly cw: number;
+  readonly ch: number;
+  readonly reducer: BoxReducer;
   // Filtered-pixel windows: luma 8 carried rows + 16 rows of the current macroblock row, chroma 4 + 8.
-  private readonly yStride: number;
-  private readonly cStride: number;
-  private readonly Y: Uint8Array;
-  private readonly U: Uint8Array;
-  private readonly V: Uint8Array;
+  readonly yStride: number;
+  readonly cStride: number;
+  readonly Y: Uint8Array;
+  readonly U: Uint8Array;
+  readonly V: Uint8Array;
   // Unfiltered prediction context: the row above (luma: plus 4 above-right), the column to the left.
   private readonly topBorder: Uint8Array;
   private readonly leftBorder = new Uint8Array(17);
@@ -131,10 +75,10 @@ class Vp8Decoder {
   private readonly leftNz = new Uint8Array(9);
   private readonly bmodes = new Uint8Array(16);
   // Per macroblock of the current row, for the loop filter: level (0 = none), interior limit, hev threshold, inner edges.
-  private readonly fLevel: Uint8Array;
-  private readonly fInterior: Uint8Array;
-  private readonly fHev: Uint8Array;
-  private readonly fInner: Uint8Array;
+  readonly fLevel: Uint8Array;
+  readonly fInterior: Uint8Array;
+  readonly fHev: Uint8Array;
+  readonly fInner: Uint8Array;
   // Workspaces.
   private readonly ws = new Uint8Array(LUMA_STRIDE * 17);
   private readonly uws = new Uint8Array(CHROMA_STRIDE * 9);
@@ -142,8 +86,8 @@ class Vp8Decoder {
   private readonly coeffs = new Int32Array(384);
   private readonly y2 = new Int32Array(16);
   // One output row seen two ways: stores through the clamped view saturate to 0..255 for free.
-  private readonly rgbaRow: Uint8Array;
-  private readonly rgbaClamped: Uint8ClampedArray;
+  readonly rgbaRow: Uint8Array;
+  readonly rgbaClamped: Uint8ClampedArray;
   private outStart = 0;
 
   constructor(
@@ -186,8 +130,8 @@ class Vp8Decoder {
       for (let mbx = 0; mbx < mbw; mbx++) this.decodeMacroblock(br, mbx, mby);
       br.checkOverrun("token partition");
       h.modes.checkOverrun("mode partition");
-      this.filterRow(mby);
-      this.emitRows(mby);
+      filterRow(this, mby, h.simpleFilter);
+      this.outStart = emitRows(this, mby, this.outStart);
       // Keep the rows the next row's filter reads or changes, and the rows not yet emitted.
       this.Y.copyWithin(0, 16 * this.yStride, 24 * this.yStride);
       this.U.copyWithin(0, 8 * this.cStride, 12 * this.cStride);
@@ -352,95 +296,5 @@ class Vp8Decoder {
     this.fInterior[mbx] = interior;
     this.fHev[mbx] = level >= 40 ? 2 : 1;
     this.fInner[mbx] = ymode === B_PRED || !skip ? 1 : 0;
-  }
-
-  /** Converts the rows that no later filtering changes to RGBA and hands them to the reducer. */
-  private emitRows(mby: number): void {
-    const { Y, U, V, yStride, cStride, width, height, rgbaRow, rgbaClamped, reducer } = this;
-    const outStart = this.outStart;
-    const last = mby === this.mbh - 1;
-    const outEnd = last ? height : Math.min(height, 16 * mby + 8);
-    const yOrigin = 16 * mby - 8;
-    const cOrigin = 8 * mby - 4;
-    for (let y = outStart; y < outEnd; y++) {
-      const yr = (y - yOrigin) * yStride;
-      const cr = ((y >> 1) - cOrigin) * cStride;
-      // Each chroma sample covers two pixels of the row (photon replicates chroma, no interpolation).
-      for (let x = 0, o = 0; x < width; x += 2, o += 8) {
-        const ci = cr + (x >> 1);
-        const u = U[ci], v = V[ci];
-        const rc = V_R[v], gc = U_G[u] + V_G[v], bc = U_B[u];
-        let l = Y_C[Y[yr + x]];
-        rgbaClamped[o] = (l + rc) >> 8;
-        rgbaClamped[o + 1] = (l - gc) >> 8;
-        rgbaClamped[o + 2] = (l + bc) >> 8;
-        if (x + 1 < width) {
-          l = Y_C[Y[yr + x + 1]];
-          rgbaClamped[o + 4] = (l + rc) >> 8;
-          rgbaClamped[o + 5] = (l - gc) >> 8;
-          rgbaClamped[o + 6] = (l + bc) >> 8;
-        }
-      }
-      reducer.addRow(y, rgbaRow);
-    }
-    this.outStart = outEnd;
-  }
-
-  /** Filters the macroblocks of row mby in raster order, within the visible image as the reference does. */
-  private filterRow(mby: number): void {
-    const { Y, U, V, yStride, cStride, width, height, ch, cw, mbw, fLevel, fInterior, fHev, fInner } = this;
-    const simple = this.h.simpleFilter;
-    const yBase = 8 * yStride;
-    const cBase = 4 * cStride;
-    const ly = Math.min(height - 16 * mby, 16);
-    const cyl = Math.min(ch - 8 * mby, 8);
-    for (let mbx = 0; mbx < mbw; mbx++) {
-      const level = fLevel[mbx];
-      if (level === 0) continue;
-      const interior = fInterior[mbx];
-      const hev = fHev[mbx];
-      const mbEdge = (level + 2) * 2 + interior;
-      const subEdge = level * 2 + interior;
-      const inner = fInner[mbx] === 1;
-      const lx = Math.min(width - 16 * mbx, 16);
-      const cxl = Math.min(cw - 8 * mbx, 8);
-      const y0 = yBase + mbx * 16;
-      const c0 = cBase + mbx * 8;
-      if (simple) {
-        if (mbx > 0 && lx >= 2) simpleFilter(Y, y0, yStride, ly, 1, mbEdge);
-        if (inner) for (let x = 4; x < lx - 1; x += 4) simpleFilter(Y, y0 + x, yStride, ly, 1, subEdge);
-        if (mby > 0 && ly >= 2) simpleFilter(Y, y0, 1, lx, yStride, mbEdge);
-        if (inner) for (let y = 4; y < ly - 1; y += 4) simpleFilter(Y, y0 + y * yStride, 1, lx, yStride, subEdge);
-        continue;
-      }
-      if (mbx > 0) {
-        if (lx >= 4) mbEdgeFilter(Y, y0, yStride, ly, 1, hev, interior, mbEdge);
-        if (cxl >= 4) {
-          mbEdgeFilter(U, c0, cStride, cyl, 1, hev, interior, mbEdge);
-          mbEdgeFilter(V, c0, cStride, cyl, 1, hev, interior, mbEdge);
-        }
-      }
-      if (inner) {
-        for (let x = 4; x < lx - 3; x += 4) innerEdgeFilter(Y, y0 + x, yStride, ly, 1, hev, interior, subEdge);
-        if (cxl === 8) {
-          innerEdgeFilter(U, c0 + 4, cStride, cyl, 1, hev, interior, subEdge);
-          innerEdgeFilter(V, c0 + 4, cStride, cyl, 1, hev, interior, subEdge);
-        }
-      }
-      if (mby > 0) {
-        if (ly >= 4) mbEdgeFilter(Y, y0, 1, lx, yStride, hev, interior, mbEdge);
-        if (cyl >= 4) {
-          mbEdgeFilter(U, c0, 1, cxl, cStride, hev, interior, mbEdge);
-          mbEdgeFilter(V, c0, 1, cxl, cStride, hev, interior, mbEdge);
-        }
-      }
-      if (inner) {
-        for (let y = 4; y < ly - 3; y += 4) innerEdgeFilter(Y, y0 + y * yStride, 1, lx, yStride, hev, interior, subEdge);
-        if (cyl === 8) {
-          innerEdgeFilter(U, c0 + 4 * cStride, 1, cxl, cStride, hev, interior, subEdge);
-          innerEdgeFilter(V, c0 + 4 * cStride, 1, cxl, cStride, hev, interior, subEdge);
-        }
-      }
-    }
   }
 }
