@@ -203,7 +203,7 @@ printTable(rows, [
   // Byte links against a bare edge-cache hit too: locally the cache is simulated in the same process, so its
   // own cost shows in every cached read (baseline C).
   { key: "rps", title: "throughput vs bare cache hit (C)", format: (v, row) => (row.base === "B" && baseOf.C ? ratio(v, baseOf.C.rps) : "") },
-  // ... and against three lookups done bare (D), the path's lookups before byte entries (it makes two now).
+  // ... and against three lookups done bare (D), the path's lookups before byte entries (one now, for an owner's first files).
   { key: "rps", title: "vs 3 bare lookups (D)", format: (v, row) => (/^(short link \{|CDN link)/.test(row.label) && baseOf.D ? ratio(v, baseOf.D.rps) : "") },
   // ... and reads decided from one record against one bare lookup (E): what the API's chain and handler cost.
   { key: "rps", title: "vs 1 bare lookup (E)", format: (v, row) => (row.base === "A" && !/baseline [AE]\)/.test(row.label) && baseOf.E ? ratio(v, baseOf.E.rps) : "") },
