@@ -1,4 +1,5 @@
-// Huffman tables and the entropy-coded-segment bit reader of the lean JPEG decoder (jpeg.ts).
+// Huffman tables and the entropy-coded-segment bit reader of the lean JPEG decoder (jpeg.ts builds the tables,
+// jpeg-scan.ts reads the scans).
 // Every AC symbol of a baseline scan must still be decoded to find where the next block starts, so this is
 // the hot path: a 9-bit lookup table answers most codes in one step, longer codes fall back to the
 // canonical maxcode walk (ITU T.81 F.2.2.3).

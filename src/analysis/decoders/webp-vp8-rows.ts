@@ -4,7 +4,10 @@
 import type { BoxReducer } from "./reduce";
 import { innerEdgeFilter, mbEdgeFilter, simpleFilter } from "./webp-vp8-filter";
 
-/** What these steps read of the decoder: the planes' window of rows, sizes, and the row's filter parameters. */
+/**
+ * What these steps use of the decoder: the planes' window of rows (filtered in place), sizes, the row's filter
+ * parameters, and the output row and reducer the converted rows go to.
+ */
 export interface Vp8Rows {
   readonly width: number;
   readonly height: number;
@@ -18,7 +21,7 @@ export interface Vp8Rows {
   readonly Y: Uint8Array;
   readonly U: Uint8Array;
   readonly V: Uint8Array;
-  /** Per macroblock of the current row: filter level, interior limit, hev threshold, inner edges filtered (1). */
+  /** Per macroblock of the current row, for the loop filter: level (0 = none), interior limit, hev threshold, inner edges (1). */
   readonly fLevel: Uint8Array;
   readonly fInterior: Uint8Array;
   readonly fHev: Uint8Array;
@@ -40,11 +43,12 @@ for (let i = 0; i < 256; i++) {
 }
 
 /**
- * Converts the rows of macroblock row mby that no later filtering changes to RGBA and hands them to the
- * reducer, from `outStart` (the first row not yet emitted); returns the next row to emit.
+ * Converts the rows that no later filtering changes to RGBA and hands them to the reducer: from `outStart` (the
+ * first row not yet emitted) up to 16 * mby + 8, or to the image's end after the last macroblock row. Returns
+ * the next row to emit.
  */
 export function emitRows(d: Vp8Rows, mby: number, outStart: number): number {
-const { Y, U, V, yStride, cStride, width, height, rgbaRow, rgbaClamped, reducer } = d;
+  const { Y, U, V, yStride, cStride, width, height, rgbaRow, rgbaClamped, reducer } = d;
   const last = mby === d.mbh - 1;
   const outEnd = last ? height : Math.min(height, 16 * mby + 8);
   const yOrigin = 16 * mby - 8;
@@ -75,7 +79,7 @@ const { Y, U, V, yStride, cStride, width, height, rgbaRow, rgbaClamped, reducer 
 
 /** Filters the macroblocks of row mby in raster order, within the visible image as the reference does. */
 export function filterRow(d: Vp8Rows, mby: number, simple: boolean): void {
-const { Y, U, V, yStride, cStride, width, height, ch, cw, mbw, fLevel, fInterior, fHev, fInner } = d;
+  const { Y, U, V, yStride, cStride, width, height, ch, cw, mbw, fLevel, fInterior, fHev, fInner } = d;
   const yBase = 8 * yStride;
   const cBase = 4 * cStride;
   const ly = Math.min(height - 16 * mby, 16);
