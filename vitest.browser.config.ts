@@ -11,7 +11,9 @@ export default defineConfig({
     include: ["test/browser/**/*.test.mjs"],
     environment: "node",
     testTimeout: 180_000,
-    hookTimeout: 300_000,
+    // Above what a start may take when every step of it is slow (two bounded attempts of the worker, two of
+    // chromium): a step that hangs fails on its own bound, with its name, before this fires.
+    hookTimeout: 480_000,
     fileParallelism: false,
   },
 });

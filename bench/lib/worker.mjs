@@ -146,7 +146,8 @@ async function waitUntilAnswering(url, child, output, timeoutMs) {
  * @param {Record<string,string>} [opts.vars] extra vars (--var); the config's required secrets get random values unless given
  * @param {boolean} [opts.migrate] apply D1 migrations to the temp state first (default: when the config has D1)
  * @param {number} [opts.inspectorPort] devtools port (default port + 1000, so parallel runs do not fight over 9229)
- * @param {number} [opts.timeoutMs] the bound on each step: bundling, migrating, the first answer (default 90 s)
+ * @param {number} [opts.timeoutMs] the bound on one attempt, all its steps together: bundling, migrating, the first
+ *   answer (default 120 s; two attempts then end within a browser suite's hook, which names no step if it fires)
  * @param {number} [opts.attempts] tries before giving up (default 2): a step that hangs or fails starts over afresh
  * @param {boolean} [opts.quiet] hide wrangler's output unless it fails (default true)
  * @param {boolean} [opts.bundle] prebuild once and serve with --no-bundle (default true); false: plain `wrangler dev` (reloads on edits)
@@ -176,7 +177,12 @@ function portFree(port) {
   });
 }
 
-async function startOnce({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = 90_000, quiet = true, bundle = true }) {
+async function startOnce({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = 120_000, quiet = true, bundle = true }) {
+  const started = Date.now();
+  const steps = [];
+  /** What is left of this attempt's bound for the next step (at least 1 s, so a step can report it overran). */
+  const left = () => Math.max(1000, started + timeoutMs - Date.now());
+  const stepDone = (name, since) => steps.push(`${name} ${((Date.now() - since) / 1000).toFixed(1)} s`);
   const deadline = Date.now() + 10_000; // a worker stopped just before may still be letting go of it
   while (!(await portFree(port))) {
     if (Date.now() > deadline) throw new Error(`port ${port} is taken by another process`);
@@ -184,7 +190,9 @@ async function startOnce({ config, port, vars = {}, migrate, inspectorPort, time
   }
   const configPath = path.resolve(root, config);
   const env = wranglerEnv();
-  const built = bundle ? await prebuild(configPath, env, timeoutMs) : null;
+  let since = Date.now();
+  const built = bundle ? await prebuild(configPath, env, left()) : null;
+  if (built) stepDone("bundle", since);
   const persistTo = mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
   const cleanup = () => {
     rmSync(persistTo, { recursive: true, force: true });
@@ -194,11 +202,14 @@ async function startOnce({ config, port, vars = {}, migrate, inspectorPort, time
   if (migrate ?? hasD1(configPath)) {
     const args = ["d1", "migrations", "apply", "DB", "--local", "-c", configPath, "--persist-to", persistTo];
     // CI=true: no interactive "apply these migrations?" prompt
-    const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs });
+    since = Date.now();
+    const bound = left();
+    const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound });
     if (m.status !== 0) {
       cleanup();
-      throw failure("D1 migrations", m, timeoutMs);
+      throw failure("D1 migrations", m, bound);
     }
+    stepDone("migrations", since);
   }
 
   // Required secrets ([secrets] required = [...]) get random local values unless given.
@@ -222,7 +233,9 @@ async function startOnce({ config, port, vars = {}, migrate, inspectorPort, time
 
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilAnswering(url, child, output, timeoutMs);
+    since = Date.now();
+    await waitUntilAnswering(url, child, output, left());
+    stepDone("first answer", since);
   } catch (err) {
     killGroup(child, "SIGKILL");
     await exited; // its port is free again before anyone starts over
@@ -243,6 +256,8 @@ async function startOnce({ config, port, vars = {}, migrate, inspectorPort, time
     })();
     return stopped;
   }
+  // A slow start is worth a line: the next hang is then easier to place.
+  if (Date.now() - started > 30_000) console.error(`startWorker: port ${port} answered after ${((Date.now() - started) / 1000).toFixed(1)} s (${steps.join(", ")})`);
   return { url, persistTo, output, processGroup: child.pid, stop };
 }
 

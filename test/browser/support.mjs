@@ -81,14 +81,27 @@ export async function signUp(page, origin, name = "u", email = undefined) {
   return { email, username };
 }
 
+/**
+ * fetch, bounded: a request the worker never answers fails in a minute, naming what it asked for, instead of
+ * holding a suite's hook until vitest gives up on it without a word.
+ */
+export async function boundedFetch(url, init = {}, timeoutMs = 60_000) {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    throw new Error(`${init.method ?? "GET"} ${url}: ${err.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : err.message}`);
+  }
+}
+
 export async function verifyLink(origin, email) {
-  const mail = await (await fetch(`${origin}/api/v1/dev/outbox?to=${encodeURIComponent(email)}`)).json();
+  const mail = await (await boundedFetch(`${origin}/api/v1/dev/outbox?to=${encodeURIComponent(email)}`)).json();
   return /(http\S+\/verify-email\?token=\S+)/.exec(mail.messages.at(-1).text)[1];
 }
 
 /** The page session's Bearer token (as the client script gets it). */
 export async function accessToken(page, origin) {
-  return page.evaluate(async (o) => (await (await fetch(`${o}/app/token`, { headers: { "X-Requested-With": "imghost" } })).json()).access_token, origin);
+  const url = `${origin}/app/token`;
+  return page.evaluate(async (u) => (await (await fetch(u, { headers: { "X-Requested-With": "imghost" }, signal: AbortSignal.timeout(60_000) })).json()).access_token, url);
 }
 
 /** Uploads bytes in one request (POST /upload/form), as ShareX does; returns the finalize answer. */
@@ -96,14 +109,14 @@ export async function uploadForm(origin, token, bytes, filename, mime, fields = 
   const form = new FormData();
   form.set("file", new Blob([bytes], { type: mime }), filename);
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
-  const res = await fetch(`${origin}/api/v1/upload/form`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+  const res = await boundedFetch(`${origin}/api/v1/upload/form`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
   const body = await res.json();
   if (!res.ok) throw new Error(`upload failed: ${res.status} ${JSON.stringify(body)}`);
   return body;
 }
 
 export async function api(origin, token, method, p, body) {
-  const res = await fetch(`${origin}/api/v1${p}`, {
+  const res = await boundedFetch(`${origin}/api/v1${p}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
