@@ -27,6 +27,14 @@ const FILE_SIZED_RECORD = { v: 1, at: 0, file: Object.fromEntries(Array.from({ l
 // Objects written by the baseline routes live apart from the app's keys.
 const R2_PREFIX = "__bench/";
 
+/** One bare lookup of a JSON record in caches.default, parsed; stored on the first miss. */
+async function lookUpRecord(key: string, record: unknown): Promise<void> {
+  const cache = (caches as unknown as { default: Cache }).default;
+  const hit = await cache.match(key);
+  if (hit) await hit.json();
+  else await cache.put(key, Response.json(record, { headers: { "cache-control": "public, max-age=3600" } }));
+}
+
 async function baseline(request: Request, env: Env, path: string): Promise<Response> {
   if (path === "json" && request.method === "GET") {
     return Response.json({ ok: true, bench: "static" });
@@ -34,11 +42,8 @@ async function baseline(request: Request, env: Env, path: string): Promise<Respo
   if (path === "json1" && request.method === "GET") {
     // Baseline E: what the API read's hit looks up, with nothing else: one record the size of a file's access
     // record, parsed, then baseline A. The floor of any read decided at the edge, on this machine.
-    const cache = (caches as unknown as { default: Cache }).default;
-    const key = "https://bench.invalid/records/file";
-    const hit = await cache.match(key);
-    if (hit) await hit.json();
-    else await cache.put(key, Response.json(FILE_SIZED_RECORD, { headers: { "cache-control": "public, max-age=3600" } }));
+    // A key of its own: baseline D's small records must not stand in for it.
+    await lookUpRecord("https://bench.invalid/records/file-sized", FILE_SIZED_RECORD);
     return Response.json({ ok: true, bench: "static" });
   }
   if (path.startsWith("forget/") && request.method === "POST") {
@@ -66,13 +71,7 @@ async function baseline(request: Request, env: Env, path: string): Promise<Respo
   if (path.startsWith("cache3/") && request.method === "GET") {
     // Baseline D: what a byte link's cache hit looks up, with nothing else: two small JSON records (the
     // access records of a file and its owner, each parsed) and then the bytes of baseline C.
-    const cache = (caches as unknown as { default: Cache }).default;
-    for (const record of ["file", "owner"]) {
-      const key = `https://bench.invalid/records/${record}`;
-      const hit = await cache.match(key);
-      if (hit) await hit.json();
-      else await cache.put(key, Response.json({ v: 1, record }, { headers: { "cache-control": "public, max-age=3600" } }));
-    }
+    for (const record of ["file", "owner"]) await lookUpRecord(`https://bench.invalid/records/${record}`, { v: 1, record });
     return baseline(request, env, `cache/${path.slice("cache3/".length)}`);
   }
   if (path === "d1" && request.method === "GET") {
