@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { gradientBmp, root, startApp } from "./support.mjs";
+import { gradientBmp, root, startApp, verifyLink } from "./support.mjs";
 
 const PORT = 8841;
 const ORIGIN = `http://localhost:${PORT}`;
@@ -45,9 +45,7 @@ describe("web app in chromium", () => {
     await page.waitForURL(/\/app\/account/);
     expect(await page.locator("#unverified").count()).toBe(1);
 
-    const mail = await (await fetch(`${ORIGIN}/api/v1/dev/outbox?to=${encodeURIComponent(email)}`)).json();
-    const link = /(http\S+\/verify-email\?token=\S+)/.exec(mail.messages.at(-1).text)[1];
-    await page.goto(link);
+    await page.goto(await verifyLink(ORIGIN, email));
     await shot("verify-email");
     await page.getByRole("button", { name: "Confirm my e-mail address" }).click();
     await page.getByText("Your e-mail address is verified.").waitFor();
