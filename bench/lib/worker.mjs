@@ -52,9 +52,9 @@ function hookExit() {
   }
 }
 
-// wrangler runs workerd as its own child: signal the whole process group that we created (detached).
+// wrangler runs workerd as its own child: signal the whole process group that we created (detached). Also when
+// wrangler itself has exited: a child it left behind may still hold our pipes open, and then "close" never comes.
 function killGroup(child, signal) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
   try {
     process.kill(-child.pid, signal);
   } catch {
@@ -76,15 +76,21 @@ function run(cmd, args, { env, timeoutMs }) {
     child.stdout.on("data", (c) => (stdout += c));
     child.stderr.on("data", (c) => (stderr += c));
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child, "SIGKILL");
-    }, timeoutMs);
-    child.once("close", (status) => {
+    let settled = false;
+    const settle = (status) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       running.delete(child);
       resolve({ status, stdout, stderr, timedOut });
-    });
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child, "SIGKILL");
+      // Killed, it is over, whether or not something outside the group still holds the pipes.
+      setTimeout(() => settle(child.exitCode), 5000).unref();
+    }, timeoutMs);
+    child.once("close", settle);
   });
 }
 
@@ -177,9 +183,21 @@ function portFree(port) {
   });
 }
 
-async function startOnce({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = 120_000, quiet = true, bundle = true }) {
-  const started = Date.now();
-  const steps = [];
+/** One attempt, with a line every 30 s while it lasts saying which step it is in: a hang then has a name. */
+async function startOnce(opts) {
+  const progress = { started: Date.now(), steps: [], step: "waiting for the port" };
+  const say = () => `${progress.step} after ${((Date.now() - progress.started) / 1000).toFixed(0)} s (done: ${progress.steps.join(", ") || "nothing"})`;
+  const watchdog = setInterval(() => console.error(`startWorker: port ${opts.port}: still ${say()}`), 30_000);
+  watchdog.unref();
+  try {
+    return await startSteps(opts, progress);
+  } finally {
+    clearInterval(watchdog);
+  }
+}
+
+async function startSteps({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = 120_000, quiet = true, bundle = true }, progress) {
+  const { started, steps } = progress;
   /** What is left of this attempt's bound for the next step (at least 1 s, so a step can report it overran). */
   const left = () => Math.max(1000, started + timeoutMs - Date.now());
   const stepDone = (name, since) => steps.push(`${name} ${((Date.now() - since) / 1000).toFixed(1)} s`);
@@ -191,6 +209,7 @@ async function startOnce({ config, port, vars = {}, migrate, inspectorPort, time
   const configPath = path.resolve(root, config);
   const env = wranglerEnv();
   let since = Date.now();
+  progress.step = "bundling";
   const built = bundle ? await prebuild(configPath, env, left()) : null;
   if (built) stepDone("bundle", since);
   const persistTo = mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
@@ -203,6 +222,7 @@ async function startOnce({ config, port, vars = {}, migrate, inspectorPort, time
     const args = ["d1", "migrations", "apply", "DB", "--local", "-c", configPath, "--persist-to", persistTo];
     // CI=true: no interactive "apply these migrations?" prompt
     since = Date.now();
+    progress.step = "applying the D1 migrations";
     const bound = left();
     const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound });
     if (m.status !== 0) {
@@ -234,6 +254,7 @@ async function startOnce({ config, port, vars = {}, migrate, inspectorPort, time
   const url = `http://127.0.0.1:${port}`;
   try {
     since = Date.now();
+    progress.step = "waiting for wrangler dev's first answer";
     await waitUntilAnswering(url, child, output, left());
     stepDone("first answer", since);
   } catch (err) {

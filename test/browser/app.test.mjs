@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { gradientBmp, root, startApp, verifyLink } from "./support.mjs";
+import { gradientBmp, openPage, root, startApp, verifyLink } from "./support.mjs";
 
 const PORT = 8841;
 const ORIGIN = `http://localhost:${PORT}`;
@@ -24,9 +24,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   app = await startApp(PORT);
   browser = app.browser;
-  context = await browser.newContext({ viewport: { width: 1100, height: 900 }, acceptDownloads: true });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: ORIGIN });
-  page = await context.newPage();
+  ({ context, page } = await openPage(browser, { viewport: { width: 1100, height: 900 }, acceptDownloads: true }, { origin: ORIGIN, permissions: ["clipboard-read", "clipboard-write"] }));
   page.on("pageerror", (err) => console.error("page error:", err.message));
 });
 

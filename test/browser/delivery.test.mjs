@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { PHONE, accessToken, api, root, signUp, startApp, uploadForm, watch } from "./support.mjs";
+import { PHONE, accessToken, api, openPage, root, signUp, startApp, uploadForm, watch } from "./support.mjs";
 
 const PORT = 8844;
 const LARGE = path.join(root, "test/fixtures/images/large");
@@ -30,8 +30,7 @@ async function analysed(token, ids) {
 
 beforeAll(async () => {
   app = await startApp(PORT);
-  const ctx = await app.browser.newContext();
-  const page = await ctx.newPage();
+  const { context: ctx, page } = await openPage(app.browser);
   await signUp(page, app.origin, "delivery");
   const token = await accessToken(page, app.origin);
   const ids = [];

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { DESKTOP, PHONE, SHOTS, accessToken, api, gradientBmp, root, signUp, startApp, uploadForm, watch } from "./support.mjs";
+import { DESKTOP, PHONE, SHOTS, accessToken, api, gradientBmp, openPage, root, signUp, startApp, uploadForm, watch } from "./support.mjs";
 
 const PORT = 8843;
 const FIXTURES = path.join(root, "test/fixtures/images");
@@ -36,9 +36,7 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   // Rate limits x10: this suite uploads a few dozen files within a minute from one account.
   app = await startApp(PORT, { RATE_LIMIT_MULTIPLIER: "10" });
-  ctx = await app.browser.newContext({ viewport: DESKTOP });
-  await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: app.origin });
-  page = await ctx.newPage();
+  ({ context: ctx, page } = await openPage(app.browser, { viewport: DESKTOP }, { origin: app.origin, permissions: ["clipboard-read", "clipboard-write"] }));
   problems = watch(page);
   await signUp(page, app.origin, "flows");
   token = await accessToken(page, app.origin);

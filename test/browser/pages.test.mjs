@@ -14,6 +14,7 @@ import {
   axeViolations,
   gradientBmp,
   horizontalOverflow,
+  openPage,
   root,
   signUp,
   startApp,
@@ -34,8 +35,7 @@ beforeAll(async () => {
   // FINALIZE_WAIT_MS 0: finalize answers at once, so a fresh upload is still "pending" for the thumbnail test.
   // The person is a bootstrap admin, so /app/moderation is a page they can reach (a 403 is a console error).
   app = await startApp(PORT, { FINALIZE_WAIT_MS: "0", ADMIN_EMAILS: "pages-admin@example.com" });
-  desktop = await app.browser.newContext({ viewport: DESKTOP });
-  page = await desktop.newPage();
+  ({ context: desktop, page } = await openPage(app.browser, { viewport: DESKTOP }));
   await signUp(page, app.origin, "pages", "pages-admin@example.com");
   token = await accessToken(page, app.origin);
   const jpg = readFileSync(path.join(root, "test/fixtures/images/wood.jpg"));

@@ -93,6 +93,26 @@ export async function boundedFetch(url, init = {}, timeoutMs = 60_000) {
   }
 }
 
+/** A promise that gives up after `timeoutMs`, naming `what`: for steps with no bound of their own. */
+export function within(what, promise, timeoutMs = 60_000) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not end within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A new browser context and its first page, bounded (playwright's newContext and newPage have no timeout, and
+ * a suite's hook that waits on them fails without naming them); `permissions` are granted for `origin`.
+ */
+export async function openPage(browser, options = {}, { origin, permissions } = {}) {
+  const context = await within("browser.newContext", browser.newContext(options));
+  if (permissions) await within("context.grantPermissions", context.grantPermissions(permissions, { origin }));
+  const page = await within("context.newPage", context.newPage());
+  return { context, page };
+}
+
 export async function verifyLink(origin, email) {
   const mail = await (await boundedFetch(`${origin}/api/v1/dev/outbox?to=${encodeURIComponent(email)}`)).json();
   return /(http\S+\/verify-email\?token=\S+)/.exec(mail.messages.at(-1).text)[1];
