@@ -94,7 +94,7 @@ export async function boundedFetch(url, init = {}, timeoutMs = 60_000) {
 }
 
 /** A promise that gives up after `timeoutMs`, naming `what`: for steps with no bound of their own. */
-export function within(what, promise, timeoutMs = 60_000) {
+function within(what, promise, timeoutMs = 60_000) {
   let timer;
   const late = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} did not end within ${timeoutMs} ms`)), timeoutMs);
