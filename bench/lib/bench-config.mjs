@@ -7,8 +7,8 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { root } from "./paths.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const BENCH_CONFIG = path.join(root, "bench", "wrangler.bench.toml");
 const BENCH_ENTRY = path.join(root, "bench", "worker.ts");
 

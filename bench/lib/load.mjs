@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { stats } from "./report.mjs";
-import { workerdCpuMs } from "./worker.mjs";
+import { workerdCpuMs } from "./workerd-procs.mjs";
 
 let wrkPath;
 /** Path of the wrk binary, or null when it is not installed (or BENCH_LOAD=node forces the Node loop). */

@@ -11,9 +11,11 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
+import { fetchWithin, within } from "./bounded.mjs";
+import { hookExit, killGroup, run, running } from "./processes.mjs";
+import { root } from "./paths.mjs";
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export { root };
 const bin = path.join(root, "node_modules", ".bin");
 
 /** The environment wrangler needs here: no metrics, no request.cf fetch, no banner; node_modules/.bin first so its Node 22 runs it. */
@@ -35,74 +37,17 @@ export function appVars(port) {
   return { BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin };
 }
 
-const running = new Set();
-let exitHooked = false;
-function hookExit() {
-  if (exitHooked) return;
-  exitHooked = true;
-  const killAll = () => {
-    for (const child of running) killGroup(child, "SIGKILL");
-  };
-  process.on("exit", killAll);
-  for (const sig of ["SIGINT", "SIGTERM"]) {
-    process.on(sig, () => {
-      killAll();
-      process.exit(130);
-    });
-  }
-}
-
-// wrangler runs workerd as its own child: signal the whole process group that we created (detached). Also when
-// wrangler itself has exited: a child it left behind may still hold our pipes open, and then "close" never comes.
-function killGroup(child, signal) {
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    /* already gone */
-  }
-}
-
-/**
- * Runs a command to its end, asynchronously (so the caller's timers, a test hook's timeout among them, still
- * fire) and bounded: after timeoutMs its whole process group is killed and the result says so.
- * @returns {Promise<{ status: number | null, stdout: string, stderr: string, timedOut: boolean }>}
- */
-function run(cmd, args, { env, timeoutMs }) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    running.add(child);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    let timedOut = false;
-    let settled = false;
-    const settle = (status) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      running.delete(child);
-      resolve({ status, stdout, stderr, timedOut });
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child, "SIGKILL");
-      // Killed, it is over, whether or not something outside the group still holds the pipes.
-      setTimeout(() => settle(child.exitCode), 5000).unref();
-    }, timeoutMs);
-    child.once("close", settle);
-  });
-}
-
+/** The bound on one start attempt, all its steps together. */
+const DEFAULT_TIMEOUT_MS = 120_000;
 function failure(step, r, timeoutMs) {
   const why = r.timedOut ? `did not end within ${timeoutMs} ms` : `failed (exit ${r.status})`;
   return new Error(`${step} ${why}:\n${r.stdout}\n${r.stderr}`);
 }
 
 /** Bundles the config's worker like a deploy would, into a temp dir; returns the entry file's path. */
-async function prebuild(configPath, env, timeoutMs) {
+async function prebuild(configPath, env, timeoutMs, children) {
   const outdir = mkdtempSync(path.join(tmpdir(), "bench-build-"));
-  const b = await run("wrangler", ["deploy", "--dry-run", "--outdir", outdir, "-c", configPath], { env, timeoutMs });
+  const b = await run("wrangler", ["deploy", "--dry-run", "--outdir", outdir, "-c", configPath], { env, timeoutMs, children });
   if (b.status !== 0) {
     rmSync(outdir, { recursive: true, force: true });
     throw failure(`bundling ${configPath}`, b, timeoutMs);
@@ -135,8 +80,7 @@ async function waitUntilAnswering(url, child, output, timeoutMs) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}) before answering:\n${output.join("")}`);
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
+      await fetchWithin(url, {}, 2000);
       return;
     } catch {
       await new Promise((r) => setTimeout(r, 250));
@@ -153,7 +97,8 @@ async function waitUntilAnswering(url, child, output, timeoutMs) {
  * @param {boolean} [opts.migrate] apply D1 migrations to the temp state first (default: when the config has D1)
  * @param {number} [opts.inspectorPort] devtools port (default port + 1000, so parallel runs do not fight over 9229)
  * @param {number} [opts.timeoutMs] the bound on one attempt, all its steps together: bundling, migrating, the first
- *   answer (default 120 s; two attempts then end within a browser suite's hook, which names no step if it fires)
+ *   answer (default 120 s; the attempt is given up 30 s after that whatever its steps do, so two attempts end
+ *   within a browser suite's hook, which names no step if it fires)
  * @param {number} [opts.attempts] tries before giving up (default 2): a step that hangs or fails starts over afresh
  * @param {boolean} [opts.quiet] hide wrangler's output unless it fails (default true)
  * @param {boolean} [opts.bundle] prebuild once and serve with --no-bundle (default true); false: plain `wrangler dev` (reloads on edits)
@@ -183,21 +128,33 @@ function portFree(port) {
   });
 }
 
-/** One attempt, with a line every 30 s while it lasts saying which step it is in: a hang then has a name. */
+/**
+ * One attempt, with a line every 30 s while it lasts saying which step it is in, and a backstop: whatever a step
+ * does with its own bound, the attempt ends 30 s after its bound, its processes killed, naming the step it was in.
+ */
 async function startOnce(opts) {
-  const progress = { started: Date.now(), steps: [], step: "waiting for the port" };
+  const progress = { started: Date.now(), steps: [], step: "waiting for the port", children: new Set() };
   const say = () => `${progress.step} after ${((Date.now() - progress.started) / 1000).toFixed(0)} s (done: ${progress.steps.join(", ") || "nothing"})`;
   const watchdog = setInterval(() => console.error(`startWorker: port ${opts.port}: still ${say()}`), 30_000);
   watchdog.unref();
+  const attempt = startSteps(opts, progress);
+  let abandoned = false;
+  // An attempt given up on may still end later: a worker it started then is stopped, not left serving.
+  attempt.then((w) => abandoned && w.stop(), () => {});
+  const bound = (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 30_000;
   try {
-    return await startSteps(opts, progress);
+    return await within(`the start on port ${opts.port}`, attempt, bound, () => {
+      abandoned = true;
+      console.error(`startWorker: port ${opts.port}: giving up on the attempt, still ${say()}`);
+      for (const child of progress.children) killGroup(child, "SIGKILL");
+    });
   } finally {
     clearInterval(watchdog);
   }
 }
 
-async function startSteps({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = 120_000, quiet = true, bundle = true }, progress) {
-  const { started, steps } = progress;
+async function startSteps({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = DEFAULT_TIMEOUT_MS, quiet = true, bundle = true }, progress) {
+  const { started, steps, children } = progress;
   /** What is left of this attempt's bound for the next step (at least 1 s, so a step can report it overran). */
   const left = () => Math.max(1000, started + timeoutMs - Date.now());
   const stepDone = (name, since) => steps.push(`${name} ${((Date.now() - since) / 1000).toFixed(1)} s`);
@@ -210,7 +167,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   const env = wranglerEnv();
   let since = Date.now();
   progress.step = "bundling";
-  const built = bundle ? await prebuild(configPath, env, left()) : null;
+  const built = bundle ? await prebuild(configPath, env, left(), children) : null;
   if (built) stepDone("bundle", since);
   const persistTo = mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
   const cleanup = () => {
@@ -224,7 +181,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     since = Date.now();
     progress.step = "applying the D1 migrations";
     const bound = left();
-    const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound });
+    const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound, children });
     if (m.status !== 0) {
       cleanup();
       throw failure("D1 migrations", m, bound);
@@ -241,6 +198,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
 
   const child = spawn("wrangler", args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
+  children.add(child);
   const output = [];
   const keep = (chunk) => {
     output.push(chunk.toString());
@@ -259,7 +217,8 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     stepDone("first answer", since);
   } catch (err) {
     killGroup(child, "SIGKILL");
-    await exited; // its port is free again before anyone starts over
+    // Its port is free again before anyone starts over (bounded: an exit that never comes must not hang us).
+    await within(`wrangler dev's exit after SIGKILL`, exited, 10_000).catch((e) => console.error(`startWorker: ${e.message}`));
     running.delete(child);
     cleanup();
     throw err;
@@ -270,7 +229,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     stopped ??= (async () => {
       killGroup(child, "SIGTERM");
       const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5000);
-      await exited;
+      await within(`wrangler dev's exit after SIGTERM`, exited, 15_000).catch((e) => console.error(`startWorker: ${e.message}`));
       clearTimeout(timer);
       running.delete(child);
       cleanup();
@@ -280,58 +239,6 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   // A slow start is worth a line: the next hang is then easier to place.
   if (Date.now() - started > 30_000) console.error(`startWorker: port ${port} answered after ${((Date.now() - started) / 1000).toFixed(1)} s (${steps.join(", ")})`);
   return { url, persistTo, output, processGroup: child.pid, stop };
-}
-
-/**
- * The workerd processes of a worker started by startWorker (its processGroup). wrangler dev runs two: a
- * proxy on the public port (`--socket-addr=entry=127.0.0.1:<port>`) that forwards each request to the
- * runtime that runs the user worker (`entry=127.0.0.1:0`, with the inspector). `role` tells them apart.
- */
-export function workerdProcesses(processGroup) {
-  const found = [];
-  if (!existsSync("/proc/self/stat")) return found;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const comm = stat.slice(stat.indexOf("(") + 1, close);
-      const pgrp = Number(stat.slice(close + 2).split(" ")[2]);
-      if (pgrp !== processGroup || comm !== "workerd") continue;
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-      const socket = cmdline.find((a) => a.startsWith("--socket-addr=entry="));
-      found.push({ pid: Number(pid), role: socket && !socket.endsWith(":0") ? "proxy" : "runtime" });
-    } catch {
-      /* process ended while reading */
-    }
-  }
-  // A single workerd (other wrangler versions) does both.
-  if (found.length === 1) found[0].role = "runtime";
-  return found;
-}
-
-/**
- * CPU time (ms, all threads, from /proc/<pid>/task/<tid>/schedstat in ns) used so far by the workerd of a
- * worker started by startWorker. which: "runtime" (default: the process running the user worker, where the
- * measured code runs), "proxy" (wrangler dev's forwarding proxy) or "all". null where /proc is unavailable.
- * CPU time, unlike wall time, is not inflated when other work competes for the machine's cores.
- */
-export function workerdCpuMs(processGroup, which = "runtime") {
-  if (!existsSync("/proc/self/schedstat")) return null;
-  let ns = 0;
-  let found = false;
-  for (const { pid, role } of workerdProcesses(processGroup)) {
-    if (which !== "all" && role !== which) continue;
-    try {
-      for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-      }
-      found = true;
-    } catch {
-      /* process or thread ended while reading */
-    }
-  }
-  return found ? ns / 1e6 : null;
 }
 
 /**

@@ -12,7 +12,8 @@
 //   the clock during execution (production freezes it between I/O), with 1 ms resolution.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { root, startWorker, workerdCpuMs } from "./worker.mjs";
+import { root, startWorker } from "./worker.mjs";
+import { workerdCpuMs } from "./workerd-procs.mjs";
 import { stats } from "./report.mjs";
 
 const HARNESS = `

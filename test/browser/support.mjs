@@ -5,7 +5,7 @@ import { chromium } from "playwright-core";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { startWorker, root } from "../../bench/lib/index.mjs";
+import { fetchWithin, startWorker, root, within } from "../../bench/lib/index.mjs";
 
 export { root };
 export const PASSWORD = "correct horse battery staple";
@@ -82,24 +82,13 @@ export async function signUp(page, origin, name = "u", email = undefined) {
 }
 
 /**
- * fetch, bounded: a request the worker never answers fails in a minute, naming what it asked for, instead of
- * holding a suite's hook until vitest gives up on it without a word.
+ * fetch, bounded by a timer of our own (an AbortSignal alone once failed to end a wedged request): a request
+ * the worker never answers fails in a minute, naming what it asked for, instead of holding a suite's hook until
+ * vitest gives up on it without a word. The body is read within the bound too.
  */
 export async function boundedFetch(url, init = {}, timeoutMs = 60_000) {
-  try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    throw new Error(`${init.method ?? "GET"} ${url}: ${err.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : err.message}`);
-  }
-}
-
-/** A promise that gives up after `timeoutMs`, naming `what`: for steps with no bound of their own. */
-function within(what, promise, timeoutMs = 60_000) {
-  let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not end within ${timeoutMs} ms`)), timeoutMs);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  const { res, text } = await fetchWithin(url, init, timeoutMs);
+  return new Response(text === "" ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 /**
@@ -107,9 +96,9 @@ function within(what, promise, timeoutMs = 60_000) {
  * a suite's hook that waits on them fails without naming them); `permissions` are granted for `origin`.
  */
 export async function openPage(browser, options = {}, { origin, permissions } = {}) {
-  const context = await within("browser.newContext", browser.newContext(options));
-  if (permissions) await within("context.grantPermissions", context.grantPermissions(permissions, { origin }));
-  const page = await within("context.newPage", context.newPage());
+  const context = await within("browser.newContext", browser.newContext(options), 60_000);
+  if (permissions) await within("context.grantPermissions", context.grantPermissions(permissions, { origin }), 60_000);
+  const page = await within("context.newPage", context.newPage(), 60_000);
   return { context, page };
 }
 
@@ -121,7 +110,8 @@ export async function verifyLink(origin, email) {
 /** The page session's Bearer token (as the client script gets it). */
 export async function accessToken(page, origin) {
   const url = `${origin}/app/token`;
-  return page.evaluate(async (u) => (await (await fetch(u, { headers: { "X-Requested-With": "imghost" }, signal: AbortSignal.timeout(60_000) })).json()).access_token, url);
+  const token = page.evaluate(async (u) => (await (await fetch(u, { headers: { "X-Requested-With": "imghost" } })).json()).access_token, url);
+  return within(`the page's GET ${url}`, token, 60_000);
 }
 
 /** Uploads bytes in one request (POST /upload/form), as ShareX does; returns the finalize answer. */

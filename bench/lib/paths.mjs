@@ -1,0 +1,5 @@
+// Where things are: the repository root, whatever the current directory.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

@@ -1,0 +1,64 @@
+// The processes a bench or browser-suite start spawns (wrangler, and the workerd it runs): each in its own process
+// group, killed as a group, and all of them killed when this process exits or is interrupted.
+import { spawn } from "node:child_process";
+import { root } from "./paths.mjs";
+
+export const running = new Set();
+let exitHooked = false;
+export function hookExit() {
+  if (exitHooked) return;
+  exitHooked = true;
+  const killAll = () => {
+    for (const child of running) killGroup(child, "SIGKILL");
+  };
+  process.on("exit", killAll);
+  for (const sig of ["SIGINT", "SIGTERM"]) {
+    process.on(sig, () => {
+      killAll();
+      process.exit(130);
+    });
+  }
+}
+
+// wrangler runs workerd as its own child: signal the whole process group that we created (detached). Also when
+// wrangler itself has exited: a child it left behind may still hold our pipes open, and then "close" never comes.
+export function killGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * Runs a command to its end, asynchronously (so the caller's timers, a test hook's timeout among them, still
+ * fire) and bounded: after timeoutMs its whole process group is killed and the result says so.
+ * @returns {Promise<{ status: number | null, stdout: string, stderr: string, timedOut: boolean }>}
+ */
+export function run(cmd, args, { env, timeoutMs, children }) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    running.add(child);
+    children?.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    let timedOut = false;
+    let settled = false;
+    const settle = (status) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      running.delete(child);
+      resolve({ status, stdout, stderr, timedOut });
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child, "SIGKILL");
+      // Killed, it is over, whether or not something outside the group still holds the pipes.
+      setTimeout(() => settle(child.exitCode), 5000).unref();
+    }, timeoutMs);
+    child.once("close", settle);
+  });
+}
