@@ -7,7 +7,7 @@
  * `promise`, or a rejection naming `what` once `timeoutMs` has passed, whichever comes first. `onLate` runs
  * when the bound wins (to abort or kill what is left behind).
  */
-export function within(what, promise, timeoutMs, onLate = () => {}) {
+export function within(what, promise, timeoutMs = 60_000, onLate = () => {}) {
   let timer;
   const late = new Promise((_, reject) => {
     timer = setTimeout(() => {
@@ -18,14 +18,14 @@ export function within(what, promise, timeoutMs, onLate = () => {}) {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-/** fetch and read the whole body, aborted and given up after `timeoutMs` either way; the status and the text. */
+/** fetch and read the whole body, aborted and given up after `timeoutMs` either way; the response and its bytes. */
 export async function fetchWithin(url, init = {}, timeoutMs = 60_000) {
   const what = `${init.method ?? "GET"} ${url}`;
   const ac = new AbortController();
   const work = (async () => {
     try {
       const res = await fetch(url, { ...init, signal: ac.signal });
-      return { res, text: await res.text() };
+      return { res, body: await res.arrayBuffer() };
     } catch (err) {
       throw new Error(`${what}: ${err.message}${err.cause ? ` (${err.cause.message ?? err.cause})` : ""}`);
     }

@@ -37,9 +37,7 @@ export function killGroup(child, signal) {
  */
 export function run(cmd, args, { env, timeoutMs, children }) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    running.add(child);
-    children?.add(child);
+    const child = spawnGroup(cmd, args, { env, children });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -60,5 +58,28 @@ export function run(cmd, args, { env, timeoutMs, children }) {
       setTimeout(() => settle(child.exitCode), 5000).unref();
     }, timeoutMs);
     child.once("close", settle);
+    child.once("error", (err) => {
+      stderr += `\n${cmd} could not be started: ${err.message}`;
+      settle(null);
+    });
   });
+}
+
+/**
+ * Spawns a command as the leader of its own process group (wrangler runs workerd as its child; the group is
+ * what gets killed), tracked in `running` and in the caller's `children` until its pipes close: then nothing
+ * of the group is left, and its id may be reused, so it must not be signalled any more.
+ */
+export function spawnGroup(cmd, args, { env, children }) {
+  const child = spawn(cmd, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
+  children?.add(child);
+  const forget = () => {
+    running.delete(child);
+    children?.delete(child);
+  };
+  child.once("close", forget);
+  // A spawn that fails (ENOENT, EAGAIN) emits "error" (an exception without a listener); callers add their own.
+  child.once("error", forget);
+  return child;
 }

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import { root } from "./worker.mjs";
+import { root } from "./paths.mjs";
 
 export const resultsDir = path.join(root, "bench", "results");
 

@@ -5,89 +5,19 @@
 // The worker is bundled ONCE up front (`wrangler deploy --dry-run --outdir`, the deploy bundler) and served
 // with `wrangler dev --no-bundle`: wrangler dev otherwise watches the sources and restarts the worker in the
 // middle of a measurement whenever anyone edits a file under src/.
-import { spawn } from "node:child_process";
-import { createServer } from "node:net";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { fetchWithin, within } from "./bounded.mjs";
-import { hookExit, killGroup, run, running } from "./processes.mjs";
+import { within } from "./bounded.mjs";
+import { hookExit, killGroup, run, running, spawnGroup } from "./processes.mjs";
 import { root } from "./paths.mjs";
+import { appVars, failure, hasD1, portFree, prebuild, requiredSecrets, waitUntilAnswering, wranglerEnv } from "./wrangler.mjs";
 
-export { root };
-const bin = path.join(root, "node_modules", ".bin");
-
-/** The environment wrangler needs here: no metrics, no request.cf fetch, no banner; node_modules/.bin first so its Node 22 runs it. */
-export function wranglerEnv(extra = {}) {
-  return {
-    ...process.env,
-    PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`,
-    WRANGLER_SEND_METRICS: "false",
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    WRANGLER_HIDE_BANNER: "true",
-    WRANGLER_LOG: process.env.WRANGLER_LOG ?? "warn",
-    ...extra,
-  };
-}
-
-/** The public-address vars of the app for a worker listening on `port` (all four surfaces as path prefixes). */
-export function appVars(port) {
-  const origin = `http://127.0.0.1:${port}`;
-  return { BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin };
-}
+export { appVars, root, wranglerEnv };
 
 /** The bound on one start attempt, all its steps together. */
 const DEFAULT_TIMEOUT_MS = 120_000;
-function failure(step, r, timeoutMs) {
-  const why = r.timedOut ? `did not end within ${timeoutMs} ms` : `failed (exit ${r.status})`;
-  return new Error(`${step} ${why}:\n${r.stdout}\n${r.stderr}`);
-}
-
-/** Bundles the config's worker like a deploy would, into a temp dir; returns the entry file's path. */
-async function prebuild(configPath, env, timeoutMs, children) {
-  const outdir = mkdtempSync(path.join(tmpdir(), "bench-build-"));
-  const b = await run("wrangler", ["deploy", "--dry-run", "--outdir", outdir, "-c", configPath], { env, timeoutMs, children });
-  if (b.status !== 0) {
-    rmSync(outdir, { recursive: true, force: true });
-    throw failure(`bundling ${configPath}`, b, timeoutMs);
-  }
-  const main = /^\s*main\s*=\s*"([^"]+)"/m.exec(readFileSync(configPath, "utf8"))?.[1];
-  const byMain = main && path.join(outdir, path.basename(main).replace(/\.[cm]?[jt]sx?$/, "") + ".js");
-  const scripts = readdirSync(outdir).filter((f) => /\.m?js$/.test(f));
-  const entry = byMain && existsSync(byMain) ? byMain : scripts.length === 1 ? path.join(outdir, scripts[0]) : null;
-  if (!entry) throw new Error(`cannot find the bundled entry in ${outdir}: ${scripts.join(", ")}`);
-  return { outdir, entry };
-}
-
-function requiredSecrets(configPath) {
-  const text = readFileSync(configPath, "utf8");
-  const section = /^\[secrets\]\s*$([\s\S]*?)(?=^\[)/m.exec(text + "\n[")?.[1] ?? "";
-  const list = /^\s*required\s*=\s*\[([^\]]*)\]/m.exec(section)?.[1] ?? "";
-  return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
-}
-
-function hasD1(configPath) {
-  try {
-    return /\[\[\s*d1_databases\s*\]\]/.test(readFileSync(configPath, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntilAnswering(url, child, output, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}) before answering:\n${output.join("")}`);
-    try {
-      await fetchWithin(url, {}, 2000);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs} ms:\n${output.join("")}`);
-}
 
 /**
  * @param {object} opts
@@ -119,42 +49,55 @@ export async function startWorker({ attempts = 2, ...opts }) {
   }
 }
 
-/** Whether nothing listens on 127.0.0.1:port (else the first answer awaited below could be another server's). */
-function portFree(port) {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once("error", () => resolve(false));
-    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
-  });
-}
-
 /**
  * One attempt, with a line every 30 s while it lasts saying which step it is in, and a backstop: whatever a step
  * does with its own bound, the attempt ends 30 s after its bound, its processes killed, naming the step it was in.
  */
 async function startOnce(opts) {
-  const progress = { started: Date.now(), steps: [], step: "waiting for the port", children: new Set() };
+  // children: its process groups still running; dirs: its temp dirs; abandoned: its steps must stop at the next.
+  const progress = { started: Date.now(), steps: [], step: "waiting for the port", children: new Set(), dirs: [], abandoned: false };
   const say = () => `${progress.step} after ${((Date.now() - progress.started) / 1000).toFixed(0)} s (done: ${progress.steps.join(", ") || "nothing"})`;
   const watchdog = setInterval(() => console.error(`startWorker: port ${opts.port}: still ${say()}`), 30_000);
   watchdog.unref();
   const attempt = startSteps(opts, progress);
-  let abandoned = false;
   // An attempt given up on may still end later: a worker it started then is stopped, not left serving.
-  attempt.then((w) => abandoned && w.stop(), () => {});
+  attempt
+    .then((w) => progress.abandoned && w.stop())
+    .catch((err) => progress.abandoned || console.error(`startWorker: port ${opts.port}: ${err.message.slice(0, 400)}`));
   const bound = (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 30_000;
+  let where;
   try {
     return await within(`the start on port ${opts.port}`, attempt, bound, () => {
-      abandoned = true;
-      console.error(`startWorker: port ${opts.port}: giving up on the attempt, still ${say()}`);
+      where = say();
+      progress.abandoned = true;
       for (const child of progress.children) killGroup(child, "SIGKILL");
+      removeDirs(progress.dirs);
     });
+  } catch (err) {
+    throw where ? new Error(`${err.message}; it was still ${where}`) : err;
   } finally {
     clearInterval(watchdog);
   }
 }
 
+function removeDirs(dirs) {
+  for (const dir of dirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch (err) {
+      console.error(`startWorker: could not remove ${dir}: ${err.message}`);
+    }
+  }
+}
+
 async function startSteps({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = DEFAULT_TIMEOUT_MS, quiet = true, bundle = true }, progress) {
-  const { started, steps, children } = progress;
+  const { started, steps, children, dirs } = progress;
+  /** Between steps: an attempt given up on starts nothing more (its port may be the next attempt's by now). */
+  const next = (step) => {
+    if (progress.abandoned) throw new Error(`given up before ${step}`);
+    progress.step = step;
+    return Date.now();
+  };
   /** What is left of this attempt's bound for the next step (at least 1 s, so a step can report it overran). */
   const left = () => Math.max(1000, started + timeoutMs - Date.now());
   const stepDone = (name, since) => steps.push(`${name} ${((Date.now() - since) / 1000).toFixed(1)} s`);
@@ -165,21 +108,27 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   }
   const configPath = path.resolve(root, config);
   const env = wranglerEnv();
-  let since = Date.now();
-  progress.step = "bundling";
-  const built = bundle ? await prebuild(configPath, env, left(), children) : null;
-  if (built) stepDone("bundle", since);
+  const cleanup = () => removeDirs(dirs);
+  let since = next("bundling");
+  let entry = null;
+  if (bundle) {
+    const outdir = mkdtempSync(path.join(tmpdir(), "bench-build-"));
+    dirs.push(outdir);
+    try {
+      entry = await prebuild(configPath, outdir, env, left(), children);
+    } catch (err) {
+      cleanup();
+      throw err;
+    }
+    stepDone("bundle", since);
+  }
   const persistTo = mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
-  const cleanup = () => {
-    rmSync(persistTo, { recursive: true, force: true });
-    if (built) rmSync(built.outdir, { recursive: true, force: true });
-  };
+  dirs.push(persistTo);
 
   if (migrate ?? hasD1(configPath)) {
     const args = ["d1", "migrations", "apply", "DB", "--local", "-c", configPath, "--persist-to", persistTo];
     // CI=true: no interactive "apply these migrations?" prompt
-    since = Date.now();
-    progress.step = "applying the D1 migrations";
+    since = next("applying the D1 migrations");
     const bound = left();
     const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound, children });
     if (m.status !== 0) {
@@ -192,13 +141,17 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   // Required secrets ([secrets] required = [...]) get random local values unless given.
   const secrets = Object.fromEntries(requiredSecrets(configPath).map((name) => [name, randomBytes(32).toString("base64url")]));
   const allVars = { ...secrets, ...vars };
-  const args = ["dev", ...(built ? [built.entry, "--no-bundle"] : []), "-c", configPath, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
+  const args = ["dev", ...(entry ? [entry, "--no-bundle"] : []), "-c", configPath, "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persistTo];
   args.push("--inspector-port", String(inspectorPort ?? port + 1000), "--show-interactive-dev-session=false");
   for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);
 
-  const child = spawn("wrangler", args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  running.add(child);
-  children.add(child);
+  try {
+    since = next("waiting for wrangler dev's first answer");
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+  const child = spawnGroup("wrangler", args, { env, children });
   const output = [];
   const keep = (chunk) => {
     output.push(chunk.toString());
@@ -207,13 +160,22 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   };
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
-  const exited = new Promise((resolve) => child.once("exit", resolve));
+  let spawnError;
+  const exited = new Promise((resolve) => {
+    child.once("exit", resolve);
+    child.once("error", (err) => resolve((spawnError = err)));
+  });
+  // Why waiting for an answer is pointless, if it is: wrangler is gone (an exit code, or a signal: a killed process
+  // has no exit code), never started, or this attempt was given up on (the answer could be the next attempt's).
+  const gone = () =>
+    spawnError ? `could not be started: ${spawnError.message}`
+    : child.exitCode !== null || child.signalCode !== null ? `exited (${child.exitCode ?? child.signalCode}) before answering`
+    : progress.abandoned ? "was given up on before it answered"
+    : null;
 
   const url = `http://127.0.0.1:${port}`;
   try {
-    since = Date.now();
-    progress.step = "waiting for wrangler dev's first answer";
-    await waitUntilAnswering(url, child, output, left());
+    await waitUntilAnswering(url, gone, output, left());
     stepDone("first answer", since);
   } catch (err) {
     killGroup(child, "SIGKILL");

@@ -87,8 +87,12 @@ export async function signUp(page, origin, name = "u", email = undefined) {
  * vitest gives up on it without a word. The body is read within the bound too.
  */
 export async function boundedFetch(url, init = {}, timeoutMs = 60_000) {
-  const { res, text } = await fetchWithin(url, init, timeoutMs);
-  return new Response(text === "" ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
+  const { res, body } = await fetchWithin(url, init, timeoutMs);
+  // The body is already decoded: its length and encoding headers no longer describe it.
+  const headers = new Headers(res.headers);
+  headers.delete("content-encoding");
+  headers.delete("content-length");
+  return new Response(body.byteLength ? body : null, { status: res.status, statusText: res.statusText, headers });
 }
 
 /**
@@ -110,8 +114,9 @@ export async function verifyLink(origin, email) {
 /** The page session's Bearer token (as the client script gets it). */
 export async function accessToken(page, origin) {
   const url = `${origin}/app/token`;
-  const token = page.evaluate(async (u) => (await (await fetch(u, { headers: { "X-Requested-With": "imghost" } })).json()).access_token, url);
-  return within(`the page's GET ${url}`, token, 60_000);
+  // The page's own signal ends its fetch; the bound on evaluate holds even if that signal is lost.
+  const token = page.evaluate(async (u) => (await (await fetch(u, { headers: { "X-Requested-With": "imghost" }, signal: AbortSignal.timeout(60_000) })).json()).access_token, url);
+  return within(`the page's GET ${url}`, token, 65_000);
 }
 
 /** Uploads bytes in one request (POST /upload/form), as ShareX does; returns the finalize answer. */
