@@ -20,6 +20,14 @@
 // an isolate it never goes up (tickets are spent lowest first and never reused); across isolates it is
 // as true as the last lease each of them took.
 //
+// A lease call is shared: the requests that find no ticket wait for the one call in flight. So it is bounded
+// (LEASE_TIMEOUT_MS): a call the object never answers would otherwise hold every later request of the subject
+// in this isolate, and the bucket would never lease again. A request that waits for another's call does so on
+// a timer of its own as well: workerd may cancel as hung a request left waiting on nothing but another request's
+// work (it did so to view counting's waits, see serving/view-counter.ts). A request whose shared call failed or
+// was given up leases once itself; one whose own call failed fails, as a request that waited for the object
+// always did.
+//
 // Upload starts take from both buckets in one object call (all or nothing, as before); the uploads bucket
 // is never leased ahead (its limits are small and an upload start writes to D1 anyway), but the isolate
 // remembers its count, to show it and to refuse locally once it is used up.
@@ -42,6 +50,8 @@ const MAX_LEASE = 1 << 20;
 const MAX_BUCKETS = 10_000;
 /** Lease replies granting nothing one request waits for before giving up (only clock skew causes them). */
 const MAX_FRUITLESS = 3;
+/** A lease call not answered within this is given up (the object answers in well under a second from anywhere). */
+const LEASE_TIMEOUT_MS = 5_000;
 
 class Bucket {
   /** Unspent tickets, ascending, inclusive ranges. */
@@ -112,6 +122,8 @@ export type Counted = {
 export class LeaseHolder {
   private readonly buckets = new Map<string, Bucket>();
 
+  constructor(private readonly leaseTimeoutMs = LEASE_TIMEOUT_MS) {}
+
   /** One ordinary API call: a ticket of the API bucket, from memory when one is in hand. */
   async countCall(source: LeaseSource, subject: string, api: BucketSpec, uploads: BucketSpec, waitUntil?: WaitUntil): Promise<Counted> {
     let b = this.current(subject, api);
@@ -124,7 +136,15 @@ export class LeaseHolder {
         return { allowed: true, api: b.state(t), uploads: this.look(subject, uploads) };
       }
       if (b.usedUp) break;
-      const leased = await (b.pending ?? this.lease(source, subject, api, uploads, b));
+      const shared = b.pending;
+      let leased;
+      try {
+        leased = await (shared ? within(shared, this.leaseTimeoutMs) : this.lease(source, subject, api, uploads, b));
+      } catch (err) {
+        if (!shared) throw err;
+        if (b.pending === shared) b.pending = undefined;
+        continue; // another request's call failed or was given up: this one leases itself
+      }
       if (leased.granted === 0) fruitless += 1;
       b = leased.bucket;
     }
@@ -187,11 +207,11 @@ export class LeaseHolder {
 
   private lease(source: LeaseSource, subject: string, api: BucketSpec, uploads: BucketSpec, b: Bucket) {
     const want = this.nextSize(b);
-    const pending = source
-      .lease([
-        { ...api, need: 0, want },
-        { ...uploads, need: 0, want: 0 },
-      ])
+    const call = source.lease([
+      { ...api, need: 0, want },
+      { ...uploads, need: 0, want: 0 },
+    ]);
+    const pending = within(call, this.leaseTimeoutMs)
       .then((res) => {
         this.absorb(subject, uploads, this.current(subject, uploads), res.buckets[1]);
         const granted = res.buckets[0].granted;
@@ -254,3 +274,12 @@ const keyOf = (subject: string, spec: BucketSpec) => `${subject}\n${spec.name}\n
 
 /** This isolate's leases, shared by every request it serves. */
 export const leases = new LeaseHolder();
+
+/** `work`, or a rejection once `ms` have passed without its answer. */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the rate limiter did not answer a lease within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
