@@ -20,17 +20,20 @@
 // an isolate it never goes up (tickets are spent lowest first and never reused); across isolates it is
 // as true as the last lease each of them took.
 //
-// A lease call is shared: the requests that find no ticket wait for the one call in flight. So it is bounded
-// (LEASE_TIMEOUT_MS): a call the object never answers would otherwise hold every later request of the subject
-// in this isolate, and the bucket would never lease again. A request that waits for another's call does so on
-// a timer of its own as well: workerd may cancel as hung a request left waiting on nothing but another request's
-// work (it did so to view counting's waits, see serving/view-counter.ts). A request whose shared call failed or
-// was given up leases once itself; one whose own call failed fails, as a request that waited for the object
-// always did.
+// A lease call is shared: the requests that find no ticket wait for the one call in flight. So every lease call
+// is bounded (LEASE_TIMEOUT_MS): one the object never answers would otherwise hold every later request of the
+// subject in this isolate, and the bucket would never lease again. A request that waits for another's call does
+// so on a timer of its own as well: workerd may cancel as hung a request left waiting on nothing but another
+// request's work (it did so to view counting's waits, see serving/view-counter.ts). A request whose shared call
+// failed or was given up makes its own call, without waiting for anyone else's again; one whose own call fails
+// fails, as a request that waited for the object always did. The tickets of a call given up lapse (the object
+// counted them, but taking them in late, below tickets already spent, would make Remaining go up), and the
+// next lease is no larger for it.
 //
 // Upload starts take from both buckets in one object call (all or nothing, as before); the uploads bucket
 // is never leased ahead (its limits are small and an upload start writes to D1 anyway), but the isolate
 // remembers its count, to show it and to refuse locally once it is used up.
+import { Bucket } from "./bucket";
 import type { BucketSpec, LeaseGrant, LeaseRequest, LeaseResult, LimitState } from "./rate-limiter";
 
 /** Where leases come from: the subject's RateLimiter stub in production, a wrapped one in tests. */
@@ -53,63 +56,6 @@ const MAX_FRUITLESS = 3;
 /** A lease call not answered within this is given up (the object answers in well under a second from anywhere). */
 const LEASE_TIMEOUT_MS = 5_000;
 
-class Bucket {
-  /** Unspent tickets, ascending, inclusive ranges. */
-  readonly tickets: [number, number][] = [];
-  /** The highest count the object reported: tickets up to it have been issued to someone. */
-  known = 0;
-  lastTaken = 0;
-  size = 0;
-  leasedAt = 0;
-  pending?: Promise<{ bucket: Bucket; granted: number }>;
-
-  constructor(
-    readonly limit: number,
-    /** Epoch seconds when the window ends, as the object said; 0 before it was asked. */
-    public reset: number,
-  ) {}
-
-  get spare() {
-    return this.tickets.reduce((n, [a, b]) => n + b - a + 1, 0);
-  }
-  get usedUp() {
-    return this.reset > 0 && this.tickets.length === 0 && this.known >= this.limit;
-  }
-  take(): number | undefined {
-    const first = this.tickets[0];
-    if (!first) return undefined;
-    const t = first[0];
-    if (t === first[1]) this.tickets.shift();
-    else first[0] = t + 1;
-    this.lastTaken = t;
-    return t;
-  }
-  /** Puts back a ticket taken for a request that was refused, unless a later one was spent since. */
-  giveBack(t: number) {
-    if (this.lastTaken !== t) return;
-    this.tickets.unshift([t, t]);
-    this.lastTaken = t - 1;
-  }
-  add(g: LeaseGrant) {
-    this.known = Math.max(this.known, g.count);
-    if (g.granted <= 0) return;
-    const range: [number, number] = [g.count - g.granted + 1, g.count];
-    const at = this.tickets.findIndex(([a]) => a > range[0]);
-    if (at < 0) this.tickets.push(range);
-    else this.tickets.splice(at, 0, range);
-  }
-  /** The state shown for a request that spent ticket `t`, or (no ticket) for a look at the bucket. */
-  state(t?: number): LimitState {
-    // Without a ticket: the last one spent here while some are in hand (the next shown will be lower),
-    // else everything the object has issued.
-    const used = t ?? (this.tickets.length > 0 ? this.lastTaken : Math.max(this.known, this.lastTaken));
-    return { allowed: true, limit: this.limit, remaining: Math.max(0, this.limit - used), reset: this.reset };
-  }
-  refused(): LimitState {
-    return { allowed: false, limit: this.limit, remaining: 0, reset: this.reset };
-  }
-}
-
 export type Counted = {
   allowed: boolean;
   api: LimitState;
@@ -129,6 +75,7 @@ export class LeaseHolder {
     let b = this.current(subject, api);
     // Waiters share one lease call per bucket; a reply that granted nothing (other than a used-up bucket)
     // can only be one for an older window, and is not waited for again and again.
+    let ownTurn = false;
     for (let fruitless = 0; fruitless < MAX_FRUITLESS; ) {
       const t = b.take();
       if (t !== undefined) {
@@ -136,14 +83,14 @@ export class LeaseHolder {
         return { allowed: true, api: b.state(t), uploads: this.look(subject, uploads) };
       }
       if (b.usedUp) break;
-      const shared = b.pending;
+      const shared = ownTurn ? undefined : b.pending;
       let leased;
       try {
         leased = await (shared ? within(shared, this.leaseTimeoutMs) : this.lease(source, subject, api, uploads, b));
       } catch (err) {
         if (!shared) throw err;
-        if (b.pending === shared) b.pending = undefined;
-        continue; // another request's call failed or was given up: this one leases itself
+        ownTurn = true; // another request's call failed or was given up: this one makes its own
+        continue;
       }
       if (leased.granted === 0) fruitless += 1;
       b = leased.bucket;
@@ -160,10 +107,13 @@ export class LeaseHolder {
     // A ticket in hand covers the API call; the object then only has to find room in the uploads bucket.
     const reserved = a.take();
     const want = reserved !== undefined ? 0 : this.nextSize(a);
-    const res = await source.lease([
-      { ...api, need: reserved !== undefined ? 0 : 1, want },
-      { ...uploads, need: 1, want: 1 },
-    ]);
+    const res = await within(
+      source.lease([
+        { ...api, need: reserved !== undefined ? 0 : 1, want },
+        { ...uploads, need: 1, want: 1 },
+      ]),
+      this.leaseTimeoutMs,
+    );
     const before = a;
     a = this.absorb(subject, api, a, res.buckets[0]);
     u = this.absorb(subject, uploads, u, res.buckets[1]);
@@ -180,7 +130,10 @@ export class LeaseHolder {
   async lookUp(source: LeaseSource, subject: string, specs: BucketSpec[]): Promise<LimitState[]> {
     const known = specs.map((s) => this.look(subject, s));
     if (known.every((k) => k !== undefined)) return known as LimitState[];
-    const res = await source.lease(specs.map((s) => ({ ...s, need: 0, want: 0 })));
+    const res = await within(
+      source.lease(specs.map((s) => ({ ...s, need: 0, want: 0 }))),
+      this.leaseTimeoutMs,
+    );
     return specs.map((s, i) => this.absorb(subject, s, this.current(subject, s), res.buckets[i]).state());
   }
 
@@ -206,6 +159,7 @@ export class LeaseHolder {
   }
 
   private lease(source: LeaseSource, subject: string, api: BucketSpec, uploads: BucketSpec, b: Bucket) {
+    const before = { size: b.size, leasedAt: b.leasedAt };
     const want = this.nextSize(b);
     const call = source.lease([
       { ...api, need: 0, want },
@@ -218,6 +172,11 @@ export class LeaseHolder {
         // The object's share cap bounds the size: growing past it would only lease again and again.
         if (granted > 0 && granted < want) b.size = granted;
         return { bucket: this.absorb(subject, api, b, res.buckets[0]), granted };
+      })
+      .catch((err) => {
+        // Nothing was taken in: the next lease is sized as if this one had not been asked for.
+        if (b.size === want) Object.assign(b, before);
+        throw err;
       })
       .finally(() => {
         if (b.pending === pending) b.pending = undefined;
