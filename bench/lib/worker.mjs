@@ -60,10 +60,12 @@ async function startOnce(opts) {
   const watchdog = setInterval(() => console.error(`startWorker: port ${opts.port}: still ${say()}`), 30_000);
   watchdog.unref();
   const attempt = startSteps(opts, progress);
-  // An attempt given up on may still end later: a worker it started then is stopped, not left serving.
-  attempt
-    .then((w) => progress.abandoned && w.stop())
-    .catch((err) => progress.abandoned || console.error(`startWorker: port ${opts.port}: ${err.message.slice(0, 400)}`));
+  // A failed attempt leaves no temp dir (its error is reported below). One given up on may still start a worker
+  // later: that worker is stopped, not left serving.
+  attempt.then(
+    (w) => progress.abandoned && w.stop().catch((err) => console.error(`startWorker: port ${opts.port}: stopping a late start: ${err.message}`)),
+    () => removeDirs(progress.dirs),
+  );
   const bound = (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 30_000;
   let where;
   try {
@@ -108,18 +110,12 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   }
   const configPath = path.resolve(root, config);
   const env = wranglerEnv();
-  const cleanup = () => removeDirs(dirs);
   let since = next("bundling");
   let entry = null;
   if (bundle) {
     const outdir = mkdtempSync(path.join(tmpdir(), "bench-build-"));
     dirs.push(outdir);
-    try {
-      entry = await prebuild(configPath, outdir, env, left(), children);
-    } catch (err) {
-      cleanup();
-      throw err;
-    }
+    entry = await prebuild(configPath, outdir, env, left(), children);
     stepDone("bundle", since);
   }
   const persistTo = mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
@@ -131,10 +127,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     since = next("applying the D1 migrations");
     const bound = left();
     const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound, children });
-    if (m.status !== 0) {
-      cleanup();
-      throw failure("D1 migrations", m, bound);
-    }
+    if (m.status !== 0) throw failure("D1 migrations", m, bound);
     stepDone("migrations", since);
   }
 
@@ -145,12 +138,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   args.push("--inspector-port", String(inspectorPort ?? port + 1000), "--show-interactive-dev-session=false");
   for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);
 
-  try {
-    since = next("waiting for wrangler dev's first answer");
-  } catch (err) {
-    cleanup();
-    throw err;
-  }
+  since = next("waiting for wrangler dev's first answer");
   const child = spawnGroup("wrangler", args, { env, children });
   const output = [];
   const keep = (chunk) => {
@@ -182,7 +170,6 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     // Its port is free again before anyone starts over (bounded: an exit that never comes must not hang us).
     await within(`wrangler dev's exit after SIGKILL`, exited, 10_000).catch((e) => console.error(`startWorker: ${e.message}`));
     running.delete(child);
-    cleanup();
     throw err;
   }
 
@@ -194,7 +181,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
       await within(`wrangler dev's exit after SIGTERM`, exited, 15_000).catch((e) => console.error(`startWorker: ${e.message}`));
       clearTimeout(timer);
       running.delete(child);
-      cleanup();
+      removeDirs(dirs);
     })();
     return stopped;
   }

@@ -161,11 +161,11 @@ export class LeaseHolder {
   private lease(source: LeaseSource, subject: string, api: BucketSpec, uploads: BucketSpec, b: Bucket) {
     const before = { size: b.size, leasedAt: b.leasedAt };
     const want = this.nextSize(b);
-    const call = source.lease([
+    const requests = [
       { ...api, need: 0, want },
       { ...uploads, need: 0, want: 0 },
-    ]);
-    const pending = within(call, this.leaseTimeoutMs)
+    ];
+    const pending = within(source.lease(requests), this.leaseTimeoutMs)
       .then((res) => {
         this.absorb(subject, uploads, this.current(subject, uploads), res.buckets[1]);
         const granted = res.buckets[0].granted;
