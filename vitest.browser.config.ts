@@ -3,6 +3,8 @@
 import { defineConfig } from "vitest/config";
 // @ts-expect-error: a plain .mjs build script without types
 import { buildAssets } from "./scripts/build-assets.mjs";
+// @ts-expect-error: a plain .mjs reporter without types
+import TestWatchdog from "./scripts/test-watchdog.mjs";
 
 buildAssets();
 
@@ -15,5 +17,8 @@ export default defineConfig({
     // chromium): a step that hangs fails on its own bound, with its name, before this fires.
     hookTimeout: 480_000,
     fileParallelism: false,
+    teardownTimeout: 30_000,
+    // Above the hook timeout: a start that hangs fails on its own bound first; anything else fails here.
+    reporters: ["default", new TestWatchdog({ name: "browser tests", stallSeconds: 540 })],
   },
 });

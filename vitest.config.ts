@@ -3,6 +3,8 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 // @ts-expect-error: a plain .mjs build script without types
 import { buildAssets } from "./scripts/build-assets.mjs";
+// @ts-expect-error: a plain .mjs reporter without types
+import TestWatchdog from "./scripts/test-watchdog.mjs";
 
 export default defineConfig(async () => {
   // wrangler.toml [assets] serves dist/site: build it (and src/pages/assets.gen.ts) before the pool starts.
@@ -45,6 +47,12 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/support/apply-migrations.ts"],
       testTimeout: 30_000,
+      hookTimeout: 30_000,
+      teardownTimeout: 30_000,
+      // A stall outside every test (the pool between files, a file's setup, the exit) fails the run within
+      // minutes, naming each file in flight and its step (scripts/test-watchdog.mjs). Above the longest
+      // test's or hook's own timeout (180 s), so a slow one fails on its timeout first.
+      reporters: ["default", new TestWatchdog({ name: "workerd tests", stallSeconds: 240 })],
     },
   };
 });
