@@ -1,25 +1,14 @@
-// Edge-cached principal records: what a credential check needs about a session or an API key and its user,
-// kept in caches.default like the byte links' access records (serving/access-records.ts, whose reasoning
-// holds here too), so a warm authenticated request resolves its principal with no D1 query.
-//
-// Three records, so that a change to a user (ban, role, plan, deletion...) is one delete:
-//   principals/users/<userId>         the AuthUser, and when the user was banned or deleted;
-//   principals/sessions/<sessionId>   the session's user, revokedAt and expiresAt;
-//   principals/keys/<sha256 of key>   the key's id, user, permissions, revokedAt, expiresAt and lastUsedAt.
-// Keys are named by the hash D1 stores: no secret (key, token, password hash) is in a cache key or body.
-// Every change deletes the record here at once (awaited before the change answers) and, with global purge
-// configured, everywhere; otherwise another data centre may keep deciding from it for ACCESS_RECORD_SECONDS,
-// the bound on how long a revoked session or key, or a banned user, can still be let in there.
-// Expiry needs no delete: the records carry expiresAt.
-// A miss answers from the request's handle (a replica, the same one query as without records) and fills the
-// missing records after the response from D1's primary, never from a replica: a replica behind a revocation
-// would otherwise put the revoked credential back for a whole TTL.
+// Principal records: what a credential check needs about a session or an API key and its user, as edge
+// records (platform/edge-records.ts), so a warm authenticated request resolves its principal with no D1 query.
+// A user's record is separate from their sessions' and keys', so a change to a user is one delete. Records are
+// named by the hash D1 stores: no secret is in a cache key or body. A miss answers from the request's handle
+// and fills after the response from D1's primary, never a replica (one behind a revocation would put the
+// revoked credential back for a whole TTL). Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
 import type { AuthUser, Permission } from "../env";
 import { apiKeys, users, type UserRow } from "../db/schema";
 import { createDb, type Db } from "../platform/db";
-import { accessRecordSeconds } from "../serving/access-records";
-import { defaultCache, forgetEdgeKeys, ownerAccessKey, readRecord, recordKey, writeRecord, type EdgeEnv } from "../serving/edge-cache";
+import { forget, namespace, recordsOn, writeThenVerify, type EdgeEnv } from "../platform/edge-records";
 import { findSessionUser, toAuthUser } from "./queries";
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
@@ -27,41 +16,28 @@ type RecordEnv = Pick<Env, "CDN_URL" | "ACCESS_RECORD_SECONDS" | "DB">;
 
 /** A user as a credential check needs them. */
 export type PrincipalUser = { authUser: AuthUser; bannedAt: Date | null; deletedAt: Date | null };
-export type FoundSession = { session: { userId: string; revokedAt: Date | null; expiresAt: Date }; user: PrincipalUser };
+export type SessionFacts = { userId: string; revokedAt: Date | null; expiresAt: Date };
+export type FoundSession = { session: SessionFacts; user: PrincipalUser };
 export type KeyFacts = { keyId: string; userId: string; permissions: Permission[]; revokedAt: Date | null; expiresAt: Date | null; lastUsedAt: Date | null };
 export type FoundKey = { key: KeyFacts; user: PrincipalUser };
 
-type UserRecord = { v: 1; user: AuthUser; bannedAt: number | null; deletedAt: number | null };
-type SessionRecord = { v: 1; userId: string; revokedAt: number | null; expiresAt: number };
-type KeyRecord = { v: 1; keyId: string; userId: string; permissions: Permission[]; revokedAt: number | null; expiresAt: number | null; lastUsedAt: number | null };
-
-const userKey = (env: Pick<Env, "CDN_URL">, userId: string) => recordKey(env, `principals/users/${userId}`);
-const sessionKey = (env: Pick<Env, "CDN_URL">, sessionId: string) => recordKey(env, `principals/sessions/${sessionId}`);
-const keyKey = (env: Pick<Env, "CDN_URL">, keyHash: string) => recordKey(env, `principals/keys/${keyHash}`);
-
-const ms = (d: Date | null) => (d ? d.getTime() : null);
-const date = (n: number | null) => (n === null ? null : new Date(n));
+const userRecords = namespace<PrincipalUser>("principals/users");
+const sessionRecords = namespace<SessionFacts>("principals/sessions");
+const keyRecords = namespace<KeyFacts>("principals/keys");
+/**
+ * When a user was banned or deleted (null while live), as byte serving needs it for their files
+ * (serving/access-records.ts): a record of its own, so a view does not carry the whole principal.
+ */
+export const ownerStates = namespace<{ goneAt: Date | null }>("access/owners");
 
 function principalUser(u: UserRow): PrincipalUser {
   return { authUser: toAuthUser(u), bannedAt: u.bannedAt, deletedAt: u.deletedAt };
 }
-const encodeUser = (u: PrincipalUser): UserRecord => ({ v: 1, user: u.authUser, bannedAt: ms(u.bannedAt), deletedAt: ms(u.deletedAt) });
-const decodeUser = (r: UserRecord): PrincipalUser => ({ authUser: r.user, bannedAt: date(r.bannedAt), deletedAt: date(r.deletedAt) });
 
-function encodeKey(k: KeyFacts): KeyRecord {
-  return { v: 1, keyId: k.keyId, userId: k.userId, permissions: k.permissions, revokedAt: ms(k.revokedAt), expiresAt: ms(k.expiresAt), lastUsedAt: ms(k.lastUsedAt) };
-}
-function decodeKey(r: KeyRecord): KeyFacts {
-  return { keyId: r.keyId, userId: r.userId, permissions: r.permissions, revokedAt: date(r.revokedAt), expiresAt: date(r.expiresAt), lastUsedAt: date(r.lastUsedAt) };
-}
+/** Whether two reads of a user agree on everything a principal record holds. */
+const sameUser = (a: PrincipalUser, b: PrincipalUser) => JSON.stringify(a) === JSON.stringify(b);
 
 type On = { cache: Cache; seconds: number };
-/** The cache and the records' lifetime, or null when records are off (ACCESS_RECORD_SECONDS=0) or there is no cache. */
-function records(env: RecordEnv): On | null {
-  const seconds = accessRecordSeconds(env);
-  const cache = defaultCache();
-  return seconds > 0 && cache ? { cache, seconds } : null;
-}
 
 async function sessionFromDb(db: Db, userId: string, sessionId: string): Promise<FoundSession | undefined> {
   const row = await findSessionUser(db, userId, sessionId);
@@ -70,29 +46,36 @@ async function sessionFromDb(db: Db, userId: string, sessionId: string): Promise
 
 /** The session and its user (both records hit: no D1 query); undefined when there is no such session of this user. */
 export async function findSession(env: RecordEnv, db: Db, ctx: WaitUntil, userId: string, sessionId: string): Promise<FoundSession | undefined> {
-  const on = records(env);
+  const on = recordsOn(env);
   if (!on) return sessionFromDb(db, userId, sessionId);
-  const [s, u] = await Promise.all([
-    readRecord<SessionRecord>(on.cache, sessionKey(env, sessionId)),
-    readRecord<UserRecord>(on.cache, userKey(env, userId)),
-  ]);
-  if (s && u) {
-    if (s.userId !== userId) return undefined;
-    return { session: { userId, revokedAt: date(s.revokedAt), expiresAt: new Date(s.expiresAt) }, user: decodeUser(u) };
-  }
+  const [s, u] = await Promise.all([sessionRecords.read(env, sessionId), userRecords.read(env, userId)]);
+  if (s && u) return s.userId === userId ? { session: s, user: u } : undefined;
   const found = await sessionFromDb(db, userId, sessionId);
   if (found) ctx.waitUntil(fillSession(env, on, userId, sessionId, { session: !s, user: !u }));
   return found;
 }
 
+/** Fills the missing records from D1's primary, then checks them against it again (platform's race guard). */
 async function fillSession(env: RecordEnv, on: On, userId: string, sessionId: string, missing: { session: boolean; user: boolean }) {
-  const found = await sessionFromDb(createDb(env.DB), userId, sessionId).catch(() => undefined);
+  const primary = createDb(env.DB);
+  const found = await sessionFromDb(primary, userId, sessionId).catch(() => undefined);
   if (!found) return;
-  const { revokedAt, expiresAt } = found.session;
-  const writes: Promise<void>[] = [];
-  if (missing.session) writes.push(writeRecord(on.cache, sessionKey(env, sessionId), { v: 1, userId, revokedAt: ms(revokedAt), expiresAt: expiresAt.getTime() } satisfies SessionRecord, on.seconds));
-  if (missing.user) writes.push(writeRecord(on.cache, userKey(env, userId), encodeUser(found.user), on.seconds));
-  await Promise.all(writes);
+  const keys = [...(missing.session ? [sessionRecords.key(env, sessionId)] : []), ...(missing.user ? [userRecords.key(env, userId)] : [])];
+  await writeThenVerify(
+    keys,
+    () =>
+      Promise.all([
+        missing.session && sessionRecords.write(env, sessionId, found.session, on.seconds),
+        missing.user && userRecords.write(env, userId, found.user, on.seconds),
+      ]),
+    async () => {
+      const now = await sessionFromDb(primary, userId, sessionId);
+      if (!now) return keys;
+      const { session: a, user: b } = now;
+      const sessionMoved = a.revokedAt?.getTime() !== found.session.revokedAt?.getTime() || a.expiresAt.getTime() !== found.session.expiresAt.getTime();
+      return [...(missing.session && sessionMoved ? [sessionRecords.key(env, sessionId)] : []), ...(missing.user && !sameUser(b, found.user) ? [userRecords.key(env, userId)] : [])];
+    },
+  );
 }
 
 async function keyFromDb(db: Db, keyHash: string): Promise<FoundKey | undefined> {
@@ -109,10 +92,10 @@ async function keyFromDb(db: Db, keyHash: string): Promise<FoundKey | undefined>
  * carries the new lastUsedAt and a hot key writes once per interval, not on every request.
  */
 export async function findKey(env: RecordEnv, db: Db, ctx: WaitUntil, keyHash: string, stampDue: (found: FoundKey) => boolean): Promise<FoundKey | undefined> {
-  const on = records(env);
-  const k = on ? await readRecord<KeyRecord>(on.cache, keyKey(env, keyHash)) : undefined;
-  const u = on && k ? await readRecord<UserRecord>(on.cache, userKey(env, k.userId)) : undefined;
-  const found = k && u ? { key: decodeKey(k), user: decodeUser(u) } : await keyFromDb(db, keyHash);
+  const on = recordsOn(env);
+  const k = on ? await keyRecords.read(env, keyHash) : undefined;
+  const u = on && k ? await userRecords.read(env, k.userId) : undefined;
+  const found = k && u ? { key: k, user: u } : await keyFromDb(db, keyHash);
   if (!found) return undefined;
   const stamp = stampDue(found);
   const fill = { key: !!on && (!k || stamp), user: !!on && !u };
@@ -124,14 +107,29 @@ async function afterKeyUse(env: RecordEnv, db: Db, keyHash: string, stampId: str
   try {
     // Not from the record it read: rewriting that could put back a key revoked meanwhile.
     if (stampId) await db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, stampId)).run();
-    const on = records(env);
+    const on = recordsOn(env);
     if (!on || !(fill.key || fill.user)) return;
-    const found = await keyFromDb(createDb(env.DB), keyHash);
+    const primary = createDb(env.DB);
+    const found = await keyFromDb(primary, keyHash);
     if (!found) return;
-    const writes: Promise<void>[] = [];
-    if (fill.key) writes.push(writeRecord(on.cache, keyKey(env, keyHash), encodeKey(found.key), on.seconds));
-    if (fill.user) writes.push(writeRecord(on.cache, userKey(env, found.key.userId), encodeUser(found.user), on.seconds));
-    await Promise.all(writes);
+    const keyKey = keyRecords.key(env, keyHash);
+    const userKey = userRecords.key(env, found.key.userId);
+    const keys = [...(fill.key ? [keyKey] : []), ...(fill.user ? [userKey] : [])];
+    await writeThenVerify(
+      keys,
+      () =>
+        Promise.all([
+          fill.key && keyRecords.write(env, keyHash, found.key, on.seconds),
+          fill.user && userRecords.write(env, found.key.userId, found.user, on.seconds),
+        ]),
+      async () => {
+        const now = await keyFromDb(primary, keyHash);
+        if (!now) return keys;
+        // lastUsedAt may move meanwhile (another isolate's stamp): informational, not a reason to drop.
+        const keyMoved = JSON.stringify({ ...now.key, lastUsedAt: null }) !== JSON.stringify({ ...found.key, lastUsedAt: null });
+        return [...(fill.key && keyMoved ? [keyKey] : []), ...(fill.user && !sameUser(now.user, found.user) ? [userKey] : [])];
+      },
+    );
   } catch {
     // lastUsedAt is informational and the records an optimisation: the next use retries both.
   }
@@ -145,15 +143,15 @@ async function afterKeyUse(env: RecordEnv, db: Db, keyHash: string, stampId: str
  * can refresh one and not the other. (Quota columns, uploads/quota.ts, are in neither: no delete needed.)
  */
 export function forgetUser(env: EdgeEnv, userId: string): Promise<void> {
-  return forgetEdgeKeys(env, [userKey(env, userId), ownerAccessKey(env, userId)]);
+  return forget(env, [userRecords.key(env, userId), ownerStates.key(env, userId)]);
 }
 
 /** A session was revoked (logout, refresh-token reuse). */
 export function forgetSession(env: EdgeEnv, sessionId: string): Promise<void> {
-  return forgetEdgeKeys(env, [sessionKey(env, sessionId)]);
+  return forget(env, [sessionRecords.key(env, sessionId)]);
 }
 
 /** An API key was revoked; `keyHash` is the SHA-256 D1 stores. */
 export function forgetKey(env: EdgeEnv, keyHash: string): Promise<void> {
-  return forgetEdgeKeys(env, [keyKey(env, keyHash)]);
+  return forget(env, [keyRecords.key(env, keyHash)]);
 }

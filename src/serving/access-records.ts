@@ -1,77 +1,27 @@
-// Edge-cached access records: what a byte link's access decision needs (the file's row, its owner's state),
-// kept in caches.default beside the bytes, so an anonymous view that hits both is answered with no D1 query
-// and no Durable Object call.
-//
-// Why the Cache API and not Workers KV: a record must change at once where it was changed (the very next
-// request after a delete or a ban gets the new answer), and cache.delete in the writer's data centre does
-// that; KV's edge caching makes a write visible elsewhere only within its cacheTtl (60 s at least) and costs
-// a write per change. Other data centres: the records live ACCESS_RECORD_SECONDS (30 s by default), or a
-// global purge by URL drops them sooner (global-purge.ts). Expiry needs neither: the record has expiresAt.
-//
-// Two records, so that an owner's ban reaches all their files with one delete:
-//   files/<id>   the file's row (without its delete-token hash), stored only once it is finalized;
-//   owners/<id>  when the owner was banned or deleted (null while live).
-// The records of an owner's first files also carry the owner's state, so their views need one lookup; a
-// change of that state forgets those records one by one (owner-state.ts says which).
-// A miss reads D1's primary, not a replica: a replica that has not caught up with the change that deleted
-// the record would otherwise put the old answer back for a whole TTL.
+// Access records: a file's row (without its delete-token hash) as an edge record (platform/edge-records.ts),
+// so an anonymous view or API read whose records hit is answered with no D1 query and no Durable Object call.
+// The owner's state is a record of its own (auth's ownerStates), so a ban reaches all of an owner's files with
+// one delete; an owner's first files carry it as well, and decide from one lookup (files/access.ts). A miss
+// reads D1's primary, not a replica: a replica behind the change that deleted the record would otherwise put
+// the old answer back for a whole TTL. Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
 import { users, type FileRow } from "../db/schema";
 import { createDb } from "../platform/db";
-import { loadFile, type LoadedFile } from "../files/access";
-import { defaultCache, fileAccessKey, ownerAccessKey, readRecord, writeRecord } from "./edge-cache";
-import { sameServed } from "./byte-entries";
-import { carriesOwnerState } from "./owner-state";
+import { namespace, recordsOn, writeThenVerify } from "../platform/edge-records";
+import { accessRecord, carriedOwnerGoneAt, carriesOwnerState, loadFile, sameServed, type AccessRecord, type LoadedFile } from "../files/access";
+import { ownerStates } from "../auth/principal-records";
 
-const DEFAULT_SECONDS = 30;
-const MAX_SECONDS = 300;
+export type FileRecord = AccessRecord<FileRow>;
+export const fileRecords = namespace<FileRecord>("access/files");
 
-/** ACCESS_RECORD_SECONDS: how long a record may decide; 0 turns records off (every view reads D1). */
-export function accessRecordSeconds(env: Pick<Env, "ACCESS_RECORD_SECONDS">): number {
-  const raw = Number(env.ACCESS_RECORD_SECONDS ?? DEFAULT_SECONDS);
-  return Number.isFinite(raw) && raw >= 0 ? Math.min(Math.floor(raw), MAX_SECONDS) : DEFAULT_SECONDS;
-}
-
-const DATE_FIELDS = [
-  "analyzedAt",
-  "expiresAt",
-  "deletedAt",
-  "hiddenAt",
-  "bannedAt",
-  "quarantinedAt",
-  "purgedAt",
-  "finalizedAt",
-  "createdAt",
-  "updatedAt",
-] as const satisfies readonly (keyof FileRow)[];
-
-/**
- * `at`: when the row was read from D1's primary (epoch ms); a byte entry that takes it on keeps it (byte-entries.ts).
- * `owner`: the owner's state, read with the row, for the files that carry it (owner-state.ts).
- */
-type FileRecord = { v: 1; at?: number; file: Record<string, unknown>; owner?: OwnerState };
-type OwnerState = { goneAt: number | null };
-type OwnerRecord = { v: 1 } & OwnerState;
-
-function encodeFile(loaded: LoadedFile, at: number): FileRecord {
-  const { file } = loaded;
-  const row: Record<string, unknown> = { ...file, deleteTokenHash: null }; // never a secret in a cache
-  for (const k of DATE_FIELDS) row[k] = file[k] ? file[k]!.getTime() : null;
-  const record: FileRecord = { v: 1, at, file: row };
-  if (carriesOwnerState(file)) record.owner = { goneAt: loaded.ownerGoneAt?.getTime() ?? null };
-  return record;
-}
-
-function decodeFile(record: FileRecord): FileRow {
-  const row: Record<string, unknown> = { ...record.file };
-  for (const k of DATE_FIELDS) row[k] = typeof row[k] === "number" ? new Date(row[k] as number) : null;
-  return row as FileRow;
-}
+type WaitUntil = Pick<ExecutionContext, "waitUntil">;
 
 async function ownerGoneAt(env: Env, userId: string): Promise<Date | null> {
   const row = await createDb(env.DB).select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
   return row?.bannedAt ?? row?.deletedAt ?? null;
 }
+
+const sameTime = (a: Date | null | undefined, b: Date | null | undefined) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
 /**
  * A file and its owner's state; when the file was read from D1's primary (absent when not known to be recent);
@@ -81,74 +31,60 @@ export type CachedAccess = LoadedFile & { recordedAt?: number; ownerReadWithFile
 
 /**
  * The file and its owner's state for a byte request or an API read (files/routes.ts says when): from the edge
- * cache when both records are there, else from D1's primary (and then cached, after the response).
+ * records when they hit, else from D1's primary (and then recorded, after the response).
  * `fallback` loads it when records are off or the cache is unavailable.
  */
-export async function cachedAccess(
-  env: Env,
-  ctx: Pick<ExecutionContext, "waitUntil">,
-  fileId: string,
-  fallback: () => Promise<LoadedFile | undefined>,
-): Promise<CachedAccess | undefined> {
-  const seconds = accessRecordSeconds(env);
-  const cache = defaultCache();
-  if (seconds === 0 || !cache) return fallback();
+export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fallback: () => Promise<LoadedFile | undefined>): Promise<CachedAccess | undefined> {
+  const on = recordsOn(env);
+  if (!on) return fallback();
 
-  const fileKey = fileAccessKey(env, fileId);
-  const fileRecord = await readRecord<FileRecord>(cache, fileKey);
-  if (!fileRecord) {
+  const record = await fileRecords.read(env, fileId);
+  if (!record) {
     const at = Date.now(); // before the read: a record is never younger than what it says
     const loaded = await loadFile(createDb(env.DB), fileId);
-    if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, cache, loaded, at, seconds));
+    if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, loaded, at, on.seconds));
     return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file) };
   }
-
-  const file = decodeFile(fileRecord);
-  // One lookup: the record carries the owner's state (checked again: the bound may have changed since).
-  if (fileRecord.owner && carriesOwnerState(file)) {
-    const goneAt = fileRecord.owner.goneAt;
-    return { file, ownerGoneAt: goneAt === null ? null : new Date(goneAt), recordedAt: fileRecord.at, ownerReadWithFile: true };
-  }
-  const ownerGoneAt = file.userId ? await cachedOwnerGoneAt(env, ctx, file.userId) : null;
-  return { file, ownerGoneAt, recordedAt: fileRecord.at };
+  const carried = carriedOwnerGoneAt(record);
+  if (carried !== undefined) return { file: record.file, ownerGoneAt: carried, recordedAt: record.at, ownerReadWithFile: true };
+  const ownerGoneAt = record.file.userId ? await cachedOwnerGoneAt(env, ctx, record.file.userId) : null;
+  return { file: record.file, ownerGoneAt, recordedAt: record.at };
 }
 
 /**
- * Writes a file's record and its owner's (after a response), then reads the row again: a change that landed
- * between the read and the write, whose delete ran too early to see them, deletes them now. Compared: what
- * serving decides from, and the owner's state (a title changed meanwhile may show for the record's life).
+ * Writes a file's record and its owner's (after a response), guarded: a record whose row no longer matches
+ * D1's primary is deleted again. Compared: what serving decides from, and the owner's state (a title changed
+ * meanwhile may show for the record's life).
  */
-export async function fillFileRecords(env: Env, cache: Cache, loaded: LoadedFile, at: number, seconds: number): Promise<void> {
-  const fileKey = fileAccessKey(env, loaded.file.id);
-  const ownerKey = loaded.file.userId ? ownerAccessKey(env, loaded.file.userId) : undefined;
-  const goneAt = loaded.ownerGoneAt?.getTime() ?? null;
-  await Promise.all([
-    writeRecord(cache, fileKey, encodeFile(loaded, at), seconds),
-    ownerKey ? writeRecord(cache, ownerKey, { v: 1, goneAt } satisfies OwnerRecord, seconds) : undefined,
-  ]);
-  const current = await loadFile(createDb(env.DB), loaded.file.id).catch(() => undefined);
-  const stale: string[] = [];
-  const ownerChanged = (current?.ownerGoneAt?.getTime() ?? null) !== goneAt;
-  if (!current || !sameServed(current.file, loaded.file) || (ownerChanged && carriesOwnerState(loaded.file))) stale.push(fileKey);
-  if (ownerKey && ownerChanged) stale.push(ownerKey);
-  await Promise.all(stale.map((key) => cache.delete(key).catch(() => false)));
+export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, seconds: number): Promise<void> {
+  const { file, ownerGoneAt: goneAt } = loaded;
+  const fileKey = fileRecords.key(env, file.id);
+  const ownerKey = file.userId ? ownerStates.key(env, file.userId) : undefined;
+  const record = accessRecord({ file: { ...file, deleteTokenHash: null }, ownerGoneAt: goneAt }, at, true); // never a secret in a cache
+  await writeThenVerify(
+    ownerKey ? [fileKey, ownerKey] : [fileKey],
+    () => Promise.all([fileRecords.write(env, file.id, record, seconds), file.userId && ownerStates.write(env, file.userId, { goneAt }, seconds)]),
+    async () => {
+      const current = await loadFile(createDb(env.DB), file.id);
+      const ownerChanged = !sameTime(current?.ownerGoneAt, goneAt);
+      const stale: string[] = [];
+      if (!current || !sameServed(current.file, file) || (ownerChanged && carriesOwnerState(file))) stale.push(fileKey);
+      if (ownerKey && ownerChanged) stale.push(ownerKey);
+      return stale;
+    },
+  );
 }
 
 /** When a file's owner was banned or deleted (null while live): from the owner's record, else D1's primary. */
-export async function cachedOwnerGoneAt(env: Env, ctx: Pick<ExecutionContext, "waitUntil">, userId: string): Promise<Date | null> {
-  const cache = defaultCache();
-  const ownerKey = ownerAccessKey(env, userId);
-  const ownerRecord = cache && (await readRecord<OwnerRecord>(cache, ownerKey));
-  if (ownerRecord) return ownerRecord.goneAt === null ? null : new Date(ownerRecord.goneAt);
+export async function cachedOwnerGoneAt(env: Env, ctx: WaitUntil, userId: string): Promise<Date | null> {
+  const on = recordsOn(env);
+  const record = on ? await ownerStates.read(env, userId) : undefined;
+  if (record) return record.goneAt;
   const goneAt = await ownerGoneAt(env, userId);
-  if (cache) ctx.waitUntil(fillOwnerRecord(env, cache, userId, goneAt));
+  if (on) {
+    const key = ownerStates.key(env, userId);
+    const write = () => ownerStates.write(env, userId, { goneAt }, on.seconds);
+    ctx.waitUntil(writeThenVerify([key], write, async () => (sameTime(await ownerGoneAt(env, userId), goneAt) ? [] : [key])));
+  }
   return goneAt;
-}
-
-/** As fillFileRecords, for the owner's record alone: written, then checked against the users row. */
-async function fillOwnerRecord(env: Env, cache: Cache, userId: string, goneAt: Date | null): Promise<void> {
-  const ownerKey = ownerAccessKey(env, userId);
-  await writeRecord(cache, ownerKey, { v: 1, goneAt: goneAt?.getTime() ?? null } satisfies OwnerRecord, accessRecordSeconds(env));
-  const current = await ownerGoneAt(env, userId).catch(() => undefined);
-  if (current === undefined || (current?.getTime() ?? null) !== (goneAt?.getTime() ?? null)) await cache.delete(ownerKey).catch(() => false);
 }

@@ -10,10 +10,11 @@ import type { AppEnv } from "../env";
 import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
 import { requestDb } from "../middleware/db";
-import { ANONYMOUS_VIEWER, loadFile, viewerOf, type LoadedFile, type Viewer } from "../files/access";
+import { accessRecord, ANONYMOUS_VIEWER, carriedOwnerGoneAt, loadFile, viewerOf, type LoadedFile, type ServedFile, type Viewer } from "../files/access";
+import { recordSeconds } from "../platform/edge-records";
 import { isId } from "../platform/ids";
-import { accessRecordSeconds, cachedAccess, cachedOwnerGoneAt } from "./access-records";
-import { carriedOwnerGoneAt, entryRecord, freshRecord, readByteEntry, type ByteEntry, type EntryRecord, type ServedFile } from "./byte-entries";
+import { cachedAccess, cachedOwnerGoneAt } from "./access-records";
+import { freshRecord, readByteEntry, type ByteEntry, type EntryRecord } from "./byte-entries";
 import type { Variant } from "./edge-cache";
 
 /**
@@ -54,7 +55,7 @@ export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer,
   const fromDb = () => loadFile(requestDb(c), fileId);
   if (viewer.userId !== null) return { loaded: await fromDb(), read: false, recordSeconds: 0 };
 
-  const seconds = accessRecordSeconds(c.env);
+  const seconds = recordSeconds(c.env);
   const read = entryVariant !== undefined && seconds > 0 && isId("file", fileId);
   const entry = read ? await readByteEntry(c.env, fileId, entryVariant) : undefined;
   try {
@@ -66,7 +67,7 @@ export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer,
     }
     const loaded = await cachedAccess(c.env, c.executionCtx, fileId, fromDb);
     const record =
-      loaded?.recordedAt !== undefined && loaded.file.state === "finalized" ? entryRecord(loaded, loaded.recordedAt, loaded.ownerReadWithFile === true) : undefined;
+      loaded?.recordedAt !== undefined && loaded.file.state === "finalized" ? accessRecord(loaded, loaded.recordedAt, loaded.ownerReadWithFile === true) : undefined;
     return { loaded, read, entry, record, recordSeconds: seconds };
   } catch (err) {
     await entry?.response.body?.cancel(); // (D1 failing on the slow path: the request fails, the body is released)

@@ -1,24 +1,14 @@
-// Which files' edge-cached records carry their owner's state, and forgetting those records when it changes.
-//
-// The owner's state (banned or deleted, or live) has its own record (access-records.ts, owners/<id>), so that
-// one delete reaches all of an owner's files. Looking it up is a second cache lookup on every view. The
-// records of an owner's first SERVING.ownerStateCarriedFiles files (by files.owner_ordinal, fixed at insert)
-// carry the owner's state as well, read from D1's primary together with the file, so a view of one of them
-// decides from one lookup. A ban, an unban or an account deletion must then forget each of those files'
-// records, not only the owner's: a bounded list (at most three keys per file), named here.
+// Forgetting the records that carry an owner's state when it changes (ban, unban, account deletion). Which
+// records carry it is files/access.ts's rule (carriesOwnerState): an owner's first files, by owner_ordinal,
+// so a bounded list (at most three keys per file). The owner's own record is auth's (forgetUser).
 import { and, eq, lte } from "drizzle-orm";
-import { files, type FileRow } from "../db/schema";
+import { files } from "../db/schema";
 import { createDb } from "../platform/db";
 import { SERVING } from "../config";
 import { forgetFileAccess, type EdgeEnv } from "./edge-cache";
 
-export function carriesOwnerState(file: Pick<FileRow, "userId" | "ownerOrdinal">): boolean {
-  return file.userId !== null && file.ownerOrdinal !== null && file.ownerOrdinal <= SERVING.ownerStateCarriedFiles;
-}
-
 /**
- * The owner's state changed (ban, unban, account deletion): forgets the records that carry it, here at once
- * and (when configured) everywhere. The owner's own record is forgetUser's (auth/principal-records.ts).
+ * Forgets the records that carry the owner's state, here at once and (when configured) everywhere.
  * Never throws: the change is committed already, and what follows it (other purges, the answer) must still
  * happen. The list is read from D1's primary, tried three times; if D1 fails all three, the records it would
  * have named decide for at most their TTL (logged).

@@ -8,11 +8,12 @@
 // the caller with the original and `X-Variant-Fallback: <reason>`: never a 500.
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
-import type { ServedFile } from "./byte-entries";
+import type { ServedFile } from "../files/access";
 import { ApiError } from "../platform/errors";
 import { contentDisposition } from "../files/content-disposition";
 import { nameMatchingType } from "../platform/image-types";
-import { EDGE_CACHE_SECONDS, edgeCacheMatch, edgeCachePut, variantCacheKey, type Variant } from "./edge-cache";
+import { EDGE_CACHE_SECONDS, variantCacheKey, type Variant } from "./edge-cache";
+import { matchEntry, putEntry } from "../platform/edge-records";
 import { BYTES_CSP } from "./headers";
 import { etagMatches } from "./range";
 import { planVariant, THUMB_SOURCE_SIZE, thumbType, transformableType, type VariantPlan, type VariantQuery, type VariantSource } from "./variants";
@@ -74,7 +75,7 @@ export async function serveVariant(c: Context<AppEnv>, args: VariantArgs): Promi
   if (knownTag && etagMatches(inm, knownTag)) return notModified(args, knownTag);
 
   const cacheKey = plan.cacheable ? variantCacheKey(c.env, file.id, args.source, args.objectKey, plan.descriptor) : undefined;
-  const cached = cacheKey ? await edgeCacheMatch(cacheKey) : undefined;
+  const cached = cacheKey ? await matchEntry(cacheKey) : undefined;
   if (cached) {
     const etag = cached.headers.get("etag") ?? knownTag ?? `"${plan.descriptor}"`;
     if (etagMatches(inm, etag)) {
@@ -115,7 +116,7 @@ export async function serveVariant(c: Context<AppEnv>, args: VariantArgs): Promi
     const entry = new Response(bytes.slice(0), {
       headers: { "Content-Type": plan.type, "Content-Length": String(bytes.byteLength), ETag: etag, "Cache-Control": `public, max-age=${EDGE_CACHE_SECONDS}` },
     });
-    c.executionCtx.waitUntil(edgeCachePut(cacheKey, entry));
+    c.executionCtx.waitUntil(putEntry(cacheKey, entry));
   }
   if (isGet) args.onView();
   return { response: new Response(bytes, { status: 200, headers: headers(args, etag, bytes.byteLength) }) };

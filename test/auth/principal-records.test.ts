@@ -1,6 +1,8 @@
 // Principals resolved from edge-cached records (src/auth/principal-records.ts). The suite runs with
 // ACCESS_RECORD_SECONDS=0; this file turns the records on, proves a warm session or key needs no D1 query,
 // and that every change a principal depends on, made through the API, reaches the very next request.
+import { decodeRecord } from "../../src/platform/edge-records";
+import type { KeyFacts, PrincipalUser } from "../../src/auth/principal-records";
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
@@ -113,13 +115,63 @@ describe("a warm principal needs no D1 query", () => {
 
     const keyRecord = await (await cache().match(recordUrl(`keys/${keyHash}`)))!.text();
     const userRecord = await (await cache().match(recordUrl(`users/${user.id}`)))!.text();
-    expect(JSON.parse(keyRecord)).toMatchObject({ userId: user.id, revokedAt: null });
-    expect(JSON.parse(keyRecord).lastUsedAt).toBeTypeOf("number"); // stamped first, then filled
-    expect(JSON.parse(userRecord).user).toMatchObject({ id: user.id, emailVerified: true, plan: "free" });
+    const keyFacts = decodeRecord<KeyFacts>(keyRecord)!;
+    expect(keyFacts).toMatchObject({ userId: user.id, revokedAt: null });
+    expect(keyFacts.lastUsedAt).toBeInstanceOf(Date); // stamped first, then filled
+    expect(decodeRecord<PrincipalUser>(userRecord)!.authUser).toMatchObject({ id: user.id, emailVerified: true, plan: "free" });
     const { password_hash } = (await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(user.id).first<{ password_hash: string }>())!;
     for (const text of [keyRecord, userRecord]) {
       for (const secret of [key, keyHash, password_hash, user.access, user.refresh]) expect(text).not.toContain(secret);
     }
+  });
+
+  it("a revocation that lands between a fill's read and its write is not cached (the layer's race guard)", async () => {
+    const user = await verifiedUser();
+    const { key, id } = await createKey(user);
+    const keyHash = await sha256Hex(key);
+    let reads = 0;
+    // The fill reads the primary (the binding); right after its first read of the key, the key is revoked,
+    // as by another request whose delete ran before this fill's write.
+    const DB = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop !== "prepare") {
+          const value = Reflect.get(target, prop);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return (q: string) => {
+          const stmt = target.prepare(q);
+          if (!q.includes('"api_keys"') || !q.trim().toLowerCase().startsWith("select") || reads++ > 0) return stmt;
+          return new Proxy(stmt, {
+            get(st, p) {
+              if (p === "bind") return (...args: unknown[]) => {
+                const bound = st.bind(...args);
+                return new Proxy(bound, {
+                  get(b, m) {
+                    const fn = Reflect.get(b, m);
+                    if (typeof fn !== "function") return fn;
+                    return async (...a: unknown[]) => {
+                      const result = await fn.apply(b, a);
+                      await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").bind(Date.now(), id).run();
+                      return result;
+                    };
+                  },
+                });
+              };
+              const value = Reflect.get(st, p);
+              return typeof value === "function" ? value.bind(st) : value;
+            },
+          });
+        };
+      },
+    });
+    const ctx = createExecutionContext();
+    const req = new Request(`${BASE}${PLANS}`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, { ...recordsOn, RATE_LIMIT_MULTIPLIER: "off", DB }, ctx);
+    expect(res.status).toBe(403); // decided before the revocation (session-only route)
+    await waitOnExecutionContext(ctx);
+    expect(reads).toBeGreaterThanOrEqual(2); // the fill's read, then the guard's
+    expect(await cache().match(recordUrl(`keys/${keyHash}`))).toBeUndefined();
+    expect((await api(PLANS, { token: key })).body.details.code).toBe("api_key_revoked");
   });
 
   it("a hot key stamps lastUsedAt once per interval, deciding from the record", async () => {

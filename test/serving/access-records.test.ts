@@ -6,8 +6,9 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { analyzeFile } from "../../src/analysis/job";
-import { fileAccessKey, ownerAccessKey } from "../../src/serving/edge-cache";
-import { purgeGlobally } from "../../src/serving/global-purge";
+import { fileAccessKey } from "../../src/serving/edge-cache";
+import { ownerStates } from "../../src/auth/principal-records";
+import { purgeGlobally } from "../../src/platform/global-purge";
 import { fillFileRecords } from "../../src/serving/access-records";
 import { loadFile } from "../../src/files/access";
 import { createDb } from "../../src/platform/db";
@@ -165,7 +166,7 @@ describe("every change reaches the very next view", () => {
     const r = await report({ fileId: a.id, reason: "spam" }, { ip: "203.0.113.79" });
     expect((await resolve(moderator.access, r.body.reportId, { action: "ban_user" })).status).toBe(200);
     await expectCached(short(b), 410); // not reported itself: its owner is banned
-    expect(await cache().match(ownerAccessKey(env, user.id))).toBeDefined();
+    expect(await cache().match(ownerStates.key(env, user.id))).toBeDefined();
   });
 
   it("account deletion", async () => {
@@ -196,20 +197,20 @@ describe("a record written after a change does not outlive it", () => {
     const f = await seedFile(user.id);
     const before = (await loadFile(createDb(env.DB), f.id))!;
     await env.DB.prepare("UPDATE files SET visibility = 'private' WHERE id = ?").bind(f.id).run(); // its delete ran already
-    await fillFileRecords(env, cache(), before, Date.now(), 30);
+    await fillFileRecords(env, before, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();
-    expect(await cache().match(ownerAccessKey(env, user.id))).toBeDefined(); // the owner did not change
+    expect(await cache().match(ownerStates.key(env, user.id))).toBeDefined(); // the owner did not change
     expect((await view(short(f))).status).toBe(404);
 
     const g = await seedFile(user.id);
     const live = (await loadFile(createDb(env.DB), g.id))!;
     await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), user.id).run();
-    await fillFileRecords(env, cache(), live, Date.now(), 30);
-    expect(await cache().match(ownerAccessKey(env, user.id))).toBeUndefined();
+    await fillFileRecords(env, live, Date.now(), 30);
+    expect(await cache().match(ownerStates.key(env, user.id))).toBeUndefined();
     expect((await view(short(g))).status).toBe(410);
 
     const h = await seedFile(owner.id);
-    await fillFileRecords(env, cache(), (await loadFile(createDb(env.DB), h.id))!, Date.now(), 30);
+    await fillFileRecords(env, (await loadFile(createDb(env.DB), h.id))!, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, h.id))).toBeDefined(); // unchanged: kept
   });
 });

@@ -1,6 +1,8 @@
 // Byte entries (src/serving/byte-entries.ts): a cached original or thumbnail carries its file's access record,
 // so an anonymous hit looks up only the entry and the owner's record. Records are on in this file (the suite
 // runs with them off); access-records.test.ts checks every rule and every invalidation on the cached path.
+import { decodeRecord } from "../../src/platform/edge-records";
+import type { EntryRecord } from "../../src/serving/byte-entries";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import worker from "../../src/index";
@@ -14,6 +16,8 @@ import { unreachableBindings } from "../support/unreachable";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;
+/** The record an entry carries, as the layer decodes it. */
+const carried = (entry: Response | undefined) => decodeRecord<EntryRecord>(decodeURIComponent(entry!.headers.get("x-edge-record")!))!;
 const entryOf = (f: FileRow, variant: "original" | "thumb" = "original") => cache().match(edgeCacheKey(env, f.id, variant));
 /** What the file's own access record would say is gone: only the entry can decide now. */
 const dropFileRecord = (f: FileRow) => cache().delete(fileAccessKey(env, f.id));
@@ -44,7 +48,7 @@ describe("an entry decides with its own record", () => {
     const entry = await entryOf(f);
     expect(entry?.headers.get("x-edge-object")).toBe(encodeURIComponent(f.storeKey));
     const record = decodeURIComponent(entry!.headers.get("x-edge-record") ?? "");
-    expect(JSON.parse(record)).toMatchObject({ v: 1, file: { id: f.id, visibility: "public", storeKey: f.storeKey } });
+    expect(decodeRecord(record)).toMatchObject({ file: { id: f.id, visibility: "public", storeKey: f.storeKey } });
     expect(record).not.toContain("b".repeat(64));
     await entry!.body?.cancel();
 
@@ -79,7 +83,7 @@ describe("an entry decides with its own record", () => {
   it("a record older than ACCESS_RECORD_SECONDS no longer decides: D1 does, and the entry is stored again", async () => {
     const f = await seedFile(owner.id);
     await view(short(f));
-    const first = JSON.parse(decodeURIComponent((await entryOf(f))!.headers.get("x-edge-record")!));
+    const first = carried(await entryOf(f));
 
     vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
     vi.setSystemTime(Date.now() + 31_000);
@@ -91,7 +95,7 @@ describe("an entry decides with its own record", () => {
     await setRow(f, "visibility = 'public'");
     await dropFileRecord(f);
     expect((await view(short(f))).status).toBe(200); // decided from D1, then the entry is stored again
-    const again = JSON.parse(decodeURIComponent((await entryOf(f))!.headers.get("x-edge-record")!));
+    const again = carried(await entryOf(f));
     expect(again.at).toBeGreaterThan(first.at);
     await dropFileRecord(f);
     expect((await view(short(f), {}, true)).status).toBe(200); // the fresh record decides alone again
@@ -102,12 +106,12 @@ describe("a busy entry is stored again before its record runs out", () => {
   it("a view after two thirds of ACCESS_RECORD_SECONDS is served from the entry, then a new record is read from the primary", async () => {
     const f = await seedFile(owner.id);
     await view(short(f));
-    const first = JSON.parse(decodeURIComponent((await entryOf(f))!.headers.get("x-edge-record")!));
+    const first = carried(await entryOf(f));
     vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
     vi.setSystemTime(Date.now() + 21_000);
     await setRow(f, "visibility = 'private'"); // a change that reached no cache: the next record must see it
     expect((await view(short(f))).status).toBe(200); // still decided by the carried record (21 s < 30 s)
-    const again = JSON.parse(decodeURIComponent((await entryOf(f))!.headers.get("x-edge-record")!));
+    const again = carried(await entryOf(f));
     expect(again.at).toBeGreaterThan(first.at);
     expect(again.file.visibility).toBe("private");
     expect((await view(short(f), {}, true)).status).toBe(404);

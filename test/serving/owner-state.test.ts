@@ -2,9 +2,11 @@
 // of one decides from one cache lookup, and every change of the owner's state forgets those records at once.
 // access-records.test.ts runs every rule and every invalidation through them (seedFile numbers files as an
 // upload does); this file pins the numbering, the single lookup, the bound and the checks after a write.
+import { decodeRecord } from "../../src/platform/edge-records";
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { edgeCacheKey, fileAccessKey, ownerAccessKey } from "../../src/serving/edge-cache";
+import { edgeCacheKey, fileAccessKey } from "../../src/serving/edge-cache";
+import { ownerStates } from "../../src/auth/principal-records";
 import { fillFileRecords } from "../../src/serving/access-records";
 import { fillByteEntry } from "../../src/serving/byte-entries";
 import { loadFile } from "../../src/files/access";
@@ -20,12 +22,15 @@ import { fileRow, presign } from "../uploads/helpers";
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;
 const apiRead = (f: FileRow) => `${BASE}/files/${f.id}`;
-const recordOf = async (key: string) => (await cache().match(key))?.json<{ owner?: { goneAt: number | null } }>();
+const recordOf = async (key: string) => {
+  const hit = await cache().match(key);
+  return hit ? decodeRecord<{ owner?: { goneAt: Date | null } }>(await hit.text()) : undefined;
+};
 const entryOwner = async (f: FileRow, variant: "original" | "thumb" = "original") => {
   const entry = await cache().match(edgeCacheKey(env, f.id, variant));
   await entry?.body?.cancel();
   const header = entry?.headers.get("x-edge-record");
-  return header ? (JSON.parse(decodeURIComponent(header)) as { owner?: unknown }).owner : undefined;
+  return header ? decodeRecord<{ owner?: unknown }>(decodeURIComponent(header))?.owner : undefined;
 };
 const hasEntry = async (f: FileRow) => {
   const entry = await cache().match(edgeCacheKey(env, f.id, "original"));
@@ -67,11 +72,11 @@ describe("a carried owner state decides with one lookup", () => {
     expect(await entryOwner(first, "thumb")).toEqual({ goneAt: null });
 
     // The owner's record gone: neither view looks for it (a lookup that misses would store it again).
-    await cache().delete(ownerAccessKey(env, user.id));
+    await cache().delete(ownerStates.key(env, user.id));
     expect((await view(short(first), {}, true)).status).toBe(200); // the entry alone, D1 unreachable
     expect((await view(`${short(first)}/thumb`, {}, true)).status).toBe(200);
     expect((await view(apiRead(first))).status).toBe(200);
-    expect(await cache().match(ownerAccessKey(env, user.id))).toBeUndefined();
+    expect(await cache().match(ownerStates.key(env, user.id))).toBeUndefined();
 
     const later = await seedFile(user.id, { ownerOrdinal: SERVING.ownerStateCarriedFiles + 1 });
     await view(apiRead(later));
@@ -80,9 +85,9 @@ describe("a carried owner state decides with one lookup", () => {
     expect(await entryOwner(later)).toBeUndefined();
     expect(await hasEntry(later)).toBe(true); // an entry, without the owner's state
     // A hit on its record looks the owner's record up: missing, it is read from D1 and stored again.
-    await cache().delete(ownerAccessKey(env, user.id));
+    await cache().delete(ownerStates.key(env, user.id));
     expect((await view(apiRead(later))).status).toBe(200);
-    expect(await cache().match(ownerAccessKey(env, user.id))).toBeDefined();
+    expect(await cache().match(ownerStates.key(env, user.id))).toBeDefined();
   });
 });
 
@@ -102,7 +107,7 @@ describe("a change of the owner's state reaches the very next view", () => {
       await expectCached(short(f), 410);
       await expectCached(apiRead(f), 410);
     }
-    expect((await recordOf(fileAccessKey(env, first.id)))?.owner?.goneAt).toBeTypeOf("number");
+    expect((await recordOf(fileAccessKey(env, first.id)))?.owner?.goneAt).toBeInstanceOf(Date);
     expect((await setBan(admin, user, false)).status).toBe(200);
     for (const f of [first, later]) {
       await expectCached(short(f), 200);
@@ -117,7 +122,7 @@ describe("a write that lands after the owner's state changed does not outlive it
     const f = await seedFile(user.id);
     const live = (await loadFile(createDb(env.DB), f.id))!;
     await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), user.id).run(); // its deletes ran already
-    await fillFileRecords(env, cache(), live, Date.now(), 30);
+    await fillFileRecords(env, live, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();
 
     const object = (await env.BUCKET.get(f.storeKey))!;

@@ -1,0 +1,131 @@
+// Edge records: small facts kept in caches.default, per data centre, so that a hot request decides without
+// D1 (a file's access, a credential's principal). Every kind is written, read and forgotten through this one
+// layer: typed namespaces, one codec that keeps Dates, one write-then-verify guard against a change that
+// lands between a fill's read and its write, and one forget that deletes here and purges everywhere.
+// Why the Cache API and not KV, and how long another data centre may decide from an old record:
+// docs/edge-records.md.
+import { purgeGlobally, type PurgeEnv } from "./global-purge";
+
+export type EdgeEnv = Pick<Env, "CDN_URL"> & PurgeEnv;
+
+const DEFAULT_SECONDS = 30;
+const MAX_SECONDS = 300;
+
+/** ACCESS_RECORD_SECONDS: how long a record may decide; 0 turns records off (every request reads D1). */
+export function recordSeconds(env: Pick<Env, "ACCESS_RECORD_SECONDS">): number {
+  const raw = Number(env.ACCESS_RECORD_SECONDS ?? DEFAULT_SECONDS);
+  return Number.isFinite(raw) && raw >= 0 ? Math.min(Math.floor(raw), MAX_SECONDS) : DEFAULT_SECONDS;
+}
+
+export function edgeCache(): Cache | undefined {
+  return typeof caches === "undefined" ? undefined : (caches as unknown as { default: Cache }).default;
+}
+
+/** The cache and the records' lifetime, or null when records are off or there is no cache. */
+export function recordsOn(env: Pick<Env, "ACCESS_RECORD_SECONDS">): { cache: Cache; seconds: number } | null {
+  const seconds = recordSeconds(env);
+  const cache = edgeCache();
+  return seconds > 0 && cache ? { cache, seconds } : null;
+}
+
+/** An internal key under the CDN origin (never a public address; rebuildable from the row it caches). */
+export const edgeKey = (env: Pick<Env, "CDN_URL">, path: string) => `${new URL(env.CDN_URL).origin}/__edge-cache/${path}`;
+
+// The codec: JSON in which a Date stays a Date ({"$date": epoch ms} on the wire). Bump VERSION when a
+// record's shape changes: records written by the previous deploy are then misses, never misread.
+const VERSION = 2;
+
+export function encodeRecord(value: unknown): string {
+  return JSON.stringify({ v: VERSION, value }, function (this: Record<string, unknown>, key, v) {
+    const raw = this[key];
+    return raw instanceof Date ? { $date: raw.getTime() } : v;
+  });
+}
+
+export function decodeRecord<T>(text: string): T | undefined {
+  try {
+    const parsed = JSON.parse(text, (_k, v) =>
+      v !== null && typeof v === "object" && typeof v.$date === "number" && Object.keys(v).length === 1 ? new Date(v.$date) : v,
+    ) as { v?: number; value?: T };
+    return parsed?.v === VERSION ? parsed.value : undefined;
+  } catch {
+    return undefined; // unreadable: the caller decides from D1
+  }
+}
+
+/** A cached response, or undefined on a miss or any failure (the cache is an optimisation). */
+export async function matchEntry(key: string): Promise<Response | undefined> {
+  try {
+    return (await edgeCache()?.match(key)) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stores a response; a failure is logged, never thrown. */
+export async function putEntry(key: string, response: Response): Promise<void> {
+  try {
+    await edgeCache()?.put(key, response);
+  } catch (err) {
+    console.error("edge cache put failed", err);
+  }
+}
+
+export async function readRecord<T>(key: string): Promise<T | undefined> {
+  const hit = await matchEntry(key);
+  if (!hit) return undefined;
+  try {
+    return decodeRecord<T>(await hit.text());
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeRecord(key: string, value: unknown, seconds: number): Promise<void> {
+  const headers = { "content-type": "application/json", "cache-control": `public, max-age=${seconds}` };
+  return putEntry(key, new Response(encodeRecord(value), { headers }));
+}
+
+/** Deletes entries in this data centre only (a fill undoing its own write). */
+export async function dropHere(keys: string[]): Promise<void> {
+  const cache = edgeCache();
+  if (cache) await Promise.all(keys.map((k) => cache.delete(k).catch(() => false)));
+}
+
+/** Deletes entries here at once and, when global purge is configured, in every data centre. */
+export async function forget(env: EdgeEnv, keys: string[]): Promise<void> {
+  await dropHere(keys);
+  await purgeGlobally(env, keys);
+}
+
+/**
+ * The race guard of every fill. A fill reads D1's primary, then writes; a change that lands in between
+ * deletes before the write and so cannot see it. So: write, then ask `stale` (which re-reads the primary)
+ * which of `keys` no longer match it, and delete those here. A check that fails keeps none of them.
+ */
+export async function writeThenVerify(keys: string[], write: () => Promise<unknown>, stale: () => Promise<string[]>): Promise<void> {
+  await write();
+  let drop: string[];
+  try {
+    drop = await stale();
+  } catch {
+    drop = keys; // not verified: not kept
+  }
+  if (drop.length > 0) await dropHere(drop);
+}
+
+/** A kind of record: its keys under `prefix`, read and written as `T` (Dates kept). */
+export type Namespace<T> = {
+  key(env: Pick<Env, "CDN_URL">, id: string): string;
+  read(env: Pick<Env, "CDN_URL">, id: string): Promise<T | undefined>;
+  write(env: Pick<Env, "CDN_URL">, id: string, value: T, seconds: number): Promise<void>;
+};
+
+export function namespace<T>(prefix: string): Namespace<T> {
+  const key = (env: Pick<Env, "CDN_URL">, id: string) => edgeKey(env, `${prefix}/${id}`);
+  return {
+    key,
+    read: (env, id) => readRecord<T>(key(env, id)),
+    write: (env, id, value, seconds) => writeRecord(key(env, id), value, seconds),
+  };
+}

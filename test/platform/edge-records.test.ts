@@ -1,0 +1,58 @@
+// The edge-record layer on the real local cache: the codec keeps Dates, a record of another version is a
+// miss, the write-then-verify guard keeps what the check backs and drops the rest (all of it when the check
+// fails), and forget deletes here.
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { decodeRecord, dropHere, encodeRecord, forget, namespace, readRecord, recordSeconds, writeRecord, writeThenVerify } from "../../src/platform/edge-records";
+
+const things = namespace<{ name: string; at: Date; gone: Date | null; nested: { when: Date }[] }>("test/things");
+const cache = () => (caches as unknown as { default: Cache }).default;
+
+describe("the codec", () => {
+  it("keeps Dates, nulls and nesting; an object with $date beside other keys is left alone", () => {
+    const value = { at: new Date(1_700_000_000_123), gone: null, list: [{ when: new Date(5) }], n: 3, s: "x", fake: { $date: 1, other: 2 } };
+    expect(decodeRecord(encodeRecord(value))).toEqual(value);
+  });
+
+  it("a record of another version, or unreadable text, is a miss", () => {
+    expect(decodeRecord(JSON.stringify({ v: 1, value: { a: 1 } }))).toBeUndefined();
+    expect(decodeRecord("{not json")).toBeUndefined();
+  });
+
+  it("ACCESS_RECORD_SECONDS: 30 by default, capped at 300, 0 turns records off, nonsense is the default", () => {
+    expect(recordSeconds({} as Env)).toBe(30);
+    expect(recordSeconds({ ACCESS_RECORD_SECONDS: "900" } as Env)).toBe(300);
+    expect(recordSeconds({ ACCESS_RECORD_SECONDS: "0" } as Env)).toBe(0);
+    expect(recordSeconds({ ACCESS_RECORD_SECONDS: "soon" } as Env)).toBe(30);
+  });
+});
+
+describe("namespaces", () => {
+  it("write and read a typed record under the CDN origin, Dates kept", async () => {
+    const value = { name: "a", at: new Date(1000), gone: null, nested: [{ when: new Date(2000) }] };
+    await things.write(env, "1", value, 30);
+    expect(things.key(env, "1")).toBe(`${new URL(env.CDN_URL).origin}/__edge-cache/test/things/1`);
+    expect(await things.read(env, "1")).toEqual(value);
+    await forget(env, [things.key(env, "1")]);
+    expect(await things.read(env, "1")).toBeUndefined();
+  });
+});
+
+describe("write then verify", () => {
+  const keys = ["a", "b"].map((id) => things.key(env, id));
+  const writeBoth = () => Promise.all(keys.map((k) => writeRecord(k, { k }, 30)));
+
+  it("keeps what the check backs and deletes what it names", async () => {
+    await writeThenVerify(keys, writeBoth, async () => [keys[1]]);
+    expect(await readRecord(keys[0])).toEqual({ k: keys[0] });
+    expect(await cache().match(keys[1])).toBeUndefined();
+    await dropHere(keys);
+  });
+
+  it("keeps none when the check itself fails (not verified: not kept)", async () => {
+    await writeThenVerify(keys, writeBoth, async () => {
+      throw new Error("D1 unreachable");
+    });
+    for (const k of keys) expect(await cache().match(k)).toBeUndefined();
+  });
+});
