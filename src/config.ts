@@ -135,6 +135,11 @@ export const SERVING = {
 export const VARIANTS = {
   /** Widths (and heights) snap up to the next step; above the last one, or above the source, is the source's size. */
   ladder: [160, 320, 640, 1024, 1600, 2048] as const,
+  /**
+   * With both `w` and `h`, the box's ratio (long side : short side) snaps to one of these (mirrored for portrait
+   * boxes), its long side up the ladder (serving/variant-box.ts): a file has a bounded set of boxes per fit.
+   */
+  boxRatios: [[1, 1], [5, 4], [4, 3], [3, 2], [16, 10], [16, 9], [2, 1], [21, 9], [3, 1], [4, 1], [6, 1], [8, 1]] as const,
   /** `q` snaps to the nearest of these; without `q` the default. */
   qualities: [50, 70, 85, 95] as const,
   defaultQuality: 85,

@@ -88,6 +88,16 @@ export async function listOwnFiles(db: Db, userId: string, q: ListQuery, now: nu
   return { rows, total: total[0]?.n ?? 0 };
 }
 
+export type FileCounts = Pick<FileRow, "viewCount" | "downloadCount">;
+
+/**
+ * A file's view and download counts as D1 holds them. The counter shards write them there (serving/view-counter.ts)
+ * without forgetting the file's edge-cached access record, whose copy stays as it was for the record's life.
+ */
+export function fileCounts(db: Db, fileId: string): Promise<FileCounts | undefined> {
+  return db.select({ viewCount: files.viewCount, downloadCount: files.downloadCount }).from(files).where(eq(files.id, fileId)).get();
+}
+
 export type FilePatch = {
   title?: string;
   description?: string;

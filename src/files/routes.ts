@@ -11,13 +11,13 @@ import { ApiError, unauthorized } from "../platform/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
 import { FileIdParam, FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "./schemas";
 import { analysisLanded, assertReadable, goneError, goneReason, isOwner, loadFile, readableFile, viewerOf, fileNotFound } from "./access";
-import { listOwnFiles, softDeleteFile, updateFile } from "./queries";
+import { fileCounts, listOwnFiles, softDeleteFile, updateFile } from "./queries";
 import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
 import { contentDisposition } from "./content-disposition";
 import { countHit } from "../serving/view-counter";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
-import { cachedAccess } from "../serving/access-records";
+import { cachedAccess, type CachedAccess } from "../serving/access-records";
 import { BOOKMARK_HEADER } from "../middleware/db";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
@@ -26,10 +26,18 @@ import type { FileRow } from "../db/schema";
 export const fileRoutes = apiRouter();
 const tags = ["Files"];
 
-async function fullResource(env: Env, db: AppEnv["Variables"]["db"], file: FileRow, owner: boolean, now: number) {
+/**
+ * `rowFromDb`: the row was read from D1 by this request. Else (an access record) the owner's counts are read
+ * beside the duplicates, in parallel: the record keeps the counts it was filled with for its whole life.
+ */
+async function fullResource(env: Env, db: AppEnv["Variables"]["db"], file: FileRow, owner: boolean, now: number, rowFromDb = true) {
   // Duplicates are only ever among the caller's own files (decisions.md § Uploads).
-  const duplicates = owner ? await fileDuplicates(env, db, file, now) : [];
-  return fileResource(env, file, { duplicates, owner });
+  const [duplicates, counts] = await Promise.all([owner ? fileDuplicates(env, db, file, now) : [], owner && !rowFromDb ? fileCounts(db, file.id) : undefined]);
+  // Counts only grow: a replica behind the primary the record was read from must not show fewer.
+  const shown = counts
+    ? { ...file, viewCount: Math.max(file.viewCount, counts.viewCount), downloadCount: Math.max(file.downloadCount, counts.downloadCount) }
+    : file;
+  return fileResource(env, shown, { duplicates, owner });
 }
 
 fileRoutes.openapi(
@@ -83,19 +91,22 @@ fileRoutes.openapi(
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
     const id = c.req.valid("param").id;
-    // Readers are decided from the same edge-cached access record as the byte links (no D1 on a hit; the
-    // viewCount may lag by up to ACCESS_RECORD_SECONDS), so the owner's read waits only for its duplicates.
+    // Readers are decided from the same edge-cached access record as the byte links (no D1 on a hit; its
+    // counts are as old as the record, up to ACCESS_RECORD_SECONDS: the counter shards forget no record), so
+    // the owner's read waits only for its duplicates and, beside them, its counts (fullResource).
     // A change through this API forgets the record here at once. D1 instead, for a signed-in caller that
     // asks for read-your-writes (x-d1-bookmark), and for the owner while the analysis has not landed: the
     // job forgets the record in its own data centre, and a polling owner elsewhere would wait out the TTL.
     const fromDb = () => loadFile(c.get("db"), id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
-    let loaded = fresh ? await fromDb() : await cachedAccess(c.env, c.executionCtx, id, fromDb);
+    let loaded: CachedAccess | undefined = fresh ? await fromDb() : await cachedAccess(c.env, c.executionCtx, id, fromDb);
     if (!fresh && loaded && isOwner(loaded.file, viewer) && !analysisLanded(loaded.file)) loaded = await fromDb();
     assertReadable(loaded, viewer, now, { safeMode: true });
     const { file } = loaded;
     countHit(c.env, c.executionCtx, "file_view", file.id);
-    return c.json(await fullResource(c.env, c.get("db"), file, isOwner(file, viewer), now), 200);
+    // recordedAt: the row is (or was just read to fill) an access record, not this request's read of D1.
+    const rowFromDb = loaded.recordedAt === undefined;
+    return c.json(await fullResource(c.env, c.get("db"), file, isOwner(file, viewer), now, rowFromDb), 200);
   },
 );
 

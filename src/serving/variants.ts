@@ -1,8 +1,9 @@
 // Variants by URL: `?w=`, `h`, `fit`, `q`, `format` on short links, CDN links and thumbnails. This module
 // turns a query into a plan (what the image engine is asked for) and names the plan's edge-cache key; the
 // serving itself is variant-serve.ts. Choices (docs/files-and-serving.md § Variants):
-//   - widths and heights snap UP to VARIANTS.ladder (never blurrier than asked); above the last step, or at or
-//     above the source's own size, the source's size: nobody can mint unbounded variants, none is upscaled;
+//   - a lone width or height snaps UP to VARIANTS.ladder (never blurrier than asked); above the last step, or at
+//     or above the source's own size, the source's size: nobody can mint unbounded variants, none is upscaled;
+//   - both sides snap as one box that keeps the asked ratio (variant-box.ts), as bounded and never upscaled;
 //   - `q` snaps to a few qualities; `fit` matters only when both sides are given (else it is scale-down);
 //   - the format is `?format=` when given, else from Accept: AVIF, else WebP, else the source's own type;
 //   - only the plain ladder (a width and a format, default fit and quality) is kept in the edge cache: that is
@@ -10,6 +11,7 @@
 import { ANALYSIS, VARIANTS } from "../config";
 import { ApiError } from "../platform/errors";
 import { fileUrl } from "../platform/urls";
+import { snapBox, type BoxFill } from "./variant-box";
 
 export type OutputType = "image/avif" | "image/webp" | "image/jpeg" | "image/png";
 export const OUTPUT_TYPES: readonly OutputType[] = ["image/avif", "image/webp", "image/jpeg", "image/png"];
@@ -18,6 +20,7 @@ const EXTENSION: Record<OutputType, string> = { "image/avif": "avif", "image/web
 
 export type Fit = "scale-down" | "contain" | "cover" | "crop" | "pad";
 const FITS: readonly Fit[] = ["scale-down", "contain", "cover", "crop", "pad"];
+const BOX_FILL: Record<Fit, BoxFill> = { "scale-down": "inside", contain: "inside", cover: "fill", crop: "fill", pad: "pad" };
 
 /** What the URL asked for, validated (400 on nonsense) but not yet fitted to a source. */
 export type VariantQuery = { width: number | null; height: number | null; fit: Fit; quality: number; format: OutputType | null };
@@ -110,8 +113,10 @@ export type VariantSource = { type: OutputType; width: number | null; height: nu
 
 /** Fits a query to its source: snaps, drops what cannot matter, and picks the output type. */
 export function planVariant(query: VariantQuery, source: VariantSource, accept: string | null | undefined): VariantPlan {
-  const width = snapToLadder(query.width, source.width);
-  const height = snapToLadder(query.height, source.height);
+  // Both sides: one box that keeps the asked ratio (null: the source's size). One side: it snaps up the ladder.
+  const box = query.width !== null && query.height !== null ? snapBox({ width: query.width, height: query.height }, BOX_FILL[query.fit], source) : undefined;
+  const width = box === undefined ? snapToLadder(query.width, source.width) : (box?.width ?? null);
+  const height = box === undefined ? snapToLadder(query.height, source.height) : (box?.height ?? null);
   // With one side (or none) every fit keeps the aspect ratio within it: all are scale-down (we never upscale).
   const fit: Fit = width !== null && height !== null ? query.fit : "scale-down";
   const type = query.format ?? negotiateType(accept, source.type);
