@@ -7,9 +7,9 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { DESKTOP, PHONE, SHOTS, accessToken, api, gradientBmp, openPage, root, signUp, startApp, uploadForm, watch } from "./support.mjs";
+import { DESKTOP, PHONE, SHOTS, accessToken, api, gradientBmp, openPage, root, signUp, startApp, suitePort, uploadForm, watch } from "./support.mjs";
 
-const PORT = 8843;
+const PORT = suitePort(2);
 const FIXTURES = path.join(root, "test/fixtures/images");
 let app;
 let ctx;
