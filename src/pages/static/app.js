@@ -24,6 +24,21 @@
     else if (el && el.select) { el.select(); document.execCommand("copy"); done(); }
   });
 
+  // The navigation's Menu (a <details> below 52rem): opening needs no script; Escape closes it (giving the focus
+  // back to its button when it was inside), and so does a tap outside it.
+  var menu = document.querySelector("nav.main details.menu");
+  if (menu) {
+    document.addEventListener("keydown", function (e) {
+      if (e.key !== "Escape" || !menu.open) return;
+      var inside = menu.contains(document.activeElement);
+      menu.open = false;
+      if (inside) menu.querySelector("summary").focus();
+    });
+    document.addEventListener("click", function (e) {
+      if (menu.open && !menu.contains(e.target)) menu.open = false;
+    });
+  }
+
   // My files: the bulk bar says how many cards are selected, and marks them.
   var bulk = document.getElementById("bulk");
   if (bulk) {
