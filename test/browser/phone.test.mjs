@@ -1,6 +1,6 @@
 // The app on a 390 px phone (issue 25 section 7): the header is one row whose links sit behind a Menu disclosure
-// (opened and closed by keyboard, every link reachable, nothing moving while the page loads). Screenshots go to
-// screenshots/.
+// (opened and closed by keyboard, every link reachable, nothing moving while the page loads), and My files' bulk
+// bar never covers a card, wherever the page is scrolled. Screenshots of both go to screenshots/.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -147,5 +147,65 @@ describe("the header at 390 px", () => {
     expect(shown).toEqual(["Upload", "My files", "Albums", "API keys", "Account", "API", "Log out"]);
     expect((await headerBox(wide))[3]).toBeLessThanOrEqual(HEADER_MAX);
     await wide.close();
+  });
+});
+
+describe("My files at 390 px", () => {
+  it("with files selected, the bulk bar covers no card at any scroll position", async () => {
+    const { context, page, problems } = await phonePage(signedIn);
+    await page.goto(`${app.origin}/app/files`, { waitUntil: "networkidle" });
+    const boxes = page.getByRole("checkbox", { name: /^Select card/ });
+    await boxes.nth(0).check();
+    await boxes.nth(3).check();
+    expect(await page.locator("#bulk-count").textContent()).toBe("2 files selected");
+    const { covered, positions } = await page.evaluate(() => {
+      const bar = document.getElementById("bulk");
+      const cards = [...document.querySelectorAll(".grid .card")];
+      const end = document.documentElement.scrollHeight - innerHeight;
+      const ys = [];
+      for (let y = 0; y < end; y += Math.round(innerHeight / 3)) ys.push(y);
+      ys.push(end);
+      const covered = [];
+      for (const y of ys) {
+        window.scrollTo(0, y);
+        const b = bar.getBoundingClientRect();
+        cards.forEach((card, i) => {
+          const r = card.getBoundingClientRect();
+          // The card's visible box: its part inside the viewport.
+          const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight), left = Math.max(r.left, 0), right = Math.min(r.right, innerWidth);
+          if (bottom - top < 1 || right - left < 1) return;
+          const overlap = Math.max(0, Math.min(bottom, b.bottom) - Math.max(top, b.top)) * Math.max(0, Math.min(right, b.right) - Math.max(left, b.left));
+          // Its corners, inset past the rounded border, must be the card's own.
+          const inset = Math.min(12, (bottom - top) / 2, (right - left) / 2);
+          const corners = [[left + inset, top + inset], [right - inset, top + inset], [left + inset, bottom - inset], [right - inset, bottom - inset]];
+          const foreign = corners.filter(([x, cy]) => !card.contains(document.elementFromPoint(x, cy)));
+          if (overlap > 0 || foreign.length) covered.push(`scroll ${y}: card ${i} (${Math.round(overlap)} px² under the bar, ${foreign.length} corners covered)`);
+        });
+      }
+      return { covered, positions: ys.length };
+    });
+    expect(positions).toBeGreaterThan(3);
+    expect(covered).toEqual([]);
+    await page.evaluate(() => window.scrollTo(0, document.querySelector(".grid .card:nth-child(3)").offsetTop));
+    await page.screenshot({ path: path.join(SHOTS, "my-files-selected-phone.png") });
+    await page.evaluate(() => document.getElementById("bulk").scrollIntoView({ block: "end" }));
+    await page.screenshot({ path: path.join(SHOTS, "my-files-bulk-bar-phone.png") });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("the bulk bar does not change its layout once the script runs (on a desktop it is in view as the page loads)", async () => {
+    const { context, page } = await phonePage(signedIn, DESKTOP);
+    await page.goto(`${app.origin}/app/files`, { waitUntil: "networkidle" });
+    const shifts = await page.evaluate(() => window.__shifts);
+    expect(shifts).toEqual([]);
+    // The album picker shows only for "Add to album…" (the stylesheet decides, so the page never jumps).
+    const albumPick = page.getByLabel("Album", { exact: true });
+    expect(await albumPick.isVisible()).toBe(false);
+    await page.getByLabel("Action").selectOption("album");
+    expect(await albumPick.isVisible()).toBe(true);
+    await page.getByLabel("Action").selectOption("delete");
+    expect(await albumPick.isVisible()).toBe(false);
+    await context.close();
   });
 });

@@ -39,12 +39,10 @@
     });
   }
 
-  // My files: the bulk bar says how many cards are selected, and marks them.
+  // My files: the bulk bar says how many cards are selected, and marks them (the stylesheet shows its album picker).
   var bulk = document.getElementById("bulk");
   if (bulk) {
     var count = document.getElementById("bulk-count");
-    var albumPick = document.getElementById("bulk-album");
-    var action = document.getElementById("bulk-action");
     var sync = function () {
       var boxes = document.querySelectorAll('input[name="ids"][form="bulk"]');
       var n = 0;
@@ -54,9 +52,8 @@
         if (card) card.classList.toggle("picked", b.checked);
       });
       count.textContent = n === 0 ? "Select files to act on several at once" : n === 1 ? "1 file selected" : n + " files selected";
-      albumPick.hidden = action.value !== "album";
     };
-    document.addEventListener("change", function (e) { if (e.target.name === "ids" || e.target === action) sync(); });
+    document.addEventListener("change", function (e) { if (e.target.name === "ids") sync(); });
     sync();
   }
 
