@@ -10,6 +10,8 @@ import { fetchWithin, startWorker, root, within } from "../../bench/lib/index.mj
 export { root };
 export const PASSWORD = "correct horse battery staple";
 export const SHOTS = path.join(root, "screenshots");
+/** The README's screenshots (committed): flows.test.mjs writes them, so a run after a page change refreshes them. */
+export const DOC_SHOTS = path.join(root, "docs/screenshots");
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 900 };
 
