@@ -1,5 +1,5 @@
 // The frame of every page: head (stylesheet, script and icon from the hashed static assets), one navigation
-// bar with the current page marked, and the main region.
+// bar with the current page marked (behind a Menu button on phones), and the main region.
 import type { Child } from "hono/jsx";
 import { ASSET_PATHS } from "./assets.gen";
 
@@ -15,27 +15,35 @@ const LINKS: Record<NavState["kind"], [string, string][]> = {
   public: [["/app/upload", "Upload"], ["/app/files", "My files"], ["/app/albums", "Albums"], ["/docs", "API"]],
 };
 
+/** On a phone the links sit behind a Menu disclosure (<details>: no script needed, Enter and Space open it, the
+ *  stylesheet keeps it from moving anything while a page loads); from 52rem on the stylesheet shows them in a row
+ *  without the Menu button. app.js adds Escape and a tap outside to close it. */
 function Nav(props: { state: NavState; current?: string }) {
   const { state, current } = props;
   const mark = (href: string) => (current && (current === href || current.startsWith(`${href}/`)) ? "page" : undefined);
   return (
     <nav class="main" aria-label="Main">
-      {LINKS[state.kind].map(([href, text]) => (
-        <a href={href} aria-current={mark(href)}>{text}</a>
-      ))}
-      <span class="end">
-        {state.kind === "signed-in" ? (
-          <form method="post" action="/app/logout" class="inline">
-            <input type="hidden" name="_csrf" value={state.csrf} />
-            <button type="submit" class="small">Log out</button>
-          </form>
-        ) : state.kind === "signed-out" ? (
-          <>
-            <a href="/app/login" aria-current={mark("/app/login")}>Log in</a>
-            <a href="/app/signup" aria-current={mark("/app/signup")}>Sign up</a>
-          </>
-        ) : null}
-      </span>
+      <details class="menu">
+        <summary>Menu</summary>
+        <div class="menu-links">
+          {LINKS[state.kind].map(([href, text]) => (
+            <a href={href} aria-current={mark(href)}>{text}</a>
+          ))}
+          <span class="end">
+            {state.kind === "signed-in" ? (
+              <form method="post" action="/app/logout" class="inline">
+                <input type="hidden" name="_csrf" value={state.csrf} />
+                <button type="submit" class="small">Log out</button>
+              </form>
+            ) : state.kind === "signed-out" ? (
+              <>
+                <a href="/app/login" aria-current={mark("/app/login")}>Log in</a>
+                <a href="/app/signup" aria-current={mark("/app/signup")}>Sign up</a>
+              </>
+            ) : null}
+          </span>
+        </div>
+      </details>
     </nav>
   );
 }

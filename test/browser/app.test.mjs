@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { gradientBmp, openPage, root, startApp, verifyLink } from "./support.mjs";
+import { gradientBmp, openPage, root, startApp, suitePort, verifyLink } from "./support.mjs";
 
-const PORT = 8841;
+const PORT = suitePort(0);
 const ORIGIN = `http://localhost:${PORT}`;
 const SHOTS = path.join(root, "screenshots");
 const PASSWORD = "correct horse battery staple";

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { PHONE, accessToken, api, openPage, root, signUp, startApp, uploadForm, watch } from "./support.mjs";
+import { PHONE, accessToken, api, openPage, root, signUp, startApp, suitePort, uploadForm, watch } from "./support.mjs";
 
-const PORT = 8844;
+const PORT = suitePort(3);
 const LARGE = path.join(root, "test/fixtures/images/large");
 const PHOTOS = [
   ["wood-12mp.jpg", "image/jpeg"],

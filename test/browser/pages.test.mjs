@@ -18,12 +18,13 @@ import {
   root,
   signUp,
   startApp,
+  suitePort,
   uploadForm,
   verifyLink,
   watch,
 } from "./support.mjs";
 
-const PORT = 8842;
+const PORT = suitePort(1);
 let app;
 let desktop;
 let page;

@@ -10,8 +10,22 @@ import { fetchWithin, startWorker, root, within } from "../../bench/lib/index.mj
 export { root };
 export const PASSWORD = "correct horse battery staple";
 export const SHOTS = path.join(root, "screenshots");
+/** The README's screenshots (committed): flows.test.mjs writes them, so a run after a page change refreshes them. */
+export const DOC_SHOTS = path.join(root, "docs/screenshots");
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 900 };
+
+/**
+ * The port of a suite's `wrangler dev`: BROWSER_TEST_PORT_BASE (default 8841) plus the suite's offset (app 0,
+ * pages 1, flows 2, delivery 3, phone 4). Moving the base lets two runs share a machine (the fixed ports met another
+ * person's run); devtools take port + 1000 (startWorker).
+ */
+export function suitePort(offset) {
+  const raw = process.env.BROWSER_TEST_PORT_BASE ?? "8841";
+  const base = Number(raw);
+  if (!/^\d+$/.test(raw) || base < 1024 || base + offset > 64_000) throw new Error(`BROWSER_TEST_PORT_BASE must be a port from 1024 to ${64_000 - offset}, not "${raw}"`);
+  return base + offset;
+}
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 

@@ -24,12 +24,25 @@
     else if (el && el.select) { el.select(); document.execCommand("copy"); done(); }
   });
 
-  // My files: the bulk bar says how many cards are selected, and marks them.
+  // The navigation's Menu (a <details> below 52rem): opening needs no script; Escape closes it (giving the focus
+  // back to its button when it was inside), and so does a tap outside it.
+  var menu = document.querySelector("nav.main details.menu");
+  if (menu) {
+    document.addEventListener("keydown", function (e) {
+      if (e.key !== "Escape" || !menu.open) return;
+      var inside = menu.contains(document.activeElement);
+      menu.open = false;
+      if (inside) menu.querySelector("summary").focus();
+    });
+    document.addEventListener("click", function (e) {
+      if (menu.open && !menu.contains(e.target)) menu.open = false;
+    });
+  }
+
+  // My files: the bulk bar says how many cards are selected, and marks them (the stylesheet shows its album picker).
   var bulk = document.getElementById("bulk");
   if (bulk) {
     var count = document.getElementById("bulk-count");
-    var albumPick = document.getElementById("bulk-album");
-    var action = document.getElementById("bulk-action");
     var sync = function () {
       var boxes = document.querySelectorAll('input[name="ids"][form="bulk"]');
       var n = 0;
@@ -39,9 +52,8 @@
         if (card) card.classList.toggle("picked", b.checked);
       });
       count.textContent = n === 0 ? "Select files to act on several at once" : n === 1 ? "1 file selected" : n + " files selected";
-      albumPick.hidden = action.value !== "album";
     };
-    document.addEventListener("change", function (e) { if (e.target.name === "ids" || e.target === action) sync(); });
+    document.addEventListener("change", function (e) { if (e.target.name === "ids") sync(); });
     sync();
   }
 
