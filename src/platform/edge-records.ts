@@ -38,7 +38,8 @@ const VERSION = 2;
 export function encodeRecord(value: unknown): string {
   return JSON.stringify({ v: VERSION, value }, function (this: Record<string, unknown>, key, v) {
     const raw = this[key];
-    return raw instanceof Date ? { $date: raw.getTime() } : v;
+    if (!(raw instanceof Date)) return v;
+    return Number.isFinite(raw.getTime()) ? { $date: raw.getTime() } : null; // an Invalid Date reads as "not set"
   });
 }
 
@@ -81,9 +82,16 @@ export async function readRecord<T>(key: string): Promise<T | undefined> {
   }
 }
 
-export function writeRecord(key: string, value: unknown, seconds: number): Promise<void> {
+export async function writeRecord(key: string, value: unknown, seconds: number): Promise<void> {
   const headers = { "content-type": "application/json", "cache-control": `public, max-age=${seconds}` };
-  return putEntry(key, new Response(encodeRecord(value), { headers }));
+  let body: string;
+  try {
+    body = encodeRecord(value);
+  } catch (err) {
+    console.error("edge record not encodable", err);
+    return;
+  }
+  await putEntry(key, new Response(body, { headers }));
 }
 
 /** Deletes entries in this data centre only (a fill undoing its own write). */

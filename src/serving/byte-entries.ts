@@ -43,7 +43,7 @@ function decodeHeader(header: string | null): EntryRecord | undefined {
   if (!header) return undefined;
   try {
     const record = decodeRecord<EntryRecord>(decodeURIComponent(header));
-    return record && typeof record.at === "number" ? record : undefined;
+    return record && typeof record.at === "number" && typeof record.file?.id === "string" ? record : undefined;
   } catch {
     return undefined; // unreadable: decide the slow way
   }

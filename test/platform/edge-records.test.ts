@@ -14,6 +14,10 @@ describe("the codec", () => {
     expect(decodeRecord(encodeRecord(value))).toEqual(value);
   });
 
+  it("an Invalid Date is written as null (not set), as the per-kind codecs did", () => {
+    expect(decodeRecord(encodeRecord({ at: new Date(NaN) }))).toEqual({ at: null });
+  });
+
   it("a record of another version, or unreadable text, is a miss", () => {
     expect(decodeRecord(JSON.stringify({ v: 1, value: { a: 1 } }))).toBeUndefined();
     expect(decodeRecord("{not json")).toBeUndefined();
