@@ -1,38 +1,11 @@
-// Rate-limit decisions in the isolate, without a Durable Object round trip on every request.
-//
-// The RateLimiter object numbers the calls of each bucket in a window (1, 2, 3, ...). An isolate leases a
-// block of those numbers ("tickets") and spends them in memory, lowest first; a request that spends ticket t
-// shows `Remaining: limit - t`. Because the object counts a ticket when it is leased, not when it is spent,
-// the tickets issued to all isolates together never pass the limit: a subject never gets more than its
-// limit in a window, however many isolates serve it. Unspent tickets are not given back: they lapse with the
-// window (giving them back would let a number be issued twice and Remaining go up). To keep that loss small:
-//   - a lease starts at one call and doubles while the previous one was spent within QUICK_MS, halving back
-//     otherwise, but not below 1/256 of the limit (a quiet anonymous caller leases one call at a time,
-//     exactly as before; a returning user with a large budget seldom waits; a hot one leases large blocks);
-//   - the object caps what a lease takes beyond the need at 1/LEASE_SHARE of what is left, so near the end of
-//     the budget leases shrink to one call and the last calls are decided by the object;
-//   - once the object has said a bucket is used up, the isolate refuses locally until the window ends.
-// When a block runs low, the next one is leased in the background (waitUntil), so a hot subject's requests
-// do not wait for the object at all. We chose this over unkey's model (decide locally, synchronise later)
-// because that one lets a subject overshoot its limit while isolates disagree; leases never do.
-//
-// What `Remaining` means with leases: the calls of the window not yet numbered when this request was. Within
-// an isolate it never goes up (tickets are spent lowest first and never reused); across isolates it is
-// as true as the last lease each of them took.
-//
-// A lease call is shared: the requests that find no ticket wait for the one call in flight. So every lease call
-// is bounded (LEASE_TIMEOUT_MS): one the object never answers would otherwise hold every later request of the
-// subject in this isolate, and the bucket would never lease again. A request that waits for another's call does
-// so on a timer of its own as well: workerd may cancel as hung a request left waiting on nothing but another
-// request's work (it did so to view counting's waits, see serving/view-counter.ts). A request whose shared call
-// failed or was given up makes its own call, without waiting for anyone else's again; one whose own call fails
-// fails, as a request that waited for the object always did. The tickets of a call given up lapse (the object
-// counted them, but taking them in late, below tickets already spent, would make Remaining go up), and the
-// next lease is no larger for it.
-//
-// Upload starts take from both buckets in one object call (all or nothing, as before); the uploads bucket
-// is never leased ahead (its limits are small and an upload start writes to D1 anyway), but the isolate
-// remembers its count, to show it and to refuse locally once it is used up.
+// Rate-limit decisions in the isolate, without a Durable Object round trip on every request. The RateLimiter
+// object numbers each bucket's calls in a window; an isolate leases a block of those numbers ("tickets") and
+// spends them in memory. The object counts a ticket when it leases it, so all isolates together never pass
+// the limit (unkey's decide-locally-then-sync model would let a subject overshoot while isolates disagree).
+// Unspent tickets lapse with the window; a given-back ticket could be issued twice and Remaining go up.
+// Every lease call is bounded (LEASE_TIMEOUT_MS), and a request waiting on another's call waits on a timer of
+// its own: a call the object never answers must not hold the subject, and workerd may cancel a request left
+// waiting on another request's work. Lease sizes, sharing and the upload bucket: docs/limits-and-billing.md.
 import { Bucket } from "./bucket";
 import type { BucketSpec, LeaseGrant, LeaseRequest, LeaseResult, LimitState } from "./rate-limiter";
 
