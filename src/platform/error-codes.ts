@@ -108,6 +108,7 @@ export const ERROR_CODES = {
   no_owner_account: { status: 409, where: ["POST /moderation/reports/"], description: "The file was uploaded anonymously: no account to ban" },
   cannot_ban_self: { status: 409, where: ["POST /moderation/reports/"], description: "A moderator cannot ban their own account" },
   plan_change_decided: { status: 409, where: ["/admin/plan-changes/"], description: "The plan change was already approved or rejected" },
+  file_under_review: { status: 409, where: ["PATCH /files/"], description: "The file is hidden for moderation review: it can be deleted, not changed, until the review ends" },
   not_uploaded: { status: 409, where: ["POST /upload/finalize"], description: "The bytes have not been received yet" },
   upload_state_changed: { status: 409, where: ["/upload/"], description: "The upload changed state meanwhile; try again" },
   not_multipart: { status: 409, where: ["/upload/multipart/"], description: "This is a direct upload" },
