@@ -18,7 +18,7 @@ import { contentDisposition } from "./content-disposition";
 import { countHit } from "../serving/view-counter";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { cachedAccess } from "../serving/access-records";
-import { BOOKMARK_HEADER } from "../middleware/db";
+import { BOOKMARK_HEADER, noteBookmark } from "../middleware/db";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
@@ -90,7 +90,9 @@ fileRoutes.openapi(
     // job forgets the record in its own data centre, and a polling owner elsewhere would wait out the TTL.
     const fromDb = () => loadFile(c.get("db"), id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
-    let loaded = fresh ? await fromDb() : await cachedAccess(c.env, c.executionCtx, id, fromDb);
+    const cached = fresh ? undefined : await cachedAccess(c.env, c.executionCtx, id, fromDb);
+    noteBookmark(c, cached?.bookmark); // an answer from a record carries the bookmark of the record's read
+    let loaded = fresh ? await fromDb() : cached;
     if (!fresh && loaded && isOwner(loaded.file, viewer) && !analysisLanded(loaded.file)) loaded = await fromDb();
     assertReadable(loaded, viewer, now, { safeMode: true });
     const { file } = loaded;

@@ -14,10 +14,13 @@
 // The records of an owner's first files also carry the owner's state, so their views need one lookup; a
 // change of that state forgets those records one by one (owner-state.ts says which).
 // A miss reads D1's primary, not a replica: a replica that has not caught up with the change that deleted
-// the record would otherwise put the old answer back for a whole TTL.
+// the record would otherwise put the old answer back for a whole TTL. It reads through a "first-primary"
+// session, whose bookmark after the read goes in the record: an API answer decided from the record sends it
+// as its x-d1-bookmark (files/routes.ts), honestly (the record holds the primary's state at that bookmark) and
+// with no D1 round trip.
 import { eq } from "drizzle-orm";
 import { users, type FileRow } from "../db/schema";
-import { createDb } from "../platform/db";
+import { createDb, laterBookmark } from "../platform/db";
 import { loadFile, type LoadedFile } from "../files/access";
 import { defaultCache, fileAccessKey, ownerAccessKey, readRecord, writeRecord } from "./edge-cache";
 import { sameServed } from "./byte-entries";
@@ -47,17 +50,18 @@ const DATE_FIELDS = [
 
 /**
  * `at`: when the row was read from D1's primary (epoch ms); a byte entry that takes it on keeps it (byte-entries.ts).
+ * `bookmark`: the D1 bookmark of that read (absent in records written before it was kept).
  * `owner`: the owner's state, read with the row, for the files that carry it (owner-state.ts).
  */
-type FileRecord = { v: 1; at?: number; file: Record<string, unknown>; owner?: OwnerState };
+type FileRecord = { v: 1; at?: number; bookmark?: string; file: Record<string, unknown>; owner?: OwnerState };
 type OwnerState = { goneAt: number | null };
-type OwnerRecord = { v: 1 } & OwnerState;
+type OwnerRecord = { v: 1; bookmark?: string } & OwnerState;
 
-function encodeFile(loaded: LoadedFile, at: number): FileRecord {
+function encodeFile(loaded: LoadedFile, at: number, bookmark: string | undefined): FileRecord {
   const { file } = loaded;
   const row: Record<string, unknown> = { ...file, deleteTokenHash: null }; // never a secret in a cache
   for (const k of DATE_FIELDS) row[k] = file[k] ? file[k]!.getTime() : null;
-  const record: FileRecord = { v: 1, at, file: row };
+  const record: FileRecord = { v: 1, at, bookmark, file: row };
   if (carriesOwnerState(file)) record.owner = { goneAt: loaded.ownerGoneAt?.getTime() ?? null };
   return record;
 }
@@ -68,16 +72,26 @@ function decodeFile(record: FileRecord): FileRow {
   return row as FileRow;
 }
 
-async function ownerGoneAt(env: Env, userId: string): Promise<Date | null> {
-  const row = await createDb(env.DB).select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
-  return row?.bannedAt ?? row?.deletedAt ?? null;
+/** A read of D1's primary through a session, so that its bookmark is known once it is done. */
+function primarySession(env: Env) {
+  const session = env.DB.withSession("first-primary");
+  return { db: createDb(session), bookmark: () => session.getBookmark() ?? undefined };
+}
+
+type OwnerRead = { goneAt: Date | null; bookmark?: string };
+
+async function ownerGoneAt(env: Env, userId: string): Promise<OwnerRead> {
+  const primary = primarySession(env);
+  const row = await primary.db.select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
+  return { goneAt: row?.bannedAt ?? row?.deletedAt ?? null, bookmark: primary.bookmark() };
 }
 
 /**
  * A file and its owner's state; when the file was read from D1's primary (absent when not known to be recent);
- * and whether the owner's state was read with it (then it may travel with the file's bytes, byte-entries.ts).
+ * whether the owner's state was read with it (then it may travel with the file's bytes, byte-entries.ts); and a
+ * D1 bookmark at least as recent as every read it was decided from (absent when one of them is not known).
  */
-export type CachedAccess = LoadedFile & { recordedAt?: number; ownerReadWithFile?: boolean };
+export type CachedAccess = LoadedFile & { recordedAt?: number; ownerReadWithFile?: boolean; bookmark?: string };
 
 /**
  * The file and its owner's state for a byte request or an API read (files/routes.ts says when): from the edge
@@ -98,19 +112,24 @@ export async function cachedAccess(
   const fileRecord = await readRecord<FileRecord>(cache, fileKey);
   if (!fileRecord) {
     const at = Date.now(); // before the read: a record is never younger than what it says
-    const loaded = await loadFile(createDb(env.DB), fileId);
-    if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, cache, loaded, at, seconds));
-    return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file) };
+    const primary = primarySession(env);
+    const loaded = await loadFile(primary.db, fileId);
+    const bookmark = primary.bookmark();
+    if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, cache, loaded, at, seconds, bookmark));
+    return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file), bookmark };
   }
 
   const file = decodeFile(fileRecord);
   // One lookup: the record carries the owner's state (checked again: the bound may have changed since).
   if (fileRecord.owner && carriesOwnerState(file)) {
     const goneAt = fileRecord.owner.goneAt;
-    return { file, ownerGoneAt: goneAt === null ? null : new Date(goneAt), recordedAt: fileRecord.at, ownerReadWithFile: true };
+    return { file, ownerGoneAt: goneAt === null ? null : new Date(goneAt), recordedAt: fileRecord.at, ownerReadWithFile: true, bookmark: fileRecord.bookmark };
   }
-  const ownerGoneAt = file.userId ? await cachedOwnerGoneAt(env, ctx, file.userId) : null;
-  return { file, ownerGoneAt, recordedAt: fileRecord.at };
+  if (!file.userId) return { file, ownerGoneAt: null, recordedAt: fileRecord.at, bookmark: fileRecord.bookmark };
+  const owner = await cachedOwnerState(env, ctx, file.userId);
+  // Two reads decided it: the later bookmark covers both, but only when both are known.
+  const bookmark = fileRecord.bookmark && owner.bookmark ? laterBookmark(fileRecord.bookmark, owner.bookmark) : undefined;
+  return { file, ownerGoneAt: owner.goneAt, recordedAt: fileRecord.at, bookmark };
 }
 
 /**
@@ -118,13 +137,13 @@ export async function cachedAccess(
  * between the read and the write, whose delete ran too early to see them, deletes them now. Compared: what
  * serving decides from, and the owner's state (a title changed meanwhile may show for the record's life).
  */
-export async function fillFileRecords(env: Env, cache: Cache, loaded: LoadedFile, at: number, seconds: number): Promise<void> {
+export async function fillFileRecords(env: Env, cache: Cache, loaded: LoadedFile, at: number, seconds: number, bookmark?: string): Promise<void> {
   const fileKey = fileAccessKey(env, loaded.file.id);
   const ownerKey = loaded.file.userId ? ownerAccessKey(env, loaded.file.userId) : undefined;
   const goneAt = loaded.ownerGoneAt?.getTime() ?? null;
   await Promise.all([
-    writeRecord(cache, fileKey, encodeFile(loaded, at), seconds),
-    ownerKey ? writeRecord(cache, ownerKey, { v: 1, goneAt } satisfies OwnerRecord, seconds) : undefined,
+    writeRecord(cache, fileKey, encodeFile(loaded, at, bookmark), seconds),
+    ownerKey ? writeRecord(cache, ownerKey, { v: 1, bookmark, goneAt } satisfies OwnerRecord, seconds) : undefined,
   ]);
   const current = await loadFile(createDb(env.DB), loaded.file.id).catch(() => undefined);
   const stale: string[] = [];
@@ -136,19 +155,24 @@ export async function fillFileRecords(env: Env, cache: Cache, loaded: LoadedFile
 
 /** When a file's owner was banned or deleted (null while live): from the owner's record, else D1's primary. */
 export async function cachedOwnerGoneAt(env: Env, ctx: Pick<ExecutionContext, "waitUntil">, userId: string): Promise<Date | null> {
+  return (await cachedOwnerState(env, ctx, userId)).goneAt;
+}
+
+/** The owner's state as cachedOwnerGoneAt finds it, with the bookmark of the read it came from. */
+async function cachedOwnerState(env: Env, ctx: Pick<ExecutionContext, "waitUntil">, userId: string): Promise<OwnerRead> {
   const cache = defaultCache();
   const ownerKey = ownerAccessKey(env, userId);
   const ownerRecord = cache && (await readRecord<OwnerRecord>(cache, ownerKey));
-  if (ownerRecord) return ownerRecord.goneAt === null ? null : new Date(ownerRecord.goneAt);
-  const goneAt = await ownerGoneAt(env, userId);
-  if (cache) ctx.waitUntil(fillOwnerRecord(env, cache, userId, goneAt));
-  return goneAt;
+  if (ownerRecord) return { goneAt: ownerRecord.goneAt === null ? null : new Date(ownerRecord.goneAt), bookmark: ownerRecord.bookmark };
+  const read = await ownerGoneAt(env, userId);
+  if (cache) ctx.waitUntil(fillOwnerRecord(env, cache, userId, read));
+  return read;
 }
 
 /** As fillFileRecords, for the owner's record alone: written, then checked against the users row. */
-async function fillOwnerRecord(env: Env, cache: Cache, userId: string, goneAt: Date | null): Promise<void> {
+async function fillOwnerRecord(env: Env, cache: Cache, userId: string, { goneAt, bookmark }: OwnerRead): Promise<void> {
   const ownerKey = ownerAccessKey(env, userId);
-  await writeRecord(cache, ownerKey, { v: 1, goneAt: goneAt?.getTime() ?? null } satisfies OwnerRecord, accessRecordSeconds(env));
+  await writeRecord(cache, ownerKey, { v: 1, bookmark, goneAt: goneAt?.getTime() ?? null } satisfies OwnerRecord, accessRecordSeconds(env));
   const current = await ownerGoneAt(env, userId).catch(() => undefined);
-  if (current === undefined || (current?.getTime() ?? null) !== (goneAt?.getTime() ?? null)) await cache.delete(ownerKey).catch(() => false);
+  if (current === undefined || (current.goneAt?.getTime() ?? null) !== (goneAt?.getTime() ?? null)) await cache.delete(ownerKey).catch(() => false);
 }
