@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./env";
 import { requestId } from "./middleware/request-id";
 import { apiCors, securityHeaders } from "./middleware/security-headers";
@@ -30,11 +31,25 @@ import { imageRoutes, cdnRoutes } from "./serving/routes";
 /** Routes that stream file bytes and so are exempt from the JSON body limit. */
 const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+|form)$/;
 
+/** JSON bodies over REQUEST_LIMITS.jsonBodyBytes are refused (413) before they are read; byte uploads stream. */
+const jsonBodyLimit = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (STREAMING_UPLOAD.test(c.req.path)) return next();
+    return bodyLimit({
+      maxSize: REQUEST_LIMITS.jsonBodyBytes,
+      onError: () => {
+        throw new ApiError("body_too_large", `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`);
+      },
+    })(c, next);
+  });
+
 export function createApi() {
   const api = apiRouter();
   api.use(rateLimitFailedAuth());
   api.use(authenticate());
   api.use(rateLimit());
+  // After the rate limit, so that a 413 is counted and carries the X-RateLimit-* headers like any answer.
+  api.use(jsonBodyLimit());
   api.route("/auth", authRoutes);
   api.route("/account", accountRoutes);
   api.route("/account", limitRoutes);
@@ -70,18 +85,6 @@ export function createApp() {
   app.route("/cdn", cdnRoutes);
   app.use("/api/v1/*", apiCors());
   app.use(dbHandle());
-  app.use(
-    "/api/v1/*",
-    async (c, next) => {
-      if (STREAMING_UPLOAD.test(c.req.path)) return next();
-      return bodyLimit({
-        maxSize: REQUEST_LIMITS.jsonBodyBytes,
-        onError: () => {
-          throw new ApiError("body_too_large", `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`);
-        },
-      })(c, next);
-    },
-  );
   app.route("/api/v1", api);
   // Pages call the API in-process through the whole app (request id, db handle, auth, limits), lent here.
   app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env), api: (req, env, ctx) => app.fetch(req, env, ctx) }));

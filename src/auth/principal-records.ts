@@ -28,7 +28,7 @@ const keyRecords = namespace<KeyFacts>("principals/keys");
  * When a user was banned or deleted (null while live), as byte serving needs it for their files
  * (serving/access-records.ts): a record of its own, so a view does not carry the whole principal.
  */
-export const ownerStates = namespace<{ goneAt: Date | null }>("access/owners");
+export const ownerStates = namespace<{ goneAt: Date | null; bookmark?: string }>("access/owners");
 
 function principalUser(u: UserRow): PrincipalUser {
   return { authUser: toAuthUser(u), bannedAt: u.bannedAt, deletedAt: u.deletedAt };

@@ -76,7 +76,7 @@ export async function login(db: Db, env: Env, emailInput: string, password: stri
   }
   const result = await verifyPassword(password, user.passwordHash);
   if (!result.ok) throw invalidCredentials();
-  if (user.bannedAt) throw new ApiError("login_account_banned", "This account has been suspended");
+  if (user.bannedAt) throw new ApiError("account_suspended", "This account has been suspended");
   await forgiveLoginAttempt(env, email, ip);
   if (result.needsRehash) {
     // Parameters were raised since this hash was made: upgrade it now that we hold the password. (The hash

@@ -61,13 +61,33 @@ export function analysisLanded(file: Pick<FileRow, "analysis">): boolean {
 
 export type GoneReason = "deleted" | "expired" | "banned" | "hidden" | "quarantined" | "owner_unavailable" | "purged";
 
+/** The review states: hidden by a csam/terrorism report, or quarantined by the blocklist, until a moderator decides. */
+export type ReviewReason = "hidden" | "quarantined";
+
+/** Why a file is under moderation review, or null. A review hides a file from everyone, its owner included. */
+export function reviewReason(f: Pick<ReadableFile, "hiddenAt" | "quarantinedAt">): ReviewReason | null {
+  if (f.hiddenAt) return "hidden";
+  if (f.quarantinedAt) return "quarantined";
+  return null;
+}
+
 /** Why a finalized file no longer reads (410), or null while it is live. */
 export function goneReason(loaded: LoadedFile<ReadableFile>, now: number): GoneReason | null {
   const f = loaded.file;
   if (f.deletedAt) return "deleted";
   if (f.bannedAt) return "banned";
-  if (f.hiddenAt) return "hidden";
-  if (f.quarantinedAt) return "quarantined";
+  return reviewReason(f) ?? goneApartFromReview(loaded, now);
+}
+
+/**
+ * Why a file is gone whatever a review decides, or null while it is live or only under review. This is what
+ * refuses an owner's change (410): a review does not, because it may end in a dismissal that shows the file
+ * again, and an owner's delete made meanwhile must still stand then (files/routes.ts).
+ */
+export function goneApartFromReview(loaded: LoadedFile<ReadableFile>, now: number): Exclude<GoneReason, ReviewReason> | null {
+  const f = loaded.file;
+  if (f.deletedAt) return "deleted";
+  if (f.bannedAt) return "banned";
   if (loaded.ownerGoneAt) return "owner_unavailable";
   if (f.expiresAt && f.expiresAt.getTime() <= now) return "expired";
   if (f.purgedAt) return "purged";

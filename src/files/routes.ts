@@ -1,7 +1,6 @@
 // The files API: GET /files, GET|PATCH|DELETE /files/:id, GET /files/:id/download.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
@@ -10,7 +9,8 @@ import { apiRouter } from "../platform/router";
 import { ApiError, unauthorized } from "../platform/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
 import { FileIdParam, FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "./schemas";
-import { analysisLanded, assertReadable, goneError, goneReason, isOwner, loadFile, readableFile, viewerOf, fileNotFound } from "./access";
+import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, readableFile, reviewReason, viewerOf, fileNotFound } from "./access";
+import { ownFile, patchRefusal, underReview } from "./owner-changes";
 import { fileCounts, listOwnFiles, softDeleteFile, updateFile } from "./queries";
 import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
@@ -18,7 +18,7 @@ import { contentDisposition } from "./content-disposition";
 import { countHit } from "../serving/view-counter";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { cachedAccess, type CachedAccess } from "../serving/access-records";
-import { BOOKMARK_HEADER } from "../middleware/db";
+import { BOOKMARK_HEADER, noteBookmark } from "../middleware/db";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
@@ -99,7 +99,9 @@ fileRoutes.openapi(
     // job forgets the record in its own data centre, and a polling owner elsewhere would wait out the TTL.
     const fromDb = () => loadFile(c.get("db"), id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
-    let loaded: CachedAccess | undefined = fresh ? await fromDb() : await cachedAccess(c.env, c.executionCtx, id, fromDb);
+    const cached = fresh ? undefined : await cachedAccess(c.env, c.executionCtx, id, fromDb);
+    noteBookmark(c, cached?.bookmark); // an answer from a record carries the bookmark of the record's read
+    let loaded: CachedAccess | undefined = fresh ? await fromDb() : cached;
     if (!fresh && loaded && isOwner(loaded.file, viewer) && !analysisLanded(loaded.file)) loaded = await fromDb();
     assertReadable(loaded, viewer, now, { safeMode: true });
     const { file } = loaded;
@@ -110,15 +112,6 @@ fileRoutes.openapi(
   },
 );
 
-/** Loads a file the caller must own: invisible -> 404, gone -> 410, visible but someone else's -> 403. */
-async function ownFile(c: Context<AppEnv>, id: string, now: number) {
-  const viewer = viewerOf(c.get("principal"));
-  const loaded = await loadFile(c.get("db"), id);
-  assertReadable(loaded, viewer, now, { safeMode: false });
-  if (!isOwner(loaded.file, viewer)) throw new ApiError("not_owner", "Only the file's owner can change it");
-  return loaded.file;
-}
-
 fileRoutes.openapi(
   createRoute({
     method: "patch",
@@ -127,15 +120,16 @@ fileRoutes.openapi(
     summary: "Change a file's metadata",
     description:
       "Only title, description, visibility, hotlinkPolicy, hotlinkDomains, tags and expiresIn can be changed; any other field is refused (400). " +
-      "API keys need the manage permission.",
+      "API keys need the manage permission. A file hidden or quarantined for moderation review cannot be changed until the review ends (409 file_under_review); it can be deleted.",
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: FileIdParam, body: jsonBody(PatchFileRequest) },
-    responses: { 200: json(z.object({ message: z.string(), file: FileSchema }), "Updated"), ...errors(400, 401, 403, 404, 410, 429) },
+    responses: { 200: json(z.object({ message: z.string(), file: FileSchema }), "Updated"), ...errors(400, 401, 403, 404, 409, 410, 429) },
   }),
   async (c) => {
     const now = Date.now();
-    const file = await ownFile(c, c.req.valid("param").id, now);
+    const file = await ownFile(c.get("db"), c.get("principal"), c.req.valid("param").id, now);
+    if (reviewReason(file)) throw underReview(); // refused, not recorded, until the review ends (owner-changes.ts)
     const body = c.req.valid("json");
     const updated = await updateFile(
       c.get("db"),
@@ -151,7 +145,7 @@ fileRoutes.openapi(
       },
       now,
     );
-    if (!updated) throw goneError("deleted"); // stopped being live between the read and the write
+    if (!updated) throw await patchRefusal(c.get("db"), file.id, now); // stopped being live between the read and the write
     await forgetFileAccess(c.env, [file.id]); // visibility, hotlink policy and expiry decide byte links
     return c.json({ message: "File updated", file: await fullResource(c.env, c.get("db"), updated, true, now) }, 200);
   },
@@ -175,7 +169,8 @@ fileRoutes.openapi(
     summary: "Delete a file",
     description:
       "Soft delete: reads give 410 at once; the stored objects are purged after the retention window and the storage quota is released then. " +
-      "The owner (API keys need manage) or, for anonymous uploads, the X-Delete-Token returned at presign.",
+      "The owner (API keys need manage) or, for anonymous uploads, the X-Delete-Token returned at presign. " +
+      "A file hidden or quarantined for moderation review can be deleted too: it stays deleted whatever the review decides.",
     security: [...bearer, {}],
     middleware: [ownerOrDeleteToken()] as const,
     request: {
@@ -199,12 +194,13 @@ fileRoutes.openapi(
         if (loaded.file.visibility === "private") throw fileNotFound();
         throw new ApiError("invalid_delete_token", "The delete token does not match this file");
       }
-      const reason = goneReason(loaded, now);
+      // Under review is no reason to refuse: the uploader's delete is recorded (owner-changes.ts).
+      const reason = goneApartFromReview(loaded, now);
       if (reason) throw goneError(reason);
       file = loaded.file;
     } else {
       if (c.get("principal").kind === "anonymous") throw unauthorized();
-      file = await ownFile(c, id, now);
+      file = await ownFile(c.get("db"), c.get("principal"), id, now);
     }
     if (!(await softDeleteFile(c.get("db"), file.id, now))) throw goneError("deleted");
     await purgeFileFromEdgeCache(c.env, file); // before answering: the next view must see the delete

@@ -20,17 +20,21 @@ export function isWellFormedApiKey(token: string): boolean {
 }
 
 
-/** Why a found key may not be used now (the contract's 401s), or null when it may. */
+/**
+ * Why a found key may not be used now, or null when it may: the contract's 401s for a key that is revoked (or
+ * whose account was deleted) or expired, which no unban undoes; else 403 account_banned while its account is
+ * suspended (the key itself is fine, and works again after an unban).
+ */
 function keyRefusal({ key, user }: FoundKey, now: number): ApiError | null {
   if (key.revokedAt || user.deletedAt) return new ApiError("api_key_revoked", "This API key has been revoked");
-  if (user.bannedAt) return new ApiError("key_owner_banned", "The account that owns this key is suspended");
   if (key.expiresAt && key.expiresAt.getTime() <= now) return new ApiError("api_key_expired", "This API key has expired");
+  if (user.bannedAt) return new ApiError("account_suspended", "The account that owns this API key is suspended");
   return null;
 }
 
 /**
- * Checks a presented key; answers with the contract's exact 401 texts. Warm, the key's and its owner's
- * edge-cached records decide (auth/principal-records.ts) with no D1 query.
+ * Checks a presented key; answers with the contract's exact 401 texts, or 403 account_banned (keyRefusal). Warm,
+ * the key's and its owner's edge-cached records decide (auth/principal-records.ts) with no D1 query.
  */
 export async function authenticateApiKey(
   env: Env,

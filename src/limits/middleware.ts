@@ -24,13 +24,19 @@ declare module "hono" {
 }
 
 /** Routes outside the per-caller limits. The payment processor delivers every customer's events from a
- *  few addresses; refusing them would lose billing events, and unsigned ones cost one HMAC to refuse. */
+ *  few addresses; refusing them would lose billing events, and unsigned ones cost one HMAC to refuse.
+ *  They are neither counted nor refused, but their answers still carry the X-RateLimit-* headers of the
+ *  caller's API bucket, as every response does (describeExempt). */
 const EXEMPT = /\/billing\/webhook\/?$/;
 
 export const rateLimit = () =>
   createMiddleware<AppEnv>(async (c, next) => {
     const multiplier = multiplierOf(c.env);
-    if (multiplier === "off" || EXEMPT.test(c.req.path)) return next();
+    if (multiplier === "off") return next();
+    if (EXEMPT.test(c.req.path)) {
+      await next();
+      return describeExempt(c, subjectOf(c.get("principal")), multiplier);
+    }
     const { subject, plan } = subjectOf(c.get("principal"));
     const limits = await countRequest(c, subject, plan, multiplier, isUploadStart(c.req.method, c.req.path));
     c.set("rateLimits", limits.state);
@@ -45,7 +51,8 @@ export const rateLimitFailedAuth = () =>
     await next();
     const multiplier = multiplierOf(c.env);
     // The principal is set exactly when authentication succeeded; then rateLimit() has done the work.
-    if (c.get("principal") || multiplier === "off" || EXEMPT.test(c.req.path)) return;
+    if (c.get("principal") || multiplier === "off") return;
+    if (EXEMPT.test(c.req.path)) return describeExempt(c, { subject: `ip:${clientIp(c.req.raw)}`, plan: "anonymous" }, multiplier);
     const limits = await countRequest(c, `ip:${clientIp(c.req.raw)}`, "anonymous", multiplier, false);
     if (!limits.allowed) {
       const err = tooManyRequests(limits.refusedBy);
@@ -69,6 +76,23 @@ async function countRequest(c: Context<AppEnv>, subject: string, plan: Parameter
   const refusedBy = res.refusedBy ?? res.api;
   const shown = !res.allowed ? refusedBy : upload && res.uploads ? res.uploads : res.api;
   return { allowed: res.allowed, state, refusedBy, shown };
+}
+
+/**
+ * The headers of an exempt route's answer: the caller's API bucket as it stands, not counted (decisions.md: the
+ * API bucket everywhere but upload starts). Known in this isolate, it costs nothing; else the object is asked
+ * once (need 0), after the answer is made. A limiter that fails leaves the answer as it is, without the headers:
+ * a billing event must not be lost for them.
+ */
+async function describeExempt(c: Context<AppEnv>, who: ReturnType<typeof subjectOf>, multiplier: number) {
+  const { api } = bucketsFor(who.plan, multiplier);
+  const source: LeaseSource = { lease: (requests) => limiterFor(c.env, who.subject).lease(requests) };
+  try {
+    const [state] = await leases.lookUp(source, who.subject, [api]);
+    setHeaders(c, state);
+  } catch (err) {
+    console.error("rate limit headers of an exempt route: the limiter did not answer", err);
+  }
 }
 
 function waitUntilOf(c: Context<AppEnv>): WaitUntil | undefined {

@@ -2,11 +2,13 @@
 // read-your-writes go to the nearest replica ("first-unconstrained"); a request carrying the bookmark of
 // an earlier response (`x-d1-bookmark`) reads at least that fresh; requests that change things start at the
 // primary ("first-primary"), so their checks (quota, state transitions) see the latest state. Every API
-// response carries the session's latest bookmark in `x-d1-bookmark` for the client's next request.
+// response carries the session's latest bookmark in `x-d1-bookmark` for the client's next request, or, when
+// the answer was decided from an edge-cached record without a D1 query, the later of the session's (the
+// client's own, if it sent one) and the record's (noteBookmark).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { createDb, type Db } from "../platform/db";
+import { createDb, laterBookmark, type Db } from "../platform/db";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -33,6 +35,8 @@ declare module "hono" {
   interface ContextVariableMap {
     /** The request's D1 session: its bookmark goes out with the response (and with in-process API calls). */
     dbSession?: D1DatabaseSession;
+    /** The bookmark of a D1 read that an answer was decided from outside the session (an edge-cached record). */
+    recordBookmark?: string;
   }
 }
 
@@ -50,10 +54,18 @@ export function requestDb(c: Context<AppEnv>): Db {
   return db;
 }
 
+/**
+ * The answer was decided from data read at `bookmark` (an edge-cached record's read of D1's primary): the
+ * response's bookmark is then at least that, so a client that sends it back reads no older state than it saw.
+ */
+export function noteBookmark(c: Context<AppEnv>, bookmark: string | undefined): void {
+  if (bookmark) c.set("recordBookmark", laterBookmark(c.var.recordBookmark, bookmark));
+}
+
 export const dbHandle = () =>
   createMiddleware<AppEnv>(async (c, next) => {
     requestDb(c);
     await next();
-    const bookmark = c.var.dbSession?.getBookmark();
+    const bookmark = laterBookmark(c.var.dbSession?.getBookmark(), c.var.recordBookmark);
     if (bookmark && c.req.path.startsWith("/api/")) c.res.headers.set(BOOKMARK_HEADER, bookmark);
   });

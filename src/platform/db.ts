@@ -33,3 +33,13 @@ export async function runBatch<T = Record<string, unknown>>(db: Db, statements: 
     }),
   );
 }
+
+/**
+ * The later of two D1 bookmarks, of those given. Bookmarks order as strings: workerd's own D1 session keeps the
+ * latest one it has seen by the same comparison (`localeCompare`), so this follows it.
+ */
+export function laterBookmark(a: string | null | undefined, b: string | null | undefined): string | undefined {
+  if (!a) return b ?? undefined;
+  if (!b) return a;
+  return a.localeCompare(b) < 0 ? b : a;
+}

@@ -62,7 +62,6 @@ export const ERROR_CODES = {
   invalid_token: { status: 401, where: ANY, description: "The access token is invalid, expired or its session ended" },
   invalid_authorization_header: { status: 401, where: ANY, description: "The Authorization header is not 'Bearer <token>'" },
   account_banned: { status: 401, where: ANY, description: "The account behind the token or key is suspended" },
-  key_owner_banned: { status: 401, wire: "account_banned", error: "API key has been revoked", where: [], description: "The account that owns the API key is suspended" },
   invalid_api_key: { status: 401, error: "Invalid API key", where: ANY, description: "The API key is malformed or unknown" },
   api_key_revoked: { status: 401, error: "API key has been revoked", where: ANY, description: "The API key has been revoked" },
   api_key_expired: { status: 401, error: "API key has expired", where: ANY, description: "The API key has expired" },
@@ -79,7 +78,9 @@ export const ERROR_CODES = {
   api_key_not_allowed: { status: 403, where: SESSION_ONLY, description: "API keys can only access files, albums and uploads" },
   missing_permission: { status: 403, where: KEY_ROUTES, description: "The API key lacks details.permission" },
   insufficient_role: { status: 403, where: ["/admin/", "/moderation/queue", "/moderation/reports/"], description: "The caller's role does not allow this" },
-  login_account_banned: { status: 403, wire: "account_banned", where: ["POST /auth/login"], description: "The account is suspended" },
+  // At login, and for an API key of the account: not "API key has been revoked", the key is fine and works again
+  // after an unban. (A session token of the account is refused with account_banned's 401, above.)
+  account_suspended: { status: 403, wire: "account_banned", where: ANY, description: "The account is suspended (signing in, or an API key of it)" },
   invalid_password: { status: 403, where: ["DELETE /account"], description: "The password is not correct" },
   not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
   invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
@@ -108,6 +109,7 @@ export const ERROR_CODES = {
   no_owner_account: { status: 409, where: ["POST /moderation/reports/"], description: "The file was uploaded anonymously: no account to ban" },
   cannot_ban_self: { status: 409, where: ["POST /moderation/reports/"], description: "A moderator cannot ban their own account" },
   plan_change_decided: { status: 409, where: ["/admin/plan-changes/"], description: "The plan change was already approved or rejected" },
+  file_under_review: { status: 409, where: ["PATCH /files/"], description: "The file is hidden for moderation review: it can be deleted, not changed, until the review ends" },
   not_uploaded: { status: 409, where: ["POST /upload/finalize"], description: "The bytes have not been received yet" },
   upload_state_changed: { status: 409, where: ["/upload/"], description: "The upload changed state meanwhile; try again" },
   not_multipart: { status: 409, where: ["/upload/multipart/"], description: "This is a direct upload" },

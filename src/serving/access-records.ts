@@ -3,31 +3,45 @@
 // The owner's state is a record of its own (auth's ownerStates), so a ban reaches all of an owner's files with
 // one delete; an owner's first files carry it as well, and decide from one lookup (files/access.ts). A miss
 // reads D1's primary, not a replica: a replica behind the change that deleted the record would otherwise put
-// the old answer back for a whole TTL. Bounds and reasoning: docs/edge-records.md.
+// the old answer back for a whole TTL. It reads through a "first-primary" session, whose bookmark after the
+// read goes in the record: an API answer decided from the record sends it as its x-d1-bookmark (files/routes.ts),
+// honestly (the record holds the primary's state at that bookmark) and with no D1 round trip.
+// Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
 import { users, type FileRow } from "../db/schema";
-import { createDb } from "../platform/db";
+import { createDb, laterBookmark } from "../platform/db";
 import { namespace, recordsOn, writeThenVerify } from "../platform/edge-records";
 import { accessRecord, carriedOwnerGoneAt, carriesOwnerState, loadFile, sameServed, type AccessRecord, type LoadedFile } from "../files/access";
 import { ownerStates } from "../auth/principal-records";
 
-export type FileRecord = AccessRecord<FileRow>;
+/** `bookmark`: the D1 bookmark of the read the record was filled from. */
+export type FileRecord = AccessRecord<FileRow> & { bookmark?: string };
 export const fileRecords = namespace<FileRecord>("access/files");
 
 type WaitUntil = Pick<ExecutionContext, "waitUntil">;
 
-async function ownerGoneAt(env: Env, userId: string): Promise<Date | null> {
-  const row = await createDb(env.DB).select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
-  return row?.bannedAt ?? row?.deletedAt ?? null;
+/** A read of D1's primary through a session, so that its bookmark is known once it is done. */
+function primarySession(env: Env) {
+  const session = env.DB.withSession("first-primary");
+  return { db: createDb(session), bookmark: () => session.getBookmark() ?? undefined };
+}
+
+type OwnerRead = { goneAt: Date | null; bookmark?: string };
+
+async function ownerGoneAt(env: Env, userId: string): Promise<OwnerRead> {
+  const primary = primarySession(env);
+  const row = await primary.db.select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
+  return { goneAt: row?.bannedAt ?? row?.deletedAt ?? null, bookmark: primary.bookmark() };
 }
 
 const sameTime = (a: Date | null | undefined, b: Date | null | undefined) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
 /**
  * A file and its owner's state; when the file was read from D1's primary (absent when not known to be recent);
- * and whether the owner's state was read with it (then it may travel with the file's bytes, byte-entries.ts).
+ * whether the owner's state was read with it (then it may travel with the file's bytes, byte-entries.ts); and a
+ * D1 bookmark at least as recent as every read it was decided from (absent when one of them is not known).
  */
-export type CachedAccess = LoadedFile & { recordedAt?: number; ownerReadWithFile?: boolean };
+export type CachedAccess = LoadedFile & { recordedAt?: number; ownerReadWithFile?: boolean; bookmark?: string };
 
 /**
  * The file and its owner's state for a byte request or an API read (files/routes.ts says when): from the edge
@@ -41,14 +55,19 @@ export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fal
   const record = await fileRecords.read(env, fileId);
   if (!record) {
     const at = Date.now(); // before the read: a record is never younger than what it says
-    const loaded = await loadFile(createDb(env.DB), fileId);
-    if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, loaded, at, on.seconds));
-    return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file) };
+    const primary = primarySession(env);
+    const loaded = await loadFile(primary.db, fileId);
+    const bookmark = primary.bookmark();
+    if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, loaded, at, on.seconds, bookmark));
+    return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file), bookmark };
   }
+  const { file, at: recordedAt, bookmark } = record;
   const carried = carriedOwnerGoneAt(record);
-  if (carried !== undefined) return { file: record.file, ownerGoneAt: carried, recordedAt: record.at, ownerReadWithFile: true };
-  const ownerGoneAt = record.file.userId ? await cachedOwnerGoneAt(env, ctx, record.file.userId) : null;
-  return { file: record.file, ownerGoneAt, recordedAt: record.at };
+  if (carried !== undefined) return { file, ownerGoneAt: carried, recordedAt, ownerReadWithFile: true, bookmark };
+  if (!file.userId) return { file, ownerGoneAt: null, recordedAt, bookmark };
+  const owner = await cachedOwnerState(env, ctx, file.userId);
+  // Two reads decided it: the later bookmark covers both, but only when both are known.
+  return { file, ownerGoneAt: owner.goneAt, recordedAt, bookmark: bookmark && owner.bookmark ? laterBookmark(bookmark, owner.bookmark) : undefined };
 }
 
 /**
@@ -56,14 +75,14 @@ export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fal
  * D1's primary is deleted again. Compared: what serving decides from, and the owner's state (a title changed
  * meanwhile may show for the record's life).
  */
-export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, seconds: number): Promise<void> {
+export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, seconds: number, bookmark?: string): Promise<void> {
   const { file, ownerGoneAt: goneAt } = loaded;
   const fileKey = fileRecords.key(env, file.id);
   const ownerKey = file.userId ? ownerStates.key(env, file.userId) : undefined;
-  const record = accessRecord({ file: { ...file, deleteTokenHash: null }, ownerGoneAt: goneAt }, at, true); // never a secret in a cache
+  const record: FileRecord = { ...accessRecord({ file: { ...file, deleteTokenHash: null }, ownerGoneAt: goneAt }, at, true), bookmark }; // never a secret in a cache
   await writeThenVerify(
     ownerKey ? [fileKey, ownerKey] : [fileKey],
-    () => Promise.all([fileRecords.write(env, file.id, record, seconds), file.userId && ownerStates.write(env, file.userId, { goneAt }, seconds)]),
+    () => Promise.all([fileRecords.write(env, file.id, record, seconds), file.userId && ownerStates.write(env, file.userId, { goneAt, bookmark }, seconds)]),
     async () => {
       const current = await loadFile(createDb(env.DB), file.id);
       const ownerChanged = !sameTime(current?.ownerGoneAt, goneAt);
@@ -77,14 +96,19 @@ export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, 
 
 /** When a file's owner was banned or deleted (null while live): from the owner's record, else D1's primary. */
 export async function cachedOwnerGoneAt(env: Env, ctx: WaitUntil, userId: string): Promise<Date | null> {
+  return (await cachedOwnerState(env, ctx, userId)).goneAt;
+}
+
+/** The owner's state as cachedOwnerGoneAt finds it, with the bookmark of the read it came from. */
+async function cachedOwnerState(env: Env, ctx: WaitUntil, userId: string): Promise<OwnerRead> {
   const on = recordsOn(env);
   const record = on ? await ownerStates.read(env, userId) : undefined;
-  if (record) return record.goneAt;
-  const goneAt = await ownerGoneAt(env, userId);
+  if (record) return record;
+  const read = await ownerGoneAt(env, userId);
   if (on) {
     const key = ownerStates.key(env, userId);
-    const write = () => ownerStates.write(env, userId, { goneAt }, on.seconds);
-    ctx.waitUntil(writeThenVerify([key], write, async () => (sameTime(await ownerGoneAt(env, userId), goneAt) ? [] : [key])));
+    const write = () => ownerStates.write(env, userId, read, on.seconds);
+    ctx.waitUntil(writeThenVerify([key], write, async () => (sameTime((await ownerGoneAt(env, userId)).goneAt, read.goneAt) ? [] : [key])));
   }
-  return goneAt;
+  return read;
 }

@@ -158,8 +158,8 @@ describe("bans", () => {
     expect(session.status).toBe(401);
     expect(session.body.details.code).toBe("account_banned");
     const byKey = await call("/files", { token: key });
-    expect(byKey.status).toBe(401);
-    expect(byKey.body.error).toBe("API key has been revoked");
+    expect(byKey.status).toBe(403);
+    expect(byKey.body).toMatchObject({ error: "Forbidden", details: { code: "account_banned" } });
     expect((await call("/auth/refresh", { body: { refresh_token: u.refresh } })).status).toBe(401);
     expect((await call("/auth/login", { body: { email, password: PASSWORD } })).status).toBe(403);
     for (const f of [pub, unlisted]) {

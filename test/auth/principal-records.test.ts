@@ -232,10 +232,43 @@ describe("every change reaches the very next request", () => {
     const setBan = (banned: boolean) => api(`/admin/users/${user.id}`, { method: "PATCH", token: admin.access, body: { banned } });
     expect((await setBan(true)).status).toBe(200);
     await expectWarm(PLANS, user.access, 401, "account_banned");
-    await expectWarm(PLANS, key, 401, "account_banned"); // key_owner_banned, whose wire code is account_banned
+    await expectWarm(PLANS, key, 403, "account_banned"); // account_suspended: the key is fine, its account is not
     expect((await setBan(false)).status).toBe(200);
     await expectWarm(PLANS, user.access, 200);
     await expectWarm(PLANS, key, 403);
+  });
+
+  it("a banned user's API key: 403 account_banned, not 'revoked' (records on and off); unban: it works again", async () => {
+    const admin = await userWithRole("admin");
+    const user = await verifiedUser();
+    const { key } = await createKey(user, { permissions: ["read"] });
+    const revoked = await createKey(user, { permissions: ["read"] });
+    expect((await call(`/keys/${revoked.id}`, { method: "DELETE", token: user.access })).status).toBe(200);
+    const expired = await createKey(user, { permissions: ["read"] });
+    await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, expired.id).run();
+    const setBan = (banned: boolean) => call(`/admin/users/${user.id}`, { method: "PATCH", token: admin.access, body: { banned } });
+    /** A refusal with records on (filled, then from the records alone) and off (the suite's 0): PLANS reads no D1. */
+    const expectEverywhere = async (token: string, status: number, code: string, error: string) => {
+      await expectWarm(PLANS, token, status, code);
+      for (const r of [await api(PLANS, { token, offline: true }), await call(PLANS, { token })]) {
+        expect([r.status, r.body.details.code, r.body.error]).toEqual([status, code, error]);
+      }
+    };
+    expect((await api("/files", { token: key })).status).toBe(200);
+    expect((await call("/files", { token: key })).status).toBe(200);
+
+    expect((await setBan(true)).status).toBe(200);
+    await expectEverywhere(key, 403, "account_banned", "Forbidden");
+    const banned = await call("/files", { token: key });
+    expect(banned.body.message).toMatch(/suspended/);
+    // What stays true whatever the ban: a revoked key is revoked, an expired one expired.
+    await expectEverywhere(revoked.key, 401, "api_key_revoked", "API key has been revoked");
+    await expectEverywhere(expired.key, 401, "api_key_expired", "API key has expired");
+
+    expect((await setBan(false)).status).toBe(200);
+    expect((await api("/files", { token: key })).status).toBe(200);
+    expect((await call("/files", { token: key })).status).toBe(200);
+    await expectEverywhere(revoked.key, 401, "api_key_revoked", "API key has been revoked");
   });
 
   it("a moderator bans the owner of a reported file", async () => {

@@ -7,6 +7,11 @@ import { parseSignatureHeader, signPayload, verifySignature } from "../../src/bi
 import { freshIp, leaveOnly, setMultiplier } from "../limits/support";
 
 const SECRET = env.BILLING_WEBHOOK_SECRET;
+const limitHeaders = (res: { headers: Headers }) => ({
+  limit: Number(res.headers.get("x-ratelimit-limit") ?? NaN),
+  remaining: Number(res.headers.get("x-ratelimit-remaining") ?? NaN),
+  reset: Number(res.headers.get("x-ratelimit-reset") ?? NaN),
+});
 const now = () => Math.floor(Date.now() / 1000);
 let eventCounter = 0;
 const eventId = () => `evt_test_${++eventCounter}_${crypto.randomUUID().slice(0, 8)}`;
@@ -161,6 +166,44 @@ describe("POST /billing/webhook", () => {
       const body = JSON.stringify({ id: eventId(), type: "invoice.paid", data: {} });
       const res = await call("/billing/webhook", { ip, raw: body, headers: { "content-type": "application/json", "x-signature": await signPayload(SECRET, body, now()) } });
       expect(res.status).toBe(200);
+      // Still described, as every response is: the caller's API bucket, used up here.
+      expect(limitHeaders(res)).toMatchObject({ limit: 100, remaining: 0 });
+    } finally {
+      setMultiplier(saved);
+    }
+  });
+
+  it("every answer carries the X-RateLimit-* headers of the caller's API bucket, which it does not use up", async () => {
+    const saved = env.RATE_LIMIT_MULTIPLIER;
+    setMultiplier("1");
+    try {
+      const ip = freshIp();
+      const event = () => JSON.stringify({ id: eventId(), type: "invoice.paid", data: {} });
+      const signed = async (raw: string, extra: Record<string, string> = {}) =>
+        call("/billing/webhook", { ip, raw, headers: { "content-type": "application/json", "x-signature": await signPayload(SECRET, raw, now()), ...extra } });
+      const replies = [
+        await signed(event()), // 200 (the object is asked: this isolate knows nothing of the IP yet)
+        await signed(event()), // 200 (known here)
+        await call("/billing/webhook", { ip, raw: event(), headers: { "content-type": "application/json", "x-signature": "t=1,v1=00" } }), // 400
+        await call("/billing/webhook", { ip, raw: event(), headers: { "content-type": "application/json" } }), // 400, no signature
+        await signed("{", {}), // 400 malformed JSON, signed
+        await signed(event(), { authorization: "Bearer not.a.token" }), // 401: refused credentials
+      ];
+      expect(replies.map((r) => r.status)).toEqual([200, 200, 400, 400, 400, 401]);
+      for (const res of replies) {
+        const h = limitHeaders(res);
+        expect(h.limit, `${res.status} ${res.text}`).toBe(100);
+        expect(h.reset).toBeGreaterThan(now());
+        expect(h.reset).toBeLessThanOrEqual(now() + 3600);
+      }
+      // Not counted: the bucket is as full as before, until a call that is counted.
+      expect(replies.map((r) => limitHeaders(r).remaining)).toEqual([100, 100, 100, 100, 100, 100]);
+      expect(limitHeaders(await call("/no/such/route", { ip })).remaining).toBe(99);
+      expect(limitHeaders(await signed(event())).remaining).toBe(99);
+      // A body over the JSON limit is refused (413) with them too.
+      const big = JSON.stringify({ id: eventId(), type: "invoice.paid", data: { pad: "x".repeat(70_000) } });
+      const tooBig = await signed(big);
+      expect([tooBig.status, limitHeaders(tooBig).limit]).toEqual([413, 100]);
     } finally {
       setMultiplier(saved);
     }

@@ -115,4 +115,40 @@ describe("anonymous GET /files/:id from the access records", () => {
     await env.DB.prepare("UPDATE files SET analysis = 'done', nsfw_score = 0.01 WHERE id = ?").bind(f.id).run();
     expect(json(await view(api(f), asOwner))).toMatchObject({ analysis: "done" });
   });
+
+  it("an answer from the record carries x-d1-bookmark: its read's bookmark, with no D1 query", async () => {
+    const f = await seedFile(owner.id);
+    const other = await seedFile(owner.id);
+    const patch = (g: FileRow, title: string) => call(`/files/${g.id}`, { method: "PATCH", token: owner.access, body: { title } });
+    const write = (await patch(f, "written")).headers.get("x-d1-bookmark")!; // also forgets f's record
+    expect(write).toBeTruthy();
+    const filled = await view(api(f));
+    const recorded = filled.headers.get("x-d1-bookmark")!;
+    expect(recorded).toBeTruthy();
+    expect(recorded.localeCompare(write)).toBeGreaterThanOrEqual(0); // read after the write: no older
+
+    // D1 unreachable (the rate limiter and the view counter are not: a limiter that never answers would fail a
+    // request that must lease, and leave the next tests' leases waiting).
+    const probe = unreachableBindings(env);
+    const withoutD1 = (url: string) =>
+      worker.fetch(new Request(url) as Request<unknown, IncomingRequestCfProperties>, { ...recordsOn, DB: probe.bindings.DB! }, createExecutionContext());
+    const hit = await withoutD1(api(f));
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get("x-d1-bookmark")).toBe(recorded);
+    expect(probe.calls.filter((c) => c.startsWith("DB."))).toEqual([]);
+    // Errors decided from a record carry it too.
+    const hidden = await seedFile(owner.id, { hiddenAt: new Date() });
+    expect((await view(api(hidden))).headers.get("x-d1-bookmark")).toBeTruthy();
+    const gone = await withoutD1(api(hidden));
+    expect([gone.status, !!gone.headers.get("x-d1-bookmark")]).toEqual([410, true]);
+
+    // It is a bookmark D1 takes: a signed-in read-your-writes read with it sees the write.
+    const asOwner = { headers: { authorization: `Bearer ${owner.access}`, "x-d1-bookmark": recorded } };
+    expect(json(await view(api(f), asOwner))).toMatchObject({ title: "written" });
+    // A client that sends a later bookmark than the record's gets at least its own back, never the older one.
+    const later = (await patch(other, "later")).headers.get("x-d1-bookmark")!;
+    expect(later.localeCompare(recorded)).toBeGreaterThan(0);
+    const echoed = await view(api(f), { headers: { "x-d1-bookmark": later } });
+    expect([echoed.status, echoed.headers.get("x-d1-bookmark")]).toEqual([200, later]);
+  });
 });

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { call, createKey, verifiedUser, type Reply, type TestUser } from "../support/api";
 import { freshIp, leaveOnly, nowSeconds, setMultiplier, useRealLimits } from "./support";
+import { REQUEST_LIMITS } from "../../src/config";
 
 useRealLimits();
 
@@ -76,6 +77,25 @@ describe("headers on every response", () => {
     for (const path of ["/account/limits", "/files", "/albums", "/no/such/route"]) {
       expectHeaders(await call(path, { token: key }), 1_000);
     }
+  });
+
+  it("a JSON body over the limit: 413 with the headers, counted like any call (declared length or streamed)", async () => {
+    const ip = freshIp();
+    const big = JSON.stringify({ email: "a".repeat(REQUEST_LIMITS.jsonBodyBytes) });
+    const declared = await call("/auth/signup", { ip, raw: big, headers: { "content-type": "application/json" } });
+    expect([declared.status, declared.body.details?.code]).toEqual([413, "body_too_large"]);
+    expectHeaders(declared, 100);
+    expect(limitHeaders(declared).remaining).toBe(99);
+    // No Content-Length: the limit is met while the body is read, by the route.
+    const stream = new Blob([big]).stream();
+    const streamed = await call("/auth/login", { ip, raw: stream, headers: { "content-type": "application/json" } });
+    expect([streamed.status, streamed.body.details?.code]).toEqual([413, "body_too_large"]);
+    expectHeaders(streamed, 100);
+    expect(limitHeaders(streamed).remaining).toBe(98);
+    // A signed-in caller's 413 describes their plan's bucket.
+    const mine = await call("/account", { method: "PATCH", token: user.access, raw: big, headers: { "content-type": "application/json" } });
+    expect(mine.status).toBe(413);
+    expectHeaders(mine, 1_000);
   });
 
   it("upload endpoints carry the uploads bucket", async () => {

@@ -295,9 +295,9 @@ describe("ban_user", () => {
     // Refresh and login refused.
     expect((await call("/auth/refresh", { body: { refresh_token: victim.refresh } })).status).toBe(401);
     expect((await call("/auth/login", { body: { email: victim.email, password: PASSWORD } })).status).toBe(403);
-    // API key: refused.
+    // API key: refused (the key is fine; its account is suspended).
     const viaKey = await call("/files", { token: key });
-    expect(viaKey.status).toBe(401);
+    expect([viaKey.status, viaKey.body.details.code]).toEqual([403, "account_banned"]);
     // Files: the reported one banned, the others gone with their owner.
     expect((await call(`/files/${reportedFile.id}`)).body.details.code).toBe("file_banned");
     expect((await call(`/files/${otherFile.id}`)).status).toBe(410);

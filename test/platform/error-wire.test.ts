@@ -96,13 +96,15 @@ describe("Hono's refusals", () => {
 
 describe("ApiError", () => {
   it("is Hono's HTTPException: status from the table, the contract's body from getResponse", async () => {
-    const err = new ApiError("key_owner_banned", "The account that owns this key is suspended");
+    const err = new ApiError("account_suspended", "The account that owns this API key is suspended");
     expect(err).toBeInstanceOf(HTTPException);
-    expect(err.status).toBe(401);
-    expect(err.body()).toEqual({ error: "API key has been revoked", message: "The account that owns this key is suspended", details: { code: "account_banned" } });
+    expect(err.status).toBe(403);
+    expect(err.body()).toEqual({ error: "Forbidden", message: "The account that owns this API key is suspended", details: { code: "account_banned" } });
     const res = err.getResponse();
-    expect(res.status).toBe(401);
+    expect(res.status).toBe(403);
     expect(await res.json()).toEqual(err.body());
+    // The contract's own `error` texts, where it has them.
+    expect(new ApiError("api_key_revoked", "m").body()).toEqual({ error: "API key has been revoked", message: "m", details: { code: "api_key_revoked" } });
     // Extra details follow the code, in the order given.
     expect(JSON.stringify(new ApiError("size_mismatch", "m", { expected: 3, received: 2 }).details)).toBe('{"code":"size_mismatch","expected":3,"received":2}');
   });

@@ -43,8 +43,9 @@ describe("error listings in /openapi.json", () => {
     expect(listed(doc, "get", "/files/{id}", 410)).toEqual(["file_deleted", "file_expired", "file_banned", "file_unavailable"]);
     expect(listed(doc, "get", "/files/{id}", 403)).toContain("content_restricted");
     // The owner's changes do not apply safe mode; the listing says so.
-    expect(listed(doc, "patch", "/files/{id}", 403)).toEqual(["missing_permission", "not_owner"]);
-    expect(listed(doc, "delete", "/files/{id}", 403)).toEqual(["missing_permission", "not_owner", "invalid_delete_token"]);
+    expect(listed(doc, "patch", "/files/{id}", 403)).toEqual(["missing_permission", "account_banned", "not_owner"]);
+    expect(listed(doc, "delete", "/files/{id}", 403)).toEqual(["missing_permission", "account_banned", "not_owner", "invalid_delete_token"]);
+    expect(listed(doc, "patch", "/files/{id}", 409)).toEqual(["file_under_review"]);
     expect(listed(doc, "post", "/moderation/reports/{id}/resolve", 409)).toEqual([
       "report_already_resolved",
       "file_missing",
@@ -58,9 +59,11 @@ describe("error listings in /openapi.json", () => {
     // JSON bodies can be malformed; a route without one cannot.
     expect(listed(doc, "post", "/auth/signup", 400)).toEqual(["validation_error", "malformed_json"]);
     expect(listed(doc, "get", "/files", 400)).toEqual(["validation_error"]);
-    // Session-only routes refuse API keys; routes open to keys check their permissions instead.
-    expect(listed(doc, "get", "/account", 403)).toEqual(["api_key_not_allowed"]);
-    expect(listed(doc, "get", "/albums", 403)).toEqual(["missing_permission"]);
+    // Session-only routes refuse API keys; routes open to keys check their permissions instead. Any of them
+    // refuses a suspended account's key (a session token of it gets account_banned's 401).
+    expect(listed(doc, "get", "/account", 403)).toEqual(["api_key_not_allowed", "account_banned"]);
+    expect(listed(doc, "get", "/albums", 403)).toEqual(["missing_permission", "account_banned"]);
+    expect(listed(doc, "get", "/albums", 401)).toContain("account_banned");
   });
 
   it("list only codes of the table, under their own status, with the body the API answers", async () => {

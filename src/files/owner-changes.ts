@@ -1,0 +1,43 @@
+// What the owner's changes (PATCH and DELETE /files/:id) may do to a file, by its state. A file hidden or
+// quarantined for moderation review is still its owner's: the review hides it from everyone, the owner
+// included, but may end in a dismissal that shows it again, and an owner's delete made meanwhile must still
+// stand then. So a delete is recorded whatever the review state (moderation keeps its evidence as for any
+// deleted file: the report stays open and the objects stay for the purge's retention window), while a PATCH
+// is refused with 409 until the review ends: the title, description and tags may be what was reported.
+import type { Principal } from "../env";
+import type { Db } from "../platform/db";
+import type { FileRow } from "../db/schema";
+import { ApiError } from "../platform/errors";
+import { assertReadable, fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf } from "./access";
+
+/**
+ * Loads a file the caller must own. Someone else gets what a read gives them (invisible -> 404, gone -> 410),
+ * then 403 when they could see it. The owner gets 410 only when the file is gone apart from a review.
+ */
+export async function ownFile(db: Db, principal: Principal, id: string, now: number): Promise<FileRow> {
+  const viewer = viewerOf(principal);
+  const loaded = await loadFile(db, id);
+  if (!loaded || loaded.file.state !== "finalized") throw fileNotFound();
+  if (!isOwner(loaded.file, viewer)) {
+    assertReadable(loaded, viewer, now, { safeMode: false });
+    throw new ApiError("not_owner", "Only the file's owner can change it");
+  }
+  const gone = goneApartFromReview(loaded, now);
+  if (gone) throw goneError(gone);
+  return loaded.file;
+}
+
+export const underReview = () =>
+  new ApiError(
+    "file_under_review",
+    "This file is hidden while moderators review a report of it: it cannot be changed until the review ends, but it can be deleted",
+  );
+
+/** Why a PATCH that passed ownFile did not apply (the file changed in between): under review (409), or gone (410). */
+export async function patchRefusal(db: Db, id: string, now: number): Promise<ApiError> {
+  const loaded = await loadFile(db, id);
+  if (!loaded) return fileNotFound();
+  const gone = goneApartFromReview(loaded, now);
+  if (gone) return goneError(gone);
+  return reviewReason(loaded.file) ? underReview() : goneError("deleted");
+}
