@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./platform/env";
 import { requestId } from "./middleware/request-id";
 import { apiCors, securityHeaders } from "./middleware/security-headers";
 import { dbHandle } from "./middleware/db";

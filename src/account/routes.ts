@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";

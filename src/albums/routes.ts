@@ -1,7 +1,7 @@
 // The albums API: POST/GET /albums, GET/PATCH/DELETE /albums/:id, POST /albums/:id/files,
 // DELETE /albums/:id/files/:fileId.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination, PageQuery } from "../platform/pagination";

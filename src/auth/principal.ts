@@ -1,8 +1,8 @@
 // Who is calling: the Authorization header resolved to a Principal. The one place credentials are checked:
 // the API's authenticate() middleware, byte serving and the pages all come here, and the one rule for
 // "this session is still live" is here too.
-import type { Principal } from "../env";
-import { jwtConfig } from "../env";
+import type { Principal } from "../platform/env";
+import { jwtConfig } from "../platform/env";
 import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { looksLikeJwt, verifyToken } from "../platform/jwt";

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { AuthResponse, LoginRequest, RefreshRequest, RefreshResponse, SignupRequest, VerifyEmailRequest } from "./schemas";

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination } from "../platform/pagination";

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PERMISSIONS, type AppEnv } from "../env";
+import { PERMISSIONS, type AppEnv } from "../platform/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";

@@ -4,7 +4,7 @@
 // `rateLimitFailedAuth()` (before auth) counts those against the caller's IP as anonymous calls.
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { clientIp } from "../auth/principal";
 import { RateLimitError } from "../platform/errors";
 import { limiterFor, type LimitState } from "./rate-limiter";

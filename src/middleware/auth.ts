@@ -1,6 +1,6 @@
 // The API's authentication: a thin adapter over auth/principal.ts, which resolves and checks credentials.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { resolvePrincipal } from "../auth/principal";
 
 export const authenticate = () =>

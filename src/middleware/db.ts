@@ -5,7 +5,7 @@
 // response carries the session's latest bookmark in `x-d1-bookmark` for the client's next request.
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { createDb, type Db } from "../platform/db";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";

@@ -8,7 +8,7 @@
 import { and, eq, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db, type Statement } from "../platform/db";
 import { blocklist, files, reports, users } from "../db/schema";
-import type { AuthUser } from "../env";
+import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../admin/audit";

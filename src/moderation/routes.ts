@@ -1,7 +1,7 @@
 // The moderation API: POST /moderation/report (anyone), and for moderators and admins (session only)
 // GET /moderation/queue, POST /moderation/reports/:id/resolve, GET /moderation/reports/:id/content.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination } from "../platform/pagination";

@@ -3,7 +3,7 @@
 // (never in a URL); wrong passwords count against the same per-album, per-client limit as the API.
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
 import { albumUrl, filePageUrl } from "../platform/urls";

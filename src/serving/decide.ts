@@ -6,7 +6,7 @@
 // primary (access-records.ts), and the entry is stored again with that fresher record. A Bearer caller may
 // be the owner who just changed the file: always decided from D1.
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
 import { requestDb } from "../middleware/db";

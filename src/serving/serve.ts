@@ -9,7 +9,7 @@
 // very same steps, then served by variant-serve.ts, or by the original with X-Variant-Fallback when it
 // cannot be made.
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { SERVING } from "../config";
 import { assertReadable, type Viewer } from "../files/access";

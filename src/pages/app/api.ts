@@ -4,7 +4,7 @@
 // each call (auth/principal.ts lendPrincipal): the API does not check the session again.
 import type { Context } from "hono";
 import type { z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { lendPrincipal } from "../../auth/principal";
 import { BOOKMARK_HEADER } from "../../middleware/db";
 import type { AuthResponse, SignupRequest } from "../../auth/schemas";

@@ -1,6 +1,6 @@
 // API keys: create (shown once), ShareX uploader download, revoke after a confirmation page.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { authenticateApiKey } from "../../keys/keys";
 import { api, apiMessage } from "./api";
 import { requireFormToken, requireSession } from "./context";

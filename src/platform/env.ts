@@ -1,6 +1,6 @@
-import type { Db } from "./platform/db";
-import type { JwtConfig } from "./platform/jwt";
-import type { Plan, Role } from "./config";
+import type { Db } from "./db";
+import type { JwtConfig } from "./jwt";
+import type { Plan, Role } from "../config";
 
 export type Permission = "read" | "upload" | "manage";
 export const PERMISSIONS: readonly Permission[] = ["read", "upload", "manage"];
