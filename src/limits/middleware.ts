@@ -5,7 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { AppEnv } from "../platform/env";
-import { clientIp } from "../auth/principal";
+import { clientIp } from "../platform/client-ip";
 import { RateLimitError } from "../platform/errors";
 import { limiterFor, type LimitState } from "./rate-limiter";
 import { leases, type LeaseSource, type WaitUntil } from "./leases";

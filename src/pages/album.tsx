@@ -7,7 +7,7 @@ import type { AppEnv } from "../platform/env";
 import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
 import { albumUrl, filePageUrl } from "../platform/urls";
-import { clientIp } from "../auth/principal";
+import { clientIp } from "../platform/client-ip";
 import { ANONYMOUS_VIEWER, isUnsafeToRender } from "../files/access";
 import { ANONYMOUS_SEES, albumFilesPage, visibleCover } from "../albums/queries";
 import { checkAlbumPassword, visibleAlbum } from "../albums/service";

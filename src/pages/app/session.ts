@@ -11,7 +11,8 @@ import { refreshSession, type SessionBody } from "../../auth/sessions";
 import { SESSION } from "../../config";
 import { timingSafeEqual } from "../../platform/crypto";
 import { findSession } from "../../auth/principal-records";
-import { clientIp, sessionState } from "../../auth/principal";
+import { sessionState } from "../../auth/principal";
+import { clientIp } from "../../platform/client-ip";
 import type { Principal } from "../../platform/env";
 
 export const SESSION_COOKIE = "__Host-session";
