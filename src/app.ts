@@ -6,7 +6,7 @@ import type { AppEnv } from "./platform/env";
 import { requestId } from "./middleware/request-id";
 import { apiCors, securityHeaders } from "./middleware/security-headers";
 import { dbHandle } from "./middleware/db";
-import { authenticate } from "./middleware/auth";
+import { authenticate } from "./auth/middleware";
 import { rateLimit, rateLimitFailedAuth } from "./limits/middleware";
 import { limitRoutes } from "./limits/routes";
 import { billingRoutes } from "./billing/routes";

@@ -17,7 +17,7 @@ export type AuthUser = {
   emailVerified: boolean;
 };
 
-/** Who is calling. Exactly one place (middleware/auth.ts) builds it; guards in middleware/guards.ts read it. */
+/** Who is calling. Exactly one place (auth/middleware.ts) builds it; guards in middleware/guards.ts read it. */
 export type Principal =
   | { kind: "anonymous"; ip: string }
   | { kind: "session"; ip: string; user: AuthUser; sessionId: string }
