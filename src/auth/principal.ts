@@ -7,7 +7,7 @@ import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { clientIp } from "../platform/client-ip";
 import { looksLikeJwt, verifyToken } from "../platform/jwt";
-import { authenticateApiKey } from "../keys/keys";
+import { authenticateApiKey } from "./api-keys";
 import { findSession, type FoundSession } from "./principal-records";
 
 /**
