@@ -10,7 +10,7 @@ import type { Plan, Role } from "../config";
 import { applyPlanChange } from "../billing/plan-changes";
 import { forgetUser } from "../auth/principal-records";
 import { forgetOwnerState } from "../serving/owner-state";
-import { auditInsert } from "./audit";
+import { auditInsert } from "../platform/audit";
 
 export function adminUserResource(u: UserRow) {
   return {

@@ -4,7 +4,7 @@ import type { Db } from "../platform/db";
 import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
-import { auditInsert } from "../admin/audit";
+import { auditInsert } from "../platform/audit";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { contentDisposition } from "../files/content-disposition";
 import { findReport } from "./queue";

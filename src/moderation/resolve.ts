@@ -11,7 +11,7 @@ import { blocklist, files, reports, users } from "../db/schema";
 import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
-import { auditInsertIf } from "../admin/audit";
+import { auditInsertIf } from "../platform/audit";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { forgetUser } from "../auth/principal-records";
 import { forgetOwnerState } from "../serving/owner-state";
