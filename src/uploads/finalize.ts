@@ -9,7 +9,7 @@ import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { blocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { nsfwThreshold } from "../analysis/nsfw";
-import { jobQueue } from "../jobs/messages";
+import { jobQueue } from "../platform/job-messages";
 import { isId } from "../platform/ids";
 import { cdnUrl, fileUrl } from "../platform/urls";
 import { UPLOADS } from "../config";
