@@ -11,7 +11,7 @@ import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import { runBatch, type Db } from "../platform/db";
 import { albumFiles, files, users, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
-import { detachFileFromAlbumsStatements } from "../albums/membership";
+import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { unindexStatement } from "../analysis/duplicates";
 import { unindexEmbeddingStatement } from "../analysis/embedding-index";

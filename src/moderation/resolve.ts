@@ -15,7 +15,7 @@ import { auditInsertIf } from "../platform/audit";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { forgetUser } from "../auth/principal-records";
 import { forgetOwnerState } from "../serving/owner-state";
-import { detachFileFromAlbumsStatements } from "../albums/membership";
+import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
 import { isPhash } from "../analysis/phash";
 import { findReport, type ReportWithFile } from "./queue";
