@@ -18,7 +18,7 @@ import { assertNotEnded } from "./lifecycle";
 import { findUploadById, transitionUpload, type UploadWithFile } from "./records";
 import { finalizeWaitMs, waitForAnalysis } from "./analysis-wait";
 import type { Duplicate } from "../analysis/duplicates";
-import { findDuplicates } from "../analysis/duplicate-lookup";
+import { findDuplicates } from "../files/duplicate-lookup";
 import type { FileRow } from "../db/schema";
 
 export type FinalizeInput = {
