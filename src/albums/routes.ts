@@ -8,7 +8,7 @@ import { Pagination, PageQuery } from "../platform/pagination";
 import { apiRouter } from "../platform/router";
 import { ApiError } from "../platform/errors";
 import { hashPassword } from "../platform/passwords";
-import { viewerOf } from "../files/access";
+import { viewerOf } from "../serving/access";
 import { fileListItem } from "../files/resource";
 import { countHit } from "../serving/view-counter";
 import {

@@ -1,5 +1,5 @@
 // The purge (a scheduled task, see jobs/scheduled.ts). Soft-deleted and expired files read 410 at once
-// (files/access.ts); their stored objects stay for PURGE.retentionSeconds after the deletion or expiry
+// (serving/access.ts); their stored objects stay for PURGE.retentionSeconds after the deletion or expiry
 // (an undo window and evidence for abuse reports), then this job removes the object and its thumbnail from
 // R2, drops the edge-cache entries, releases the owner's storage quota and sets purgedAt.
 //

@@ -6,7 +6,7 @@ import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { auditInsert } from "../platform/audit";
 import { BYTES_CSP, servedType } from "../serving/serve";
-import { contentDisposition } from "../files/content-disposition";
+import { contentDisposition } from "../serving/content-disposition";
 import { findReport } from "./queue";
 import { reportNotFound } from "./resolve";
 

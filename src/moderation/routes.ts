@@ -6,7 +6,7 @@ import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination } from "../platform/pagination";
 import { apiRouter } from "../platform/router";
-import { viewerOf } from "../files/access";
+import { viewerOf } from "../serving/access";
 import { QueueQuery, ReportCreated, ReportIdParam, ReportItem, ReportRequest, ResolveRequest, ResolveResponse } from "./schemas";
 import { complianceMessage, fileReport } from "./reports";
 import { listQueue, reportItem } from "./queue";

@@ -8,7 +8,7 @@ import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
 import { albumUrl, filePageUrl } from "../platform/urls";
 import { clientIp } from "../platform/client-ip";
-import { ANONYMOUS_VIEWER, isUnsafeToRender } from "../files/access";
+import { ANONYMOUS_VIEWER, isUnsafeToRender } from "../serving/access";
 import { ANONYMOUS_SEES, albumFilesPage, visibleCover } from "../albums/queries";
 import { checkAlbumPassword, visibleAlbum } from "../albums/service";
 import { countHit } from "../serving/view-counter";

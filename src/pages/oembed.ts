@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
-import { ANONYMOUS_VIEWER, assertReadable, isUnsafeToRender, loadFile } from "../files/access";
+import { ANONYMOUS_VIEWER, assertReadable, isUnsafeToRender, loadFile } from "../serving/access";
 import { filePageUrl, albumUrl } from "../platform/urls";
 import { internalPath } from "../platform/dispatch";
 import { visibleAlbum } from "../albums/service";

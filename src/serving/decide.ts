@@ -10,7 +10,7 @@ import type { AppEnv } from "../platform/env";
 import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
 import { requestDb } from "../middleware/db";
-import { accessRecord, ANONYMOUS_VIEWER, carriedOwnerGoneAt, loadFile, viewerOf, type LoadedFile, type ServedFile, type Viewer } from "../files/access";
+import { accessRecord, ANONYMOUS_VIEWER, carriedOwnerGoneAt, loadFile, viewerOf, type LoadedFile, type ServedFile, type Viewer } from "./access";
 import { recordSeconds } from "../platform/edge-records";
 import { isId } from "../platform/ids";
 import { cachedAccess, cachedOwnerGoneAt } from "./access-records";
