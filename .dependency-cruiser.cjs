@@ -1,11 +1,44 @@
-// The structure rules `npm run check:structure` enforces (CI runs it): no import circles in src/, no feature
-// importing another feature's routes, nothing importing the app's composition root, and the base layers
-// (platform/, db/, config, env) importing no feature.
+// The structure rules `npm run check:structure` enforces (CI runs it): no import circles in src/, the top-level
+// folders in layers (an import points down the list, type imports included, so folders form no circle either),
+// no feature importing another feature's routes, nothing importing the app's composition root, and the base
+// layer (platform/, db/, config) importing no feature.
 const FEATURES = "account|admin|albums|analysis|auth|billing|dev|files|jobs|keys|limits|mail|middleware|moderation|pages|serving|uploads";
+
+// The layers of src/, bottom to top (README § Architecture). Within a layer the order counts too: a top-level
+// folder (or file) may import its own, any listed before it, never one listed after. A total order, so any
+// circle between top-level folders has an import pointing up, and fails.
+const LAYERS = [
+  ["config.ts", "db", "platform"],
+  ["middleware"],
+  ["limits", "mail", "auth", "keys"],
+  ["serving", "analysis", "files"],
+  ["uploads", "albums", "moderation", "billing", "account", "admin"],
+  ["jobs", "pages", "dev"],
+  ["app.ts", "index.ts"],
+];
+const ORDER = LAYERS.flat();
+const entryPattern = (name) => (name.endsWith(".ts") ? `${name.replace(".", "\\.")}$` : `${name}/`);
+const anyOf = (names) => `^src/(${names.map(entryPattern).join("|")})`;
+
+const layerRules = ORDER.slice(0, -1).map((name, i) => ({
+  name: "layer-order",
+  severity: "error",
+  comment: `${name} imports nothing listed after it in LAYERS: an import only points down the layers.`,
+  from: { path: anyOf([name]) },
+  to: { path: anyOf(ORDER.slice(i + 1)) },
+}));
+const unlisted = {
+  name: "layer-unlisted",
+  severity: "error",
+  comment: "Every top-level folder and file of src/ has its place in LAYERS.",
+};
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...layerRules,
+    { ...unlisted, from: { path: "^src/" }, to: { path: "^src/", pathNot: anyOf(ORDER) } },
+    { ...unlisted, from: { path: "^src/", pathNot: anyOf(ORDER) }, to: { path: "^src/" } },
     { name: "no-circular", severity: "error", comment: "Import circles hide order bugs.", from: { path: "^src/" }, to: { circular: true } },
     {
       name: "no-foreign-routes",
@@ -24,16 +57,16 @@ module.exports = {
     {
       name: "base-layers-import-no-feature",
       severity: "error",
-      comment: "platform/, db/, config and env sit under every feature.",
-      from: { path: "^src/(platform/|db/|config\\.ts|env\\.ts)" },
+      comment: "platform/, db/ and config sit under every feature.",
+      from: { path: "^src/(platform/|db/|config\\.ts)" },
       to: { path: `^src/(${FEATURES})/` },
     },
     {
       name: "middleware-is-an-adapter",
       severity: "error",
-      comment: "middleware/ adapts feature functions to Hono; it reaches into no feature but auth/principal.",
+      comment: "middleware/ adapts platform functions to Hono and reaches into no feature (auth's adapter is auth/middleware.ts).",
       from: { path: "^src/middleware/" },
-      to: { path: `^src/(${FEATURES})/`, pathNot: "^src/(middleware/|auth/principal\\.ts$)" },
+      to: { path: `^src/(${FEATURES})/`, pathNot: "^src/middleware/" },
     },
   ],
   options: {

@@ -14,7 +14,7 @@
 // Any request with `x-bench-tally: 1` runs with counted bindings (bench/roundtrips.ts).
 import main from "../src/index";
 import { analysisBench } from "./analysis-routes";
-import type { JobMessage } from "../src/jobs/messages";
+import type { JobMessage } from "../src/platform/job-messages";
 import { withTally } from "./roundtrips";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../src/serving/edge-cache";
 

@@ -2,7 +2,7 @@
 import { createApp } from "./app";
 import { dispatch } from "./platform/dispatch";
 import { handleQueue } from "./jobs/queue";
-import type { JobMessage } from "./jobs/messages";
+import type { JobMessage } from "./platform/job-messages";
 import { runScheduled } from "./jobs/scheduled";
 
 export { RateLimiter } from "./limits/rate-limiter";

@@ -10,7 +10,7 @@ import { albums, apiKeys, files, planChanges, sessions, users } from "../db/sche
 import { ApiError, unauthorized } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
 import { countLoginAttempt, forgiveLoginAttempt } from "../auth/login-guard";
-import { auditInsert } from "../admin/audit";
+import { auditInsert } from "../platform/audit";
 import { forgetUser } from "../auth/principal-records";
 import { forgetOwnerState } from "../serving/owner-state";
 

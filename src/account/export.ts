@@ -7,7 +7,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../platform/db";
 import { albumFiles, albums, apiKeys, auditLog, files, outbox, planChanges, reports, sessions, users, type AlbumRow, type FileRow, type UserRow } from "../db/schema";
 import { accountResource } from "../auth/queries";
-import { keyResource } from "../keys/keys";
+import { keyResource } from "../auth/api-keys";
 import { planChangeResource } from "../billing/plan-changes";
 import { albumUrl, cdnUrl, filePageUrl, fileUrl, thumbnailUrl } from "../platform/urls";
 

@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
-import { AccountPatch, AccountSchema, DeleteAccountBody } from "./schemas";
+import { AccountPatch, DeleteAccountBody } from "./schemas";
+import { AccountSchema } from "../auth/schemas";
 import { exportStream } from "./export";
 import { deleteAccount } from "./delete";
 import { accountResource, findUserById } from "../auth/queries";

@@ -1,6 +1,6 @@
 // /admin: accounts and plan-change decisions. Admin role, session only (API keys get the contract's 403).
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/openapi";
 import { apiRouter } from "../platform/router";

@@ -10,7 +10,7 @@ import type { Plan, Role } from "../config";
 import { applyPlanChange } from "../billing/plan-changes";
 import { forgetUser } from "../auth/principal-records";
 import { forgetOwnerState } from "../serving/owner-state";
-import { auditInsert } from "./audit";
+import { auditInsert } from "../platform/audit";
 
 export function adminUserResource(u: UserRow) {
   return {
@@ -59,7 +59,7 @@ export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
 
 /**
  * Applies an admin's change. It takes effect on the user's next request: the principal check reads
- * users.role, plan and banned_at (from D1 or the user's edge-cached record, dropped here), and files/access.ts
+ * users.role, plan and banned_at (from D1 or the user's edge-cached record, dropped here), and serving/access.ts
  * reads the owner's ban with each file (so their files answer 410 without rewriting every file row, and an
  * unban restores them exactly).
  */

@@ -6,7 +6,7 @@ import { verifyPassword } from "../platform/passwords";
 import { limiterFor } from "../limits/rate-limiter";
 import { albumUrl } from "../platform/urls";
 import { ALBUMS } from "../config";
-import type { Viewer } from "../files/access";
+import type { Viewer } from "../serving/access";
 import { loadAlbum, type LoadedAlbum } from "./queries";
 
 export const albumNotFound = () => new ApiError("album_not_found", "Album not found");

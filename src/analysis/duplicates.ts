@@ -3,7 +3,7 @@
 // (signal "phash"), or else the NSFW model's features within ANALYSIS.embeddingDistance (signal "embedding",
 // embedding.ts: crops and small rotations that phash misses). Lookups are indexed point seeks (bands.ts,
 // embedding-index.ts): no scan of the owner's files, whatever their number. A file's duplicates are looked up
-// in duplicate-lookup.ts; the blocklist uses findNearHashes here.
+// in files/duplicate-lookup.ts; the blocklist uses findNearHashes here.
 import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { phashBands, type FileRow } from "../db/schema";

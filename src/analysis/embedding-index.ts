@@ -1,8 +1,8 @@
 // The embedding code's band index (embedding_bands): the same multi-index rows as phash_bands (bands.ts), one
-// row per (owner, band, value, ref), looked up with one IN list per band, all index seeks (duplicate-lookup.ts). What differs is
+// row per (owner, band, value, ref), looked up with one IN list per band, all index seeks (files/duplicate-lookup.ts). What differs is
 // what a hit means: the code's bands are short (16 of 16 bits) and probed within one bit flip, so a shared
 // band only makes a candidate. Candidates sharing at least EMBEDDING_MIN_BAND_HITS bands, most shared first,
-// are then decided by the cosine of their stored features (duplicate-lookup.ts).
+// are then decided by the cosine of their stored features (files/duplicate-lookup.ts).
 import { eq } from "drizzle-orm";
 import { embeddingBands } from "../db/schema";
 import type { Db, Statement } from "../platform/db";

@@ -14,7 +14,7 @@
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files } from "../db/schema";
-import type { AnalyzeMessage, JobHandler } from "../jobs/messages";
+import type { AnalyzeMessage, JobHandler } from "../platform/job-messages";
 import { createDb, type Db } from "../platform/db";
 import { isId } from "../platform/ids";
 import type { BlocklistMatch } from "./blocklist";

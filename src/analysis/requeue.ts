@@ -5,7 +5,7 @@ import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { files } from "../db/schema";
 import { ANALYSIS } from "../config";
-import { jobQueue } from "../jobs/messages";
+import { jobQueue } from "../platform/job-messages";
 
 export async function requeueStalledAnalysis(env: Env, db: Db, now: number): Promise<{ requeued: number }> {
   const cutoff = new Date(now - ANALYSIS.requeueAfterSeconds * 1000);

@@ -5,7 +5,7 @@
 // and fills after the response from D1's primary, never a replica (one behind a revocation would put the
 // revoked credential back for a whole TTL). Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
-import type { AuthUser, Permission } from "../env";
+import type { AuthUser, Permission } from "../platform/env";
 import { apiKeys, users, type UserRow } from "../db/schema";
 import { createDb, type Db } from "../platform/db";
 import { forget, namespace, recordsOn, writeThenVerify, type EdgeEnv } from "../platform/edge-records";

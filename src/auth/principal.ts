@@ -1,17 +1,14 @@
 // Who is calling: the Authorization header resolved to a Principal. The one place credentials are checked:
 // the API's authenticate() middleware, byte serving and the pages all come here, and the one rule for
 // "this session is still live" is here too.
-import type { Principal } from "../env";
-import { jwtConfig } from "../env";
+import type { Principal } from "../platform/env";
+import { jwtConfig } from "../platform/env";
 import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
+import { clientIp } from "../platform/client-ip";
 import { looksLikeJwt, verifyToken } from "../platform/jwt";
-import { authenticateApiKey } from "../keys/keys";
+import { authenticateApiKey } from "./api-keys";
 import { findSession, type FoundSession } from "./principal-records";
-
-export function clientIp(req: Request): string {
-  return req.headers.get("cf-connecting-ip") ?? "127.0.0.1";
-}
 
 /**
  * The liveness rule for a session behind a valid JWT: the row exists, is neither revoked nor expired, and its

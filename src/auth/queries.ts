@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { sessions, users, type UserRow } from "../db/schema";
-import type { AuthUser } from "../env";
+import type { AuthUser } from "../platform/env";
 
 export function toAuthUser(u: UserRow): AuthUser {
   return {

@@ -1,9 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { AuthResponse, LoginRequest, RefreshRequest, RefreshResponse, SignupRequest, VerifyEmailRequest } from "./schemas";
-import { AccountSchema } from "../account/schemas";
+import { AccountSchema, AuthResponse, LoginRequest, RefreshRequest, RefreshResponse, SignupRequest, VerifyEmailRequest } from "./schemas";
 import { login, sendVerification, signup, verifyEmail } from "./service";
 import { refreshSession, revokeSession } from "./sessions";
 import { accountResource, findUserById, userResource } from "./queries";

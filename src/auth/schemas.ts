@@ -49,3 +49,20 @@ export const Session = z
 
 export const AuthResponse = z.object({ user: User, session: Session }).openapi("AuthResponse");
 export const RefreshResponse = z.object({ session: Session }).openapi("RefreshResponse");
+
+/** The account resource (accountResource in ./queries.ts): /account and verify-email answer it. */
+export const AccountSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    username: z.string(),
+    role: z.enum(["user", "moderator", "admin"]),
+    plan: z.enum(["free", "pro", "enterprise"]),
+    ageConfirmed: z.boolean(),
+    firstName: z.string(),
+    lastName: z.string(),
+    safeMode: z.boolean(),
+    emailVerified: z.boolean(),
+    createdAt: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("Account");

@@ -6,7 +6,7 @@ import { refreshTokens, sessions, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { signToken } from "../platform/jwt";
-import { jwtConfig } from "../env";
+import { jwtConfig } from "../platform/env";
 import { SESSION } from "../config";
 import { ApiError } from "../platform/errors";
 import { forgetSession } from "./principal-records";

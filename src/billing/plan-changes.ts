@@ -6,7 +6,7 @@ import type { Db } from "../platform/db";
 import { planChanges, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { ApiError } from "../platform/errors";
-import { auditInsertIf } from "../admin/audit";
+import { auditInsertIf } from "../platform/audit";
 import { forgetUser } from "../auth/principal-records";
 import type { Plan } from "../config";
 

@@ -2,7 +2,7 @@
 // processor's webhook (no credentials: an HMAC signature instead).
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { validationError } from "../platform/validation";

@@ -2,7 +2,7 @@
 // development or test, so a production deployment never exposes them.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { isDevEnvironment, type AppEnv } from "../env";
+import { isDevEnvironment, type AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { json } from "../platform/openapi";
 import { apiRouter } from "../platform/router";

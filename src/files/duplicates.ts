@@ -1,9 +1,9 @@
 // `duplicates` of GET /files/:id: the owner's other live files with the same content (exact, sha256) or a
-// near perceptual hash (similar, within PHASH_DISTANCE). The analysis feature owns the index and the lookup.
+// near perceptual hash (similar, within PHASH_DISTANCE). analysis/ builds the index; the lookup is ./duplicate-lookup.ts.
 import type { Db } from "../platform/db";
 import type { FileRow } from "../db/schema";
 import type { Duplicate } from "../analysis/duplicates";
-import { findDuplicates } from "../analysis/duplicate-lookup";
+import { findDuplicates } from "./duplicate-lookup";
 
 export type { Duplicate };
 

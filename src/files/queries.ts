@@ -3,7 +3,7 @@
 import { and, asc, count, desc, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { files, type FileRow, type Visibility } from "../db/schema";
-import { detachFileFromAlbumsStatements } from "../albums/membership";
+import { detachFileFromAlbumsStatements } from "./album-membership";
 
 /**
  * Finalized and not deleted, banned, hidden, quarantined, purged or expired (by `now`).

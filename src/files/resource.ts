@@ -2,7 +2,7 @@
 // (GET /files, album `files`). Timestamps leave as ISO strings, URLs are built from the configured addresses.
 import type { FileRow } from "../db/schema";
 import { cdnUrl, fileUrl, thumbnailUrl } from "../platform/urls";
-import { isAgeRestricted } from "./access";
+import { isAgeRestricted } from "../serving/access";
 import type { Duplicate } from "./duplicates";
 import { ladderUrls } from "../serving/variants";
 

@@ -1,7 +1,7 @@
 // The files API: GET /files, GET|PATCH|DELETE /files/:id, GET /files/:id/download.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination } from "../platform/pagination";
@@ -9,12 +9,12 @@ import { apiRouter } from "../platform/router";
 import { ApiError, unauthorized } from "../platform/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
 import { FileIdParam, FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "./schemas";
-import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, readableFile, reviewReason, viewerOf, fileNotFound } from "./access";
+import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, readableFile, reviewReason, viewerOf, fileNotFound } from "../serving/access";
 import { ownFile, patchRefusal, underReview } from "./owner-changes";
 import { fileCounts, listOwnFiles, softDeleteFile, updateFile } from "./queries";
 import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
-import { contentDisposition } from "./content-disposition";
+import { contentDisposition } from "../serving/content-disposition";
 import { countHit } from "../serving/view-counter";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { cachedAccess, type CachedAccess } from "../serving/access-records";

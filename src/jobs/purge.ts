@@ -1,5 +1,5 @@
 // The purge (a scheduled task, see jobs/scheduled.ts). Soft-deleted and expired files read 410 at once
-// (files/access.ts); their stored objects stay for PURGE.retentionSeconds after the deletion or expiry
+// (serving/access.ts); their stored objects stay for PURGE.retentionSeconds after the deletion or expiry
 // (an undo window and evidence for abuse reports), then this job removes the object and its thumbnail from
 // R2, drops the edge-cache entries, releases the owner's storage quota and sets purgedAt.
 //
@@ -11,7 +11,7 @@ import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import { runBatch, type Db } from "../platform/db";
 import { albumFiles, files, users, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
-import { detachFileFromAlbumsStatements } from "../albums/membership";
+import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { unindexStatement } from "../analysis/duplicates";
 import { unindexEmbeddingStatement } from "../analysis/embedding-index";

@@ -2,7 +2,7 @@
 // when the handler succeeds and retried with exponential backoff when it throws; after max_retries the
 // platform moves them to the dead-letter queue, whose consumer runs the type's `onDeadLetter`.
 import { analyzeJob } from "../analysis/job";
-import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "./messages";
+import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "../platform/job-messages";
 
 /** Features register their handlers here, one per message type (the compiler checks every type has one). */
 export const jobHandlers = {

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PERMISSIONS, type AppEnv } from "../env";
+import { PERMISSIONS, type AppEnv } from "../platform/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
-import { createApiKey, listApiKeys, revokeApiKey } from "./keys";
+import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api-keys";
 import { Pagination, PageQuery } from "../platform/pagination";
 
 export const keyRoutes = apiRouter();

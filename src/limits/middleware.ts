@@ -4,8 +4,8 @@
 // `rateLimitFailedAuth()` (before auth) counts those against the caller's IP as anonymous calls.
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
-import { clientIp } from "../auth/principal";
+import type { AppEnv } from "../platform/env";
+import { clientIp } from "../platform/client-ip";
 import { RateLimitError } from "../platform/errors";
 import { limiterFor, type LimitState } from "./rate-limiter";
 import { leases, type LeaseSource, type WaitUntil } from "./leases";

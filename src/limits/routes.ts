@@ -1,7 +1,7 @@
 // GET /account/limits: the caller's plan, size limit, storage quota and both rate-limit buckets.
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { callerUser, signedIn } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/openapi";
 import { apiRouter } from "../platform/router";

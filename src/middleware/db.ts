@@ -7,7 +7,7 @@
 // client's own, if it sent one) and the record's (noteBookmark).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { createDb, laterBookmark, type Db } from "../platform/db";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";

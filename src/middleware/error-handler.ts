@@ -2,7 +2,7 @@
 // request id and answered 500 without internals.
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError, RateLimitError } from "../platform/errors";
 
 /**

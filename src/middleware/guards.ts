@@ -1,6 +1,6 @@
 // Who may call a route. Routes list their guard in createRoute({ middleware }) so it is visible beside them.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv, AuthUser, Permission, Principal } from "../env";
+import type { AppEnv, AuthUser, Permission, Principal } from "../platform/env";
 import type { Role } from "../config";
 import { ApiError, unauthorized } from "../platform/errors";
 

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { randomId } from "../platform/ids";
 
 const SAFE_ID = /^[A-Za-z0-9_.:-]{8,64}$/;

@@ -2,7 +2,7 @@
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import { cors } from "hono/cors";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 
 // Headers a route already set win (overwrite: false): pages send their own CSP and X-Frame-Options, and
 // byte links their Cross-Origin-Resource-Policy: cross-origin (images are embedded everywhere).

@@ -1,12 +1,12 @@
 // The moderators' view of a reported file's bytes. Hidden, quarantined and banned files read 410 on every
 // public address, so reviewing them needs a way in that only the moderation role has. Every view is audited.
 import type { Db } from "../platform/db";
-import type { AuthUser } from "../env";
+import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
-import { auditInsert } from "../admin/audit";
+import { auditInsert } from "../platform/audit";
 import { BYTES_CSP, servedType } from "../serving/serve";
-import { contentDisposition } from "../files/content-disposition";
+import { contentDisposition } from "../serving/content-disposition";
 import { findReport } from "./queue";
 import { reportNotFound } from "./resolve";
 

@@ -6,7 +6,7 @@ import type { Db } from "../platform/db";
 import { users, type FileRow } from "../db/schema";
 import { MODERATION } from "../config";
 import { queueMail } from "../mail/outbox";
-import { auditInsert } from "../admin/audit";
+import { auditInsert } from "../platform/audit";
 import { apiUrl } from "../platform/urls";
 
 export type Escalation = {

@@ -2,7 +2,7 @@
 import { and, asc, count, eq, type SQL } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { files, reports, users, type FileRow, type ReportRow } from "../db/schema";
-import { goneReason } from "../files/access";
+import { goneReason } from "../serving/access";
 import { apiUrl, cdnUrl, fileUrl } from "../platform/urls";
 import type { ReportReason } from "./reports";
 

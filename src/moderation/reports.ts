@@ -7,7 +7,7 @@ import { MODERATION } from "../config";
 import { ApiError } from "../platform/errors";
 import { newId } from "../platform/ids";
 import { sha256Hex } from "../platform/crypto";
-import { assertReadable, goneReason, loadFile, type LoadedFile, type Viewer } from "../files/access";
+import { assertReadable, goneReason, loadFile, type LoadedFile, type Viewer } from "../serving/access";
 import { purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { escalate } from "./escalation";
 

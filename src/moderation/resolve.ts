@@ -8,14 +8,14 @@
 import { and, eq, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
 import { runBatch, type Db, type Statement } from "../platform/db";
 import { blocklist, files, reports, users } from "../db/schema";
-import type { AuthUser } from "../env";
+import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
-import { auditInsertIf } from "../admin/audit";
+import { auditInsertIf } from "../platform/audit";
 import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
 import { forgetUser } from "../auth/principal-records";
 import { forgetOwnerState } from "../serving/owner-state";
-import { detachFileFromAlbumsStatements } from "../albums/membership";
+import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
 import { isPhash } from "../analysis/phash";
 import { findReport, type ReportWithFile } from "./queue";

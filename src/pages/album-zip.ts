@@ -3,7 +3,7 @@
 // (POSTed, as on the album page); wrong ones count against the same per-album, per-client limit.
 import type { Context } from "hono";
 import { inArray } from "drizzle-orm";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import type { AlbumRow } from "../db/schema";
 import { files } from "../db/schema";
 import { ANONYMOUS_SEES, albumFilesPage } from "../albums/queries";

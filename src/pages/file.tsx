@@ -3,10 +3,10 @@
 // answers come from oembed.ts). Server-rendered with hono/jsx; the client script is app.js, served from our origin.
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
-import { ANONYMOUS_VIEWER, assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../files/access";
+import { ANONYMOUS_VIEWER, assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../serving/access";
 import { fileUrl, filePageUrl, apiUrl } from "../platform/urls";
 import { servedType } from "../serving/serve";
 import { Layout } from "./layout";

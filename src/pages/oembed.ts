@@ -3,9 +3,9 @@
 // maxheight in a format crawlers read, its width and height the variant's own (picture.tsx previewImage);
 // thumbnail_url always comes with thumbnail_width and thumbnail_height (previewThumbnail), as the spec asks.
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
-import { ANONYMOUS_VIEWER, assertReadable, isUnsafeToRender, loadFile } from "../files/access";
+import { ANONYMOUS_VIEWER, assertReadable, isUnsafeToRender, loadFile } from "../serving/access";
 import { filePageUrl, albumUrl } from "../platform/urls";
 import { internalPath } from "../platform/dispatch";
 import { visibleAlbum } from "../albums/service";

@@ -6,7 +6,7 @@
 import { ANALYSIS, VARIANTS } from "../config";
 import { fileUrl, thumbnailUrl } from "../platform/urls";
 import type { FileRow } from "../db/schema";
-import { isUnsafeToRender } from "../files/access";
+import { isUnsafeToRender } from "../serving/access";
 import { servedType } from "../serving/headers";
 import { PLACEHOLDER_SIZE } from "../serving/placeholder";
 import { crawlerType, formatParam, snapToLadder, transformableType } from "../serving/variants";

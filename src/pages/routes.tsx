@@ -1,6 +1,6 @@
 // The site surface ({site_url}): server-rendered pages. Later features add their pages here.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { Layout, asset } from "./layout";
 import { DocsPage } from "./docs";
 import { filePages } from "./file";

@@ -30,7 +30,7 @@ const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "PO
 // Where API keys are accepted (with permissions) and where they are refused (middleware/guards.ts).
 const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$"] as const;
 const SESSION_ONLY = ["/auth/", "/account", "/billing/", "/admin/", "/keys", "/moderation/queue", "/moderation/reports/"] as const;
-// Where a file is looked up and its state checked (files/access.ts); adding files to an album skips unknown ones.
+// Where a file is looked up and its state checked (serving/access.ts); adding files to an album skips unknown ones.
 const FILE_READS = ["/files/", "POST /moderation/report$"] as const;
 
 export const ERROR_CODES = {
@@ -84,7 +84,7 @@ export const ERROR_CODES = {
   invalid_password: { status: 403, where: ["DELETE /account"], description: "The password is not correct" },
   not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
   invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
-  // Only reads under safe mode (files/access.ts assertReadable): the owner's PATCH/DELETE and reports skip it.
+  // Only reads under safe mode (serving/access.ts assertReadable): the owner's PATCH/DELETE and reports skip it.
   content_restricted: { status: 403, where: ["GET /files/{id}$", "GET /files/{id}/download"], description: "The file is age-restricted for this caller" },
   blocked_content: { status: 403, where: ["POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form"], description: "The image matches content removed by moderation" },
   upload_token_scope: { status: 403, where: ["/upload/"], description: "An upload token only works for the file it was issued for" },

@@ -4,7 +4,7 @@
 // SyntaxError, known by its type, and leaves as `malformed_json` through the validation hook.
 import { OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "./env";
 import { malformedJson, validationHook } from "./validation";
 
 /** A media type @hono/zod-openapi validates as JSON (its `isJSONContentType`). */

@@ -1,7 +1,7 @@
 // Access records: a file's row (without its delete-token hash) as an edge record (platform/edge-records.ts),
 // so an anonymous view or API read whose records hit is answered with no D1 query and no Durable Object call.
 // The owner's state is a record of its own (auth's ownerStates), so a ban reaches all of an owner's files with
-// one delete; an owner's first files carry it as well, and decide from one lookup (files/access.ts). A miss
+// one delete; an owner's first files carry it as well, and decide from one lookup (serving/access.ts). A miss
 // reads D1's primary, not a replica: a replica behind the change that deleted the record would otherwise put
 // the old answer back for a whole TTL. It reads through a "first-primary" session, whose bookmark after the
 // read goes in the record: an API answer decided from the record sends it as its x-d1-bookmark (files/routes.ts),
@@ -11,7 +11,7 @@ import { eq } from "drizzle-orm";
 import { users, type FileRow } from "../db/schema";
 import { createDb, laterBookmark } from "../platform/db";
 import { namespace, recordsOn, writeThenVerify } from "../platform/edge-records";
-import { accessRecord, carriedOwnerGoneAt, carriesOwnerState, loadFile, sameServed, type AccessRecord, type LoadedFile } from "../files/access";
+import { accessRecord, carriedOwnerGoneAt, carriesOwnerState, loadFile, sameServed, type AccessRecord, type LoadedFile } from "./access";
 import { ownerStates } from "../auth/principal-records";
 
 /** `bookmark`: the D1 bookmark of the read the record was filled from. */

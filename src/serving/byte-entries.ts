@@ -1,5 +1,5 @@
 // The edge-cached bytes of a file's original or thumbnail, under a key made from the file id alone, carrying
-// their file's access record in their own headers (files/access.ts, AccessRecord), so an anonymous view that
+// their file's access record in their own headers (serving/access.ts, AccessRecord), so an anonymous view that
 // hits one is decided by that one lookup (or one more, the owner's record, past an owner's first files).
 // The carried record obeys the access records' bound: it decides for ACCESS_RECORD_SECONDS after it was read
 // from D1's primary, and every change that affects access deletes the entry with the record. An entry whose
@@ -9,7 +9,7 @@
 // an original the analysis rewrote in place cannot live on. More: docs/edge-records.md.
 import { createDb } from "../platform/db";
 import { decodeRecord, encodeRecord, matchEntry, putEntry, writeThenVerify } from "../platform/edge-records";
-import { accessRecord, loadFile, sameServed, servedFields, type AccessRecord, type ServedFile } from "../files/access";
+import { accessRecord, loadFile, sameServed, servedFields, type AccessRecord, type ServedFile } from "./access";
 import { edgeCacheKey, EDGE_CACHE_SECONDS, type Variant } from "./edge-cache";
 import { servedType } from "./headers";
 

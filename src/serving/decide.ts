@@ -6,11 +6,11 @@
 // primary (access-records.ts), and the entry is stored again with that fresher record. A Bearer caller may
 // be the owner who just changed the file: always decided from D1.
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
 import { requestDb } from "../middleware/db";
-import { accessRecord, ANONYMOUS_VIEWER, carriedOwnerGoneAt, loadFile, viewerOf, type LoadedFile, type ServedFile, type Viewer } from "../files/access";
+import { accessRecord, ANONYMOUS_VIEWER, carriedOwnerGoneAt, loadFile, viewerOf, type LoadedFile, type ServedFile, type Viewer } from "./access";
 import { recordSeconds } from "../platform/edge-records";
 import { isId } from "../platform/ids";
 import { cachedAccess, cachedOwnerGoneAt } from "./access-records";

@@ -1,5 +1,5 @@
 // Forgetting the records that carry an owner's state when it changes (ban, unban, account deletion). Which
-// records carry it is files/access.ts's rule (carriesOwnerState): an owner's first files, by owner_ordinal,
+// records carry it is serving/access.ts's rule (carriesOwnerState): an owner's first files, by owner_ordinal,
 // so a bounded list (at most three keys per file). The owner's own record is auth's (forgetUser).
 import { and, eq, lte } from "drizzle-orm";
 import { files } from "../db/schema";

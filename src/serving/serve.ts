@@ -9,11 +9,11 @@
 // very same steps, then served by variant-serve.ts, or by the original with X-Variant-Fallback when it
 // cannot be made.
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { SERVING } from "../config";
-import { assertReadable, type Viewer } from "../files/access";
-import { contentDisposition } from "../files/content-disposition";
+import { assertReadable, type Viewer } from "./access";
+import { contentDisposition } from "./content-disposition";
 import { hotlinkAllowed, ownHosts } from "./hotlink";
 import { etagMatches, parseRange, quoteEtag } from "./range";
 import type { Variant } from "./edge-cache";
@@ -21,7 +21,7 @@ import { isPreviewBot } from "./bots";
 import { countHit } from "./view-counter";
 import { placeholderKind, placeholderResponse } from "./placeholder";
 import { claimRefresh, fillByteEntry, readByteEntry, refreshByteEntry, type ByteEntry } from "./byte-entries";
-import type { ServedFile } from "../files/access";
+import type { ServedFile } from "./access";
 import { bearerViewer, decide, type Decision, type EntrySource } from "./decide";
 import { BYTES_CSP, servedType } from "./headers";
 import { parseVariantQuery, type VariantQuery } from "./variants";

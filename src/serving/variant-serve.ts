@@ -7,10 +7,10 @@
 // Whatever cannot be made (a type the engine does not read, an engine error, no engine bound) is answered by
 // the caller with the original and `X-Variant-Fallback: <reason>`: never a 500.
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
-import type { ServedFile } from "../files/access";
+import type { AppEnv } from "../platform/env";
+import type { ServedFile } from "./access";
 import { ApiError } from "../platform/errors";
-import { contentDisposition } from "../files/content-disposition";
+import { contentDisposition } from "./content-disposition";
 import { nameMatchingType } from "../platform/image-types";
 import { EDGE_CACHE_SECONDS, variantCacheKey, type Variant } from "./edge-cache";
 import { matchEntry, putEntry } from "../platform/edge-records";

@@ -3,7 +3,7 @@
 //   continue (PUT, parts, complete, finalize, status, abort): the owner's session or `upload` key, or the
 //   anonymous uploader's upload token (a JWT scoped to exactly one file).
 import { createMiddleware } from "hono/factory";
-import type { AppEnv, AuthUser, Principal } from "../env";
+import type { AppEnv, AuthUser, Principal } from "../platform/env";
 import { requirePermission } from "../middleware/guards";
 import { ApiError, unauthorized } from "../platform/errors";
 import type { UploadWithFile } from "./records";

@@ -9,7 +9,7 @@ import type { Db } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { blocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { nsfwThreshold } from "../analysis/nsfw";
-import { jobQueue } from "../jobs/messages";
+import { jobQueue } from "../platform/job-messages";
 import { isId } from "../platform/ids";
 import { cdnUrl, fileUrl } from "../platform/urls";
 import { UPLOADS } from "../config";
@@ -18,7 +18,7 @@ import { assertNotEnded } from "./lifecycle";
 import { findUploadById, transitionUpload, type UploadWithFile } from "./records";
 import { finalizeWaitMs, waitForAnalysis } from "./analysis-wait";
 import type { Duplicate } from "../analysis/duplicates";
-import { findDuplicates } from "../analysis/duplicate-lookup";
+import { findDuplicates } from "../files/duplicate-lookup";
 import type { FileRow } from "../db/schema";
 
 export type FinalizeInput = {

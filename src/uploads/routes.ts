@@ -1,7 +1,7 @@
 // /upload/*: the direct flow (presign -> PUT -> finalize) and the multipart flow (init -> PUT parts ->
 // complete -> finalize). The two byte-streaming routes are exempt from the JSON body limit (app.ts).
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../platform/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { apiUrl } from "../platform/urls";

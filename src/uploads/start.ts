@@ -1,7 +1,7 @@
 // Starting an upload (presign for the direct flow, init for multipart): the checks of decisions.md § Uploads
 // in order (mime 415, plan size 413, direct-body limit 413, quota 402), then the atomic quota reservation and
 // the file + upload records, created together.
-import { jwtConfig } from "../env";
+import { jwtConfig } from "../platform/env";
 import { PLAN_LIMITS, UPLOADS, type PlanOrAnonymous, type UploadMime } from "../config";
 import type { Visibility } from "../db/schema";
 import type { Db } from "../platform/db";

@@ -6,7 +6,7 @@ import { seedFile, settledCount } from "../support/files";
 import { checkAlbumPassword } from "../../src/albums/service";
 import { loadAlbum } from "../../src/albums/queries";
 import { createDb } from "../../src/platform/db";
-import { ANONYMOUS_VIEWER } from "../../src/files/access";
+import { ANONYMOUS_VIEWER } from "../../src/serving/access";
 import { RateLimitError } from "../../src/platform/errors";
 
 let owner: TestUser;

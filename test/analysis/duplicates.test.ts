@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { BAND_BITS, bandProbes, bandValues, flipProbes } from "../../src/analysis/bands";
 import { matchBlocklist } from "../../src/analysis/blocklist";
 import { findNearHashes, indexBlocklistEntry, indexStatements, phashDistance } from "../../src/analysis/duplicates";
-import { embeddingCandidateStatement, findDuplicates, phashCandidateStatements } from "../../src/analysis/duplicate-lookup";
+import { embeddingCandidateStatement, findDuplicates, phashCandidateStatements } from "../../src/files/duplicate-lookup";
 import { analyzeFile } from "../../src/analysis/job";
 import { hammingDistance } from "../../src/analysis/phash";
 import { runBatch } from "../../src/platform/db";

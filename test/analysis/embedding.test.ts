@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ANALYSIS } from "../../src/config";
 import { phashDistance } from "../../src/analysis/duplicates";
-import { findDuplicates } from "../../src/analysis/duplicate-lookup";
+import { findDuplicates } from "../../src/files/duplicate-lookup";
 import { decodeFeatures, EMBEDDING_BANDS, embeddingBandValues, embeddingCode, embeddingDistance, embeddingProbes, encodeFeatures, isEmbeddingCode } from "../../src/analysis/embedding";
 import { analyzeFile } from "../../src/analysis/job";
 import { loadNsfwModel } from "../../src/analysis/nsfw";

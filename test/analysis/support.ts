@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { files, users, type FileRow } from "../../src/db/schema";
 import { DEAD_LETTER_QUEUE } from "../../src/jobs/queue";
-import type { JobMessage } from "../../src/jobs/messages";
+import type { JobMessage } from "../../src/platform/job-messages";
 import worker from "../../src/index";
 import { sha256Hex } from "../../src/platform/crypto";
 import { createDb } from "../../src/platform/db";

@@ -115,7 +115,7 @@ describe("access tokens (JWT)", () => {
 
   it("a refresh token used as a bearer access token", async () => {
     const user = await signup();
-    // Not shaped like a JWT, so it is read as an API key attempt (middleware/auth.ts) and gets that 401 text.
+    // Not shaped like a JWT, so it is read as an API key attempt (auth/principal.ts) and gets that 401 text.
     const res = await account(user.refresh);
     expect(res.status).toBe(401);
     expect(res.body.error).toBe("Invalid API key");

@@ -5,7 +5,7 @@ import { signup, type TestUser } from "../support/api";
 import { SITE, fetchRaw, seedFile } from "../support/files";
 import { cdnUrl } from "../../src/platform/urls";
 import { fitWithin } from "../../src/pages/picture";
-import { isUnsafeToRender } from "../../src/files/access";
+import { isUnsafeToRender } from "../../src/serving/access";
 import { inspectImage } from "../../src/analysis/header";
 import { ANALYSIS } from "../../src/config";
 import { gifHeader, pngHeader } from "../analysis/images";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { BASE58_ALPHABET, isBase58, randomBase58 } from "../../src/platform/base58";
 import { isId, newId, randomId } from "../../src/platform/ids";
-import { generateApiKey, isWellFormedApiKey } from "../../src/keys/keys";
+import { generateApiKey, isWellFormedApiKey } from "../../src/auth/api-keys";
 
 describe("base58", () => {
   it("the alphabet is the Bitcoin one: 58 distinct characters without 0, O, I, l", () => {

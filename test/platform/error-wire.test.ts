@@ -8,7 +8,7 @@ import { call, signup } from "../support/api";
 import { REQUEST_LIMITS } from "../../src/config";
 import { ApiError } from "../../src/platform/errors";
 import { onError } from "../../src/middleware/error-handler";
-import type { AppEnv } from "../../src/env";
+import type { AppEnv } from "../../src/platform/env";
 
 const SITE = "http://localhost:8787";
 const MALFORMED = { error: "Bad Request", message: "The request body is not valid JSON", details: { code: "malformed_json" } };

@@ -10,7 +10,7 @@ import { fileAccessKey } from "../../src/serving/edge-cache";
 import { ownerStates } from "../../src/auth/principal-records";
 import { purgeGlobally } from "../../src/platform/global-purge";
 import { fillFileRecords } from "../../src/serving/access-records";
-import { loadFile } from "../../src/files/access";
+import { loadFile } from "../../src/serving/access";
 import { createDb } from "../../src/platform/db";
 import { cdnUrl } from "../../src/platform/urls";
 import type { FileRow } from "../../src/db/schema";

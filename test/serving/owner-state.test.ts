@@ -9,7 +9,7 @@ import { edgeCacheKey, fileAccessKey } from "../../src/serving/edge-cache";
 import { ownerStates } from "../../src/auth/principal-records";
 import { fillFileRecords } from "../../src/serving/access-records";
 import { fillByteEntry } from "../../src/serving/byte-entries";
-import { loadFile } from "../../src/files/access";
+import { loadFile } from "../../src/serving/access";
 import { createDb } from "../../src/platform/db";
 import { SERVING } from "../../src/config";
 import type { FileRow } from "../../src/db/schema";

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { jobHandlers } from "../../src/jobs/queue";
 import { createDb } from "../../src/platform/db";
-import type { JobMessage } from "../../src/jobs/messages";
+import type { JobMessage } from "../../src/platform/job-messages";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, finalize, makePng, presign, putDirect, storage, uploadRow } from "./helpers";
 

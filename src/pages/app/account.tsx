@@ -1,6 +1,6 @@
 // Account: verification state, profile and safe mode, plan and usage, data export (streamed), deletion.
 import { Hono } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
 import { api, apiMessage, apiResponse, type ApiErrorBody } from "./api";
 import { clearSessionCookie } from "./session";

@@ -1,7 +1,7 @@
 // The album pages' parts: the list with the create form, and one album's page (files with cover choice, the
 // thumbnail picker for adding files, settings with the password state, delete).
 import type { Context } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice, plural } from "./ui";
 import type { Album, AlbumDetail, FileItem } from "./api";
 import { GridImage } from "../picture";

@@ -4,13 +4,13 @@
 // each call (auth/principal.ts lendPrincipal): the API does not check the session again.
 import type { Context } from "hono";
 import type { z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { lendPrincipal } from "../../auth/principal";
 import { BOOKMARK_HEADER } from "../../middleware/db";
-import type { AuthResponse, SignupRequest } from "../../auth/schemas";
+import type { AccountSchema, AuthResponse, SignupRequest } from "../../auth/schemas";
 import type { FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "../../files/schemas";
 import type { AlbumDetailSchema, AlbumSchema, CreateAlbumRequest, PatchAlbumRequest } from "../../albums/schemas";
-import type { AccountPatch, AccountSchema } from "../../account/schemas";
+import type { AccountPatch } from "../../account/schemas";
 import type { FinalizeResponse } from "../../uploads/schemas";
 import type { QueueQuery, ReportItem, ReportRequest, ResolveAction } from "../../moderation/schemas";
 import type { Pagination } from "../../platform/pagination";

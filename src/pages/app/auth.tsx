@@ -1,6 +1,6 @@
 // Sign up, log in, log out, e-mail verification, and the short-lived token for the client script.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice } from "./ui";
 import { api, apiMessage } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";

@@ -1,6 +1,6 @@
 // One file of mine: edit its metadata (and see its duplicates), or delete it after a confirmation page.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { api, apiMessage, type FileFull } from "./api";
 import { requireFormToken, str, type Form } from "./context";

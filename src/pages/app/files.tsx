@@ -1,7 +1,7 @@
 // My files: a searchable, filterable grid (title, size, views, date, copy-link), numbered pages, and
 // multi-select with bulk delete / visibility / add to album. Data only through the API.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice, Pager, formatBytes, plural, When } from "./ui";
 import { api, apiMessage, type Album, type FileItem } from "./api";
 import { requireSession } from "./context";

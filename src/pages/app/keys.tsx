@@ -1,7 +1,7 @@
 // API keys: create (shown once), ShareX uploader download, revoke after a confirmation page.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../env";
-import { authenticateApiKey } from "../../keys/keys";
+import type { AppEnv } from "../../platform/env";
+import { authenticateApiKey } from "../../auth/api-keys";
 import { api, apiMessage } from "./api";
 import { requireFormToken, requireSession } from "./context";
 import { KeysPage, RevokePage, type Created } from "./keys-views";

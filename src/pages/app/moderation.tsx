@@ -1,6 +1,6 @@
 // Moderation pages (moderators and admins): the report queue and a resolve form per report.
 import { Hono } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { api, apiMessage } from "./api";
 import { requireFormToken, requireSession, str, type Form } from "./context";

@@ -4,15 +4,16 @@
 // page request (context.ts); its principal is lent to that request's in-process API calls (api.ts).
 import type { Context } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
-import type { AppEnv } from "../../env";
-import { jwtConfig } from "../../env";
+import type { AppEnv } from "../../platform/env";
+import { jwtConfig } from "../../platform/env";
 import { verifyToken } from "../../platform/jwt";
 import { refreshSession, type SessionBody } from "../../auth/sessions";
 import { SESSION } from "../../config";
 import { timingSafeEqual } from "../../platform/crypto";
 import { findSession } from "../../auth/principal-records";
-import { clientIp, sessionState } from "../../auth/principal";
-import type { Principal } from "../../env";
+import { sessionState } from "../../auth/principal";
+import { clientIp } from "../../platform/client-ip";
+import type { Principal } from "../../platform/env";
 
 export const SESSION_COOKIE = "__Host-session";
 

@@ -1,7 +1,7 @@
 // Upload: drop, paste or pick images; the client script (static/app.js) uploads each with its progress into a
 // preview grid and shows its share links. Without JavaScript the form posts the images here in one request.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../env";
+import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { UploadResults, type UploadOutcome } from "./upload-result";
 import { api, apiMessage } from "./api";

@@ -1,7 +1,7 @@
 // The API's authentication: a thin adapter over auth/principal.ts, which resolves and checks credentials.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
-import { resolvePrincipal } from "../auth/principal";
+import type { AppEnv } from "../platform/env";
+import { resolvePrincipal } from "./principal";
 
 export const authenticate = () =>
   createMiddleware<AppEnv>(async (c, next) => {

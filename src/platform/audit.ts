@@ -2,8 +2,8 @@
 // unexecuted insert so callers put it in the same db.batch as the change it records.
 import { sql, type SQL } from "drizzle-orm";
 import { auditLog } from "../db/schema";
-import type { Db } from "../platform/db";
-import { newId } from "../platform/ids";
+import type { Db } from "./db";
+import { newId } from "./ids";
 
 export type AuditEntry = {
   actorId: string | null;

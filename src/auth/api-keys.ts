@@ -7,8 +7,8 @@ import { ApiError } from "../platform/errors";
 import { isBase58, randomBase58 } from "../platform/base58";
 import { sha256Hex } from "../platform/crypto";
 import { newId } from "../platform/ids";
-import type { AuthUser, Permission } from "../env";
-import { findKey, forgetKey, type FoundKey } from "../auth/principal-records";
+import type { AuthUser, Permission } from "../platform/env";
+import { findKey, forgetKey, type FoundKey } from "./principal-records";
 
 export function generateApiKey(): string {
   return API_KEYS.prefix + randomBase58(API_KEYS.bodyLength);

@@ -1,7 +1,7 @@
 // Content-Disposition for downloads: property tests that no stored filename can escape its parameters.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { cleanFilename, contentDisposition } from "../../src/files/content-disposition";
+import { cleanFilename, contentDisposition } from "../../src/serving/content-disposition";
 import { nameMatchingType } from "../../src/platform/image-types";
 import { UPLOADS } from "../../src/config";
 

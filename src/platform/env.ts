@@ -1,6 +1,6 @@
-import type { Db } from "./platform/db";
-import type { JwtConfig } from "./platform/jwt";
-import type { Plan, Role } from "./config";
+import type { Db } from "./db";
+import type { JwtConfig } from "./jwt";
+import type { Plan, Role } from "../config";
 
 export type Permission = "read" | "upload" | "manage";
 export const PERMISSIONS: readonly Permission[] = ["read", "upload", "manage"];
@@ -17,7 +17,7 @@ export type AuthUser = {
   emailVerified: boolean;
 };
 
-/** Who is calling. Exactly one place (middleware/auth.ts) builds it; guards in middleware/guards.ts read it. */
+/** Who is calling. Exactly one place (auth/middleware.ts) builds it; guards in middleware/guards.ts read it. */
 export type Principal =
   | { kind: "anonymous"; ip: string }
   | { kind: "session"; ip: string; user: AuthUser; sessionId: string }

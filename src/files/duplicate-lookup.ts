@@ -6,13 +6,13 @@
 import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, phashBands } from "../db/schema";
-import { liveFileCondition } from "../files/queries";
+import { liveFileCondition } from "./queries";
 import { runBatch, type Db, type Statement } from "../platform/db";
 import { fileUrl } from "../platform/urls";
-import { phashDistance, probeLists, similarBy, type Duplicate, type DuplicateSubject, type SimilarSignal } from "./duplicates";
-import { decodeFeatures, embeddingDistance, embeddingProbes, isEmbeddingCode } from "./embedding";
-import { EMBEDDING_MIN_BAND_HITS } from "./embedding-index";
-import { hammingDistance, isPhash } from "./phash";
+import { phashDistance, probeLists, similarBy, type Duplicate, type DuplicateSubject, type SimilarSignal } from "../analysis/duplicates";
+import { decodeFeatures, embeddingDistance, embeddingProbes, isEmbeddingCode } from "../analysis/embedding";
+import { EMBEDDING_MIN_BAND_HITS } from "../analysis/embedding-index";
+import { hammingDistance, isPhash } from "../analysis/phash";
 
 type Candidate = { id: string; phash: string | null; embedding: string | null };
 

@@ -1,5 +1,5 @@
 // Every message the image-jobs queue carries: one discriminated union, checked where messages are sent
-// (jobQueue) and where they are handled (the handler map in ./queue.ts). Imports nothing, so both the
+// (jobQueue) and where they are handled (the handler map in jobs/queue.ts). Imports nothing, so both the
 // senders and the handlers can depend on it without a circle.
 
 /** Analyse a finalized file (sent by finalize and by the cron that re-sends lost messages). */

@@ -4,7 +4,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../platform/db";
 import { files, users, type FileRow } from "../db/schema";
-import type { Principal } from "../env";
+import type { Principal } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { CodeWithStatus } from "../platform/error-codes";
 import { isId } from "../platform/ids";
