@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
-import { AccountPatch, AccountSchema, DeleteAccountBody } from "./schemas";
+import { AccountBody, AccountDeleted, AccountPatch, AccountSchema, AccountUpdated, DeleteAccountBody } from "./schemas";
 import { exportStream } from "./export";
 import { deleteAccount } from "./delete";
 import { accountResource, findUserById } from "../auth/queries";
@@ -24,7 +24,7 @@ accountRoutes.openapi(
     summary: "The signed-in user's account",
     security: bearer,
     middleware: [sessionOnly()] as const,
-    responses: { 200: json(z.object({ user: AccountSchema }), "The account"), ...errors(401, 403) },
+    responses: { 200: json(AccountBody, "The account"), ...errors(401, 403) },
   }),
   async (c) => {
     const user = await findUserById(c.get("db"), sessionPrincipal(c.get("principal")).user.id);
@@ -42,7 +42,7 @@ accountRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly()] as const,
     request: { body: jsonBody(AccountPatch) },
-    responses: { 200: json(z.object({ message: z.string(), user: AccountSchema }), "Updated"), ...errors(400, 401, 403, 409) },
+    responses: { 200: json(AccountUpdated, "Updated"), ...errors(400, 401, 403, 409) },
   }),
   async (c) => {
     const id = sessionPrincipal(c.get("principal")).user.id;
@@ -112,7 +112,7 @@ accountRoutes.openapi(
     middleware: [sessionOnly()] as const,
     request: { body: jsonBody(DeleteAccountBody) },
     responses: {
-      200: json(z.object({ message: z.string(), deleted: z.object({ files: z.number().int(), albums: z.number().int(), sessions: z.number().int(), apiKeys: z.number().int() }) }), "Deleted"),
+      200: json(AccountDeleted, "Deleted"),
       ...errors(400, 401, 403, 429),
     },
   }),
