@@ -99,6 +99,20 @@ export const UPLOADS = {
 };
 export type UploadMime = (typeof UPLOADS.mimeTypes)[number];
 
+/** How the site's upload script (src/pages/client/, bundled with these numbers inlined) sends files. */
+export const BROWSER_UPLOADS = {
+  /** Files of this size and more go multipart (parallel parts, each retried); smaller ones in one direct PUT.
+   *  Decimal, like every size the pages show (the upload page and docs say "5 MB"). */
+  multipartFromBytes: 5 * MB,
+  /** R2's smallest part: a file just past the cutoff goes in one or two parts. */
+  partBytes: UPLOADS.multipartPartBytes.min,
+  /** Parts of one file in flight at once, and files uploaded at once. */
+  parallelParts: 3,
+  parallelFiles: 2,
+  /** Attempts per part before the file fails (retryable statuses only: network, 408, 429, 5xx). */
+  partAttempts: 3,
+};
+
 // ---------------------------------------------------------------------------------------------------------
 // Files, albums, byte serving, view counting, purge (files/, albums/, serving/, jobs/purge.ts)
 

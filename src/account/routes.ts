@@ -4,7 +4,7 @@ import type { AppEnv } from "../platform/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
-import { AccountPatch, DeleteAccountBody } from "./schemas";
+import { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "./schemas";
 import { AccountSchema } from "../auth/schemas";
 import { exportStream } from "./export";
 import { deleteAccount } from "./delete";
@@ -25,7 +25,7 @@ accountRoutes.openapi(
     summary: "The signed-in user's account",
     security: bearer,
     middleware: [sessionOnly()] as const,
-    responses: { 200: json(z.object({ user: AccountSchema }), "The account"), ...errors(401, 403) },
+    responses: { 200: json(AccountBody, "The account"), ...errors(401, 403) },
   }),
   async (c) => {
     const user = await findUserById(c.get("db"), sessionPrincipal(c.get("principal")).user.id);
@@ -43,7 +43,7 @@ accountRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly()] as const,
     request: { body: jsonBody(AccountPatch) },
-    responses: { 200: json(z.object({ message: z.string(), user: AccountSchema }), "Updated"), ...errors(400, 401, 403, 409) },
+    responses: { 200: json(AccountUpdated, "Updated"), ...errors(400, 401, 403, 409) },
   }),
   async (c) => {
     const id = sessionPrincipal(c.get("principal")).user.id;
@@ -113,7 +113,7 @@ accountRoutes.openapi(
     middleware: [sessionOnly()] as const,
     request: { body: jsonBody(DeleteAccountBody) },
     responses: {
-      200: json(z.object({ message: z.string(), deleted: z.object({ files: z.number().int(), albums: z.number().int(), sessions: z.number().int(), apiKeys: z.number().int() }) }), "Deleted"),
+      200: json(AccountDeleted, "Deleted"),
       ...errors(400, 401, 403, 429),
     },
   }),

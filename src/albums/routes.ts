@@ -15,9 +15,12 @@ import {
   AddFilesRequest,
   AlbumDetailSchema,
   AlbumFileParams,
+  AlbumFilesAdded,
   AlbumFilesQuery,
   AlbumIdParam,
+  AlbumList,
   AlbumSchema,
+  AlbumUpdated,
   CreateAlbumRequest,
   PatchAlbumRequest,
 } from "./schemas";
@@ -68,7 +71,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { query: PageQuery },
-    responses: { 200: json(z.object({ albums: z.array(AlbumSchema), pagination: Pagination }), "One page of albums"), ...errors(400, 401, 403, 429) },
+    responses: { 200: json(AlbumList, "One page of albums"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
     const { limit, offset } = c.req.valid("query");
@@ -131,7 +134,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumIdParam, body: jsonBody(PatchAlbumRequest) },
-    responses: { 200: json(z.object({ message: z.string(), album: AlbumSchema }), "Updated"), ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: json(AlbumUpdated, "Updated"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
     const album = await ownAlbum(c.get("db"), c.req.valid("param").id, viewerOf(c.get("principal")));
@@ -188,7 +191,7 @@ albumRoutes.openapi(
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumIdParam, body: jsonBody(AddFilesRequest) },
     responses: {
-      200: json(z.object({ message: z.string(), added: z.number().int(), requested: z.number().int() }), "Added"),
+      200: json(AlbumFilesAdded, "Added"),
       ...errors(400, 401, 403, 404, 429),
     },
   }),

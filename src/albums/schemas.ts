@@ -65,3 +65,8 @@ export const AlbumDetailSchema = AlbumSchema.extend({
 }).openapi("AlbumDetail");
 
 export const AlbumFilesQuery = PageQuery;
+
+/** Answers of GET /albums, PATCH /albums/:id and POST /albums/:id/files (routes.ts), named for the pages too. */
+export const AlbumList = z.object({ albums: z.array(AlbumSchema), pagination: Pagination });
+export const AlbumUpdated = z.object({ message: z.string(), album: AlbumSchema });
+export const AlbumFilesAdded = z.object({ message: z.string(), added: z.number().int(), requested: z.number().int() });

@@ -8,7 +8,7 @@ import { Pagination } from "../platform/pagination";
 import { apiRouter } from "../platform/router";
 import { ApiError, unauthorized } from "../platform/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
-import { FileIdParam, FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "./schemas";
+import { FileIdParam, FileList, FileListItemSchema, FileSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "./schemas";
 import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, readableFile, reviewReason, viewerOf, fileNotFound } from "../serving/access";
 import { ownFile, patchRefusal, underReview } from "./owner-changes";
 import { fileCounts, listOwnFiles, softDeleteFile, updateFile } from "./queries";
@@ -52,7 +52,7 @@ fileRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { query: ListFilesQuery },
-    responses: { 200: json(z.object({ files: z.array(FileListItemSchema), pagination: Pagination }), "One page of files"), ...errors(400, 401, 403, 429) },
+    responses: { 200: json(FileList, "One page of files"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
     const q = c.req.valid("query");
@@ -124,7 +124,7 @@ fileRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: FileIdParam, body: jsonBody(PatchFileRequest) },
-    responses: { 200: json(z.object({ message: z.string(), file: FileSchema }), "Updated"), ...errors(400, 401, 403, 404, 409, 410, 429) },
+    responses: { 200: json(FileUpdated, "Updated"), ...errors(400, 401, 403, 404, 409, 410, 429) },
   }),
   async (c) => {
     const now = Date.now();

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { VISIBILITIES } from "../db/schema";
 import { FILE_METADATA } from "../config";
-import { PageQuery } from "../platform/pagination";
+import { PageQuery, Pagination } from "../platform/pagination";
 
 export const Visibility = z.enum(VISIBILITIES);
 export const HotlinkPolicy = z.enum(["allow", "whitelist", "block"]);
@@ -152,3 +152,7 @@ export const FileListItemSchema = z
     createdAt: z.string(),
   })
   .openapi("FileListItem");
+
+/** Answers of GET /files and PATCH /files/:id (routes.ts), named so the pages type their calls with them. */
+export const FileList = z.object({ files: z.array(FileListItemSchema), pagination: Pagination });
+export const FileUpdated = z.object({ message: z.string(), file: FileSchema });

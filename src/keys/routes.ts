@@ -1,52 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PERMISSIONS, type AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
+import { ApiKeyList, CreatedKey, CreateKeyRequest } from "./schemas";
 import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api-keys";
-import { Pagination, PageQuery } from "../platform/pagination";
+import { PageQuery } from "../platform/pagination";
 
 export const keyRoutes = apiRouter();
 const tags = ["API keys"];
-
-const Permission = z.enum(PERMISSIONS as unknown as ["read", "upload", "manage"]);
-
-const CreateKeyRequest = z
-  .object({
-    name: z.string().trim().min(1).max(100),
-    permissions: z.array(Permission).min(1).max(3).default(["read", "upload"]),
-    expiresAt: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .refine((v) => v === undefined || Date.parse(v) > Date.now(), "expiresAt must be in the future"),
-  })
-  .strict()
-  .openapi("CreateApiKeyRequest");
-
-const ApiKey = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    prefix: z.string().openapi({ example: "pk_4hQ2vZ" }),
-    permissions: z.array(Permission),
-    expiresAt: z.string().nullable(),
-    lastUsedAt: z.string().nullable(),
-    createdAt: z.string(),
-    revokedAt: z.string().nullable(),
-  })
-  .openapi("ApiKey");
-
-const CreatedKey = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    key: z.string().openapi({ description: "The full key. Shown only in this response." }),
-    prefix: z.string(),
-    permissions: z.array(Permission),
-    expiresAt: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .openapi("CreatedApiKey");
 
 keyRoutes.openapi(
   createRoute({
@@ -81,7 +43,7 @@ keyRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly()] as const,
     request: { query: PageQuery },
-    responses: { 200: json(z.object({ keys: z.array(ApiKey), pagination: Pagination }), "Keys"), ...errors(400, 401, 403) },
+    responses: { 200: json(ApiKeyList, "Keys"), ...errors(400, 401, 403) },
   }),
   async (c) => {
     const { limit, offset } = c.req.valid("query");

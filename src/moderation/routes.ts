@@ -7,7 +7,7 @@ import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { Pagination } from "../platform/pagination";
 import { apiRouter } from "../platform/router";
 import { viewerOf } from "../serving/access";
-import { QueueQuery, ReportCreated, ReportIdParam, ReportItem, ReportRequest, ResolveRequest, ResolveResponse } from "./schemas";
+import { QueueQuery, ReportCreated, ReportIdParam, ReportItem, ReportList, ReportRequest, ResolveRequest, ResolveResponse } from "./schemas";
 import { complianceMessage, fileReport } from "./reports";
 import { listQueue, reportItem } from "./queue";
 import { resolveReport } from "./resolve";
@@ -60,7 +60,7 @@ moderationRoutes.openapi(
     security: bearer,
     middleware: [moderators()] as const,
     request: { query: QueueQuery },
-    responses: { 200: json(z.object({ reports: z.array(ReportItem), pagination: Pagination }), "One page of reports"), ...errors(400, 401, 403, 429) },
+    responses: { 200: json(ReportList, "One page of reports"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
     const q = c.req.valid("query");

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { REPORT_REASONS } from "../db/schema";
 import { MODERATION } from "../config";
-import { PageQuery } from "../platform/pagination";
+import { PageQuery, Pagination } from "../platform/pagination";
 
 export const Reason = z.enum(REPORT_REASONS).openapi({ description: "csam and terrorism are high priority: the file is hidden at once" });
 export const Priority = z.enum(["high", "normal"]);
@@ -111,3 +111,6 @@ export const ResolveResponse = z
   .openapi("ResolveReportResponse");
 
 export const ReportIdParam = z.object({ id: z.string().max(64).openapi({ example: "rep_V1StGXR8_Z5jdHi6B-myT" }) });
+
+/** The answer of GET /moderation/queue (routes.ts), named for the pages too. */
+export const ReportList = z.object({ reports: z.array(ReportItem), pagination: Pagination });

@@ -17,7 +17,7 @@ const LINKS: Record<NavState["kind"], [string, string][]> = {
 
 /** On a phone the links sit behind a Menu disclosure (<details>: no script needed, Enter and Space open it, the
  *  stylesheet keeps it from moving anything while a page loads); from 52rem on the stylesheet shows them in a row
- *  without the Menu button. app.js adds Escape and a tap outside to close it. */
+ *  without the Menu button. The client script (client/menu.ts) adds Escape and a tap outside to close it. */
 function Nav(props: { state: NavState; current?: string }) {
   const { state, current } = props;
   const mark = (href: string) => (current && (current === href || current.startsWith(`${href}/`)) ? "page" : undefined);

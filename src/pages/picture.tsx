@@ -1,7 +1,7 @@
 // How the pages ask for image bytes: every <img> names the width ladder's variants in `srcset` (the browser
 // picks by the `sizes` it is given and the screen's density) and keeps width/height so nothing shifts when it
 // arrives. Grids use the thumbnail's family (never the original: a file still being analysed shows the
-// placeholder SVG, a refused one never reaches a browser). While an image loads, app.js paints the file's
+// placeholder SVG, a refused one never reaches a browser). While an image loads, the client script (client/placeholders.ts) paints the file's
 // dominant colour and its ThumbHash from the data attributes (the CSP allows no inline style).
 import { ANALYSIS, VARIANTS } from "../config";
 import { fileUrl, thumbnailUrl } from "../platform/urls";
@@ -17,7 +17,7 @@ export const OG_IMAGE_WIDTH = 1600;
 type Painted = { placeholder?: string | null; dominantColor?: string | null };
 type Sized = { id: string; width: number | null; height: number | null };
 
-/** The data attributes app.js paints from (none when the analysis made no placeholder). */
+/** The data attributes the client script paints from (none when the analysis made no placeholder). */
 export function placeholderData(f: Painted) {
   return {
     "data-placeholder": f.placeholder ?? undefined,

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gradientBmp, openPage, root, startApp, suitePort, verifyLink } from "./support.mjs";
+import { BROWSER_UPLOADS, UPLOADS } from "../../src/config.ts";
 
 const PORT = suitePort(0);
 const ORIGIN = `http://localhost:${PORT}`;
@@ -220,5 +221,35 @@ describe("web app in chromium", () => {
     expect(overflow).toBe(false);
     await p.screenshot({ path: path.join(SHOTS, "login-phone.png"), fullPage: true });
     await phone.close();
+  });
+
+  it("sends files from config's multipart cutoff (decimal MB) in parts of the server's part size", async () => {
+    const cutoff = BROWSER_UPLOADS.multipartFromBytes;
+    const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
+    // BMPs on each side of the cutoff, both below 5 MiB (the cutoff the script once had on its own).
+    const below = path.join(dir, "below.bmp");
+    const above = path.join(dir, "above.bmp");
+    writeFileSync(below, gradientBmp(1276, 1276)); // 4,884,582 bytes
+    writeFileSync(above, gradientBmp(1304, 1304)); // 5,101,302 bytes
+    expect(4_884_582 < cutoff && cutoff <= 5_101_302 && 5_101_302 < 5 * 1024 * 1024).toBe(true);
+    const calls = [];
+    const record = (req) => {
+      const m = /\/upload\/(presign|multipart\/init)$/.exec(new URL(req.url()).pathname);
+      if (m && req.method() === "POST") calls.push({ flow: m[1], body: req.postDataJSON() });
+    };
+    page.on("request", record);
+    try {
+      await page.goto(`${ORIGIN}/app/upload`);
+      await page.setInputFiles("#files", [below, above]);
+      await page.getByRole("button", { name: "Upload" }).click();
+      await expect.poll(() => page.locator("#queue .status", { hasText: /^done$/ }).count(), { timeout: 120_000 }).toBe(2);
+    } finally {
+      page.off("request", record);
+    }
+    const byName = Object.fromEntries(calls.map((c) => [c.body.filename, c]));
+    expect(byName["below.bmp"].flow).toBe("presign");
+    expect(byName["above.bmp"].flow).toBe("multipart/init");
+    expect(byName["above.bmp"].body.partSize).toBe(BROWSER_UPLOADS.partBytes);
+    expect(BROWSER_UPLOADS.partBytes).toBeGreaterThanOrEqual(UPLOADS.multipartPartBytes.min);
   });
 });

@@ -7,13 +7,16 @@ import type { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/env";
 import { lendPrincipal } from "../../auth/principal";
 import { BOOKMARK_HEADER } from "../../middleware/db";
-import type { AccountSchema, AuthResponse, SignupRequest } from "../../auth/schemas";
-import type { FileListItemSchema, FileSchema, ListFilesQuery, PatchFileRequest } from "../../files/schemas";
-import type { AlbumDetailSchema, AlbumSchema, CreateAlbumRequest, PatchAlbumRequest } from "../../albums/schemas";
-import type { AccountPatch } from "../../account/schemas";
+import type { ErrorBody, MessageBody } from "../../platform/openapi";
+import type { fieldErrors } from "../../platform/validation";
+import type { AccountSchema, AuthResponse, LoginRequest, SignupRequest } from "../../auth/schemas";
+import type { FileList, FileSchema, FileListItemSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "../../files/schemas";
+import type { AddFilesRequest, AlbumDetailSchema, AlbumFilesAdded, AlbumList, AlbumSchema, AlbumUpdated, CreateAlbumRequest, PatchAlbumRequest } from "../../albums/schemas";
+import type { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "../../account/schemas";
+import type { ApiKey as ApiKeySchema, ApiKeyList, CreatedKey as CreatedKeySchema, CreateKeyRequest } from "../../keys/schemas";
+import type { LimitsBody } from "../../limits/schemas";
 import type { FinalizeResponse } from "../../uploads/schemas";
-import type { QueueQuery, ReportItem, ReportRequest, ResolveAction } from "../../moderation/schemas";
-import type { Pagination } from "../../platform/pagination";
+import type { QueueQuery, ReportCreated, ReportItem, ReportList, ReportRequest, ResolveRequest, ResolveResponse } from "../../moderation/schemas";
 
 /** The app's own fetch, lent to the pages by siteRoutes(). */
 export type InProcessApi = (req: Request, env: Env, ctx: Context<AppEnv>["executionCtx"]) => Response | Promise<Response>;
@@ -24,12 +27,14 @@ declare module "hono" {
   }
 }
 
-export type ApiErrorBody = { error?: string; message?: string; details?: { code?: string; fields?: { path: string; message: string }[] } & Record<string, unknown> };
+/** The API's error body (ErrorBody), every part optional: a refused in-process call may answer anything. */
+export type ApiErrorBody = Partial<Omit<z.output<typeof ErrorBody>, "details">> & {
+  details?: { code?: string; fields?: ReturnType<typeof fieldErrors> } & Record<string, unknown>;
+};
 export type ApiResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; body: ApiErrorBody };
 
 type Out<S extends z.ZodType> = z.output<S>;
 type In<S extends z.ZodType> = z.input<S>;
-type Page = Out<typeof Pagination>;
 export type FileItem = Out<typeof FileListItemSchema>;
 export type FileFull = Out<typeof FileSchema>;
 export type Album = Out<typeof AlbumSchema>;
@@ -37,14 +42,10 @@ export type AlbumDetail = Out<typeof AlbumDetailSchema>;
 export type Account = Out<typeof AccountSchema>;
 export type UploadAnswer = Out<typeof FinalizeResponse>;
 export type Report = Out<typeof ReportItem>;
-export type ApiKey = { id: string; name: string; prefix: string; permissions: string[]; expiresAt: string | null; lastUsedAt: string | null; createdAt: string; revokedAt: string | null };
-export type CreatedKey = Omit<ApiKey, "lastUsedAt" | "revokedAt"> & { key: string };
-export type Limits = {
-  plan: string;
-  maxFileBytes: number;
-  quota: { used: number; reserved: number; total: number; remaining: number };
-  rateLimits: { apiCalls: { remaining: number | null }; uploads: { remaining: number | null } };
-};
+export type ApiKey = Out<typeof ApiKeySchema>;
+export type CreatedKey = Out<typeof CreatedKeySchema>;
+export type Limits = Out<typeof LimitsBody>;
+type Message = Out<typeof MessageBody>;
 
 /** What an in-process call inherits from the page request: the client's IP, the page's D1 bookmark (the API
  *  then reads at least as fresh as the page did) and the page's session. */
@@ -92,38 +93,38 @@ type Query<S extends z.ZodType> = { [K in keyof In<S>]?: string | number | boole
 
 /** The API, as the pages use it. */
 export const api = {
-  login: (c: Context<AppEnv>, body: { email: string; password: string }) => call<Out<typeof AuthResponse>>(c, "POST", "/auth/login", body),
+  login: (c: Context<AppEnv>, body: In<typeof LoginRequest>) => call<Out<typeof AuthResponse>>(c, "POST", "/auth/login", body),
   signup: (c: Context<AppEnv>, body: In<typeof SignupRequest>) => call<Out<typeof AuthResponse>>(c, "POST", "/auth/signup", body),
-  logout: (c: Context<AppEnv>) => call<{ message: string }>(c, "POST", "/auth/logout"),
-  verifyEmail: (c: Context<AppEnv>, token: string) => call<{ message: string }>(c, "POST", "/auth/verify-email", { token }),
-  resendVerification: (c: Context<AppEnv>) => call<{ message: string }>(c, "POST", "/auth/resend-verification"),
+  logout: (c: Context<AppEnv>) => call<Message>(c, "POST", "/auth/logout"),
+  verifyEmail: (c: Context<AppEnv>, token: string) => call<Message & { user: Account }>(c, "POST", "/auth/verify-email", { token }),
+  resendVerification: (c: Context<AppEnv>) => call<Message>(c, "POST", "/auth/resend-verification"),
 
-  listFiles: (c: Context<AppEnv>, q: Query<typeof ListFilesQuery>) => call<{ files: FileItem[]; pagination: Page }>(c, "GET", `/files${qs(q)}`),
+  listFiles: (c: Context<AppEnv>, q: Query<typeof ListFilesQuery>) => call<Out<typeof FileList>>(c, "GET", `/files${qs(q)}`),
   getFile: (c: Context<AppEnv>, fileId: string) => call<FileFull>(c, "GET", `/files/${id(fileId)}`),
-  patchFile: (c: Context<AppEnv>, fileId: string, body: In<typeof PatchFileRequest>) => call<{ message: string; file: FileFull }>(c, "PATCH", `/files/${id(fileId)}`, body),
-  deleteFile: (c: Context<AppEnv>, fileId: string) => call<{ message: string }>(c, "DELETE", `/files/${id(fileId)}`),
+  patchFile: (c: Context<AppEnv>, fileId: string, body: In<typeof PatchFileRequest>) => call<Out<typeof FileUpdated>>(c, "PATCH", `/files/${id(fileId)}`, body),
+  deleteFile: (c: Context<AppEnv>, fileId: string) => call<Message>(c, "DELETE", `/files/${id(fileId)}`),
 
-  listAlbums: (c: Context<AppEnv>) => call<{ albums: Album[]; pagination: Page }>(c, "GET", "/albums?limit=100"),
+  listAlbums: (c: Context<AppEnv>) => call<Out<typeof AlbumList>>(c, "GET", "/albums?limit=100"),
   getAlbum: (c: Context<AppEnv>, albumId: string, limit = 100) => call<AlbumDetail>(c, "GET", `/albums/${id(albumId)}?limit=${limit}`),
   createAlbum: (c: Context<AppEnv>, body: In<typeof CreateAlbumRequest>) => call<Album>(c, "POST", "/albums", body),
-  patchAlbum: (c: Context<AppEnv>, albumId: string, body: In<typeof PatchAlbumRequest>) => call<Album>(c, "PATCH", `/albums/${id(albumId)}`, body),
-  addToAlbum: (c: Context<AppEnv>, albumId: string, fileIds: string[]) => call<unknown>(c, "POST", `/albums/${id(albumId)}/files`, { fileIds }),
-  removeFromAlbum: (c: Context<AppEnv>, albumId: string, fileId: string) => call<unknown>(c, "DELETE", `/albums/${id(albumId)}/files/${id(fileId)}`),
-  deleteAlbum: (c: Context<AppEnv>, albumId: string) => call<{ message: string }>(c, "DELETE", `/albums/${id(albumId)}`),
+  patchAlbum: (c: Context<AppEnv>, albumId: string, body: In<typeof PatchAlbumRequest>) => call<Out<typeof AlbumUpdated>>(c, "PATCH", `/albums/${id(albumId)}`, body),
+  addToAlbum: (c: Context<AppEnv>, albumId: string, fileIds: In<typeof AddFilesRequest>["fileIds"]) => call<Out<typeof AlbumFilesAdded>>(c, "POST", `/albums/${id(albumId)}/files`, { fileIds }),
+  removeFromAlbum: (c: Context<AppEnv>, albumId: string, fileId: string) => call<Message>(c, "DELETE", `/albums/${id(albumId)}/files/${id(fileId)}`),
+  deleteAlbum: (c: Context<AppEnv>, albumId: string) => call<Message>(c, "DELETE", `/albums/${id(albumId)}`),
 
-  listKeys: (c: Context<AppEnv>) => call<{ keys: ApiKey[] }>(c, "GET", "/keys?limit=100"),
-  createKey: (c: Context<AppEnv>, body: { name: string; permissions: string[]; expiresAt?: string }) => call<CreatedKey>(c, "POST", "/keys", body),
-  revokeKey: (c: Context<AppEnv>, keyId: string) => call<{ message: string }>(c, "DELETE", `/keys/${id(keyId)}`),
+  listKeys: (c: Context<AppEnv>) => call<Out<typeof ApiKeyList>>(c, "GET", "/keys?limit=100"),
+  // Permissions as the form sent them: the API refuses unknown ones with its own message.
+  createKey: (c: Context<AppEnv>, body: Omit<In<typeof CreateKeyRequest>, "permissions"> & { permissions: string[] }) => call<CreatedKey>(c, "POST", "/keys", body),
+  revokeKey: (c: Context<AppEnv>, keyId: string) => call<Message>(c, "DELETE", `/keys/${id(keyId)}`),
 
-  account: (c: Context<AppEnv>) => call<{ user: Account }>(c, "GET", "/account"),
+  account: (c: Context<AppEnv>) => call<Out<typeof AccountBody>>(c, "GET", "/account"),
   limits: (c: Context<AppEnv>) => call<Limits>(c, "GET", "/account/limits"),
-  patchAccount: (c: Context<AppEnv>, body: In<typeof AccountPatch>) => call<{ message: string; user: Account }>(c, "PATCH", "/account", body),
-  deleteAccount: (c: Context<AppEnv>, password: string) => call<{ message: string }>(c, "DELETE", "/account", { password }),
+  patchAccount: (c: Context<AppEnv>, body: In<typeof AccountPatch>) => call<Out<typeof AccountUpdated>>(c, "PATCH", "/account", body),
+  deleteAccount: (c: Context<AppEnv>, password: In<typeof DeleteAccountBody>["password"]) => call<Out<typeof AccountDeleted>>(c, "DELETE", "/account", { password }),
 
-  report: (c: Context<AppEnv>, body: In<typeof ReportRequest>) => call<{ message: string; reportId: string }>(c, "POST", "/moderation/report", body),
-  queue: (c: Context<AppEnv>, q: Query<typeof QueueQuery>) => call<{ reports: Report[]; pagination: Page }>(c, "GET", `/moderation/queue${qs(q)}`),
-  resolve: (c: Context<AppEnv>, reportId: string, body: { action: z.infer<typeof ResolveAction>; note: string }) =>
-    call<unknown>(c, "POST", `/moderation/reports/${id(reportId)}/resolve`, body),
+  report: (c: Context<AppEnv>, body: In<typeof ReportRequest>) => call<Out<typeof ReportCreated>>(c, "POST", "/moderation/report", body),
+  queue: (c: Context<AppEnv>, q: Query<typeof QueueQuery>) => call<Out<typeof ReportList>>(c, "GET", `/moderation/queue${qs(q)}`),
+  resolve: (c: Context<AppEnv>, reportId: string, body: In<typeof ResolveRequest>) => call<Out<typeof ResolveResponse>>(c, "POST", `/moderation/reports/${id(reportId)}/resolve`, body),
 
   /** The one-request upload (multipart/form-data), framed once so it carries a Content-Length. */
   async uploadForm(c: Context<AppEnv>, form: FormData): Promise<ApiResult<UploadAnswer>> {

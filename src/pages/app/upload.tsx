@@ -1,4 +1,4 @@
-// Upload: drop, paste or pick images; the client script (static/app.js) uploads each with its progress into a
+// Upload: drop, paste or pick images; the client script (src/pages/client/upload.ts) uploads each with its progress into a
 // preview grid and shows its share links. Without JavaScript the form posts the images here in one request.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
@@ -6,8 +6,9 @@ import { AppLayout, Csrf, Notice } from "./ui";
 import { UploadResults, type UploadOutcome } from "./upload-result";
 import { api, apiMessage } from "./api";
 import { requireFormToken, requireSession } from "./context";
+import { UPLOADS } from "../../config";
 
-const ACCEPT = "image/jpeg,image/png,image/gif,image/webp,image/avif,image/bmp";
+const ACCEPT = UPLOADS.mimeTypes.join(",");
 
 function UploadPage(props: { c: Context<AppEnv> }) {
   const { c } = props;

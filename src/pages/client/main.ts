@@ -1,0 +1,19 @@
+// The site's one client script, bundled by scripts/build-assets.mjs (esbuild: one minified classic script,
+// served as a content-hashed asset; the pages' strict CSP allows no inline script). Each module looks for its
+// page's elements and does nothing elsewhere.
+import { initCopyButtons } from "./copy";
+import { initBulkBar } from "./files-bulk";
+import { initLightbox } from "./lightbox";
+import { initMenu } from "./menu";
+import { initPlaceholders } from "./placeholders";
+import { initUpload } from "./upload";
+
+// Read while the script runs: currentScript is null in any callback.
+const thumbhashUrl = document.currentScript?.getAttribute("data-thumbhash") ?? null;
+
+initCopyButtons();
+initMenu();
+initBulkBar();
+initPlaceholders(thumbhashUrl);
+initLightbox();
+initUpload();

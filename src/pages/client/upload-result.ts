@@ -1,0 +1,71 @@
+// What a row of the upload queue shows at the end: the share links with Copy buttons, the analysis and any
+// duplicates; or why the upload failed, with the plan's limits for the refusals a person can act on.
+import { UPLOADS } from "../../config";
+import { el, formatBytes } from "./dom";
+import { type ApiError, type Finalized, uploadApi } from "./upload-api";
+import type { Job } from "./upload-flows";
+
+let copyId = 0;
+
+// The same words as the no-JavaScript results page (src/pages/app/upload-result.tsx).
+function analysisSummary(fin: Finalized): string {
+  if (fin.analysis === "failed") return `Not analysed: ${fin.analysisError || "the image could not be read"}.`;
+  if (fin.analysis !== "done") return "Still being analysed: its page shows the result in a moment.";
+  const parts = [`Analysed: ${fin.width} × ${fin.height}`];
+  if (fin.nsfwScore !== null) parts.push(`NSFW score ${fin.nsfwScore.toFixed(2)}${fin.ageRestricted ? " (age-restricted)" : ""}`);
+  const n = (fin.duplicates || []).length;
+  parts.push(n === 0 ? "no duplicates among your files" : n === 1 ? "1 duplicate among your files" : `${n} duplicates among your files`);
+  return `${parts.join(" · ")}.`;
+}
+
+export function showResult(job: Job, fin: Finalized): void {
+  job.bar.value = 100;
+  job.status.textContent = "done";
+  const links = el("div", { class: "links" });
+  const name = job.file.name.replace(/[[\]"<>]/g, "");
+  const rows: [string, string][] = [
+    ["Page", `${location.origin}/f/${fin.fileId}`],
+    ["Direct", fin.url],
+    ["Markdown", `![${name}](${fin.url})`],
+    ["BBCode", `[img]${fin.url}[/img]`],
+  ];
+  for (const [label, value] of rows) {
+    const id = `link-${++copyId}`;
+    const wrap = el("div", { class: "link" });
+    wrap.appendChild(el("label", { for: id }, label));
+    wrap.appendChild(el("input", { id, readonly: "", value }));
+    wrap.appendChild(el("button", { type: "button", class: "small", "data-copy": `#${id}`, "aria-label": `Copy ${label} of ${job.file.name}` }, "Copy"));
+    links.appendChild(wrap);
+  }
+  job.li.appendChild(links);
+  job.li.appendChild(el("p", { class: "muted analysis" }, analysisSummary(fin)));
+  for (const d of fin.duplicates || []) {
+    const p = el("p", { class: "muted" }, d.match === "exact" ? "Identical to " : d.signal === "embedding" ? "Similar (cropped or turned) to " : `Similar to (distance ${d.distance}) `);
+    p.appendChild(el("a", { href: `/f/${d.fileId}` }, d.fileId));
+    job.li.appendChild(p);
+  }
+}
+
+/** The accepted types as people know them: "JPEG, PNG, GIF, WebP, AVIF, BMP". */
+const ACCEPTED = UPLOADS.mimeTypes.map((m) => ({ jpeg: "JPEG", png: "PNG", gif: "GIF", webp: "WebP", avif: "AVIF", bmp: "BMP" })[m.slice(6)] ?? m).join(", ");
+
+const WHY: Record<number, string> = {
+  413: "This file is larger than your plan allows.",
+  402: "Your storage quota is full.",
+  415: `This file type is not accepted (${ACCEPTED}).`,
+  429: "Too many uploads right now: wait a little and retry.",
+};
+
+export function explain(job: Job, err: ApiError, limitsEl: HTMLElement): void {
+  job.li.classList.add("failed");
+  job.status.textContent = `failed: ${err.message}`;
+  const why = WHY[err.status];
+  if (!why) return;
+  uploadApi
+    .limits()
+    .then((l) => {
+      const left = l.rateLimits.uploads.remaining !== null ? `; ${l.rateLimits.uploads.remaining} uploads left in this window.` : ".";
+      limitsEl.textContent = `${why} Plan ${l.plan}: files up to ${formatBytes(l.maxFileBytes)}; ${formatBytes(l.quota.remaining)} of ${formatBytes(l.quota.total)} storage left${left}`;
+    })
+    .catch(() => {});
+}

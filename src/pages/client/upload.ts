@@ -1,0 +1,121 @@
+// The upload page: picker, drag and drop and paste fill a queue with previews; Upload sends them two at a time,
+// each with its progress bar, then shows its links (upload-result.ts). Without JavaScript the form posts instead.
+import { BROWSER_UPLOADS } from "../../config";
+import { el, formatBytes } from "./dom";
+import { ApiError, getToken, uploadApi } from "./upload-api";
+import { dimensions, store, type Job, type UploadMeta } from "./upload-flows";
+import { explain, showResult } from "./upload-result";
+
+type UploadForm = HTMLFormElement & {
+  title: HTMLInputElement;
+  description: HTMLTextAreaElement;
+  tags: HTMLInputElement;
+  visibility: HTMLSelectElement;
+  expiry: HTMLSelectElement;
+};
+
+function meta(form: UploadForm): UploadMeta {
+  const m: UploadMeta = { visibility: form.visibility.value as UploadMeta["visibility"] };
+  const title = form.title.value.trim();
+  const description = form.description.value.trim();
+  if (title) m.title = title;
+  if (description) m.description = description;
+  if (form.expiry.value) m.expiresIn = Number(form.expiry.value);
+  return m;
+}
+
+const tagsOf = (form: UploadForm) =>
+  form.tags.value
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+
+async function run(job: Job, m: UploadMeta, tags: string[], limitsEl: HTMLElement): Promise<void> {
+  try {
+    const r = await store(job, m);
+    const d = await dimensions(job.file);
+    job.status.textContent = "finalizing";
+    const fin = await uploadApi.finalize({ uploadId: r.p.uploadId, fileId: r.p.fileId, storeKey: r.p.storeKey, storeEtag: r.etag, ...d });
+    if (tags.length) await uploadApi.patchFile(fin.fileId, { tags });
+    showResult(job, fin);
+  } catch (err) {
+    explain(job, err instanceof ApiError ? err : new ApiError(0, { message: String((err instanceof Error && err.message) || err) }), limitsEl);
+  }
+}
+
+export function initUpload(): void {
+  const form = document.getElementById("upload-form") as UploadForm | null;
+  const input = document.getElementById("files") as HTMLInputElement | null;
+  const drop = document.getElementById("drop");
+  const queueEl = document.getElementById("queue");
+  const limitsEl = document.getElementById("limits-msg");
+  if (!form || !input || !drop || !queueEl || !limitsEl) return;
+  const picked = document.getElementById("picked");
+  const pending: Job[] = [];
+  const countPicked = () => {
+    if (picked) picked.textContent = pending.length === 0 ? "" : pending.length === 1 ? "1 image ready" : `${pending.length} images ready`;
+  };
+
+  const addFiles = (list: ArrayLike<File | null>) => {
+    for (const f of Array.from(list)) {
+      if (!f || !f.type || f.type.indexOf("image/") !== 0) continue;
+      const li = el("li", { class: "item" });
+      const preview = el("img", { class: "preview", alt: `Preview of ${f.name}` });
+      preview.src = URL.createObjectURL(f);
+      li.appendChild(preview);
+      li.appendChild(el("span", { class: "name" }, `${f.name} (${formatBytes(f.size)})`));
+      const bar = el("progress", { max: "100", value: "0", "aria-label": `Upload progress of ${f.name}` });
+      li.appendChild(bar);
+      const status = el("span", { class: "status", role: "status" }, "waiting");
+      li.appendChild(status);
+      queueEl.appendChild(li);
+      pending.push({ file: f, li, bar, status });
+    }
+    countPicked();
+  };
+
+  input.addEventListener("change", () => addFiles(input.files ?? []));
+  drop.addEventListener("click", (e) => {
+    if (e.target === drop || (e.target instanceof Element && e.target.tagName === "P")) input.click();
+  });
+  for (const t of ["dragenter", "dragover"]) {
+    drop.addEventListener(t, (e) => {
+      e.preventDefault();
+      drop.classList.add("over");
+    });
+  }
+  for (const t of ["dragleave", "drop"]) drop.addEventListener(t, () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault();
+    addFiles(e.dataTransfer?.files ?? []);
+  });
+  document.addEventListener("paste", (e) => {
+    const files = Array.from(e.clipboardData?.items ?? [])
+      .filter((item) => item.kind === "file")
+      .map((item) => item.getAsFile());
+    if (files.length) addFiles(files);
+  });
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const jobs = pending.splice(0);
+    countPicked();
+    if (!jobs.length) {
+      limitsEl.textContent = "Choose, drop or paste some images first.";
+      return;
+    }
+    limitsEl.textContent = "";
+    const m = meta(form);
+    const tags = tagsOf(form);
+    getToken()
+      .then(() => {
+        // A few files at a time; each large file also sends its parts in parallel.
+        let i = 0;
+        const lane = async (): Promise<void> => {
+          while (i < jobs.length) await run(jobs[i++], m, tags, limitsEl);
+        };
+        return Promise.all(Array.from({ length: BROWSER_UPLOADS.parallelFiles }, lane));
+      })
+      .catch((err: Error) => (limitsEl.textContent = err.message));
+  });
+}
