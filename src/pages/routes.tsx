@@ -1,4 +1,5 @@
 // The site surface ({site_url}): server-rendered pages. Later features add their pages here.
+import { trimTrailingSlash } from "hono/trailing-slash";
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../platform/env";
 import { Layout, asset } from "./layout";
@@ -43,6 +44,8 @@ export function siteRoutes(deps: SiteDeps) {
     await next();
   });
   site.use(pageFormPosts());
+  // A page asked with a trailing slash (/app/, as people type it) is redirected to its address, not a 404.
+  site.use(trimTrailingSlash());
 
   // Stylesheet, script and icons are Workers static assets (wrangler.toml [assets], scripts/build-assets.mjs)
   // served before the worker runs. Browsers that ask for /favicon.ico anyway are sent to the hashed icon.

@@ -100,3 +100,15 @@ describe("album page", () => {
     expect((await fetchRaw(`${SITE}/a/${album.body.id}/download`, form({ grant: grant! }))).status).toBe(401);
   });
 });
+
+describe("addresses with a trailing slash", () => {
+  it("a page asked with a trailing slash is redirected to its address (the README's {site_url}/app/ was a 404)", async () => {
+    for (const [asked, to] of [["/app/", "/app"], ["/docs/", "/docs"], ["/docs/?tag=files", "/docs?tag=files"]]) {
+      const res = await fetchRaw(`${SITE}${asked}`, { redirect: "manual" });
+      expect(res.status, asked).toBe(301);
+      expect(new URL(res.headers.get("location")!, SITE).pathname + new URL(res.headers.get("location")!, SITE).search, asked).toBe(to);
+    }
+    expect((await fetchRaw(`${SITE}/`)).status).toBe(200); // the root stays itself
+    expect((await fetchRaw(`${SITE}/nowhere/`, { redirect: "manual" })).status).toBe(301); // then /nowhere's own 404
+  });
+});
