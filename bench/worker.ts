@@ -16,7 +16,7 @@ import main from "../src/index";
 import { analysisBench } from "./analysis-routes";
 import type { JobMessage } from "../src/platform/job-messages";
 import { withTally } from "./roundtrips";
-import { forgetFileAccess, purgeFileFromEdgeCache } from "../src/serving/edge-cache";
+import { accessChanged } from "../src/serving/access-changed";
 
 // Every Durable Object class (and any other named export) of the real entry, so the bindings resolve.
 export * from "../src/index";
@@ -51,8 +51,8 @@ async function baseline(request: Request, env: Env, path: string): Promise<Respo
     const row = await env.DB.prepare("SELECT id, store_key AS storeKey, thumb_key AS thumbKey, mime FROM files WHERE id = ?1")
       .bind(id)
       .first<{ id: string; storeKey: string; thumbKey: string | null; mime: string }>();
-    if (row) await purgeFileFromEdgeCache(env, row);
-    else await forgetFileAccess(env, [id]);
+    if (row) await accessChanged(env, { files: [row] });
+    else await accessChanged(env, { fileIds: [id] });
     return Response.json({ ok: true });
   }
   if (path.startsWith("cache/") && request.method === "GET") {

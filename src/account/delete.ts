@@ -11,8 +11,7 @@ import { ApiError, unauthorized } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
 import { countLoginAttempt, forgiveLoginAttempt } from "../auth/login-guard";
 import { auditInsert } from "../platform/audit";
-import { forgetUser } from "../auth/principal-records";
-import { forgetOwnerState } from "../serving/owner-state";
+import { accessChanged } from "../serving/access-changed";
 
 export type DeletionResult = { files: number; albums: number; sessions: number; apiKeys: number };
 
@@ -36,6 +35,6 @@ export async function deleteAccount(db: Db, env: Env, userId: string, password: 
   ]);
   const [, revokedSessions, revokedKeys, deletedFiles, deletedAlbums] = results.map((r) => (r as D1Result).meta.changes);
   // Their sessions and keys stop at once (the user record says deleted) and their files answer 410 on byte links.
-  await Promise.all([forgetUser(env, userId), forgetOwnerState(env, userId)]);
+  await accessChanged(env, { userId });
   return { files: deletedFiles, albums: deletedAlbums, sessions: revokedSessions, apiKeys: revokedKeys };
 }

@@ -9,7 +9,7 @@ import { isId } from "../platform/ids";
 import type { Plan, Role } from "../config";
 import { applyPlanChange } from "../billing/plan-changes";
 import { forgetUser } from "../auth/principal-records";
-import { forgetOwnerState } from "../serving/owner-state";
+import { accessChanged } from "../serving/access-changed";
 import { auditInsert } from "../platform/audit";
 
 export function adminUserResource(u: UserRow) {
@@ -100,6 +100,6 @@ export async function updateUser(db: Db, env: Env, actorId: string, id: string, 
     await forgetUser(env, id); // applyPlanChange does it on the other branch
   }
   // A ban or an unban also reaches the records of the files that carry the owner's state (either branch).
-  if (set.bannedAt !== undefined) await forgetOwnerState(env, id);
+  if (set.bannedAt !== undefined) await accessChanged(env, { userId: id });
   return (await db.select().from(users).where(eq(users.id, id)).get()) ?? target;
 }

@@ -20,7 +20,7 @@ import { isId } from "../platform/ids";
 import type { BlocklistMatch } from "./blocklist";
 import { inspectImage } from "./header";
 import type { Placeholder } from "./placeholder";
-import { forgetFileAccess } from "../serving/edge-cache";
+import { accessChanged } from "../serving/access-changed";
 import { decodeAndDerive, derivePlaceholder, fileToAnalyse, message, readObject, recordResult, scoreNsfw, scrubPrivateMetadata, storeThumbnail } from "./job-steps";
 
 export type AnalysisOutcome =
@@ -55,7 +55,7 @@ async function recordFailure(env: Env, db: Db, fileId: string, reason: string, n
     .update(files)
     .set({ analysis: "failed", analysisError: reason, analyzedAt: at, updatedAt: at })
     .where(and(eq(files.id, fileId), ne(files.analysis, "done")));
-  await forgetFileAccess(env, [fileId]); // its thumbnail link stops saying "Processing…"
+  await accessChanged(env, { fileIds: [fileId] }); // its thumbnail link stops saying "Processing…"
   return { status: "failed", reason };
 }
 
@@ -83,7 +83,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   const nsfw = await scoreNsfw(derived.decoded.nsfwInput, derived.stepErrors);
   const result = { ...derived, thumbKey, placeholder, nsfw };
   const recorded = await recordResult(env, db, file, result, options.force === true, now());
-  await forgetFileAccess(env, [fileId]); // byte links see the thumbnail (and a blocklist quarantine) at once
+  await accessChanged(env, { fileIds: [fileId] }); // byte links see the thumbnail (and a blocklist quarantine) at once
 
   const { width, height, phash, stepErrors } = derived;
   return { status: "done", width, height, phash, nsfwScore: recorded.nsfwScore, embeddingCode: nsfw.code, thumbKey, placeholder, scrubbed: scrub.findings, blocklist: recorded.blocklist, stepErrors };

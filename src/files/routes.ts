@@ -16,7 +16,7 @@ import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
 import { contentDisposition } from "../serving/content-disposition";
 import { countHit } from "../serving/view-counter";
-import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { accessChanged } from "../serving/access-changed";
 import { cachedAccess, type CachedAccess } from "../serving/access-records";
 import { BOOKMARK_HEADER, noteBookmark } from "../middleware/db";
 import { BYTES_CSP, servedType } from "../serving/serve";
@@ -146,7 +146,7 @@ fileRoutes.openapi(
       now,
     );
     if (!updated) throw await patchRefusal(c.get("db"), file.id, now); // stopped being live between the read and the write
-    await forgetFileAccess(c.env, [file.id]); // visibility, hotlink policy and expiry decide byte links
+    await accessChanged(c.env, { files: [file] }); // visibility, hotlink policy and expiry decide byte links
     return c.json({ message: "File updated", file: await fullResource(c.env, c.get("db"), updated, true, now) }, 200);
   },
 );
@@ -203,7 +203,7 @@ fileRoutes.openapi(
       file = await ownFile(c.get("db"), c.get("principal"), id, now);
     }
     if (!(await softDeleteFile(c.get("db"), file.id, now))) throw goneError("deleted");
-    await purgeFileFromEdgeCache(c.env, file); // before answering: the next view must see the delete
+    await accessChanged(c.env, { files: [file] }); // before answering: the next view must see the delete
     return c.json({ message: "File deleted" }, 200);
   },
 );

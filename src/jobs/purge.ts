@@ -12,7 +12,7 @@ import { runBatch, type Db } from "../platform/db";
 import { albumFiles, files, users, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
-import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { accessChanged } from "../serving/access-changed";
 import { unindexStatement } from "../analysis/duplicates";
 import { unindexEmbeddingStatement } from "../analysis/embedding-index";
 
@@ -89,7 +89,7 @@ export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promis
   // Objects first: if the run dies after this, the rows are still unpurged and the next run finishes them.
   const keys = candidates.flatMap((f) => (f.thumbKey ? [f.storeKey, f.thumbKey] : [f.storeKey]));
   await env.BUCKET.delete(keys);
-  await Promise.all(candidates.map((f) => purgeFileFromEdgeCache(env, f)));
+  await accessChanged(env, { files: candidates });
 
   let purged = 0;
   let freedBytes = 0;

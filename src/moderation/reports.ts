@@ -8,7 +8,7 @@ import { ApiError } from "../platform/errors";
 import { newId } from "../platform/ids";
 import { sha256Hex } from "../platform/crypto";
 import { assertReadable, goneReason, loadFile, type LoadedFile, type Viewer } from "../serving/access";
-import { purgeFileFromEdgeCache } from "../serving/edge-cache";
+import { accessChanged } from "../serving/access-changed";
 import { escalate } from "./escalation";
 
 export type ReportReason = (typeof REPORT_REASONS)[number];
@@ -125,7 +125,7 @@ export async function fileReport(env: Env, db: Db, input: ReportInput, reporter:
 
   if (high) {
     // Before answering: the cached bytes carry the access record that would still let them through.
-    await purgeFileFromEdgeCache(env, file);
+    await accessChanged(env, { files: [file] });
   }
   // Escalate once per report: when it is created high, turns high, or hides the file again.
   const escalated = high && (created || raised || hidden);

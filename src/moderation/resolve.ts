@@ -12,9 +12,7 @@ import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../platform/audit";
-import { forgetFileAccess, purgeFileFromEdgeCache } from "../serving/edge-cache";
-import { forgetUser } from "../auth/principal-records";
-import { forgetOwnerState } from "../serving/owner-state";
+import { accessChanged } from "../serving/access-changed";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
 import { isPhash } from "../analysis/phash";
@@ -153,10 +151,10 @@ export async function resolveReport(
     blocklistEntryId,
   };
   // Byte links and principals decide from edge-cached records: drop what this resolution changed.
-  if (effects.fileRestored) await forgetFileAccess(env, [fileId]);
-  if (effects.userBanned) await Promise.all([forgetUser(env, effects.userBanned), forgetOwnerState(env, effects.userBanned)]);
+  if (effects.fileRestored) await accessChanged(env, { fileIds: [fileId] });
+  if (effects.userBanned) await accessChanged(env, { userId: effects.userBanned });
   if (file && (effects.fileRemoved || effects.fileBanned)) {
-    await purgeFileFromEdgeCache(env, file);
+    await accessChanged(env, { files: [file] });
     // Follow-ups that are idempotent and outside the claim: a gone file leaves its albums, as a delete does.
     try {
       await runBatch(db, detachFileFromAlbumsStatements(db, fileId, now));

@@ -32,13 +32,14 @@ export const EDGE_CACHE_SECONDS = 7 * 24 * 3600;
 
 export type { EdgeEnv };
 
-/**
- * A file's access changed (visibility, hotlink policy, expiry, hidden, restored, analysis landed): the
- * next byte request re-reads it from D1. Await it before answering the change, so the change's author
- * sees the new answer at once. The original's and thumbnail's entries go too: they carry the record.
- */
+/** What a file's id alone names: its access record and the entries of its original and thumbnail (they carry it). */
+export function fileRecordKeys(env: Pick<Env, "CDN_URL">, fileId: string): string[] {
+  return [fileAccessKey(env, fileId), edgeCacheKey(env, fileId, "original"), edgeCacheKey(env, fileId, "thumb")];
+}
+
+/** Forgets the records and byte entries of files (owner-state.ts, for the files that carry their owner's state). */
 export function forgetFileAccess(env: EdgeEnv, fileIds: string[]): Promise<void> {
-  return forget(env, fileIds.flatMap((id) => [fileAccessKey(env, id), edgeCacheKey(env, id, "original"), edgeCacheKey(env, id, "thumb")]));
+  return forget(env, fileIds.flatMap((id) => fileRecordKeys(env, id)));
 }
 
 /** Every key a file's entries can have: its access record, its original and thumbnail, and their cached variants. */
@@ -56,13 +57,4 @@ export function fileCacheKeys(env: Pick<Env, "CDN_URL">, file: PurgedFile): stri
   return keys;
 }
 
-type PurgedFile = Pick<FileRow, "id" | "storeKey" | "thumbKey" | "mime">;
-
-/**
- * A file is gone (deleted, banned, hidden for review, purged): drops its access record and its bytes
- * (original, thumbnail and their cached variants: at most 30 keys, one purge-by-URL call). Moderation, the files API and
- * the purge job call this.
- */
-export function purgeFileFromEdgeCache(env: EdgeEnv, file: PurgedFile): Promise<void> {
-  return forget(env, fileCacheKeys(env, file));
-}
+export type PurgedFile = Pick<FileRow, "id" | "storeKey" | "thumbKey" | "mime">;

@@ -7,7 +7,7 @@
 //   - `q` snaps to a few qualities; `fit` matters only when both sides are given (else it is scale-down);
 //   - the format is `?format=` when given, else from Accept: AVIF, else WebP, else the source's own type;
 //   - only the plain ladder (a width and a format, default fit and quality) is kept in the edge cache: that is
-//     what pages, link previews and the API hand out, and a finite set that purgeFileFromEdgeCache can name key by key.
+//     what pages, link previews and the API hand out, and a finite set that accessChanged (access-changed.ts) can name key by key.
 import { ANALYSIS, VARIANTS } from "../config";
 import { ApiError } from "../platform/errors";
 import { fileUrl } from "../platform/urls";
@@ -105,7 +105,7 @@ export type VariantPlan = {
   identity: boolean;
   /** Names the variant in its ETag, cache key and X-Variant header, e.g. `w640.webp` or `w640h320-cover.q50.avif`. */
   descriptor: string;
-  /** A plain ladder variant in AVIF, WebP, the source's type or its crawlerType: kept in the edge cache under a key purgeFileFromEdgeCache names. */
+  /** A plain ladder variant in AVIF, WebP, the source's type or its crawlerType: kept in the edge cache under a key accessChanged names. */
   cacheable: boolean;
 };
 

@@ -6,7 +6,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { FileRow } from "../../src/db/schema";
-import { fileCacheKeys, purgeFileFromEdgeCache, variantCacheKey } from "../../src/serving/edge-cache";
+import { fileCacheKeys, variantCacheKey } from "../../src/serving/edge-cache";
+import { accessChanged } from "../../src/serving/access-changed";
 import { previewImage } from "../../src/pages/picture";
 import { signup, type TestUser } from "../support/api";
 import { SITE, fetchRaw, seedFile } from "../support/files";
@@ -100,7 +101,7 @@ describe("an AVIF original", () => {
     for (const key of named) expect(keys).toContain(key);
     await crawl(`${env.IMAGE_URL}/${f.id}?w=1600&format=jpeg`);
     expect(await cache().match(named[0])).toBeDefined();
-    await purgeFileFromEdgeCache(env, f);
+    await accessChanged(env, { files: [f] });
     expect(await cache().match(named[0])).toBeUndefined();
   });
 

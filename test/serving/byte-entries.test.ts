@@ -6,7 +6,8 @@ import type { EntryRecord } from "../../src/serving/byte-entries";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import worker from "../../src/index";
-import { edgeCacheKey, fileAccessKey, forgetFileAccess, purgeFileFromEdgeCache } from "../../src/serving/edge-cache";
+import { edgeCacheKey, fileAccessKey } from "../../src/serving/edge-cache";
+import { accessChanged } from "../../src/serving/access-changed";
 import { claimRefresh, fillByteEntry, readByteEntry, refreshByteEntry, storeByteEntry } from "../../src/serving/byte-entries";
 import type { FileRow } from "../../src/db/schema";
 import { verifiedUser, type TestUser } from "../support/api";
@@ -172,7 +173,7 @@ describe("a write that lands after a change does not outlive it", () => {
     const f = await seedFile(owner.id, { thumb: pngLikeBytes(600, 5) });
     await view(`${short(f)}/thumb`);
     expect(await entryOf(f, "thumb")).toBeDefined();
-    await purgeFileFromEdgeCache(env, { ...f, thumbKey: null });
+    await accessChanged(env, { files: [{ ...f, thumbKey: null }] });
     expect(await entryOf(f, "thumb")).toBeUndefined();
   });
 });
@@ -223,7 +224,7 @@ describe("invalidation drops the entries with the records", () => {
     const f = await seedFile(owner.id, { thumb: pngLikeBytes(600, 9) });
     await view(short(f));
     await view(`${short(f)}/thumb`);
-    await forgetFileAccess(env, [f.id]);
+    await accessChanged(env, { fileIds: [f.id] });
     expect(await entryOf(f)).toBeUndefined();
     expect(await entryOf(f, "thumb")).toBeUndefined();
   });

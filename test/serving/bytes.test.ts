@@ -4,7 +4,8 @@ import { env } from "cloudflare:workers";
 import { call, createKey, signup, verifiedUser, type TestUser } from "../support/api";
 import { CDN, IMAGE, fetchRaw, fileRow, pngLikeBytes, seedFile } from "../support/files";
 import { cdnUrl } from "../../src/platform/urls";
-import { edgeCacheKey, purgeFileFromEdgeCache } from "../../src/serving/edge-cache";
+import { edgeCacheKey } from "../../src/serving/edge-cache";
+import { accessChanged } from "../../src/serving/access-changed";
 import type { FileRow } from "../../src/db/schema";
 
 let owner: TestUser;
@@ -307,7 +308,7 @@ describe("edge cache", () => {
     await env.DB.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), f.id).run();
     expect((await fetchRaw(`${IMAGE}/${f.id}`)).status).toBe(410);
 
-    await purgeFileFromEdgeCache(env, (await fileRow(f.id))!);
+    await accessChanged(env, { files: [(await fileRow(f.id))!] });
     expect(await cache.match(key)).toBeUndefined();
   });
 });

@@ -4,7 +4,8 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { fileCacheKeys, purgeFileFromEdgeCache, variantCacheKey } from "../../src/serving/edge-cache";
+import { fileCacheKeys, variantCacheKey } from "../../src/serving/edge-cache";
+import { accessChanged } from "../../src/serving/access-changed";
 import type { FileRow } from "../../src/db/schema";
 import { call, verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, seedFile } from "../support/files";
@@ -125,7 +126,19 @@ describe("the edge cache", () => {
     }
     const present = async () => (await Promise.all(keys.map((k) => cache().match(k)))).filter(Boolean).length;
     expect(await present()).toBe(made.size); // every variant made is under a key of the list
-    await purgeFileFromEdgeCache(env, f);
+    await accessChanged(env, { files: [f] });
     for (const key of keys) expect(await cache().match(key), key).toBeUndefined();
+  });
+
+  it("accessChanged by id reads the rows to name their variants; an id without a row still loses its records", async () => {
+    const f = await jpeg(null, { thumb: fixture("cubes.jpg") });
+    for (const url of [`${IMAGE}/${f.id}?w=320`, `${IMAGE}/${f.id}/thumb?w=160`, `${IMAGE}/${f.id}`]) expect((await view(url, { headers: { accept: "image/webp" } })).status, url).toBe(200);
+    const keys = fileCacheKeys(env, f);
+    expect((await Promise.all(keys.map((k) => cache().match(k)))).filter(Boolean).length).toBeGreaterThanOrEqual(3);
+    const ghost = "file_" + "x".repeat(21);
+    await cache().put(fileCacheKeys(env, { ...f, id: ghost })[0], new Response("{}", { headers: { "cache-control": "max-age=60" } }));
+    await accessChanged(env, { fileIds: [f.id, ghost] });
+    for (const key of keys) expect(await cache().match(key), key).toBeUndefined();
+    expect(await cache().match(fileCacheKeys(env, { ...f, id: ghost })[0])).toBeUndefined();
   });
 });
