@@ -5,7 +5,7 @@
 // The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
 // only cover live rows, so the address and the username can sign up again at once.
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import { runBatch, type Db } from "../platform/db";
 import { albums, apiKeys, files, planChanges, sessions, users } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
@@ -24,7 +24,7 @@ export async function deleteAccount(db: Db, env: Env, userId: string, password: 
   if (!check.ok) throw new ApiError("invalid_password", "The password is not correct");
   await forgiveLoginAttempt(env, user.email, ip);
 
-  const results = await db.batch([
+  const results = await runBatch(db, [
     db.update(users).set({ deletedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.deletedAt))),
     db.update(sessions).set({ revokedAt: now, revokedReason: "account_deleted" }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))),
     db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))),

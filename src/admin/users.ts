@@ -1,8 +1,7 @@
 // Admin work on accounts: listing and changing role, plan and ban. Each change is one transaction with its
 // audit records.
 import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../platform/db";
+import { runBatch, type Db, type Statement } from "../platform/db";
 import { users, type UserRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
@@ -71,7 +70,7 @@ export async function updateUser(db: Db, env: Env, actorId: string, id: string, 
   const now = new Date();
   const audit = (action: string, details: Record<string, unknown>) =>
     auditInsert(db, { actorId, action, targetType: "user", targetId: id, details, at: now });
-  const statements: BatchItem<"sqlite">[] = [];
+  const statements: Statement[] = [];
   const set: Partial<UserRow> = {};
   if (patch.role !== undefined && patch.role !== target.role) {
     set.role = patch.role;
@@ -96,7 +95,7 @@ export async function updateUser(db: Db, env: Env, actorId: string, id: string, 
       also: [...statements, audit("user.plan_change", { from: target.plan, to: patch.plan })],
     });
   } else if (statements.length > 0) {
-    await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    await runBatch(db, statements);
     await forgetUser(env, id); // applyPlanChange does it on the other branch
   }
   // A ban or an unban also reaches the records of the files that carry the owner's state (either branch).

@@ -1,7 +1,7 @@
 // Albums in D1. Membership changes and the counters they move are one D1 batch (a transaction), and
 // file_count is recounted from album_files inside it, so it can never drift from the truth.
 import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import { runBatch, type Db } from "../platform/db";
 import { albumFiles, albums, files, users, type AlbumRow, type Visibility } from "../db/schema";
 import { newId } from "../platform/ids";
 import { isId } from "../platform/ids";
@@ -64,7 +64,7 @@ export type NewAlbum = {
 export async function createAlbum(db: Db, userId: string, input: NewAlbum, now: number): Promise<AlbumRow> {
   const id = newId("alb");
   const at = new Date(now);
-  await db.batch([
+  await runBatch(db, [
     db.insert(albums).values({
       id,
       userId,
@@ -182,20 +182,20 @@ export async function updateAlbum(db: Db, albumId: string, patch: AlbumPatch, no
 
 /** Deletes the album and its membership rows; the files themselves stay. */
 export async function deleteAlbum(db: Db, albumId: string): Promise<boolean> {
-  const [, removed] = await db.batch([db.delete(albumFiles).where(eq(albumFiles.albumId, albumId)), db.delete(albums).where(eq(albums.id, albumId))]);
+  const [, removed] = await runBatch(db, [db.delete(albumFiles).where(eq(albumFiles.albumId, albumId)), db.delete(albums).where(eq(albums.id, albumId))]);
   return removed.meta.changes === 1;
 }
 
 /** Adds the caller's own live files; returns how many were new to the album. */
 export async function addFilesToAlbum(db: Db, albumId: string, userId: string, fileIds: string[], now: number): Promise<number> {
   const inserts = addOwnFilesStatements(db, albumId, userId, fileIds, now);
-  const results = await db.batch([inserts[0], ...inserts.slice(1), recountStatement(db, albumId, now)]);
+  const results = await runBatch(db, [...inserts, recountStatement(db, albumId, now)]);
   return results.slice(0, inserts.length).reduce((n, r) => n + r.meta.changes, 0);
 }
 
 /** Removes one file; clears it as cover. False when it was not in the album. */
 export async function removeFileFromAlbum(db: Db, albumId: string, fileId: string, now: number): Promise<boolean> {
-  const [removed] = await db.batch([
+  const [removed] = await runBatch(db, [
     db.delete(albumFiles).where(and(eq(albumFiles.albumId, albumId), eq(albumFiles.fileId, fileId))),
     db.update(albums).set({ coverFileId: null }).where(and(eq(albums.id, albumId), eq(albums.coverFileId, fileId))),
     recountStatement(db, albumId, now),

@@ -1,7 +1,7 @@
 // Sessions: a refresh-token family (sessions row) plus short-lived access JWTs that name it (`sid`).
 // Refresh tokens are opaque, stored as SHA-256, single use; presenting a used one revokes the family.
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import { runBatch, type Db } from "../platform/db";
 import { refreshTokens, sessions, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
@@ -35,7 +35,7 @@ export async function createSession(db: Db, env: Env, userId: string): Promise<S
   const sessionId = newId("ses");
   const now = Date.now();
   const { row, body } = await issue(env, userId, sessionId);
-  await db.batch([
+  await runBatch(db, [
     db.insert(sessions).values({ id: sessionId, userId, createdAt: new Date(now), expiresAt: new Date(now + SESSION.refreshTokenSeconds * 1000) }),
     db.insert(refreshTokens).values(row),
   ]);

@@ -1,8 +1,7 @@
 // Plan changes: the plan_changes history and the users.plan it drives. Every change is one db.batch
 // (a D1 transaction), so the history and the plan never disagree.
 import { and, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../platform/db";
+import { runBatch, type Db, type Statement } from "../platform/db";
 import { planChanges, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { ApiError } from "../platform/errors";
@@ -26,7 +25,7 @@ export function planChangeResource(r: PlanChangeRow) {
   };
 }
 
-type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+type Batch = Statement[];
 
 /** Older pending requests are superseded by any newer decision or request. */
 function cancelPending(db: Db, userId: string, now: Date, exceptId?: string) {
@@ -54,7 +53,7 @@ export type ApplyInput = {
   decidedBy: string | null;
   now?: Date;
   /** More statements for the same transaction (an audit record, a webhook event id). */
-  also?: BatchItem<"sqlite">[];
+  also?: Statement[];
 };
 
 type RequestedChange = { userId: string; fromPlan: Plan; toPlan: Plan; provider: string };
@@ -82,7 +81,7 @@ export async function applyPlanChange(db: Db, env: Env, input: ApplyInput): Prom
     db.update(users).set({ plan: input.toPlan, updatedAt: now }).where(eq(users.id, input.userId)),
     db.insert(planChanges).values(row),
   ] as unknown as Batch;
-  await db.batch(statements);
+  await runBatch(db, statements);
   await forgetUser(env, input.userId);
   return row;
 }
@@ -91,7 +90,7 @@ export async function applyPlanChange(db: Db, env: Env, input: ApplyInput): Prom
 export async function requestPlanChange(db: Db, input: RequestedChange & { now?: Date }) {
   const now = input.now ?? new Date();
   const row = planChangeRow(input, now, { status: "pending", providerRef: null, decidedBy: null, decidedAt: null });
-  await db.batch([cancelPending(db, input.userId, now), db.insert(planChanges).values(row)]);
+  await runBatch(db, [cancelPending(db, input.userId, now), db.insert(planChanges).values(row)]);
   return row;
 }
 
@@ -136,7 +135,7 @@ export async function decidePlanChange(db: Db, env: Env, id: string, adminId: st
     details: { userId: found.userId, fromPlan: found.fromPlan, toPlan: found.toPlan, ...(note ? { note } : {}) },
     at: now,
   }, ours);
-  const results = await db.batch([...statements, audit] as Batch);
+  const results = await runBatch(db, [...statements, audit]);
   if ((results[0] as D1Result).meta.changes !== 1) {
     // Lost the race: the other statements saw no row stamped by us, so nothing else changed.
     throw new ApiError("plan_change_decided", "This plan change was decided by someone else");

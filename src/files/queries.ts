@@ -1,7 +1,7 @@
 // Reads and writes of files rows for the files API. Every change is one conditional statement or one
 // D1 batch (a transaction): no read-modify-write races.
 import { and, asc, count, desc, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import { runBatch, type Db } from "../platform/db";
 import { files, type FileRow, type Visibility } from "../db/schema";
 import { detachFileFromAlbumsStatements } from "./album-membership";
 
@@ -82,7 +82,11 @@ export function listPageQuery(db: Db, userId: string, q: ListQuery, now: number)
     .offset(q.offset);
 }
 
-/** The caller's live files, one page of them, and how many there are in all: one D1 batch (one round trip). */
+/**
+ * The caller's live files, one page of them, and how many there are in all: one D1 batch (one round trip).
+ * The one read batch not through runBatch: its rows need drizzle's mapping (column names, dates), which
+ * runBatch's raw results do not have; it binds no raw SQL, the reason runBatch exists.
+ */
 export async function listOwnFiles(db: Db, userId: string, q: ListQuery, now: number) {
   const [rows, total] = await db.batch([listPageQuery(db, userId, q, now), db.select({ n: count() }).from(files).where(listWhere(userId, q, now))]);
   return { rows, total: total[0]?.n ?? 0 };
@@ -131,7 +135,7 @@ export async function updateFile(db: Db, fileId: string, patch: FilePatch, now: 
  * also gives the quota back. False when the file was already deleted.
  */
 export async function softDeleteFile(db: Db, fileId: string, now: number): Promise<boolean> {
-  const [marked] = await db.batch([
+  const [marked] = await runBatch(db, [
     db
       .update(files)
       .set({ deletedAt: new Date(now), updatedAt: new Date(now) })

@@ -242,6 +242,6 @@ fileRoutes.openapi(
         "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": BYTES_CSP,
       },
-    }) as any;
+    });
   },
 );

@@ -76,7 +76,7 @@ async function detachExpiredFromAlbums(db: Db, now: number): Promise<number> {
     .limit(PURGE.batchSize);
   for (let i = 0; i < rows.length; i += FILES_PER_BATCH) {
     const statements = rows.slice(i, i + FILES_PER_BATCH).flatMap((r) => detachFileFromAlbumsStatements(db, r.id, now));
-    await db.batch(statements as unknown as Parameters<Db["batch"]>[0]);
+    await runBatch(db, statements);
   }
   return rows.length;
 }
@@ -100,7 +100,7 @@ export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promis
       markPurgedStatement(db, f.id, now),
       ...detachFileFromAlbumsStatements(db, f.id, now),
     ]);
-    const results = await db.batch(statements as unknown as Parameters<Db["batch"]>[0]);
+    const results = await runBatch(db, statements);
     // Walk the results in the same order to see which rows this run actually purged.
     let r = 0;
     for (const f of chunk) {

@@ -120,6 +120,6 @@ moderationRoutes.openapi(
   }),
   async (c) => {
     const actor = sessionPrincipal(c.get("principal")).user;
-    return (await reportedContent(c.env, c.get("db"), actor, c.req.valid("param").id, Date.now())) as any;
+    return (await reportedContent(c.env, c.get("db"), actor, c.req.valid("param").id, Date.now()));
   },
 );

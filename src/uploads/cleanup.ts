@@ -9,7 +9,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { UPLOADS } from "../config";
 import { files, uploadParts, uploads } from "../db/schema";
-import type { Db } from "../platform/db";
+import { runBatch, type Db } from "../platform/db";
 import { removeStoredBytes } from "./lifecycle";
 import { ENDED_UPLOAD_STATES, LIVE_UPLOAD_STATES, endUpload } from "./records";
 
@@ -56,7 +56,7 @@ export async function cleanupUploads(env: Env, db: Db, now = Date.now()): Promis
   if (old.length > 0) {
     const uploadIds = old.map((r) => r.uploadId);
     const fileIds = old.map((r) => r.fileId);
-    await db.batch([
+    await runBatch(db, [
       db.delete(uploadParts).where(inArray(uploadParts.uploadId, uploadIds)),
       db.delete(uploads).where(inArray(uploads.id, uploadIds)),
       // a failed file is never in an album, but a foreign key must not be able to stop the whole batch

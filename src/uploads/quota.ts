@@ -6,8 +6,7 @@
 //   free:     used -= n                       (purge of a deleted or expired file)
 //
 // The *Statement helpers return drizzle update builders: `await` one to run it alone, or put it in a
-// `db.batch([...])` with the state change it belongs to. (They must not be `db.run(sql...)`: drizzle's D1
-// batch cannot bind parameters of raw statements; test/uploads/quota.test.ts runs each inside a batch.)
+// `runBatch(db, [...])` with the state change it belongs to (test/uploads/quota.test.ts runs each inside one).
 // The quota columns are in no edge-cached principal record (auth/principal-records.ts): changing them needs no
 // invalidation.
 import { and, eq, gt, inArray, sql } from "drizzle-orm";

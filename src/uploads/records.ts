@@ -1,8 +1,7 @@
 // D1 access for upload and file records. Every state change is a conditional UPDATE inside one db.batch
 // (D1 has no interactive transactions), so racing requests and the cleanup job can never both win.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../platform/db";
+import { runBatch, type Db, type Statement } from "../platform/db";
 import { files, uploadParts, uploads, type FileRow, type UploadRow } from "../db/schema";
 import { commitUploadReservationStatement, releaseUploadReservationStatement } from "./quota";
 
@@ -16,7 +15,7 @@ export const LIVE_UPLOAD_STATES: readonly UploadState[] = ["pending", "uploaded"
 export const ENDED_UPLOAD_STATES: readonly UploadState[] = ["aborted", "failed", "expired"];
 
 export async function insertUploadRecords(db: Db, file: typeof files.$inferInsert, upload: typeof uploads.$inferInsert) {
-  await db.batch([db.insert(files).values({ ...file, ownerOrdinal: file.userId ? nextOwnerOrdinal(file.userId) : null }), db.insert(uploads).values(upload)]);
+  await runBatch(db, [db.insert(files).values({ ...file, ownerOrdinal: file.userId ? nextOwnerOrdinal(file.userId) : null }), db.insert(uploads).values(upload)]);
 }
 
 /**
@@ -45,12 +44,12 @@ export type Transition = {
   fileFrom?: readonly FileState[];
   fileSet?: Partial<typeof files.$inferInsert>;
   /** Further statements for the same batch (they run whether or not the transition applied: keep them idempotent). */
-  extra?: BatchItem<"sqlite">[];
+  extra?: Statement[];
   now: Date;
 };
 
 /** pending -> uploaded once the bytes are in R2 (direct PUT, multipart complete); the quota stays reserved. */
-export function markBytesReceived(db: Db, upload: UploadRow, etag: string, now: Date, extra: BatchItem<"sqlite">[] = []) {
+export function markBytesReceived(db: Db, upload: UploadRow, etag: string, now: Date, extra: Statement[] = []) {
   return transitionUpload(db, {
     upload,
     from: ["pending"],
@@ -70,7 +69,7 @@ export function markBytesReceived(db: Db, upload: UploadRow, etag: string, now: 
  */
 export async function transitionUpload(db: Db, t: Transition): Promise<boolean> {
   const { upload, from, to, now } = t;
-  const statements: BatchItem<"sqlite">[] = [];
+  const statements: Statement[] = [];
   // The quota statement reads uploads.reserved_bytes, so it must run before the UPDATE that zeroes it.
   if (t.quota === "commit") statements.push(commitUploadReservationStatement(db, upload.id, from));
   if (t.quota === "release") statements.push(releaseUploadReservationStatement(db, upload.id, from));
@@ -97,7 +96,7 @@ export async function transitionUpload(db: Db, t: Transition): Promise<boolean> 
     );
   }
   statements.push(...(t.extra ?? []));
-  const results = (await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as { meta: { changes: number } }[];
+  const results = await runBatch(db, statements);
   return results[uploadIndex].meta.changes === 1;
 }
 
