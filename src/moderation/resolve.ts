@@ -34,6 +34,9 @@ export type ResolveEffects = {
 
 export const reportNotFound = () => new ApiError("report_not_found", "Report not found");
 
+/** What a resolution acts on, once it is known to be allowed (the report, its file, the owner to ban). */
+type Resolution = { found: ReportWithFile; file: ReportWithFile["file"]; fileId: string; ownerId: string | null };
+
 export async function resolveReport(
   env: Env,
   db: Db,
@@ -43,12 +46,34 @@ export async function resolveReport(
   note: string,
   now: number,
 ): Promise<{ report: ReportWithFile; effects: ResolveEffects }> {
+  const target = await resolvable(db, actor, reportId, action);
+  const plan = resolutionStatements(db, actor, reportId, action, note, now, target);
+  const results = await runBatch(db, plan.statements);
+  const changed = (i: number) => i >= 0 && results[i].meta.changes > 0;
+  if (!changed(plan.claim)) {
+    if (plan.blocklistEntryId) await runBatch(db, [unindexStatement(db, plan.blocklistEntryId)]);
+    throw new ApiError("report_already_resolved", "This report has already been resolved");
+  }
+  const effects: ResolveEffects = {
+    fileRestored: changed(plan.restore),
+    fileRemoved: changed(plan.remove),
+    fileBanned: changed(plan.ban),
+    userBanned: changed(plan.banUser) ? target.ownerId : null,
+    blocklistEntryId: plan.blocklistEntryId,
+  };
+  await afterResolution(env, db, target, effects, now);
+  const report = await findReport(db, reportId);
+  if (!report) throw new ApiError("internal_error", "Report vanished while resolving");
+  return { report, effects };
+}
+
+/** The report, pending, and what the action needs: its file, and for a ban, an owner the actor may ban. */
+async function resolvable(db: Db, actor: AuthUser, reportId: string, action: ResolveActionName): Promise<Resolution> {
   const found = isId("rep", reportId) ? await findReport(db, reportId) : undefined;
   if (!found) throw reportNotFound();
   if (found.report.status !== "pending") throw new ApiError("report_already_resolved", "This report has already been resolved");
   const file = found.file;
   if (action !== "dismiss" && !file) throw new ApiError("file_missing", "The reported file no longer exists");
-
   let ownerId: string | null = null;
   if (action === "ban_user") {
     ownerId = file!.userId;
@@ -59,33 +84,36 @@ export async function resolveReport(
       throw new ApiError("insufficient_role", "Only an admin can ban a moderator or an admin");
     }
   }
+  return { found, file, fileId: found.report.fileId, ownerId };
+}
 
+/** The batch, and the position of each statement whose `changes` say what the resolution did (-1: none). */
+type Plan = { statements: Statement[]; claim: number; restore: number; remove: number; ban: number; banUser: number; blocklistEntryId: string | null };
+
+/**
+ * One transaction: the claim (pending -> resolved, only if still pending), then the action, every statement of
+ * which holds only if this very claim happened, then the audit records.
+ */
+function resolutionStatements(db: Db, actor: AuthUser, reportId: string, action: ResolveActionName, note: string, now: number, t: Resolution): Plan {
   const at = new Date(now);
-  const fileId = found.report.fileId;
+  const { fileId, file, ownerId } = t;
   // True exactly when the claim below was made by this request (same actor, same instant, same action).
   const claimed: SQL = sql`EXISTS (SELECT 1 FROM reports WHERE id = ${reportId} AND status = 'resolved'
     AND resolved_by = ${actor.id} AND resolved_at = ${now} AND action = ${action})`;
-
   const statements: Statement[] = [];
   const slot = (s: Statement) => statements.push(s) - 1;
+  const plan: Plan = { statements, claim: -1, restore: -1, remove: -1, ban: -1, banUser: -1, blocklistEntryId: null };
 
-  const claim = slot(
+  plan.claim = slot(
     db
       .update(reports)
       .set({ status: "resolved", action, resolvedBy: actor.id, resolvedAt: at, note, updatedAt: at })
       .where(and(eq(reports.id, reportId), eq(reports.status, "pending"))),
   );
-
-  let restore = -1;
-  let remove = -1;
-  let ban = -1;
-  let banUser = -1;
-  let blocklistEntryId: string | null = null;
-
   if (action === "dismiss") {
     // Unhide, unless another high-priority report of the file is open (one can only be: a report filed
     // after this one was claimed). A dismissal also lifts a blocklist quarantine: the moderator looked.
-    restore = slot(
+    plan.restore = slot(
       db
         .update(files)
         .set({ hiddenAt: null, quarantinedAt: null, updatedAt: at })
@@ -99,70 +127,58 @@ export async function resolveReport(
         ),
     );
   } else if (action === "remove_file") {
-    remove = slot(db.update(files).set({ deletedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.deletedAt), claimed)));
+    plan.remove = slot(db.update(files).set({ deletedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.deletedAt), claimed)));
   } else {
-    ban = slot(db.update(files).set({ bannedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.bannedAt), claimed)));
+    plan.ban = slot(db.update(files).set({ bannedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.bannedAt), claimed)));
     const phash = file!.phash ?? file!.clientPhash;
     if (phash && isPhash(phash)) {
-      blocklistEntryId = newId("blk");
-      // INSERT ... SELECT <values> FROM (SELECT 1) WHERE <claimed>, as auditInsertIf does.
-      slot(
-        db.insert(blocklist).select(
-          db
-            .select({
-              id: sql<string>`${blocklistEntryId}`.as("id"),
-              phash: sql<string>`${phash}`.as("phash"),
-              sourceFileId: sql<string>`${fileId}`.as("source_file_id"),
-              reportId: sql<string>`${reportId}`.as("report_id"),
-              createdBy: sql<string>`${actor.id}`.as("created_by"),
-              createdAt: sql<number>`${now}`.as("created_at"),
-            })
-            .from(sql`(SELECT 1)`)
-            .where(claimed),
-        ),
-      );
-      // Unconditional (the analysis feature's statements): removed again below if the claim fails; an
-      // index row without its blocklist row is ignored by matchBlocklist meanwhile.
-      for (const s of indexStatements(db, BLOCKLIST_OWNER, blocklistEntryId, phash)) slot(s);
+      plan.blocklistEntryId = newId("blk");
+      for (const s of blocklistStatements(db, plan.blocklistEntryId, phash, fileId, reportId, actor.id, now, claimed)) slot(s);
     }
     if (action === "ban_user") {
-      banUser = slot(db.update(users).set({ bannedAt: at, updatedAt: at }).where(and(eq(users.id, ownerId!), isNull(users.bannedAt), claimed)));
+      plan.banUser = slot(db.update(users).set({ bannedAt: at, updatedAt: at }).where(and(eq(users.id, ownerId!), isNull(users.bannedAt), claimed)));
     }
   }
-
-  const auditDetails = { fileId, ownerId: file?.userId ?? null, reason: found.report.reason, note, blocklistEntryId };
+  const auditDetails = { fileId, ownerId: file?.userId ?? null, reason: t.found.report.reason, note, blocklistEntryId: plan.blocklistEntryId };
   slot(auditInsertIf(db, { actorId: actor.id, action: `report.${action}`, targetType: "report", targetId: reportId, details: auditDetails, at }, claimed));
   if (action === "ban_user") {
     slot(auditInsertIf(db, { actorId: actor.id, action: "user.ban", targetType: "user", targetId: ownerId!, details: { reportId, fileId, note }, at }, claimed));
   }
+  return plan;
+}
 
-  const results = await runBatch(db, statements);
-  const changed = (i: number) => i >= 0 && results[i].meta.changes > 0;
-  if (!changed(claim)) {
-    if (blocklistEntryId) await runBatch(db, [unindexStatement(db, blocklistEntryId)]);
-    throw new ApiError("report_already_resolved", "This report has already been resolved");
-  }
+/** The banned file's phash joins the blocklist (only if claimed) and its index (unconditionally; undone on a lost claim). */
+function blocklistStatements(db: Db, entryId: string, phash: string, fileId: string, reportId: string, actorId: string, now: number, claimed: SQL): Statement[] {
+  // INSERT ... SELECT <values> FROM (SELECT 1) WHERE <claimed>, as auditInsertIf does.
+  const entry = db.insert(blocklist).select(
+    db
+      .select({
+        id: sql<string>`${entryId}`.as("id"),
+        phash: sql<string>`${phash}`.as("phash"),
+        sourceFileId: sql<string>`${fileId}`.as("source_file_id"),
+        reportId: sql<string>`${reportId}`.as("report_id"),
+        createdBy: sql<string>`${actorId}`.as("created_by"),
+        createdAt: sql<number>`${now}`.as("created_at"),
+      })
+      .from(sql`(SELECT 1)`)
+      .where(claimed),
+  );
+  // Unconditional (the analysis feature's statements): removed again if the claim fails; an index row without
+  // its blocklist row is ignored by matchBlocklist meanwhile.
+  return [entry, ...indexStatements(db, BLOCKLIST_OWNER, entryId, phash)];
+}
 
-  const effects: ResolveEffects = {
-    fileRestored: changed(restore),
-    fileRemoved: changed(remove),
-    fileBanned: changed(ban),
-    userBanned: changed(banUser) ? ownerId : null,
-    blocklistEntryId,
-  };
-  // Byte links and principals decide from edge-cached records: drop what this resolution changed.
-  if (effects.fileRestored) await accessChanged(env, { fileIds: [fileId] });
+/** After the transaction: byte links and principals forget what changed; a gone file leaves its albums. */
+async function afterResolution(env: Env, db: Db, t: Resolution, effects: ResolveEffects, now: number): Promise<void> {
+  if (effects.fileRestored) await accessChanged(env, { fileIds: [t.fileId] });
   if (effects.userBanned) await accessChanged(env, { userId: effects.userBanned });
-  if (file && (effects.fileRemoved || effects.fileBanned)) {
-    await accessChanged(env, { files: [file] });
-    // Follow-ups that are idempotent and outside the claim: a gone file leaves its albums, as a delete does.
+  if (t.file && (effects.fileRemoved || effects.fileBanned)) {
+    await accessChanged(env, { files: [t.file] });
+    // Idempotent and outside the claim, as a delete does it.
     try {
-      await runBatch(db, detachFileFromAlbumsStatements(db, fileId, now));
+      await runBatch(db, detachFileFromAlbumsStatements(db, t.fileId, now));
     } catch (err) {
-      console.error(`moderation: could not detach ${fileId} from its albums`, err);
+      console.error(`moderation: could not detach ${t.fileId} from its albums`, err);
     }
   }
-  const report = await findReport(db, reportId);
-  if (!report) throw new ApiError("internal_error", "Report vanished while resolving");
-  return { report, effects };
 }
