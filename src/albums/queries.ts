@@ -135,7 +135,7 @@ export async function visibleCover(db: Db, album: Pick<AlbumRow, "id" | "coverFi
   if (album.coverFileId) order.unshift(sql`CASE WHEN ${files.id} = ${album.coverFileId} THEN 0 ELSE 1 END`);
   return db
     // Link previews: oEmbed states the thumbnail's size when there is one; a refused bomb is nobody's preview.
-    .select({ ...LIST_COLUMNS, thumbKey: files.thumbKey, analysis: files.analysis, analysisError: files.analysisError })
+    .select({ ...LIST_COLUMNS, thumbKey: files.thumbKey, analysis: files.analysis, analysisError: files.analysisError, analysisFailure: files.analysisFailure })
     .from(albumFiles)
     .innerJoin(files, eq(files.id, albumFiles.fileId))
     .where(visibleFilesWhere(album.id, opts, now))

@@ -16,7 +16,9 @@ export type ImageHeader = {
   decodePixels: number;
 };
 
-export type HeaderResult = ({ ok: true } & ImageHeader) | { ok: false; reason: string };
+/** Why an image is refused before decoding: a limit that protects the decoder, or a header that cannot be read. */
+export type HeaderRefusal = "pixel_limit" | "frame_limit" | "unreadable";
+export type HeaderResult = ({ ok: true } & ImageHeader) | { ok: false; code: HeaderRefusal; reason: string };
 
 export type HeaderLimits = { maxPixels: number; maxFrames: number };
 
@@ -25,11 +27,11 @@ export function inspectImage(bytes: Uint8Array, limits: HeaderLimits): HeaderRes
   const header = parseImageHeader(bytes);
   if (!header.ok) return header;
   const { width, height, frames, format, decodePixels } = header;
-  if (width <= 0 || height <= 0) return { ok: false, reason: `${format} header has no dimensions` };
+  if (width <= 0 || height <= 0) return { ok: false, code: "unreadable", reason: `${format} header has no dimensions` };
   if (decodePixels > limits.maxPixels) {
-    return { ok: false, reason: `image too large: ${width}x${height} is over ${limits.maxPixels / 1e6} megapixels` };
+    return { ok: false, code: "pixel_limit", reason: `image too large: ${width}x${height} is over ${limits.maxPixels / 1e6} megapixels` };
   }
-  if (frames < 1 || frames > limits.maxFrames) return { ok: false, reason: `too many frames: ${frames} (limit ${limits.maxFrames})` };
+  if (frames < 1 || frames > limits.maxFrames) return { ok: false, code: frames < 1 ? "unreadable" : "frame_limit", reason: `too many frames: ${frames} (limit ${limits.maxFrames})` };
   return header;
 }
 
@@ -46,7 +48,7 @@ export function parseImageHeader(bytes: Uint8Array): HeaderResult {
 
 class Truncated extends Error {}
 
-const fail = (reason: string): HeaderResult => ({ ok: false, reason });
+const fail = (reason: string): HeaderResult => ({ ok: false, code: "unreadable", reason });
 const ok = (format: ImageFormat, width: number, height: number, frames = 1, decodePixels = width * height): HeaderResult => ({
   ok: true,
   format,

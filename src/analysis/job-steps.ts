@@ -159,6 +159,7 @@ export async function recordResult(env: Env, db: Db, file: FileRow, r: Result, f
         nsfwScore,
         ageRestricted,
         analysis: "done",
+        analysisFailure: null,
         analysisError: r.stepErrors.length ? r.stepErrors.join("; ").slice(0, 1000) : null,
         analyzedAt: at,
         updatedAt: at,

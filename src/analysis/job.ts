@@ -13,7 +13,7 @@
 // and the analysis still completes.
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
-import { files } from "../db/schema";
+import { files, type FileRow } from "../db/schema";
 import type { AnalyzeMessage, JobHandler } from "../platform/job-messages";
 import { createDb, type Db } from "../platform/db";
 import { isId } from "../platform/ids";
@@ -48,12 +48,14 @@ export type AnalyzeOptions = {
   now?: () => number;
 };
 
-/** Records a final failure (about the image itself); never overwrites a completed analysis. */
-async function recordFailure(env: Env, db: Db, fileId: string, reason: string, now: number): Promise<AnalysisOutcome> {
+type Failure = NonNullable<FileRow["analysisFailure"]>;
+
+/** Records a final failure (about the image itself): its code and message; never overwrites a completed analysis. */
+async function recordFailure(env: Env, db: Db, fileId: string, code: Failure, reason: string, now: number): Promise<AnalysisOutcome> {
   const at = new Date(now);
   await db
     .update(files)
-    .set({ analysis: "failed", analysisError: reason, analyzedAt: at, updatedAt: at })
+    .set({ analysis: "failed", analysisFailure: code, analysisError: reason, analyzedAt: at, updatedAt: at })
     .where(and(eq(files.id, fileId), ne(files.analysis, "done")));
   await accessChanged(env, { fileIds: [fileId] }); // its thumbnail link stops saying "Processing…"
   return { status: "failed", reason };
@@ -67,16 +69,16 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   const found = await fileToAnalyse(db, fileId, options.force === true);
   if ("skipped" in found) return { status: "skipped", reason: found.skipped };
   const { file } = found;
-  const fail = (reason: string) => recordFailure(env, db, fileId, reason, now());
+  const fail = (code: Failure, reason: string) => recordFailure(env, db, fileId, code, reason, now());
 
   const read = await readObject(env, file);
-  if ("tooLarge" in read) return fail(read.tooLarge);
+  if ("tooLarge" in read) return fail("file_too_large", read.tooLarge);
   const scrub = await scrubPrivateMetadata(env, db, file, read.object, read.bytes); // even for images refused below
 
   const header = inspectImage(read.bytes, { maxPixels: ANALYSIS.maxPixels, maxFrames: ANALYSIS.maxFrames }); // safety before decode
-  if (!header.ok) return fail(header.reason);
+  if (!header.ok) return fail(header.code, header.reason);
   const derived = await decodeAndDerive(read.bytes, header, scrub.orientation, options.skipNsfw === true);
-  if ("undecodable" in derived) return fail(derived.undecodable);
+  if ("undecodable" in derived) return fail("unreadable", derived.undecodable);
 
   const thumbKey = await storeThumbnail(env, fileId, derived.decoded.thumbnail);
   const placeholder = await derivePlaceholder(derived.decoded.thumbnail, derived.stepErrors);
@@ -122,6 +124,7 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
       .update(files)
       .set({
         analysis: "failed",
+        analysisFailure: "gave_up",
         analysisError: sql`'gave up after retries: ' || COALESCE(${files.analysisError}, 'unknown error')`,
         analyzedAt: now,
         updatedAt: now,

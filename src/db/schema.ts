@@ -163,6 +163,8 @@ export const files = sqliteTable(
     embeddingCode: text("embedding_code"),
     analysis: text("analysis", { enum: ["none", "pending", "done", "failed"] }).notNull().default("none"),
     analysisError: text("analysis_error"),
+    /** Why a failed analysis failed, as a code (the message is analysis_error): pages and previews decide from it. */
+    analysisFailure: text("analysis_failure", { enum: ["file_too_large", "pixel_limit", "frame_limit", "unreadable", "gave_up"] }),
     analyzedAt: integer("analyzed_at", { mode: "timestamp_ms" }),
     /** SHA-256 hex of an anonymous uploader's delete token. */
     deleteTokenHash: text("delete_token_hash"),

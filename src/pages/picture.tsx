@@ -92,7 +92,7 @@ export function previewImage(env: Env, f: Previewed, box: { maxWidth?: number; m
  * engine reads (AVIF: our analysis decodes no AVIF, so it never has one), a preview at that size; else what
  * /thumb answers meanwhile (its placeholder). Never the original of a file the analysis refused as a bomb.
  */
-export function previewThumbnail(env: Env, f: Previewed & Pick<FileRow, "thumbKey" | "analysis" | "analysisError">) {
+export function previewThumbnail(env: Env, f: Previewed & Pick<FileRow, "thumbKey" | "analysis" | "analysisError" | "analysisFailure">) {
   const max = ANALYSIS.thumbnailMaxSide;
   const thumb = (size: { width: number; height: number }) => ({ thumbnail_url: thumbnailUrl(env, f.id), thumbnail_width: size.width, thumbnail_height: size.height });
   if (f.thumbKey) return f.width && f.height ? thumb(fitWithin(f.width, f.height, max, max)) : {};

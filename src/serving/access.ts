@@ -50,8 +50,8 @@ export function isAgeRestricted(file: Pick<FileRow, "ageRestricted" | "ageRestri
  * limits in analysis/header.ts: a decompression bomb, a million frames). A visitor's browser should not be
  * made to decode it either: pages show a notice and a download link, and link previews get no image.
  */
-export function isUnsafeToRender(file: Pick<FileRow, "analysis" | "analysisError">): boolean {
-  return file.analysis === "failed" && /^(image too large|too many frames):/.test(file.analysisError ?? "");
+export function isUnsafeToRender(file: Pick<FileRow, "analysis" | "analysisFailure">): boolean {
+  return file.analysis === "failed" && (file.analysisFailure === "pixel_limit" || file.analysisFailure === "frame_limit");
 }
 
 /** The analysis has written its result (done or failed); clients see anything else as `pending`. */

@@ -25,5 +25,6 @@ describe("poisoned analysis message through the real queue", () => {
     }
     expect(row.analysis).toBe("failed");
     expect(row.analysisError).toBe(`gave up after retries: object ${file.storeKey} is missing from storage`);
+    expect(row.analysisFailure).toBe("gave_up");
   });
 });

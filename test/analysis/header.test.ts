@@ -41,10 +41,10 @@ describe("parseImageHeader reads sizes without decoding", () => {
   });
 
   it("names what it cannot read", () => {
-    expect(parseImageHeader(new TextEncoder().encode("<html>hi</html>"))).toEqual({ ok: false, reason: "unrecognised image format" });
-    expect(parseImageHeader(new Uint8Array(0))).toEqual({ ok: false, reason: "unrecognised image format" });
-    expect(parseImageHeader(pngHeader(10, 10).slice(0, 20))).toEqual({ ok: false, reason: "truncated image header" });
-    expect(parseImageHeader(jpegHeader(10, 10).slice(0, 24))).toEqual({ ok: false, reason: "truncated image header" });
+    expect(parseImageHeader(new TextEncoder().encode("<html>hi</html>"))).toEqual({ ok: false, code: "unreadable", reason: "unrecognised image format" });
+    expect(parseImageHeader(new Uint8Array(0))).toEqual({ ok: false, code: "unreadable", reason: "unrecognised image format" });
+    expect(parseImageHeader(pngHeader(10, 10).slice(0, 20))).toEqual({ ok: false, code: "unreadable", reason: "truncated image header" });
+    expect(parseImageHeader(jpegHeader(10, 10).slice(0, 24))).toEqual({ ok: false, code: "unreadable", reason: "truncated image header" });
     expect(parseImageHeader(jpegHeader(10, 0))).toMatchObject({ ok: false, reason: expect.stringContaining("DNL") });
   });
 });
@@ -54,7 +54,7 @@ describe("inspectImage refuses bombs before decode", () => {
     const bomb = pngHeader(100_000, 100_000);
     expect(bomb.length).toBeLessThan(100);
     const result = inspectImage(bomb, limits);
-    expect(result).toEqual({ ok: false, reason: "image too large: 100000x100000 is over 40 megapixels" });
+    expect(result).toEqual({ ok: false, code: "pixel_limit", reason: "image too large: 100000x100000 is over 40 megapixels" });
   });
 
   it("accepts exactly 40 megapixels and refuses one pixel row more", () => {
@@ -73,14 +73,14 @@ describe("inspectImage refuses bombs before decode", () => {
   });
 
   it("refuses absurd frame counts", () => {
-    expect(inspectImage(pngHeader(10, 10, 5000), limits)).toEqual({ ok: false, reason: "too many frames: 5000 (limit 1000)" });
+    expect(inspectImage(pngHeader(10, 10, 5000), limits)).toEqual({ ok: false, code: "frame_limit", reason: "too many frames: 5000 (limit 1000)" });
     expect(inspectImage(gifHeader(10, 10, 1001), limits)).toMatchObject({ ok: false, reason: "too many frames: 1001 (limit 1000)" });
     expect(inspectImage(webpExtended(10, 10, 1200), limits)).toMatchObject({ ok: false });
     expect(inspectImage(gifHeader(10, 10, 1000), limits).ok).toBe(true);
   });
 
   it("refuses zero-sized images", () => {
-    expect(inspectImage(pngHeader(0, 10), limits)).toEqual({ ok: false, reason: "png header has no dimensions" });
+    expect(inspectImage(pngHeader(0, 10), limits)).toEqual({ ok: false, code: "unreadable", reason: "png header has no dimensions" });
   });
 });
 

@@ -90,6 +90,7 @@ describe("the analysis job through the real queue", () => {
     const row = await waitForAnalysis(file.id);
     expect(row.analysis).toBe("failed");
     expect(row.analysisError).toBe("image too large: 100000x100000 is over 40 megapixels");
+    expect(row.analysisFailure).toBe("pixel_limit");
     expect(row.phash).toBeNull();
     expect(row.thumbKey).toBeNull();
     // Failing on the image is final: a redelivery is acked without retry and changes nothing.
@@ -121,6 +122,7 @@ describe("the analysis job through the real queue", () => {
     const row = await waitForAnalysis(file.id);
     expect(row.analysis).toBe("failed");
     expect(row.analysisError).toMatch(/^undecodable image: /);
+    expect(row.analysisFailure).toBe("unreadable");
   });
 
   it("records an undecodable image (valid header, broken data) as failed without crashing the consumer", async () => {

@@ -1,4 +1,5 @@
 // {site_url}/f/<id> and {site_url}/oembed.
+import type { FileRow } from "../../src/db/schema";
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { signup, type TestUser } from "../support/api";
@@ -68,7 +69,7 @@ describe("GET {site_url}/f/<id>", () => {
     for (const header of [pngHeader(20_000, 20_000), gifHeader(10, 10, 5000)]) {
       const refusal = inspectImage(header, limits);
       if (refusal.ok) throw new Error("expected a refusal");
-      const f = await seedFile(owner.id, { analysis: "failed", analysisError: refusal.reason, thumbKey: null, content: header });
+      const f = await seedFile(owner.id, { analysis: "failed", analysisFailure: refusal.code, analysisError: refusal.reason, thumbKey: null, content: header });
       expect(isUnsafeToRender(f)).toBe(true);
       const res = await fetchRaw(`${SITE}/f/${f.id}`);
       expect(res.status).toBe(200);
@@ -80,8 +81,11 @@ describe("GET {site_url}/f/<id>", () => {
       expect(oembed.status).toBe(404);
     }
     // Other failures (an AVIF our decoders do not read) are still shown: browsers decode those fine.
-    const avif = await seedFile(owner.id, { analysis: "failed", analysisError: "unsupported: AVIF is not decoded" });
+    const avif = await seedFile(owner.id, { analysis: "failed", analysisFailure: "unreadable", analysisError: "unsupported: AVIF is not decoded" });
     expect(isUnsafeToRender(avif)).toBe(false);
+    // Decided from the code, never from the message's text.
+    expect(isUnsafeToRender({ analysis: "failed", analysisFailure: "unreadable", analysisError: "image too large: 9x9" } as FileRow)).toBe(false);
+    expect(isUnsafeToRender({ analysis: "failed", analysisFailure: "frame_limit", analysisError: null } as FileRow)).toBe(true);
     expect((await fetchRaw(`${SITE}/f/${avif.id}`)).text).toContain(`<img src="${env.IMAGE_URL}/${avif.id}"`);
   });
 

@@ -232,6 +232,7 @@ describe("thumbnails", () => {
     const bomb = await seedFile(owner.id, {
       thumbKey: null,
       analysis: "failed",
+      analysisFailure: "pixel_limit",
       analysisError: "image too large: 20000x20000 is over 40 megapixels",
       content: pngLikeBytes(389_000, 5),
     });
