@@ -1,5 +1,6 @@
-// What every byte response (original, thumbnail, variant) says about its type and its safety; shared by the
-// serving feature, the files API's download and moderation's content view.
+// What every byte response (original, thumbnail, variant) says about its type and its safety, and its 304;
+// shared by the serving feature, the files API's download and moderation's content view.
+import { contentDisposition } from "./content-disposition";
 
 /** Bytes never render as anything but an inert image: no scripts, no plugins, no same-origin powers. */
 export const BYTES_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
@@ -10,4 +11,26 @@ const SERVABLE_TYPE = /^image\/(jpeg|png|gif|webp|avif|bmp)$/;
 export function servedType(mime: string | undefined | null): string {
   const m = (mime ?? "").toLowerCase().split(";")[0].trim();
   return SERVABLE_TYPE.test(m) ? m : "application/octet-stream";
+}
+
+/**
+ * The headers of an inline byte response: its type, validator and caching, and what keeps it an inert image.
+ * `nameType`: the type the download name's extension is matched against (contentDisposition).
+ */
+export function byteHeaders(r: { type: string; etag: string; cache: string; filename: string; nameType: string }): Headers {
+  return new Headers({
+    "Content-Type": r.type,
+    ETag: r.etag,
+    "Cache-Control": r.cache,
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": BYTES_CSP,
+    "Cross-Origin-Resource-Policy": "cross-origin",
+    "Content-Disposition": contentDisposition(r.filename, r.nameType, "inline"),
+  });
+}
+
+/** A 304: the response's own headers, less the type of a body it does not have. */
+export function notModified(headers: Headers): Response {
+  headers.delete("Content-Type");
+  return new Response(null, { status: 304, headers });
 }

@@ -13,7 +13,6 @@ import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { SERVING } from "../config";
 import { assertReadable, type Viewer } from "./access";
-import { contentDisposition } from "./content-disposition";
 import { hotlinkAllowed, ownHosts } from "./hotlink";
 import { etagMatches, parseRange, quoteEtag } from "./range";
 import type { Variant } from "./edge-cache";
@@ -23,7 +22,7 @@ import { placeholderKind, placeholderResponse } from "./placeholder";
 import { claimRefresh, fillByteEntry, readByteEntry, refreshByteEntry, type ByteEntry } from "./byte-entries";
 import type { ServedFile } from "./access";
 import { bearerViewer, decide, type Decision, type EntrySource } from "./decide";
-import { BYTES_CSP, servedType } from "./headers";
+import { byteHeaders, notModified, servedType } from "./headers";
 import { parseVariantQuery, type VariantQuery } from "./variants";
 import { FALLBACK_HEADER, tryVariant } from "./variant-serve";
 
@@ -59,16 +58,9 @@ function cacheControl(file: ServedFile, req: ServeRequest): string {
 }
 
 function baseHeaders(file: ServedFile, meta: Pick<Meta, "type" | "etag">, cache: string): Headers {
-  return new Headers({
-    "Content-Type": meta.type,
-    ETag: meta.etag,
-    "Cache-Control": cache,
-    "Accept-Ranges": "bytes",
-    "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": BYTES_CSP,
-    "Cross-Origin-Resource-Policy": "cross-origin",
-    "Content-Disposition": contentDisposition(file.filename, servedType(file.mime), "inline"),
-  });
+  const headers = byteHeaders({ type: meta.type, etag: meta.etag, cache, filename: file.filename, nameType: servedType(file.mime) });
+  headers.set("Accept-Ranges", "bytes");
+  return headers;
 }
 
 /** What the row itself tells about the original object: enough for HEAD and 304 without touching R2. */
@@ -154,7 +146,7 @@ async function serveObject(c: Context<AppEnv>, file: ServedFile, req: ServeReque
   const objectVariant: Variant = objectKey === file.storeKey ? "original" : "thumb";
   const isHead = c.req.method === "HEAD";
 
-  if (known && etagMatches(c.req.header("if-none-match"), known.etag)) return notModified(file, known, cache);
+  if (known && etagMatches(c.req.header("if-none-match"), known.etag)) return notModified(baseHeaders(file, known, cache));
   if (known && isHead) return headersOnly(file, known, cache);
 
   // Ranges: honoured on GET unless If-Range names another version.
@@ -189,7 +181,7 @@ async function serveObject(c: Context<AppEnv>, file: ServedFile, req: ServeReque
     };
     if (etagMatches(c.req.header("if-none-match"), meta.etag)) {
       await cached.body?.cancel();
-      return notModified(file, meta, cache);
+      return notModified(baseHeaders(file, meta, cache));
     }
     if (isHead) {
       await cached.body?.cancel();
@@ -215,7 +207,7 @@ async function serveObject(c: Context<AppEnv>, file: ServedFile, req: ServeReque
   const meta: Meta = known ?? { type: servedType(obj.httpMetadata?.contentType), size: obj.size, etag: obj.httpEtag };
   if (etagMatches(c.req.header("if-none-match"), meta.etag)) {
     await obj.body.cancel();
-    return notModified(file, meta, cache);
+    return notModified(baseHeaders(file, meta, cache));
   }
   const [forClient, forCache] = obj.body.tee();
   const stored = { type: meta.type, size: obj.size, etag: meta.etag };
@@ -236,12 +228,6 @@ function ifRangeHolds(ifRange: string | undefined, etag: string | undefined): bo
   if (!ifRange) return true;
   // Only strong ETag validators are honoured; a date or an unknown tag means "send it all".
   return etag !== undefined && ifRange.trim() === etag;
-}
-
-function notModified(file: ServedFile, meta: Pick<Meta, "type" | "etag">, cache: string): Response {
-  const headers = baseHeaders(file, meta, cache);
-  headers.delete("Content-Type");
-  return new Response(null, { status: 304, headers });
 }
 
 function headersOnly(file: ServedFile, meta: Meta, cache: string): Response {

@@ -10,14 +10,12 @@ import type { Context } from "hono";
 import type { AppEnv } from "../platform/env";
 import type { ServedFile } from "./access";
 import { ApiError } from "../platform/errors";
-import { contentDisposition } from "./content-disposition";
 import { nameMatchingType } from "../platform/image-types";
 import { EDGE_CACHE_SECONDS, variantCacheKey, type Variant } from "./edge-cache";
 import { matchEntry, putEntry } from "../platform/edge-records";
-import { BYTES_CSP } from "./headers";
 import { etagMatches } from "./range";
 import { planVariant, THUMB_SOURCE_SIZE, thumbType, transformableType, type VariantPlan, type VariantQuery, type VariantSource } from "./variants";
-import { servedType } from "./headers";
+import { byteHeaders, notModified, servedType } from "./headers";
 
 export type VariantOutcome = { response: Response } | { fallback: string; vary: boolean } | { identity: true; vary: boolean };
 
@@ -45,26 +43,15 @@ function variantName(filename: string, originalMime: string): string {
 }
 
 function headers(args: VariantArgs, etag: string, length?: number): Headers {
-  const h = new Headers({
-    "Content-Type": args.plan.type,
-    ETag: etag,
-    "Cache-Control": args.cache,
-    "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": BYTES_CSP,
-    "Cross-Origin-Resource-Policy": "cross-origin",
-    "Content-Disposition": contentDisposition(variantName(args.file.filename, servedType(args.file.mime)), args.plan.type, "inline"),
-    [VARIANT_HEADER]: args.plan.descriptor,
-  });
+  const name = variantName(args.file.filename, servedType(args.file.mime));
+  const h = byteHeaders({ type: args.plan.type, etag, cache: args.cache, filename: name, nameType: args.plan.type });
+  h.set(VARIANT_HEADER, args.plan.descriptor);
   if (length !== undefined) h.set("Content-Length", String(length));
   if (args.plan.negotiated) h.set("Vary", "Accept");
   return h;
 }
 
-const notModified = (args: VariantArgs, etag: string) => {
-  const h = headers(args, etag);
-  h.delete("Content-Type");
-  return { response: new Response(null, { status: 304, headers: h }) };
-};
+const unchanged = (args: VariantArgs, etag: string) => ({ response: notModified(headers(args, etag)) });
 
 export async function serveVariant(c: Context<AppEnv>, args: VariantArgs): Promise<VariantOutcome> {
   const { plan, file } = args;
@@ -72,7 +59,7 @@ export async function serveVariant(c: Context<AppEnv>, args: VariantArgs): Promi
   const inm = c.req.header("if-none-match");
   const isGet = c.req.method === "GET";
   const knownTag = args.sourceTag ? variantTag(args.sourceTag, plan.descriptor) : undefined;
-  if (knownTag && etagMatches(inm, knownTag)) return notModified(args, knownTag);
+  if (knownTag && etagMatches(inm, knownTag)) return unchanged(args, knownTag);
 
   const cacheKey = plan.cacheable ? variantCacheKey(c.env, file.id, args.source, args.objectKey, plan.descriptor) : undefined;
   const cached = cacheKey ? await matchEntry(cacheKey) : undefined;
@@ -80,7 +67,7 @@ export async function serveVariant(c: Context<AppEnv>, args: VariantArgs): Promi
     const etag = cached.headers.get("etag") ?? knownTag ?? `"${plan.descriptor}"`;
     if (etagMatches(inm, etag)) {
       await cached.body?.cancel();
-      return notModified(args, etag);
+      return unchanged(args, etag);
     }
     if (isGet) args.onView();
     const length = cached.headers.get("content-length");
@@ -92,7 +79,7 @@ export async function serveVariant(c: Context<AppEnv>, args: VariantArgs): Promi
   const etag = knownTag ?? variantTag(object.httpEtag, plan.descriptor);
   if (etagMatches(inm, etag)) {
     await object.body.cancel();
-    return notModified(args, etag);
+    return unchanged(args, etag);
   }
   let bytes: ArrayBuffer;
   try {
