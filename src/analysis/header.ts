@@ -31,7 +31,8 @@ export function inspectImage(bytes: Uint8Array, limits: HeaderLimits): HeaderRes
   if (decodePixels > limits.maxPixels) {
     return { ok: false, code: "pixel_limit", reason: `image too large: ${width}x${height} is over ${limits.maxPixels / 1e6} megapixels` };
   }
-  if (frames < 1 || frames > limits.maxFrames) return { ok: false, code: frames < 1 ? "unreadable" : "frame_limit", reason: `too many frames: ${frames} (limit ${limits.maxFrames})` };
+  if (frames < 1) return { ok: false, code: "unreadable", reason: `${format} header has no frames` };
+  if (frames > limits.maxFrames) return { ok: false, code: "frame_limit", reason: `too many frames: ${frames} (limit ${limits.maxFrames})` };
   return header;
 }
 

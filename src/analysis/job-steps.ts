@@ -128,14 +128,17 @@ export type NsfwResult = { score: number | null; features: string | null; code: 
  */
 export async function scoreNsfw(input: Derived["decoded"]["nsfwInput"], stepErrors: string[]): Promise<NsfwResult> {
   if (!input) return { score: null, features: null, code: null };
+  let score: number | null = null;
   try {
     const result = await classifyNsfw(input);
+    score = result.score;
+    const scored = { score, features: encodeFeatures(result.features), code: embeddingCode(result.features, result.featureCenter) };
     // Scored on the CPU backend (~40x the CPU time): worth seeing in analysisError.
     if (result.wasmError) stepErrors.push(`nsfw: wasm backend unavailable, scored on cpu: ${result.wasmError}`);
-    return { score: result.score, features: encodeFeatures(result.features), code: embeddingCode(result.features, result.featureCenter) };
+    return scored;
   } catch (err) {
     stepErrors.push(`nsfw: ${message(err)}`);
-    return { score: null, features: null, code: null };
+    return { score, features: null, code: null };
   }
 }
 

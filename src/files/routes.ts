@@ -146,7 +146,7 @@ fileRoutes.openapi(
       now,
     );
     if (!updated) throw await patchRefusal(c.get("db"), file.id, now); // stopped being live between the read and the write
-    await accessChanged(c.env, { files: [file] }); // visibility, hotlink policy and expiry decide byte links
+    await accessChanged(c.env, { files: [updated] }); // visibility, hotlink policy and expiry decide byte links
     return c.json({ message: "File updated", file: await fullResource(c.env, c.get("db"), updated, true, now) }, 200);
   },
 );

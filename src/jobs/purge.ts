@@ -89,7 +89,8 @@ export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promis
   // Objects first: if the run dies after this, the rows are still unpurged and the next run finishes them.
   const keys = candidates.flatMap((f) => (f.thumbKey ? [f.storeKey, f.thumbKey] : [f.storeKey]));
   await env.BUCKET.delete(keys);
-  await accessChanged(env, { files: candidates });
+  // One call a file, together: each file's keys are one purge-by-URL call, sent side by side.
+  await Promise.all(candidates.map((f) => accessChanged(env, { files: [f] })));
 
   let purged = 0;
   let freedBytes = 0;

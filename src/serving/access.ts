@@ -51,7 +51,9 @@ export function isAgeRestricted(file: Pick<FileRow, "ageRestricted" | "ageRestri
  * made to decode it either: pages show a notice and a download link, and link previews get no image.
  */
 export function isUnsafeToRender(file: Pick<FileRow, "analysis" | "analysisFailure">): boolean {
-  return file.analysis === "failed" && (file.analysisFailure === "pixel_limit" || file.analysisFailure === "frame_limit");
+  if (file.analysis !== "failed") return false;
+  // Unclassified (recorded by the previous deploy after migration 0006 ran): not known to be safe.
+  return file.analysisFailure === null || file.analysisFailure === "pixel_limit" || file.analysisFailure === "frame_limit";
 }
 
 /** The analysis has written its result (done or failed); clients see anything else as `pending`. */

@@ -86,6 +86,8 @@ describe("GET {site_url}/f/<id>", () => {
     // Decided from the code, never from the message's text.
     expect(isUnsafeToRender({ analysis: "failed", analysisFailure: "unreadable", analysisError: "image too large: 9x9" } as FileRow)).toBe(false);
     expect(isUnsafeToRender({ analysis: "failed", analysisFailure: "frame_limit", analysisError: null } as FileRow)).toBe(true);
+    // A failure the previous deploy recorded without a code (after the migration ran) is not known to be safe.
+    expect(isUnsafeToRender({ analysis: "failed", analysisFailure: null, analysisError: "undecodable image: x" } as FileRow)).toBe(true);
     expect((await fetchRaw(`${SITE}/f/${avif.id}`)).text).toContain(`<img src="${env.IMAGE_URL}/${avif.id}"`);
   });
 
