@@ -1,4 +1,5 @@
 // createApp(): middleware order, feature routers, error mapping and the OpenAPI document.
+import { API_BASE } from "./platform/api-endpoints";
 import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
@@ -85,7 +86,7 @@ export function createApp() {
   app.route("/cdn", cdnRoutes);
   app.use("/api/v1/*", apiCors());
   app.use(dbHandle());
-  app.route("/api/v1", api);
+  app.route(API_BASE, api);
   // Pages call the API in-process through the whole app (request id, db handle, auth, limits), lent here.
   app.route("/", siteRoutes({ openApi: (env) => openApiDocument(api, env), api: (req, env, ctx) => app.fetch(req, env, ctx) }));
   // Answered, not thrown: the middleware around it (rate-limit headers, security headers) sees a response.

@@ -2,9 +2,11 @@
 // path prefix on one host (local) or a host of its own (production). dispatch() maps a public URL onto the
 // internal mount points of the app (/api/v1, /i, /cdn, /), so routes never care which form is configured.
 
+import { API_BASE } from "./api-endpoints";
+
 export type Surface = "api" | "image" | "cdn" | "site";
 
-const INTERNAL: Record<Surface, string> = { api: "/api/v1", image: "/i", cdn: "/cdn", site: "" };
+const INTERNAL: Record<Surface, string> = { api: API_BASE, image: "/i", cdn: "/cdn", site: "" };
 
 type Mount = { surface: Surface; host: string; prefix: string };
 

@@ -1,4 +1,5 @@
 // Account: verification state, profile and safe mode, plan and usage, data export (streamed), deletion.
+import { ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
@@ -91,7 +92,7 @@ accountPages.post("/app/account", async (c) => {
 
 // The API streams the export page by page; its body passes through unread, so it never sits in memory here.
 accountPages.get("/app/account/export", async (c) => {
-  const res = await apiResponse(c, "GET", "/account/export");
+  const res = await apiResponse(c, ENDPOINTS.exportAccount.method, endpointPath(ENDPOINTS.exportAccount));
   if (!res.ok) {
     const body = (await res.json().catch(() => ({}))) as ApiErrorBody;
     return c.redirect(`/app/account?error=${encodeURIComponent(apiMessage({ ok: false, status: res.status, body }))}`, 303);

@@ -2,6 +2,7 @@
 // which the site router lends (routes.tsx: InProcessApi), so src/pages imports nothing from app.ts. The answer
 // types come from the API's own zod schemas. The page's session, resolved once per page request, is lent to
 // each call (auth/principal.ts lendPrincipal): the API does not check the session again.
+import { API_BASE, ENDPOINTS, endpointPath, type Endpoint } from "../../platform/api-endpoints";
 import type { Context } from "hono";
 import type { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../platform/env";
@@ -65,7 +66,7 @@ function prepare(c: Context<AppEnv>, req: Request) {
 function request(c: Context<AppEnv>, method: string, path: string, body?: unknown): Request {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const headers = new Headers(text === undefined ? {} : { "content-type": "application/json", "content-length": String(new TextEncoder().encode(text).byteLength) });
-  return prepare(c, new Request(new URL(`/api/v1${path}`, c.req.url), { method, headers, body: text }));
+  return prepare(c, new Request(new URL(`${API_BASE}${path}`, c.req.url), { method, headers, body: text }));
 }
 
 /** Sends an in-process API request and hands back its Response unread (streamed answers: the export). */
@@ -88,47 +89,48 @@ const qs = (q: Record<string, string | number | boolean | undefined>) => {
   for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== "") p.set(k, String(v));
   return p.size ? `?${p}` : "";
 };
-const id = encodeURIComponent;
+/** An endpoint as call() takes it: its method and its filled-in path. */
+const at = (e: Endpoint, params?: Record<string, string>, query?: string) => [e.method, endpointPath(e, params, query)] as const;
 type Query<S extends z.ZodType> = { [K in keyof In<S>]?: string | number | boolean | undefined };
 
 /** The API, as the pages use it. */
 export const api = {
-  login: (c: Context<AppEnv>, body: In<typeof LoginRequest>) => call<Out<typeof AuthResponse>>(c, "POST", "/auth/login", body),
-  signup: (c: Context<AppEnv>, body: In<typeof SignupRequest>) => call<Out<typeof AuthResponse>>(c, "POST", "/auth/signup", body),
-  logout: (c: Context<AppEnv>) => call<Message>(c, "POST", "/auth/logout"),
-  verifyEmail: (c: Context<AppEnv>, token: string) => call<Message & { user: Account }>(c, "POST", "/auth/verify-email", { token }),
-  resendVerification: (c: Context<AppEnv>) => call<Message>(c, "POST", "/auth/resend-verification"),
+  login: (c: Context<AppEnv>, body: In<typeof LoginRequest>) => call<Out<typeof AuthResponse>>(c, ...at(ENDPOINTS.login), body),
+  signup: (c: Context<AppEnv>, body: In<typeof SignupRequest>) => call<Out<typeof AuthResponse>>(c, ...at(ENDPOINTS.signup), body),
+  logout: (c: Context<AppEnv>) => call<Message>(c, ...at(ENDPOINTS.logout)),
+  verifyEmail: (c: Context<AppEnv>, token: string) => call<Message & { user: Account }>(c, ...at(ENDPOINTS.verifyEmail), { token }),
+  resendVerification: (c: Context<AppEnv>) => call<Message>(c, ...at(ENDPOINTS.resendVerification)),
 
-  listFiles: (c: Context<AppEnv>, q: Query<typeof ListFilesQuery>) => call<Out<typeof FileList>>(c, "GET", `/files${qs(q)}`),
-  getFile: (c: Context<AppEnv>, fileId: string) => call<FileFull>(c, "GET", `/files/${id(fileId)}`),
-  patchFile: (c: Context<AppEnv>, fileId: string, body: In<typeof PatchFileRequest>) => call<Out<typeof FileUpdated>>(c, "PATCH", `/files/${id(fileId)}`, body),
-  deleteFile: (c: Context<AppEnv>, fileId: string) => call<Message>(c, "DELETE", `/files/${id(fileId)}`),
+  listFiles: (c: Context<AppEnv>, q: Query<typeof ListFilesQuery>) => call<Out<typeof FileList>>(c, ...at(ENDPOINTS.listFiles, {}, qs(q))),
+  getFile: (c: Context<AppEnv>, fileId: string) => call<FileFull>(c, ...at(ENDPOINTS.getFile, { id: fileId })),
+  patchFile: (c: Context<AppEnv>, fileId: string, body: In<typeof PatchFileRequest>) => call<Out<typeof FileUpdated>>(c, ...at(ENDPOINTS.patchFile, { id: fileId }), body),
+  deleteFile: (c: Context<AppEnv>, fileId: string) => call<Message>(c, ...at(ENDPOINTS.deleteFile, { id: fileId })),
 
-  listAlbums: (c: Context<AppEnv>) => call<Out<typeof AlbumList>>(c, "GET", "/albums?limit=100"),
-  getAlbum: (c: Context<AppEnv>, albumId: string, limit = 100) => call<AlbumDetail>(c, "GET", `/albums/${id(albumId)}?limit=${limit}`),
-  createAlbum: (c: Context<AppEnv>, body: In<typeof CreateAlbumRequest>) => call<Album>(c, "POST", "/albums", body),
-  patchAlbum: (c: Context<AppEnv>, albumId: string, body: In<typeof PatchAlbumRequest>) => call<Out<typeof AlbumUpdated>>(c, "PATCH", `/albums/${id(albumId)}`, body),
-  addToAlbum: (c: Context<AppEnv>, albumId: string, fileIds: In<typeof AddFilesRequest>["fileIds"]) => call<Out<typeof AlbumFilesAdded>>(c, "POST", `/albums/${id(albumId)}/files`, { fileIds }),
-  removeFromAlbum: (c: Context<AppEnv>, albumId: string, fileId: string) => call<Message>(c, "DELETE", `/albums/${id(albumId)}/files/${id(fileId)}`),
-  deleteAlbum: (c: Context<AppEnv>, albumId: string) => call<Message>(c, "DELETE", `/albums/${id(albumId)}`),
+  listAlbums: (c: Context<AppEnv>) => call<Out<typeof AlbumList>>(c, ...at(ENDPOINTS.listAlbums, {}, "?limit=100")),
+  getAlbum: (c: Context<AppEnv>, albumId: string, limit = 100) => call<AlbumDetail>(c, ...at(ENDPOINTS.getAlbum, { id: albumId }, `?limit=${limit}`)),
+  createAlbum: (c: Context<AppEnv>, body: In<typeof CreateAlbumRequest>) => call<Album>(c, ...at(ENDPOINTS.createAlbum), body),
+  patchAlbum: (c: Context<AppEnv>, albumId: string, body: In<typeof PatchAlbumRequest>) => call<Out<typeof AlbumUpdated>>(c, ...at(ENDPOINTS.patchAlbum, { id: albumId }), body),
+  addToAlbum: (c: Context<AppEnv>, albumId: string, fileIds: In<typeof AddFilesRequest>["fileIds"]) => call<Out<typeof AlbumFilesAdded>>(c, ...at(ENDPOINTS.addToAlbum, { id: albumId }), { fileIds }),
+  removeFromAlbum: (c: Context<AppEnv>, albumId: string, fileId: string) => call<Message>(c, ...at(ENDPOINTS.removeFromAlbum, { id: albumId, fileId })),
+  deleteAlbum: (c: Context<AppEnv>, albumId: string) => call<Message>(c, ...at(ENDPOINTS.deleteAlbum, { id: albumId })),
 
-  listKeys: (c: Context<AppEnv>) => call<Out<typeof ApiKeyList>>(c, "GET", "/keys?limit=100"),
+  listKeys: (c: Context<AppEnv>) => call<Out<typeof ApiKeyList>>(c, ...at(ENDPOINTS.listKeys, {}, "?limit=100")),
   // Permissions as the form sent them: the API refuses unknown ones with its own message.
-  createKey: (c: Context<AppEnv>, body: Omit<In<typeof CreateKeyRequest>, "permissions"> & { permissions: string[] }) => call<CreatedKey>(c, "POST", "/keys", body),
-  revokeKey: (c: Context<AppEnv>, keyId: string) => call<Message>(c, "DELETE", `/keys/${id(keyId)}`),
+  createKey: (c: Context<AppEnv>, body: Omit<In<typeof CreateKeyRequest>, "permissions"> & { permissions: string[] }) => call<CreatedKey>(c, ...at(ENDPOINTS.createKey), body),
+  revokeKey: (c: Context<AppEnv>, keyId: string) => call<Message>(c, ...at(ENDPOINTS.revokeKey, { id: keyId })),
 
-  account: (c: Context<AppEnv>) => call<Out<typeof AccountBody>>(c, "GET", "/account"),
-  limits: (c: Context<AppEnv>) => call<Limits>(c, "GET", "/account/limits"),
-  patchAccount: (c: Context<AppEnv>, body: In<typeof AccountPatch>) => call<Out<typeof AccountUpdated>>(c, "PATCH", "/account", body),
-  deleteAccount: (c: Context<AppEnv>, password: In<typeof DeleteAccountBody>["password"]) => call<Out<typeof AccountDeleted>>(c, "DELETE", "/account", { password }),
+  account: (c: Context<AppEnv>) => call<Out<typeof AccountBody>>(c, ...at(ENDPOINTS.account)),
+  limits: (c: Context<AppEnv>) => call<Limits>(c, ...at(ENDPOINTS.limits)),
+  patchAccount: (c: Context<AppEnv>, body: In<typeof AccountPatch>) => call<Out<typeof AccountUpdated>>(c, ...at(ENDPOINTS.patchAccount), body),
+  deleteAccount: (c: Context<AppEnv>, password: In<typeof DeleteAccountBody>["password"]) => call<Out<typeof AccountDeleted>>(c, ...at(ENDPOINTS.deleteAccount), { password }),
 
-  report: (c: Context<AppEnv>, body: In<typeof ReportRequest>) => call<Out<typeof ReportCreated>>(c, "POST", "/moderation/report", body),
-  queue: (c: Context<AppEnv>, q: Query<typeof QueueQuery>) => call<Out<typeof ReportList>>(c, "GET", `/moderation/queue${qs(q)}`),
-  resolve: (c: Context<AppEnv>, reportId: string, body: In<typeof ResolveRequest>) => call<Out<typeof ResolveResponse>>(c, "POST", `/moderation/reports/${id(reportId)}/resolve`, body),
+  report: (c: Context<AppEnv>, body: In<typeof ReportRequest>) => call<Out<typeof ReportCreated>>(c, ...at(ENDPOINTS.report), body),
+  queue: (c: Context<AppEnv>, q: Query<typeof QueueQuery>) => call<Out<typeof ReportList>>(c, ...at(ENDPOINTS.queue, {}, qs(q))),
+  resolve: (c: Context<AppEnv>, reportId: string, body: In<typeof ResolveRequest>) => call<Out<typeof ResolveResponse>>(c, ...at(ENDPOINTS.resolve, { id: reportId }), body),
 
   /** The one-request upload (multipart/form-data), framed once so it carries a Content-Length. */
   async uploadForm(c: Context<AppEnv>, form: FormData): Promise<ApiResult<UploadAnswer>> {
-    const url = new URL("/api/v1/upload/form", c.req.url);
+    const url = new URL(API_BASE + endpointPath(ENDPOINTS.uploadForm), c.req.url);
     const framed = new Request(url, { method: "POST", body: form });
     const bytes = await framed.arrayBuffer();
     const headers = new Headers({ "content-type": framed.headers.get("content-type") ?? "multipart/form-data", "content-length": String(bytes.byteLength) });

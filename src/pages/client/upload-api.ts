@@ -6,6 +6,7 @@ import type { MultipartCompleteRequest, MultipartCompleteResponse, MultipartInit
 import type { PatchFileRequest } from "../../files/schemas";
 import type { LimitsBody } from "../../limits/schemas";
 import type { ErrorBody } from "../../platform/openapi";
+import { API_BASE, ENDPOINTS, endpointPath, type Endpoint } from "../../platform/api-endpoints";
 
 type In<S extends z.ZodType> = z.input<S>;
 type Out<S extends z.ZodType> = z.output<S>;
@@ -13,7 +14,6 @@ export type Finalized = Out<typeof FinalizeResponse>;
 export type MultipartInit = Out<typeof MultipartInitResponse>;
 type ErrorAnswer = Partial<Out<typeof ErrorBody>>;
 
-const API = "/api/v1";
 
 /** A refused request: its status (0: the network) and the API's error body. */
 export class ApiError extends Error {
@@ -36,9 +36,9 @@ export async function getToken(): Promise<string> {
   return token;
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const r = await fetch(API + path, {
-    method,
+async function call<T>(endpoint: Endpoint, body?: unknown, params?: Record<string, string>): Promise<T> {
+  const r = await fetch(API_BASE + endpointPath(endpoint, params), {
+    method: endpoint.method,
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -48,12 +48,12 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 }
 
 export const uploadApi = {
-  presign: (body: In<typeof PresignRequest>) => call<Out<typeof PresignResponse>>("POST", "/upload/presign", body),
-  multipartInit: (body: In<typeof MultipartInitRequest>) => call<MultipartInit>("POST", "/upload/multipart/init", body),
-  multipartComplete: (body: In<typeof MultipartCompleteRequest>) => call<Out<typeof MultipartCompleteResponse>>("POST", "/upload/multipart/complete", body),
-  finalize: (body: In<typeof FinalizeRequest>) => call<Finalized>("POST", "/upload/finalize", body),
-  patchFile: (fileId: string, body: In<typeof PatchFileRequest>) => call<unknown>("PATCH", `/files/${fileId}`, body),
-  limits: () => call<Out<typeof LimitsBody>>("GET", "/account/limits"),
+  presign: (body: In<typeof PresignRequest>) => call<Out<typeof PresignResponse>>(ENDPOINTS.presign, body),
+  multipartInit: (body: In<typeof MultipartInitRequest>) => call<MultipartInit>(ENDPOINTS.multipartInit, body),
+  multipartComplete: (body: In<typeof MultipartCompleteRequest>) => call<Out<typeof MultipartCompleteResponse>>(ENDPOINTS.multipartComplete, body),
+  finalize: (body: In<typeof FinalizeRequest>) => call<Finalized>(ENDPOINTS.finalize, body),
+  patchFile: (fileId: string, body: In<typeof PatchFileRequest>) => call<unknown>(ENDPOINTS.patchFile, body, { id: fileId }),
+  limits: () => call<Out<typeof LimitsBody>>(ENDPOINTS.limits),
 };
 
 /** PUTs bytes with XMLHttpRequest, whose upload progress is observable (fetch's is not). */
