@@ -30,8 +30,6 @@ export const fileAccessKey = fileRecords.key;
 /** How long an entry of bytes may stay in the edge cache (objects under a key never change). */
 export const EDGE_CACHE_SECONDS = 7 * 24 * 3600;
 
-export type { EdgeEnv };
-
 /** What a file's id alone names: its access record and the entries of its original and thumbnail (they carry it). */
 export function fileRecordKeys(env: Pick<Env, "CDN_URL">, fileId: string): string[] {
   return [fileAccessKey(env, fileId), edgeCacheKey(env, fileId, "original"), edgeCacheKey(env, fileId, "thumb")];

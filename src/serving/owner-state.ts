@@ -5,7 +5,8 @@ import { and, eq, lte } from "drizzle-orm";
 import { files } from "../db/schema";
 import { createDb } from "../platform/db";
 import { SERVING } from "../config";
-import { forgetFileAccess, type EdgeEnv } from "./edge-cache";
+import type { EdgeEnv } from "../platform/edge-records";
+import { forgetFileAccess } from "./edge-cache";
 
 /**
  * Forgets the records that carry the owner's state, here at once and (when configured) everywhere.
