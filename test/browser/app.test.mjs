@@ -1,10 +1,9 @@
 // The web app in a real browser: sign up, verify, upload a small and a > 12 MB image with progress,
 // see the thumbnail, create and revoke an API key, export data. Screenshots go to screenshots/.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { gradientBmp, openPage, root, startApp, suitePort, verifyLink } from "./support.mjs";
+import { gradientBmp, openPage, root, scratchDir, startApp, suitePort, verifyLink } from "./support.mjs";
 import { BROWSER_UPLOADS, UPLOADS } from "../../src/config.ts";
 
 const PORT = suitePort(0);
@@ -54,7 +53,7 @@ describe("web app in chromium", () => {
   });
 
   it("uploads a small image and a > 12 MB image with per-file progress", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
+    const dir = scratchDir("browser-upload-");
     const big = path.join(dir, "big-gradient.bmp");
     writeFileSync(big, gradientBmp(2100, 2100)); // 13.2 MB: multipart (3 parts of 5 MiB)
     const small = path.join(root, "test/fixtures/images/cubes.jpg");
@@ -96,7 +95,7 @@ describe("web app in chromium", () => {
   });
 
   it("retries a failed multipart part and still completes", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
+    const dir = scratchDir("browser-upload-");
     const file = path.join(dir, "retry.bmp");
     writeFileSync(file, gradientBmp(1900, 1900)); // 10.8 MB: 3 parts
     let failed = 0;
@@ -124,7 +123,7 @@ describe("web app in chromium", () => {
   });
 
   it("explains a refused upload (413) with the plan's limit and what is left", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
+    const dir = scratchDir("browser-upload-");
     const huge = path.join(dir, "too-big.bmp");
     writeFileSync(huge, gradientBmp(2700, 2700)); // 21.9 MB > the free plan's 20 MB
     await page.goto(`${ORIGIN}/app/upload`);
@@ -225,7 +224,7 @@ describe("web app in chromium", () => {
 
   it("sends files from config's multipart cutoff (decimal MB) in parts of the server's part size", async () => {
     const cutoff = BROWSER_UPLOADS.multipartFromBytes;
-    const dir = mkdtempSync(path.join(tmpdir(), "browser-upload-"));
+    const dir = scratchDir("browser-upload-");
     // BMPs on each side of the cutoff, both below 5 MiB (the cutoff the script once had on its own).
     const below = path.join(dir, "below.bmp");
     const above = path.join(dir, "above.bmp");

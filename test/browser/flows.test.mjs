@@ -5,10 +5,9 @@
 // docs/screenshots/.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { DESKTOP, DOC_SHOTS, PHONE, SHOTS, accessToken, api, gradientBmp, openPage, root, signUp, startApp, suitePort, uploadForm, watch } from "./support.mjs";
+import { DESKTOP, DOC_SHOTS, PHONE, SHOTS, accessToken, api, gradientBmp, openPage, root, scratchDir, signUp, startApp, suitePort, uploadForm, watch } from "./support.mjs";
 
 const PORT = suitePort(2);
 const FIXTURES = path.join(root, "test/fixtures/images");
@@ -218,7 +217,7 @@ describe("albums", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/zip");
     expect(res.headers.get("content-length")).toBeNull(); // streamed, not built in memory
-    const dir = mkdtempSync(path.join(tmpdir(), "album-zip-"));
+    const dir = scratchDir("album-zip-");
     const zip = path.join(dir, "album.zip");
     writeFileSync(zip, Buffer.from(await res.arrayBuffer()));
     execFileSync("unzip", ["-tq", zip]); // CRCs and structure check out

@@ -2,9 +2,11 @@
 // account, uploads through the API, and the checks every page must pass (no sideways scrolling at 390 px, no
 // console errors, no serious axe-core violations).
 import { chromium } from "playwright-core";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { onTestFinished } from "vitest";
 import { fetchWithin, startWorker, root, within } from "../../bench/lib/index.mjs";
 
 export { root };
@@ -14,6 +16,13 @@ export const SHOTS = path.join(root, "screenshots");
 export const DOC_SHOTS = path.join(root, "docs/screenshots");
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 900 };
+
+/** A fresh folder under the system's temp folder for one test's files, removed when that test ends. */
+export function scratchDir(prefix) {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 /**
  * The port of a suite's `wrangler dev`: BROWSER_TEST_PORT_BASE (default 8841) plus the suite's offset (app 0,
