@@ -121,12 +121,16 @@ describe("POST /auth/password/forgot", () => {
 describe("POST /auth/password/reset", () => {
   it("sets the password, answers { message } without a session, and the new password signs in", async () => {
     const user = await signup();
+    const other = await signup();
     const token = await requestReset(user.email);
     const res = await resetPassword(token, NEW_PASSWORD);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: "Your password was changed. Sign in with the new one." });
     expect((await loginWith(user.email, NEW_PASSWORD)).status).toBe(200);
     expect((await loginWith(user.email, PASSWORD)).status).toBe(401);
+    // The token is the account's own: another account's password and sessions are untouched.
+    expect((await loginWith(other.email, PASSWORD)).status).toBe(200);
+    expect((await call("/account", { token: other.access })).status).toBe(200);
   });
 
   it("revokes every session and refresh family: old access and refresh tokens stop working", async () => {
