@@ -51,6 +51,16 @@ export const LOGIN_LIMITS = {
 
 export const VERIFICATION_LIMITS = { windowSeconds: 3600, resendsPerHour: 5 };
 
+/** Password recovery (extensions.md §7): the mailed token's life, and each route's limits per window. */
+export const PASSWORD_RESET = {
+  tokenSeconds: 3600,
+  windowSeconds: 3600,
+  /** Reset mails asked for one address (forgot), and resets of one account (reset), per window. */
+  perAccount: 5,
+  /** Requests from one client IP per window, each route counted on its own. */
+  perIp: 20,
+};
+
 export const API_KEYS = {
   prefix: "pk_",
   bodyLength: 32,

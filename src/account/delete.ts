@@ -8,8 +8,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { runBatch, type Db } from "../platform/db";
 import { albums, apiKeys, files, planChanges, sessions, users } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
-import { verifyPassword } from "../platform/passwords";
-import { countLoginAttempt, forgiveLoginAttempt } from "../auth/login-guard";
+import { reenteredPasswordOk } from "../auth/login-guard";
 import { auditInsert } from "../platform/audit";
 import { accessChanged } from "../serving/access-changed";
 
@@ -18,11 +17,7 @@ export type DeletionResult = { files: number; albums: number; sessions: number; 
 export async function deleteAccount(db: Db, env: Env, userId: string, password: string, ip: string, now = new Date()): Promise<DeletionResult> {
   const user = await db.select().from(users).where(and(eq(users.id, userId), isNull(users.deletedAt))).get();
   if (!user) throw unauthorized();
-  // Re-entering the password is a login attempt as far as guessing goes: the same per-account and per-IP limits.
-  await countLoginAttempt(env, user.email, ip);
-  const check = await verifyPassword(password, user.passwordHash);
-  if (!check.ok) throw new ApiError("invalid_password", "The password is not correct");
-  await forgiveLoginAttempt(env, user.email, ip);
+  if (!(await reenteredPasswordOk(env, user, password, ip))) throw new ApiError("invalid_password", "The password is not correct");
 
   const results = await runBatch(db, [
     db.update(users).set({ deletedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.deletedAt))),

@@ -1,33 +1,66 @@
-// Brute-force protection for login: attempts are counted per account (e-mail) and per client IP in the
-// rate-limiter Durable Object before the password is checked, so a parallel burst cannot slip past.
-import { LOGIN_LIMITS } from "../config";
+// Brute-force and flooding protection for the account routes: attempts are counted per account (e-mail) and per
+// client IP in the rate-limiter Durable Object before the check they guard, so a parallel burst cannot slip past.
+// Login (and a password re-entered while signed in) counts failures; password recovery counts every request.
+import { LOGIN_LIMITS, PASSWORD_RESET } from "../config";
 import { RateLimitError } from "../platform/errors";
+import { verifyPassword } from "../platform/passwords";
 import { limiterFor, type LimitState } from "../limits/rate-limiter";
 
-const BUCKET = "login-attempts";
+/** One guarded action: its bucket in each subject's limiter, the window and the limits per account and per IP. */
+export type AttemptLimit = { bucket: string; windowSeconds: number; perAccount: number; perIp: number; message: string };
 
-function stubs(env: Env, email: string, ip: string) {
-  return { account: limiterFor(env, `login-email:${email}`), ip: limiterFor(env, `login-ip:${ip}`) };
-}
+const LOGIN: AttemptLimit = {
+  bucket: "login-attempts",
+  windowSeconds: LOGIN_LIMITS.windowSeconds,
+  perAccount: LOGIN_LIMITS.failuresPerAccount,
+  perIp: LOGIN_LIMITS.failuresPerIp,
+  message: "Too many login attempts; try again later",
+};
+const recovery = (bucket: string): AttemptLimit => ({
+  bucket,
+  windowSeconds: PASSWORD_RESET.windowSeconds,
+  perAccount: PASSWORD_RESET.perAccount,
+  perIp: PASSWORD_RESET.perIp,
+  message: "Too many password reset requests; try again later",
+});
+export const PASSWORD_FORGOT = recovery("password-forgot");
+export const PASSWORD_RESETS = recovery("password-reset");
 
-function refuse(state: LimitState): never {
+const accountLimiter = (env: Env, email: string) => limiterFor(env, `login-email:${email}`);
+const ipLimiter = (env: Env, ip: string) => limiterFor(env, `login-ip:${ip}`);
+
+function refuse(state: LimitState, message: string): never {
   const retryAfter = Math.max(1, state.reset - Math.floor(Date.now() / 1000));
-  throw new RateLimitError(retryAfter, state.limit, state.reset, "Too many login attempts; try again later");
+  throw new RateLimitError(retryAfter, state.limit, state.reset, message);
 }
 
-/** Counts one attempt for the account and the IP; throws 429 when either is over its limit. */
-export async function countLoginAttempt(env: Env, email: string, ip: string): Promise<void> {
-  const s = stubs(env, email, ip);
+/** Counts one attempt for the account and/or the IP given; throws 429 when either is over its limit. */
+export async function countAttempt(env: Env, limit: AttemptLimit, who: { email?: string; ip?: string }): Promise<void> {
   const [account, byIp] = await Promise.all([
-    s.account.hit(BUCKET, LOGIN_LIMITS.failuresPerAccount, LOGIN_LIMITS.windowSeconds),
-    s.ip.hit(BUCKET, LOGIN_LIMITS.failuresPerIp, LOGIN_LIMITS.windowSeconds),
+    who.email === undefined ? undefined : accountLimiter(env, who.email).hit(limit.bucket, limit.perAccount, limit.windowSeconds),
+    who.ip === undefined ? undefined : ipLimiter(env, who.ip).hit(limit.bucket, limit.perIp, limit.windowSeconds),
   ]);
-  if (!account.allowed) refuse(account);
-  if (!byIp.allowed) refuse(byIp);
+  if (account && !account.allowed) refuse(account, limit.message);
+  if (byIp && !byIp.allowed) refuse(byIp, limit.message);
+}
+
+/** Counts one login attempt for the account and the IP; throws 429 when either is over its limit. */
+export function countLoginAttempt(env: Env, email: string, ip: string): Promise<void> {
+  return countAttempt(env, LOGIN, { email, ip });
 }
 
 /** A successful login is not a failure: the account's count is cleared and the IP's attempt given back. */
 export async function forgiveLoginAttempt(env: Env, email: string, ip: string): Promise<void> {
-  const s = stubs(env, email, ip);
-  await Promise.all([s.account.clear(BUCKET), s.ip.refund(BUCKET, LOGIN_LIMITS.windowSeconds)]);
+  await Promise.all([accountLimiter(env, email).clear(LOGIN.bucket), ipLimiter(env, ip).refund(LOGIN.bucket, LOGIN.windowSeconds)]);
+}
+
+/**
+ * A signed-in person re-entering their password (account deletion, password change): a login attempt as far
+ * as guessing goes, with the same per-account and per-IP limits, cleared by the right password.
+ */
+export async function reenteredPasswordOk(env: Env, user: { email: string; passwordHash: string }, password: string, ip: string): Promise<boolean> {
+  await countLoginAttempt(env, user.email, ip);
+  const { ok } = await verifyPassword(password, user.passwordHash);
+  if (ok) await forgiveLoginAttempt(env, user.email, ip);
+  return ok;
 }

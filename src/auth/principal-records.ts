@@ -148,7 +148,12 @@ export function forgetUser(env: EdgeEnv, userId: string): Promise<void> {
 
 /** A session was revoked (logout, refresh-token reuse). */
 export function forgetSession(env: EdgeEnv, sessionId: string): Promise<void> {
-  return forget(env, [sessionRecords.key(env, sessionId)]);
+  return forgetSessions(env, [sessionId]);
+}
+
+/** Several sessions of one account were revoked at once (a password change or reset). */
+export function forgetSessions(env: EdgeEnv, sessionIds: string[]): Promise<void> {
+  return forget(env, sessionIds.map((id) => sessionRecords.key(env, id)));
 }
 
 /** An API key was revoked; `keyHash` is the SHA-256 D1 stores. */

@@ -2,13 +2,27 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../platform/env";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { AccountSchema, AuthResponse, LoginRequest, RefreshRequest, RefreshResponse, SignupRequest, VerifyEmailRequest } from "./schemas";
+import {
+  AccountSchema,
+  AuthResponse,
+  ChangePasswordRequest,
+  ForgotPasswordRequest,
+  LoginRequest,
+  PasswordChanged,
+  RefreshRequest,
+  RefreshResponse,
+  ResetPasswordRequest,
+  SignupRequest,
+  VerifyEmailRequest,
+} from "./schemas";
 import { login, sendVerification, signup, verifyEmail } from "./service";
 import { refreshSession, revokeSession } from "./sessions";
 import { accountResource, findUserById, userResource } from "./queries";
 import { apiRouter } from "../platform/router";
 import { ApiError } from "../platform/errors";
 import { resendAllowed } from "./verification-limit";
+import { changePassword } from "./password";
+import { forgotPassword, resetPassword } from "./password-reset";
 
 export const authRoutes = apiRouter();
 
@@ -117,5 +131,65 @@ authRoutes.openapi(
     const user = await findUserById(c.get("db"), p.user.id);
     if (user) await sendVerification(c.get("db"), c.env, user);
     return c.json({ message: "Verification e-mail sent" }, 200);
+  },
+);
+
+authRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/password",
+    tags,
+    summary: "Change the password",
+    description:
+      "Checks the current password (wrong ones count like failed logins), sets the new one, revokes every session of the account, the caller's included, and answers a fresh one. Mails the account.",
+    security: bearer,
+    middleware: [sessionOnly()] as const,
+    request: { body: jsonBody(ChangePasswordRequest) },
+    responses: { 200: json(PasswordChanged, "Changed; the new session"), ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const { currentPassword, newPassword } = c.req.valid("json");
+    const p = sessionPrincipal(c.get("principal"));
+    const session = await changePassword(c.get("db"), c.env, p.user.id, currentPassword, newPassword, p.ip);
+    return c.json({ session }, 200);
+  },
+);
+
+const FORGOT_ANSWER = "If an account uses this address, a link to reset its password is on its way. It works for 1 hour.";
+
+authRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/password/forgot",
+    tags,
+    summary: "Ask for a password reset link",
+    description:
+      "Always 202 with the same body, in the same time, whether or not the address has an account; an account gets a single-use reset code by mail, valid 1 hour. Limited per address and per IP.",
+    middleware: [noApiKey()] as const,
+    request: { body: jsonBody(ForgotPasswordRequest) },
+    responses: { 202: json(MessageBody, "Accepted"), ...errors(400, 403, 429) },
+  }),
+  async (c) => {
+    await forgotPassword(c.get("db"), c.env, c.req.valid("json").email, c.get("principal").ip, c.executionCtx);
+    return c.json({ message: FORGOT_ANSWER }, 202);
+  },
+);
+
+authRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/password/reset",
+    tags,
+    summary: "Set a new password with a reset code",
+    description:
+      "Uses up the code from the reset mail, sets the password, revokes every session of the account and mails it. Answers no session: sign in with the new password. Limited per account and per IP.",
+    middleware: [noApiKey()] as const,
+    request: { body: jsonBody(ResetPasswordRequest) },
+    responses: { 200: json(MessageBody, "Changed"), ...errors(400, 403, 429) },
+  }),
+  async (c) => {
+    const { token, newPassword } = c.req.valid("json");
+    await resetPassword(c.get("db"), c.env, token, newPassword, c.get("principal").ip);
+    return c.json({ message: "Your password was changed. Sign in with the new one." }, 200);
   },
 );

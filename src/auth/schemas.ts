@@ -27,6 +27,17 @@ export const LoginRequest = z.object({ email: Email, password: z.string().min(1)
 export const RefreshRequest = z.object({ refresh_token: z.string().min(1).max(512) }).strict().openapi("RefreshRequest");
 export const VerifyEmailRequest = z.object({ token: z.string().min(1).max(512) }).strict().openapi("VerifyEmailRequest");
 
+/** Password change and recovery (extensions.md §7): new passwords follow the signup rules (Password). */
+export const ChangePasswordRequest = z
+  .object({ currentPassword: z.string().min(1).max(PASSWORD_LENGTH.max), newPassword: Password })
+  .strict()
+  .openapi("ChangePasswordRequest");
+export const ForgotPasswordRequest = z.object({ email: Email }).strict().openapi("ForgotPasswordRequest");
+export const ResetPasswordRequest = z
+  .object({ token: z.string().min(1).max(512).openapi({ description: "The code from the reset mail" }), newPassword: Password })
+  .strict()
+  .openapi("ResetPasswordRequest");
+
 export const User = z
   .object({
     id: z.string().openapi({ example: "usr_V1StGXR8_Z5jdHi6B-myT" }),
@@ -49,6 +60,7 @@ export const Session = z
 
 export const AuthResponse = z.object({ user: User, session: Session }).openapi("AuthResponse");
 export const RefreshResponse = z.object({ session: Session }).openapi("RefreshResponse");
+export const PasswordChanged = z.object({ session: Session }).openapi("PasswordChanged");
 
 /** The account resource (accountResource in ./queries.ts): /account and verify-email answer it. */
 export const AccountSchema = z

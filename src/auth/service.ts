@@ -117,7 +117,7 @@ export async function verifyEmail(db: Db, env: Env, token: string): Promise<User
   const used = await db
     .update(emailTokens)
     .set({ usedAt: now })
-    .where(and(eq(emailTokens.tokenHash, tokenHash), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
+    .where(and(eq(emailTokens.tokenHash, tokenHash), eq(emailTokens.purpose, "verify_email"), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now)))
     .returning({ userId: emailTokens.userId })
     .get();
   if (!used) throw new ApiError("invalid_verification_token", "The verification token is invalid, used or expired");

@@ -60,13 +60,13 @@ export const refreshTokens = sqliteTable(
   (t) => [index("refresh_tokens_session").on(t.sessionId), index("refresh_tokens_expires").on(t.expiresAt)],
 );
 
-/** One-time tokens sent by mail (e-mail verification). */
+/** One-time tokens sent by mail (e-mail verification, password reset). */
 export const emailTokens = sqliteTable(
   "email_tokens",
   {
     tokenHash: text("token_hash").primaryKey(),
     userId: text("user_id").notNull().references(() => users.id),
-    purpose: text("purpose", { enum: ["verify_email"] }).notNull(),
+    purpose: text("purpose", { enum: ["verify_email", "reset_password"] }).notNull(),
     usedAt: integer("used_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),

@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   invalid_variant: { status: 400, where: [], description: "A variant parameter of a byte link (w, h, fit, q, format) is not valid" },
   cannot_modify_self: { status: 400, where: ["PATCH /admin/users/"], description: "Admins cannot ban themselves or give up their own admin role" },
   invalid_verification_token: { status: 400, wire: "invalid_token", where: ["POST /auth/verify-email"], description: "The verification token is invalid, used or expired" },
+  invalid_reset_token: { status: 400, where: ["POST /auth/password/reset"], description: "The reset token is invalid, used, expired or voided by a password change" },
   already_verified: { status: 400, where: ["POST /auth/resend-verification"], description: "The e-mail address is already verified" },
   missing_signature: { status: 400, where: ["POST /billing/webhook"], description: "The signature header is missing" },
   invalid_signature: { status: 400, where: ["POST /billing/webhook"], description: "The signature header is malformed or does not match the body" },
@@ -81,7 +82,7 @@ export const ERROR_CODES = {
   // At login, and for an API key of the account: not "API key has been revoked", the key is fine and works again
   // after an unban. (A session token of the account is refused with account_banned's 401, above.)
   account_suspended: { status: 403, wire: "account_banned", where: ANY, description: "The account is suspended (signing in, or an API key of it)" },
-  invalid_password: { status: 403, where: ["DELETE /account"], description: "The password is not correct" },
+  invalid_password: { status: 403, where: ["DELETE /account", "POST /auth/password$"], description: "The (current) password is not correct" },
   not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
   invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
   // Only reads under safe mode (serving/access.ts assertReadable): the owner's PATCH/DELETE and reports skip it.

@@ -198,6 +198,31 @@ describe("every change reaches the very next request", () => {
     await expectWarm(PLANS, user.access, 401, "invalid_token");
   });
 
+  it("password change: every old session of the account, warm ones included; the fresh session works", async () => {
+    const user = await signup();
+    const other = (await call("/auth/login", { body: { email: user.email, password: PASSWORD } })).body.session;
+    await expectWarm(PLANS, user.access, 200);
+    await expectWarm(PLANS, other.access_token, 200);
+    const changed = await api("/auth/password", { token: user.access, body: { currentPassword: PASSWORD, newPassword: "a brand new passphrase" } });
+    expect(changed.status).toBe(200);
+    await expectWarm(PLANS, user.access, 401, "invalid_token");
+    await expectWarm(PLANS, other.access_token, 401, "invalid_token");
+    await expectWarm(PLANS, changed.body.session.access_token, 200);
+  });
+
+  it("password reset: every session of the account, warm ones included", async () => {
+    const user = await signup();
+    const other = (await call("/auth/login", { body: { email: user.email, password: PASSWORD } })).body.session;
+    await expectWarm(PLANS, user.access, 200);
+    await expectWarm(PLANS, other.access_token, 200);
+    expect((await api("/auth/password/forgot", { body: { email: user.email } })).status).toBe(202); // its mail is written after the answer: api() waits for it
+    const mail = (await call(`/dev/outbox?to=${encodeURIComponent(user.email)}`)).body.messages[0];
+    const token = /reset code: (\S+)/.exec(mail.text)![1];
+    expect((await api("/auth/password/reset", { body: { token, newPassword: "a brand new passphrase" } })).status).toBe(200);
+    await expectWarm(PLANS, user.access, 401, "invalid_token");
+    await expectWarm(PLANS, other.access_token, 401, "invalid_token");
+  });
+
   it("a reused refresh token revokes the family", async () => {
     const user = await signup();
     const next = await call("/auth/refresh", { body: { refresh_token: user.refresh } });

@@ -16,14 +16,17 @@ export const SESSION_ONLY_ROUTES: GuardedRoute[] = [
   { method: "DELETE", path: "/keys/key_V1StGXR8_Z5jdHi6B-myT" },
   { method: "GET", path: "/account" },
   { method: "PATCH", path: "/account", body: { safeMode: true } },
+  { method: "POST", path: "/auth/password", body: { currentPassword: "long enough password", newPassword: "another long password" } },
 ];
 
-/** Anonymous welcome, API keys refused with 403 (signup, login, refresh, verify-email). */
+/** Anonymous welcome, API keys refused with 403 (signup, login, refresh, verify-email, password recovery). */
 export const NO_API_KEY_ROUTES: GuardedRoute[] = [
   { method: "POST", path: "/auth/signup", body: { email: "nobody@example.com", password: "long enough password", username: "nobody" } },
   { method: "POST", path: "/auth/login", body: { email: "nobody@example.com", password: "long enough password" } },
   { method: "POST", path: "/auth/refresh", body: { refresh_token: "not-a-real-token" } },
   { method: "POST", path: "/auth/verify-email", body: { token: "not-a-real-token" } },
+  { method: "POST", path: "/auth/password/forgot", body: { email: "nobody@example.com" } },
+  { method: "POST", path: "/auth/password/reset", body: { token: "not-a-real-token", newPassword: "long enough password" } },
 ];
 
 /**

@@ -1,10 +1,11 @@
-// Account: verification state, profile and safe mode, plan and usage, data export (streamed), deletion.
+// Account: verification state, profile and safe mode, password change, plan and usage, data export (streamed), deletion.
 import { ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
 import { api, apiMessage, apiResponse, type ApiErrorBody } from "./api";
-import { clearSessionCookie } from "./session";
+import { clearSessionCookie, setSessionCookie } from "./session";
+import { PASSWORDS_DIFFER } from "./password";
 import { requireFormToken, requireSession, str, type Form } from "./context";
 
 export const accountPages = new Hono<AppEnv>();
@@ -22,6 +23,7 @@ accountPages.get("/app/account", async (c) => {
       {q.welcome ? <Notice kind="ok">Welcome! We sent you an e-mail with a verification link.</Notice> : null}
       {q.saved ? <Notice kind="ok">Saved.</Notice> : null}
       {q.resent ? <Notice kind="ok">A new verification e-mail is on its way.</Notice> : null}
+      {q.password ? <Notice kind="ok">Your password was changed. Every other device was signed out.</Notice> : null}
       {q.error ? <Notice kind="error">{q.error}</Notice> : null}
       {!acc.ok ? <Notice kind="error">{apiMessage(acc)}</Notice> : null}
       <p>
@@ -47,6 +49,17 @@ accountPages.get("/app/account", async (c) => {
         <label><input type="checkbox" name="ageConfirmed" value="1" checked={Boolean(a?.ageConfirmed)} /> I confirm I am 18 or older</label>
         <label><input type="checkbox" name="safeMode" value="1" checked={a?.safeMode !== false} /> Safe mode (hide age-restricted images)</label>
         <button type="submit">Save</button>
+      </form>
+      <h2>Change password</h2>
+      <form method="post" action="/app/account/password" class="stack panel">
+        <Csrf c={c} />
+        <label for="currentPassword">Current password</label>
+        <input id="currentPassword" name="currentPassword" type="password" autocomplete="current-password" required />
+        <label for="newPassword">New password (at least 8 characters)</label>
+        <input id="newPassword" name="newPassword" type="password" autocomplete="new-password" required minlength={8} />
+        <label for="repeatPassword">Repeat the new password</label>
+        <input id="repeatPassword" name="repeatPassword" type="password" autocomplete="new-password" required minlength={8} />
+        <button type="submit">Change password</button>
       </form>
       <h2>Plan and usage</h2>
       {l ? (
@@ -88,6 +101,17 @@ accountPages.post("/app/account", async (c) => {
     ...(str(form, "username") ? { username: str(form, "username") } : {}),
   });
   return c.redirect(`/app/account?${r.ok ? "saved=1" : `error=${encodeURIComponent(apiMessage(r))}`}`, 303);
+});
+
+// The API answers a fresh session (every other one, this cookie's included, has ended): the cookie carries it on.
+accountPages.post("/app/account/password", async (c) => {
+  const form = (await c.req.parseBody()) as Form;
+  const back = (error: string) => c.redirect(`/app/account?error=${encodeURIComponent(error)}`, 303);
+  if (str(form, "newPassword") !== str(form, "repeatPassword")) return back(PASSWORDS_DIFFER);
+  const r = await api.changePassword(c, { currentPassword: str(form, "currentPassword"), newPassword: str(form, "newPassword") });
+  if (!r.ok) return back(apiMessage(r));
+  setSessionCookie(c, r.body.session);
+  return c.redirect("/app/account?password=1", 303);
 });
 
 // The API streams the export page by page; its body passes through unread, so it never sits in memory here.

@@ -10,7 +10,7 @@ import { lendPrincipal } from "../../auth/principal";
 import { BOOKMARK_HEADER } from "../../middleware/db";
 import type { ErrorBody, MessageBody } from "../../platform/openapi";
 import type { fieldErrors } from "../../platform/validation";
-import type { AccountSchema, AuthResponse, LoginRequest, SignupRequest } from "../../auth/schemas";
+import type { AccountSchema, AuthResponse, ChangePasswordRequest, LoginRequest, PasswordChanged, ResetPasswordRequest, SignupRequest } from "../../auth/schemas";
 import type { FileList, FileSchema, FileListItemSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "../../files/schemas";
 import type { AddFilesRequest, AlbumDetailSchema, AlbumFilesAdded, AlbumList, AlbumSchema, AlbumUpdated, CreateAlbumRequest, PatchAlbumRequest } from "../../albums/schemas";
 import type { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "../../account/schemas";
@@ -100,6 +100,9 @@ export const api = {
   logout: (c: Context<AppEnv>) => call<Message>(c, ...at(ENDPOINTS.logout)),
   verifyEmail: (c: Context<AppEnv>, token: string) => call<Message & { user: Account }>(c, ...at(ENDPOINTS.verifyEmail), { token }),
   resendVerification: (c: Context<AppEnv>) => call<Message>(c, ...at(ENDPOINTS.resendVerification)),
+  changePassword: (c: Context<AppEnv>, body: In<typeof ChangePasswordRequest>) => call<Out<typeof PasswordChanged>>(c, ...at(ENDPOINTS.changePassword), body),
+  forgotPassword: (c: Context<AppEnv>, email: string) => call<Message>(c, ...at(ENDPOINTS.forgotPassword), { email }),
+  resetPassword: (c: Context<AppEnv>, body: In<typeof ResetPasswordRequest>) => call<Message>(c, ...at(ENDPOINTS.resetPassword), body),
 
   listFiles: (c: Context<AppEnv>, q: Query<typeof ListFilesQuery>) => call<Out<typeof FileList>>(c, ...at(ENDPOINTS.listFiles, {}, qs(q))),
   getFile: (c: Context<AppEnv>, fileId: string) => call<FileFull>(c, ...at(ENDPOINTS.getFile, { id: fileId })),

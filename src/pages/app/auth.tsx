@@ -22,6 +22,9 @@ function LoginPage(props: { c: Context<AppEnv>; error?: string; email?: string; 
         <button type="submit">Log in</button>
       </form>
       <p>
+        <a href="/app/forgot-password">Forgot your password?</a>
+      </p>
+      <p>
         No account yet? <a href="/app/signup">Sign up</a>
       </p>
     </AppLayout>

@@ -1,4 +1,4 @@
-// The web application (/app/*, /verify-email): one Hono sub-app per area, behind one shared context (security
+// The web application (/app/*, /verify-email, /reset-password): one Hono sub-app per area, behind one shared context (security
 // headers, no-store, csrf(), the page session resolved once). Pages talk to the API in-process (api.ts).
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
@@ -10,6 +10,7 @@ import { albumPages } from "./albums";
 import { keyPages } from "./keys";
 import { accountPages } from "./account";
 import { moderationPages } from "./moderation";
+import { passwordPages } from "./password";
 
 export function appPages(deps: { headers: (c: Context<AppEnv>) => void }) {
   const app = new Hono<AppEnv>();
@@ -17,8 +18,9 @@ export function appPages(deps: { headers: (c: Context<AppEnv>) => void }) {
   app.use("/app", context);
   app.use("/app/*", context);
   app.use("/verify-email", context);
+  app.use("/reset-password", context);
 
   app.get("/app", (c) => c.redirect("/app/upload", 303));
-  for (const area of [authPages, uploadPages, filePages, albumPages, keyPages, accountPages, moderationPages]) app.route("/", area);
+  for (const area of [authPages, passwordPages, uploadPages, filePages, albumPages, keyPages, accountPages, moderationPages]) app.route("/", area);
   return app;
 }

@@ -1,0 +1,76 @@
+// Password recovery (extensions.md §7). Forgot: every address gets the same 202 at the same moment, because the
+// address is looked up only after the answer; a live account then gets a single-use token by mail, stored as
+// its SHA-256, valid 1 hour. Reset: the token, claimed atomically, sets the password through replacePassword
+// (./password.ts), which also voids every other reset token of the account. Both are limited per address and IP.
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Db } from "../platform/db";
+import { emailTokens, users } from "../db/schema";
+import { randomToken, sha256Hex } from "../platform/crypto";
+import { ApiError } from "../platform/errors";
+import { PASSWORD_RESET } from "../config";
+import { queueMail } from "../mail/outbox";
+import { findLiveUserByEmail } from "./queries";
+import { normalizeEmail } from "./service";
+import { replacePassword } from "./password";
+import { PASSWORD_FORGOT, PASSWORD_RESETS, countAttempt } from "./login-guard";
+
+type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
+
+const invalidResetToken = () => new ApiError("invalid_reset_token", "The reset link is invalid, used or expired");
+
+/**
+ * Counts the request (per address, known or not, and per IP), then answers; the lookup and the mail run after
+ * the answer, so neither the answer nor its timing says whether the address has an account.
+ */
+export async function forgotPassword(db: Db, env: Env, emailInput: string, ip: string, ctx: WaitUntil): Promise<void> {
+  const email = normalizeEmail(emailInput);
+  await countAttempt(env, PASSWORD_FORGOT, { email, ip });
+  ctx.waitUntil(
+    mailResetLink(db, env, email).catch((err) => console.error("password reset mail failed", err instanceof Error ? err.message : String(err))),
+  );
+}
+
+async function mailResetLink(db: Db, env: Env, email: string): Promise<void> {
+  const user = await findLiveUserByEmail(db, email);
+  if (!user) return;
+  const token = randomToken();
+  const now = Date.now();
+  await db.insert(emailTokens).values({
+    tokenHash: await sha256Hex(token),
+    userId: user.id,
+    purpose: "reset_password",
+    createdAt: new Date(now),
+    expiresAt: new Date(now + PASSWORD_RESET.tokenSeconds * 1000),
+  });
+  const link = `${env.SITE_URL}/reset-password?token=${encodeURIComponent(token)}`;
+  await queueMail(db, env, {
+    to: user.email,
+    subject: "Reset your password",
+    kind: "password_reset",
+    text:
+      `Someone asked to reset the password of the imghost account ${user.email}. To choose a new one, open this link:\n${link}\n\n` +
+      `Or paste this reset code: ${token}\n\nThe link works once, for 1 hour. If you did not ask for it, ignore this mail: your password stays as it is.`,
+  });
+}
+
+/** Sets a new password with a mailed token; every session of the account ends. Answers no session. */
+export async function resetPassword(db: Db, env: Env, token: string, newPassword: string, ip: string): Promise<void> {
+  await countAttempt(env, PASSWORD_RESETS, { ip });
+  const tokenHash = await sha256Hex(token);
+  const now = new Date();
+  const live = and(eq(emailTokens.tokenHash, tokenHash), eq(emailTokens.purpose, "reset_password"), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now));
+  const found = await db
+    .select({ id: users.id, email: users.email })
+    .from(emailTokens)
+    .innerJoin(users, eq(users.id, emailTokens.userId))
+    .where(and(live, isNull(users.deletedAt)))
+    .get();
+  if (!found) throw invalidResetToken();
+  // Per account only now that the token names one; a refusal leaves the token unused.
+  await countAttempt(env, PASSWORD_RESETS, { email: found.email });
+  // Single use: of two requests with one token exactly one claims it.
+  const claimed = await db.update(emailTokens).set({ usedAt: now }).where(live).run();
+  if (claimed.meta.changes !== 1) throw invalidResetToken();
+  // No session is answered: a second factor (extensions.md §5), once accounts can have one, applies at the next login.
+  await replacePassword(db, env, found, newPassword, "password_reset");
+}

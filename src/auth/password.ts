@@ -1,0 +1,61 @@
+// Password change (POST /auth/password, extensions.md §7) and the one way a password is replaced, which the reset
+// (./password-reset.ts) shares: whatever the path, the new hash, every session and refresh family of the account
+// revoked, every outstanding reset token voided (one D1 batch), the sessions' edge records forgotten before the
+// answer, and a mail to the account.
+import { and, eq, isNull } from "drizzle-orm";
+import { runBatch, type Db } from "../platform/db";
+import { emailTokens, sessions, users, type UserRow } from "../db/schema";
+import { hashPassword } from "../platform/passwords";
+import { ApiError, unauthorized } from "../platform/errors";
+import { queueMail } from "../mail/outbox";
+import { findUserById } from "./queries";
+import { createSession, type SessionBody } from "./sessions";
+import { forgetSessions } from "./principal-records";
+import { reenteredPasswordOk } from "./login-guard";
+
+export type PasswordChangePath = "password_change" | "password_reset";
+
+const MAIL_LINES: Record<PasswordChangePath, string> = {
+  password_change: "from a signed-in session. Every other device signed in to the account has been signed out.",
+  password_reset: "with a reset link sent to this address. Every device signed in to the account has been signed out.",
+};
+
+/** Sets the account's password and ends everything the old one opened (the sessions; API keys are not sessions). */
+export async function replacePassword(db: Db, env: Env, user: Pick<UserRow, "id" | "email">, newPassword: string, path: PasswordChangePath): Promise<void> {
+  const now = new Date();
+  const passwordHash = await hashPassword(newPassword);
+  const [, revoked] = await runBatch<{ id: string }>(db, [
+    db.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, user.id)),
+    db
+      .update(sessions)
+      .set({ revokedAt: now, revokedReason: path })
+      .where(and(eq(sessions.userId, user.id), isNull(sessions.revokedAt)))
+      .returning({ id: sessions.id }),
+    db
+      .update(emailTokens)
+      .set({ usedAt: now })
+      .where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, "reset_password"), isNull(emailTokens.usedAt))),
+  ]);
+  // Their access tokens stop at once, also where a session's record is warm.
+  await forgetSessions(env, revoked.results.map((r) => r.id));
+  await queueMail(db, env, {
+    to: user.email,
+    subject: "Your password was changed",
+    kind: "password_changed",
+    text:
+      `The password of the imghost account ${user.email} was changed on ${now.toISOString()} ${MAIL_LINES[path]}\n\n` +
+      `If this was not you, reset the password now:\n${env.SITE_URL}/app/forgot-password`,
+  });
+}
+
+/**
+ * The signed-in caller changes their password: the current one is checked like a login (same guard and limits),
+ * then replaced; the caller's own session ends with the others and a fresh one is answered.
+ */
+export async function changePassword(db: Db, env: Env, userId: string, currentPassword: string, newPassword: string, ip: string): Promise<SessionBody> {
+  const user = await findUserById(db, userId);
+  if (!user || user.deletedAt) throw unauthorized();
+  if (!(await reenteredPasswordOk(env, user, currentPassword, ip))) throw new ApiError("invalid_password", "The current password is not correct");
+  await replacePassword(db, env, user, newPassword, "password_change");
+  return createSession(db, env, user.id);
+}
