@@ -7,6 +7,7 @@
 // sharp and cached in bench/results/.near-duplicates), an original and its copy uploaded by the same account,
 // 4 such pairs per account: owners' near-duplicate index rows are written as in real use.
 // Run: npm run bench -- d1-bytes   (no --quick: the figures are per file and need no samples). Port BENCH_PORT_BASE + 54.
+// BENCH_KEEP_DB=<file> keeps a copy of the database there (to try a change of the schema on the same rows).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -110,7 +111,7 @@ try {
   console.log(`analysis: ${outcome.done} done, ${outcome.failed} failed, after ${fmt((performance.now() - started) / 1000)} s`);
   const dbFiles = localD1Files(app.persistTo);
   if (dbFiles.length !== 1) throw new Error(`expected one local D1 database, found ${dbFiles.length}`);
-  measured = await usedBytes(dbFiles[0]);
+  measured = await usedBytes(dbFiles[0], { keepAs: process.env.BENCH_KEEP_DB });
 } finally {
   await app.stop();
 }

@@ -24,8 +24,9 @@ export function localD1Files(persistTo) {
 /**
  * `{ objects: [{ name, table, type, rows, payload, used, pages }] }` (rows: an index's entries) for every table and index of `file`.
  * The file (and its WAL) is copied first, so the running worker's database is never opened by a second writer.
+ * `keepAs`: where to leave that copy too, as one file (its WAL checkpointed into it).
  */
-export async function usedBytes(file) {
+export async function usedBytes(file, { keepAs } = {}) {
   const { DatabaseSync } = await import("node:sqlite");
   const copyDir = mkdtempSync(path.join(tmpdir(), "bench-dbstat-"));
   try {
@@ -50,7 +51,9 @@ export async function usedBytes(file) {
       const rows = o.type === "index" ? cells : o.name === "sqlite_schema" ? null : db.prepare(`SELECT COUNT(*) AS n FROM "${o.name.replaceAll('"', '""')}"`).get().n;
       return { name: o.name, table: o.tbl, type: o.type, rows, ...stats };
     });
+    if (keepAs) db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     db.close();
+    if (keepAs) copyFileSync(copy, keepAs);
     return { objects };
   } finally {
     rmSync(copyDir, { recursive: true, force: true });
