@@ -5,7 +5,8 @@
 // Images: 32 originals (the 28 real photos of test/fixtures/images/photos and the photo-like cubes.jpg,
 // wood.jpg, pixels.webp, truchet.png) and a near copy of each (the near-duplicates bench's variants, made with
 // sharp and cached in bench/results/.near-duplicates), an original and its copy uploaded by the same account,
-// 4 such pairs per account: owners' near-duplicate index rows are written as in real use.
+// 4 such pairs per account: owners' near-duplicate index rows are written as in real use, and read: the bench
+// counts the copies whose `duplicates` name their original (the same before and after a change of the rows).
 // Run: npm run bench -- d1-bytes   (no --quick: the figures are per file and need no samples). Port BENCH_PORT_BASE + 54.
 // BENCH_KEEP_DB=<file> keeps a copy of the database there (to try a change of the schema on the same rows).
 import { createHash } from "node:crypto";
@@ -45,8 +46,8 @@ for (const [i, o] of originals.entries()) {
   const variant = path.join(work, `${o.name.replace(/[/.]/g, "_")}--${kind}.jpg`);
   if (!existsSync(variant)) writeFileSync(variant, await (await makeVariant(sharp, o.file, kind)).toBuffer());
   const account = Math.floor(i / PAIRS_PER_ACCOUNT);
-  images.push({ account, name: path.basename(o.file), bytes: readFileSync(o.file), mime: MIME[path.extname(o.file)] });
-  images.push({ account, name: `${path.basename(o.file, path.extname(o.file))}-${kind}.jpg`, bytes: readFileSync(variant), mime: "image/jpeg" });
+  images.push({ account, name: path.basename(o.file), bytes: readFileSync(o.file), mime: MIME[path.extname(o.file)], pair: i, original: true });
+  images.push({ account, name: `${path.basename(o.file, path.extname(o.file))}-${kind}.jpg`, bytes: readFileSync(variant), mime: "image/jpeg", pair: i, original: false });
 }
 
 const bearer = (token) => ({ authorization: `Bearer ${token}` });
@@ -88,9 +89,24 @@ async function analysed(api, uploaded) {
   return outcome;
 }
 
+/** How many near copies' `duplicates` list their original as similar (the lookup through D1's band rows). */
+async function copiesFound(api, uploaded) {
+  const result = { pairs: 0, found: 0, byEmbedding: 0 };
+  for (const copy of uploaded.filter((u) => !u.image.original)) {
+    const original = uploaded.find((u) => u.image.original && u.image.pair === copy.image.pair);
+    const f = await readJson(await fetch(`${api}/files/${copy.fileId}`, { headers: bearer(copy.token) }));
+    const match = f.duplicates?.find((d) => d.fileId === original.fileId && d.match === "similar");
+    result.pairs++;
+    if (match) result.found++;
+    if (match?.signal === "embedding") result.byEmbedding++;
+  }
+  return result;
+}
+
 const app = await startBenchApp({ port: benchPort(54), vars: { FINALIZE_WAIT_MS: "0" } });
 let measured;
 let outcome;
+let found;
 try {
   const api = `${app.url}/api/v1`;
   const users = [];
@@ -101,7 +117,7 @@ try {
     await Promise.all(
       users.map(async (user, a) => {
         const mine = [];
-        for (const image of images.filter((i) => i.account === a)) mine.push({ fileId: await upload(api, user.access, image), token: user.access });
+        for (const image of images.filter((i) => i.account === a)) mine.push({ fileId: await upload(api, user.access, image), token: user.access, image });
         return mine;
       }),
     )
@@ -109,6 +125,9 @@ try {
   console.log(`uploaded ${uploaded.length} files in ${fmt((performance.now() - started) / 1000)} s; waiting for their analysis`);
   outcome = await analysed(api, uploaded);
   console.log(`analysis: ${outcome.done} done, ${outcome.failed} failed, after ${fmt((performance.now() - started) / 1000)} s`);
+  // What the rows are for: each near copy's duplicates, read through the band indexes, name its original.
+  found = await copiesFound(api, uploaded);
+  console.log(`near copies whose duplicates (GET /files/:id) name their original: ${found.found}/${found.pairs} (${found.byEmbedding} by the embedding)`);
   const dbFiles = localD1Files(app.persistTo);
   if (dbFiles.length !== 1) throw new Error(`expected one local D1 database, found ${dbFiles.length}`);
   measured = await usedBytes(dbFiles[0], { keepAs: process.env.BENCH_KEEP_DB });
@@ -141,7 +160,7 @@ printTable(
   ],
 );
 console.log(`total: ${total} used bytes, ${fmt(total / files, 4)} per uploaded file (every table and index but SQLite's and D1's own)`);
-writeSummary("d1-bytes", { files, accounts: ACCOUNTS, analysis: outcome, totalUsed: total, perFile: total / files, objects: measured.objects });
+writeSummary("d1-bytes", { files, accounts: ACCOUNTS, analysis: outcome, copiesFound: found, totalUsed: total, perFile: total / files, objects: measured.objects });
 if (outcome.done !== files) {
   console.error(`not every analysis was done: ${JSON.stringify(outcome)}`);
   process.exit(1);
