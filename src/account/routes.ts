@@ -96,7 +96,7 @@ accountRoutes.openapi(
       "Cache-Control": "no-store",
     };
     // A streamed body, not c.json(): the route's typing expects JSON built in memory, hence the cast.
-    return new Response(exportStream(c.get("db"), c.env, user.id), { status: 200, headers }) as never;
+    return new Response(exportStream({ directory: c.get("db"), shard: c.get("db") }, c.env, user.id), { status: 200, headers }) as never;
   },
 );
 

@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../platform/env";
-import { createDb, laterBookmark, type Db } from "../platform/db";
+import { database0, laterBookmark, type CrossDb } from "../platform/db";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -44,11 +44,11 @@ declare module "hono" {
  * The request's drizzle handle, its session opened on first use. Byte links are mounted ahead of dbHandle()
  * (app.ts) and call this only when they must read D1: a cache hit opens no session at all.
  */
-export function requestDb(c: Context<AppEnv>): Db {
-  const opened = c.var.db as Db | undefined;
+export function requestDb(c: Context<AppEnv>): CrossDb {
+  const opened = c.var.db as CrossDb | undefined;
   if (opened) return opened;
   const session = openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), c.req.method, c.req.path);
-  const db = createDb(session);
+  const db = database0(session).cross;
   c.set("dbSession", session);
   c.set("db", db);
   return db;

@@ -1,4 +1,4 @@
-import type { Db } from "./db";
+import type { CrossDb } from "./db";
 import type { JwtConfig } from "./jwt";
 import type { Plan, Role } from "../config";
 
@@ -29,7 +29,8 @@ export type AppEnv = {
   Bindings: Env;
   Variables: {
     requestId: string;
-    db: Db;
+    /** Database DB, the directory and shard 0 alike, until a request hands out a handle per database. */
+    db: CrossDb;
     principal: Principal;
   };
 };

@@ -59,7 +59,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const started = await startUpload(c.env, c.get("db"), uploaderOf(c.get("principal")), input, { kind: "direct" });
+    const started = await startUpload(c.env, { directory: c.get("db"), shard: c.get("db") }, uploaderOf(c.get("principal")), input, { kind: "direct" });
     return c.json(
       {
         uploadId: started.uploadId,
@@ -132,7 +132,7 @@ uploadRoutes.openapi(
     responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 413, 415, 429) },
   }),
   async (c) => {
-    const result = await initMultipart(c.env, c.get("db"), uploaderOf(c.get("principal")), c.req.valid("json"));
+    const result = await initMultipart(c.env, { directory: c.get("db"), shard: c.get("db") }, uploaderOf(c.get("principal")), c.req.valid("json"));
     return c.json(result, 201);
   },
 );
