@@ -61,6 +61,18 @@ export function shardBinding(env: Pick<Env, "DB">, shard: number): D1Database {
   throw new RangeError(`no shard ${shard}: this deployment has one database`);
 }
 
+/** A request's handles, per database, each over that database's session, opened on first use (middleware/db.ts). */
+export type RequestDbs = {
+  directory(): DirectoryDb;
+  shard(shard: number): ShardDb;
+  /** Database DB as the directory and shard 0 at once: only for the cross-database queries (CrossDb). */
+  cross(): CrossDb;
+  /** The directory's handle and a shard's, for a function that reads each in queries of its own. */
+  directoryAndShard(shard: number): DirectoryAndShard;
+  /** The latest bookmark of the sessions opened so far (database 0's: the one database), for x-d1-bookmark. */
+  bookmark(): string | undefined;
+};
+
 /** A statement drizzle built: a query builder, or `db.run(sql`...`)` for SQL its builders cannot express. */
 export type Statement = { toSQL(): { sql: string; params: unknown[] } } | { getQuery(): { sql: string; params: unknown[] } };
 

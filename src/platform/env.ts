@@ -1,4 +1,4 @@
-import type { CrossDb } from "./db";
+import type { RequestDbs } from "./db";
 import type { JwtConfig } from "./jwt";
 import type { Plan, Role } from "../config";
 
@@ -29,8 +29,8 @@ export type AppEnv = {
   Bindings: Env;
   Variables: {
     requestId: string;
-    /** Database DB, the directory and shard 0 alike, until a request hands out a handle per database. */
-    db: CrossDb;
+    /** The request's database handles (middleware/db.ts); byte links, ahead of that middleware, call requestDbs(c). */
+    dbs: RequestDbs;
     principal: Principal;
   };
 };
