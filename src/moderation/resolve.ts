@@ -6,7 +6,7 @@
 // it answers 409. The batch runs through runBatch (platform/db.ts), whose results keep each statement's
 // `changes`: what this resolution did.
 import { and, eq, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
-import { runBatch, type CrossDb, type Statement } from "../platform/db";
+import { runBatch, type CrossDb, type DirectoryDb, type ShardDb, type Statement } from "../platform/db";
 import { blocklist, files, reports, users } from "../db/schema";
 import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
@@ -157,7 +157,7 @@ function resolutionStatements(db: CrossDb, actor: AuthUser, reportId: string, ac
 }
 
 /** The banned file's phash joins the blocklist (only if claimed) and its index (unconditionally; undone on a lost claim). */
-function blocklistStatements(db: CrossDb, entryId: string, phash: string, fileId: string, reportId: string, actorId: string, now: number, claimed: SQL): Statement[] {
+function blocklistStatements(db: DirectoryDb, entryId: string, phash: string, fileId: string, reportId: string, actorId: string, now: number, claimed: SQL): Statement[] {
   // INSERT ... SELECT <values> FROM (SELECT 1) WHERE <claimed>, as auditInsertIf does.
   const entry = db.insert(blocklist).select(
     db
@@ -178,7 +178,7 @@ function blocklistStatements(db: CrossDb, entryId: string, phash: string, fileId
 }
 
 /** After the transaction: byte links and principals forget what changed; a gone file leaves its albums. */
-async function afterResolution(env: Env, db: CrossDb, t: Resolution, effects: ResolveEffects, now: number): Promise<void> {
+async function afterResolution(env: Env, db: ShardDb, t: Resolution, effects: ResolveEffects, now: number): Promise<void> {
   if (effects.fileRestored) await accessChanged(env, { fileIds: [t.fileId] });
   if (effects.userBanned) await accessChanged(env, { userId: effects.userBanned });
   if (t.file && (effects.fileRemoved || effects.fileBanned)) {

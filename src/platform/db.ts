@@ -28,7 +28,7 @@ export type D1Client = D1Database | D1DatabaseSession;
 
 /**
  * A plain drizzle handle over a D1 binding or session (drizzle only calls `prepare` and `batch`, which a session
- * has too). Features never take one: they take the branded handles below. Tests use it for their own raw reads.
+ * has too). Features never take one, only the branded handles; tests use it for their own raw reads.
  */
 export function createDb(d1: D1Client) {
   // No `schema`: nothing uses drizzle's relational `db.query` API, and with a schema drizzle rebuilds its

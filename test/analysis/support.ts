@@ -20,7 +20,7 @@ export const directory = () => directoryDb(env);
 export async function seedUser(): Promise<string> {
   const id = newId("usr");
   const now = new Date();
-  await db()
+  await directory()
     .insert(users)
     .values({ id, email: `${id}@example.com`, username: id.slice(4, 16), passwordHash: "x", createdAt: now, updatedAt: now });
   return id;
