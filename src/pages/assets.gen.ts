@@ -2,6 +2,6 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.5e64a46455ef.css",
-  "app.js": "/assets/app.09e23cb3406c.js",
+  "app.js": "/assets/app.c7fc6533ac4a.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
 } as const;
