@@ -4,16 +4,16 @@
 // and is claimed by one conditional UPDATE when the proof is good (a wrong code leaves it usable within its
 // life: the login guard, not the token, bounds the guesses). Each method is one entry of PROOFS below: passkeys
 // add theirs there (and their name to signInMethods), without changing the token or the route's shape.
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import { createDb, type Db } from "../platform/db";
-import { mfaTokens, users, type UserRow } from "../db/schema";
+import { mfaTokens, recoveryCodes, totpFactors, users, type UserRow } from "../db/schema";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
 import { MFA } from "../config";
 import { createSession, type SessionBody } from "./sessions";
 import { guardedCheck } from "./login-guard";
 import { findTotpFactor, totpCodeOk } from "./totp-factor";
-import { recoveryCodesLeft, useRecoveryCode } from "./recovery-codes";
+import { deleteRecoveryCodes, recoveryCodesLeft, useRecoveryCode } from "./recovery-codes";
 
 /** The ways to finish a sign-in, as `methods` names them. */
 export type SecondFactorMethod = "totp" | "passkey" | "recovery";
@@ -82,3 +82,21 @@ export async function secondFactorStatus(env: Env, userId: string) {
   const state: "off" | "pending" | "on" = !totp ? "off" : totp.confirmedAt ? "on" : "pending";
   return { methods, totp: { state, confirmedAt: totp?.confirmedAt?.toISOString() ?? null }, recoveryCodesRemaining };
 }
+
+/** What two-factor sign-in holds about the account, for its export: states and dates, never a seed or a hash. */
+export async function secondFactorRecords(db: Db, userId: string) {
+  const [totp, codes] = await Promise.all([
+    findTotpFactor(db, userId),
+    db.select({ createdAt: recoveryCodes.createdAt, usedAt: recoveryCodes.usedAt }).from(recoveryCodes).where(eq(recoveryCodes.userId, userId)).orderBy(asc(recoveryCodes.createdAt)),
+  ]);
+  const iso = (d: Date | null) => d?.toISOString() ?? null;
+  const lastUsedAt = totp?.lastUsedStep == null ? null : new Date(totp.lastUsedStep * MFA.totp.stepSeconds * 1000);
+  return [
+    ...(totp ? [{ method: "totp" as const, createdAt: totp.createdAt.toISOString(), confirmedAt: iso(totp.confirmedAt), usedAt: iso(lastUsedAt) }] : []),
+    ...codes.map((c) => ({ method: "recovery" as const, createdAt: c.createdAt.toISOString(), confirmedAt: null, usedAt: iso(c.usedAt) })),
+  ];
+}
+
+/** The statements that drop the account's factors and waiting sign-ins (account deletion's batch). */
+export const secondFactorDeletions = (db: Db, userId: string) =>
+  [db.delete(totpFactors).where(eq(totpFactors.userId, userId)), deleteRecoveryCodes(db, userId), db.delete(mfaTokens).where(eq(mfaTokens.userId, userId))] as const;
