@@ -1,6 +1,7 @@
 // Two-factor sign-in routes (extensions.md §5), beside ./routes.ts under /auth: TOTP enrolment, confirmation and
-// removal (session-only), the factors' state for the account page (session-only), and the second step of a
-// sign-in (anonymous, API keys refused like login).
+// removal (session-only, the session checked at D1's primary: a stale principal record must not change how the
+// account signs in), the factors' state for the account page (session-only), and the second step of a sign-in
+// (anonymous, API keys refused like login).
 import { createRoute } from "@hono/zod-openapi";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
@@ -9,6 +10,7 @@ import { AuthResponse, LoginSecondStepRequest, RecoveryCodes, SecondFactorStatus
 import { confirmTotp, enrolTotp, turnOffTotp } from "./totp-factor";
 import { completeSecondStep, secondFactorStatus } from "./second-factor";
 import { userResource } from "./queries";
+import { sessionLiveAtPrimary } from "./middleware";
 
 export const mfaRoutes = apiRouter();
 
@@ -37,7 +39,7 @@ mfaRoutes.openapi(
     description:
       "A new secret for an authenticator app, in base32 and as an otpauth URL (for a QR code). It is pending until POST /auth/2fa/totp/confirm; asking again replaces a pending secret. The secret is stored encrypted. Session-only.",
     security: bearer,
-    middleware: [sessionOnly()] as const,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     responses: { 200: json(TotpEnrolment, "Pending until confirmed"), ...errors(401, 403, 409) },
   }),
   async (c) => {
@@ -55,7 +57,7 @@ mfaRoutes.openapi(
     description:
       "Turns the pending TOTP factor on with a current code (RFC 6238: SHA-1, 6 digits, 30 s, ±1 step; each code accepted once) and answers 10 single-use recovery codes, shown this once and stored hashed. From then on, sign-in asks for a code. Session-only.",
     security: bearer,
-    middleware: [sessionOnly()] as const,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(TotpConfirmRequest) },
     responses: { 200: json(RecoveryCodes, "TOTP is on"), ...errors(400, 401, 403, 409) },
   }),
@@ -75,7 +77,7 @@ mfaRoutes.openapi(
     description:
       "Takes a current code or the password (either counted like a login attempt), removes the factor (or a pending enrolment) and its recovery codes, and mails the account. Session-only.",
     security: bearer,
-    middleware: [sessionOnly()] as const,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(TotpTurnOffRequest) },
     responses: { 200: json(MessageBody, "TOTP is off"), ...errors(400, 401, 403, 404, 429) },
   }),

@@ -55,6 +55,11 @@ export async function findSession(env: RecordEnv, db: Db, ctx: WaitUntil, userId
   return found;
 }
 
+/** The session and its user from D1's primary, records aside: for changes a stale record must not allow. */
+export function findSessionAtPrimary(env: RecordEnv, userId: string, sessionId: string): Promise<FoundSession | undefined> {
+  return sessionFromDb(createDb(env.DB), userId, sessionId);
+}
+
 /** Fills the missing records from D1's primary, then checks them against it again (platform's race guard). */
 async function fillSession(env: RecordEnv, on: On, userId: string, sessionId: string, missing: { session: boolean; user: boolean }) {
   const primary = createDb(env.DB);
