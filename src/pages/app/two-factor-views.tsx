@@ -152,8 +152,8 @@ export function RecoveryCodesPage(props: { c: Context<AppEnv>; codes: string[] }
         ))}
       </ol>
       <p class="row">
-        <button type="button" data-copy="#recovery-codes" data-copy-text={props.codes.join("\n")} aria-label="Copy the recovery codes">
-          Copy the codes
+        <button type="button" data-copy="#recovery-codes" data-copy-text={props.codes.join("\n")}>
+          Copy the recovery codes
         </button>
         <a class="button primary" href="/app/account?totp=on">
           I have saved them
