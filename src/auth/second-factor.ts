@@ -30,12 +30,16 @@ export type SecondFactorProof = { code: string };
  * old bookmark, must not let a password alone sign in.
  */
 export async function signInMethods(env: Env, userId: string): Promise<SecondFactorMethod[]> {
+  return (await factorsAtPrimary(env, userId)).methods;
+}
+
+async function factorsAtPrimary(env: Env, userId: string) {
   const primary = createDb(env.DB);
-  const [totp, recovery] = await Promise.all([findTotpFactor(primary, userId), recoveryCodesLeft(primary, userId)]);
+  const [totp, recoveryLeft] = await Promise.all([findTotpFactor(primary, userId), recoveryCodesLeft(primary, userId)]);
   const methods: SecondFactorMethod[] = [];
   if (totp?.confirmedAt) methods.push("totp");
-  if (methods.length > 0 && recovery > 0) methods.push("recovery");
-  return methods;
+  if (methods.length > 0 && recoveryLeft > 0) methods.push("recovery");
+  return { totp, recoveryLeft, methods };
 }
 
 export type MfaChallenge = { mfaRequired: true; mfaToken: string; methods: SecondFactorMethod[] };
@@ -77,10 +81,9 @@ export async function completeSecondStep(db: Db, env: Env, mfaToken: string, pro
 
 /** What the account page shows: the methods, TOTP's state, and how many recovery codes are left. */
 export async function secondFactorStatus(env: Env, userId: string) {
-  const primary = createDb(env.DB);
-  const [totp, recoveryCodesRemaining, methods] = await Promise.all([findTotpFactor(primary, userId), recoveryCodesLeft(primary, userId), signInMethods(env, userId)]);
+  const { totp, recoveryLeft, methods } = await factorsAtPrimary(env, userId);
   const state: "off" | "pending" | "on" = !totp ? "off" : totp.confirmedAt ? "on" : "pending";
-  return { methods, totp: { state, confirmedAt: totp?.confirmedAt?.toISOString() ?? null }, recoveryCodesRemaining };
+  return { methods, totp: { state, confirmedAt: totp?.confirmedAt?.toISOString() ?? null }, recoveryCodesRemaining: recoveryLeft };
 }
 
 /** What two-factor sign-in holds about the account, for its export: states and dates, never a seed or a hash. */
