@@ -22,6 +22,8 @@ export default defineConfig(async () => {
             "image-jobs": { maxBatchSize: 4, maxBatchTimeout: 1, maxRetries: 5, deadLetterQueue: "image-jobs-dlq" },
             "image-jobs-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
           },
+          // A second, empty database: test/db/migration-0007.test.ts applies migrations to it one by one.
+          d1Databases: { MIGRATION_TEST_DB: "migration-test" },
           bindings: {
             TEST_MIGRATIONS: migrations,
             ENVIRONMENT: "test",

@@ -4,8 +4,9 @@
 //      agreement of the hashes;
 //   1b. the reduced decode path (our lean decoders) vs photon's full decode on the large fixtures: CPU, phash
 //      distance, photon wasm memory;
-//   2. near-duplicate lookup (findNearHashes: band index in D1) p50/p99 with 100k and 1M hashes for one owner
-//      (the worst case: one user holding them all), to show the cost does not grow with the table;
+//   2. near-duplicate band lookup (findNearBlocklistHashes: the blocklist's band index in D1, the same probes and
+//      seeks as an owner's) p50/p99 with 100k and 1M hashes in one index (the worst case: one owner holding them
+//      all), to show the cost does not grow with the table;
 //   (NSFW inference and model load, WASM vs CPU backend, are in nsfw.bench.mjs.)
 //   4. bundle size (raw / gzip, by part) and startup CPU from `wrangler deploy --dry-run` / `wrangler check
 //      startup`, against the same bundle with tfjs and photon stubbed out.
@@ -144,11 +145,10 @@ const IMAGES = [
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// 2: duplicate lookup in a local D1 with 100k and 1M hashes for one owner
+// 2: band lookup in a local D1 with 100k and 1M hashes in one index (the blocklist's; the same seeks as an owner's)
 {
   const sizes = quick ? [10_000, 100_000] : [100_000, 1_000_000];
   const app = await startBenchApp({ port: benchPort(21) });
-  const owner = "usr_benchowner000000000000";
   const rows = [];
   try {
     const post = async (p, body) => {
@@ -159,7 +159,7 @@ const IMAGES = [
     let held = 0;
     for (const size of sizes) {
       const t0 = Date.now();
-      for (let start = held; start < size; start += 20_000) await post("seed", { owner, start, count: Math.min(20_000, size - start), seed: 1 });
+      for (let start = held; start < size; start += 20_000) await post("seed", { start, count: Math.min(20_000, size - start), seed: 1 });
       process.stdout.write(`  seeded ${size.toLocaleString("en-US")} hashes (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
       held = size;
       // Queries: half near a stored hash (a few bits flipped: real duplicates), half unrelated random hashes.
@@ -169,7 +169,7 @@ const IMAGES = [
         const stored = benchHash(Math.floor(Math.random() * size), 1);
         queries.push(i % 2 ? flip(stored, 1 + (i % 6)) : benchHash(10_000_000 + Math.floor(Math.random() * 1e6), 7));
       }
-      await post("lookup", { owner, phashes: queries.slice(0, 10), distance: 8 }); // warm up
+      await post("lookup", { phashes: queries.slice(0, 10), distance: 8 }); // warm up
       const client = [];
       const server = [];
       let candidates = 0;
@@ -177,7 +177,7 @@ const IMAGES = [
       let matches = 0;
       for (const q of queries) {
         const t = performance.now();
-        const { results } = await post("lookup", { owner, phashes: [q], distance: 8 });
+        const { results } = await post("lookup", { phashes: [q], distance: 8 });
         client.push(performance.now() - t);
         server.push(results[0].ms);
         candidates += results[0].candidates;
@@ -194,8 +194,8 @@ const IMAGES = [
   for (const r of rows) r.vsSmallest = r.p50 / rows[0].p50;
   console.log();
   printTable(rows, [
-    { key: "hashes", title: "hashes (one owner)" },
-    { key: "rows", title: "phash_bands rows" },
+    { key: "hashes", title: "hashes (one index)" },
+    { key: "rows", title: "band rows" },
     { key: "p50", title: "lookup p50 ms (in worker)" },
     { key: "p99", title: "p99 ms" },
     { key: "vsSmallest", title: "p50 vs smallest", format: (v) => `${fmt(v)}x` },

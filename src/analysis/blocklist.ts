@@ -1,18 +1,70 @@
 // Blocklist check (decisions.md § Moderation): a file whose phash is within ANALYSIS.blocklistDistance of a
-// banned file's is quarantined and gets a high-priority report. Blocklist entries are indexed in phash_bands
-// under owner "blocklist" (indexBlocklistEntry in duplicates.ts), so the check is an indexed lookup.
-import { eq, sql } from "drizzle-orm";
+// banned file's is quarantined and gets a high-priority report. Blocklist entries are indexed in blocklist_bands
+// (the same bands as an owner's files, bands.ts, but global: a table of its own), so the check is an indexed lookup.
+import { and, eq, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
-import { blocklist, reports } from "../db/schema";
-import type { Db, Statement } from "../platform/db";
+import { blocklist, blocklistBands, reports } from "../db/schema";
+import { runBatch, type Db, type Statement } from "../platform/db";
 import { newId } from "../platform/ids";
-import { BLOCKLIST_OWNER, findNearHashes } from "./duplicates";
+import { bandValues } from "./bands";
+import { probeLists } from "./duplicates";
+import { hammingDistance, isPhash } from "./phash";
 
 export type BlocklistMatch = { entryId: string; phash: string; distance: number; reason: string };
 
+/** Statements that index a blocklist entry's phash (idempotent; for the batch that adds the entry). */
+export function indexBlocklistEntryStatements(db: Db, entryId: string, phash: string): Statement[] {
+  if (!isPhash(phash)) throw new Error("not a phash");
+  return [db.insert(blocklistBands).values(bandValues(phash).map((value, band) => ({ band, value, entry: entryId, phash }))).onConflictDoNothing()];
+}
+
+/** Statement that removes an entry's index rows, by their keys (recomputed from the entry's phash). */
+export function unindexBlocklistEntryStatement(db: Db, entryId: string, phash: string): Statement {
+  const pairs = sql.raw(bandValues(phash).map((value, band) => `(${band},${value})`).join(","));
+  return db.delete(blocklistBands).where(and(eq(blocklistBands.entry, entryId), sql`(${blocklistBands.band}, ${blocklistBands.value}) IN (VALUES ${pairs})`));
+}
+
+/** Indexes an entry on its own (tests; the moderation feature puts the statements in its resolution's batch). */
+export async function indexBlocklistEntry(db: Db, entryId: string, phash: string): Promise<void> {
+  await runBatch(db, indexBlocklistEntryStatements(db, entryId, phash));
+}
+
+export type NearHash = { ref: string; phash: string; distance: number };
+export type NearHashLookup = { matches: NearHash[]; candidates: number; rowsRead: number; statements: number };
+
+/**
+ * Every indexed blocklist hash within `maxDistance` of `phash`, nearest first. One D1 round trip: a batch of
+ * `SELECT ... WHERE band = ? AND value IN (...)` (primary-key seeks), one statement per probe list.
+ */
+export async function findNearBlocklistHashes(db: Db, phash: string, maxDistance: number): Promise<NearHashLookup> {
+  if (!isPhash(phash)) return { matches: [], candidates: 0, rowsRead: 0, statements: 0 };
+  const statements: Statement[] = probeLists(phash, maxDistance).map(({ band, list }) =>
+    db
+      .select({ entry: blocklistBands.entry, phash: blocklistBands.phash })
+      .from(blocklistBands)
+      .where(and(eq(blocklistBands.band, band), sql`${blocklistBands.value} IN (${list})`)),
+  );
+  // runBatch, not db.batch: the lookup reports D1's rows_read (the benchmark's cost figure).
+  const results = await runBatch<{ entry: string; phash: string }>(db, statements);
+  const seen = new Map<string, NearHash>();
+  let candidates = 0;
+  let rowsRead = 0;
+  for (const result of results) {
+    rowsRead += result.meta?.rows_read ?? 0;
+    for (const row of result.results) {
+      candidates++;
+      if (seen.has(row.entry)) continue;
+      const distance = hammingDistance(phash, row.phash);
+      if (distance <= maxDistance) seen.set(row.entry, { ref: row.entry, phash: row.phash, distance });
+    }
+  }
+  const matches = [...seen.values()].sort((a, b) => a.distance - b.distance || a.ref.localeCompare(b.ref));
+  return { matches, candidates, rowsRead, statements: statements.length };
+}
+
 /** The nearest blocklist entry within the blocklist distance, with the reason of the report that banned it. */
 export async function matchBlocklist(db: Db, phash: string, maxDistance = ANALYSIS.blocklistDistance): Promise<BlocklistMatch | null> {
-  const { matches } = await findNearHashes(db, BLOCKLIST_OWNER, phash, maxDistance);
+  const { matches } = await findNearBlocklistHashes(db, phash, maxDistance);
   const nearest = matches[0];
   if (!nearest) return null;
   const entry = await db

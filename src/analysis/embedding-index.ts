@@ -1,38 +1,16 @@
 // The embedding code's band index (embedding_bands): the same multi-index rows as phash_bands (bands.ts), one
-// row per (owner, band, value, ref), looked up with one IN list per band, all index seeks (files/duplicate-lookup.ts). What differs is
-// what a hit means: the code's bands are short (16 of 16 bits) and probed within one bit flip, so a shared
-// band only makes a candidate. Candidates sharing at least EMBEDDING_MIN_BAND_HITS bands, most shared first,
-// are then decided by the cosine of their stored features (files/duplicate-lookup.ts).
-import { eq } from "drizzle-orm";
-import { embeddingBands } from "../db/schema";
-import type { Db, Statement } from "../platform/db";
-import { embeddingBandValues, isEmbeddingCode } from "./embedding";
+// row per (owner, band, value, ordinal) written by band-rows.ts, looked up with one probe list driving primary-key
+// seeks (files/duplicate-lookup.ts). What differs is what a hit means: the code's bands are short (16 of 16 bits)
+// and probed within one bit flip, so a shared band only makes a candidate. Candidates sharing at least
+// EMBEDDING_MIN_BAND_HITS bands, most shared first, are then decided by the cosine of their stored features
+// (files/duplicate-lookup.ts).
+import { embeddingBandValues } from "./embedding";
 
 /**
  * Measured on the benchmark corpus (bench/near-duplicates.bench.mjs) with one-flip probes: every near copy
  * shares at least 3 of the 16 bands with its original; ~2 % of unrelated pairs share 2 or more.
  */
 export const EMBEDDING_MIN_BAND_HITS = 2;
-
-/**
- * Statements that (re)index `ref`'s code under `owner`: its old rows go, the 16 band rows are inserted.
- * Idempotent (a redelivered job writes the same rows); meant for the job's D1 batch, which is a transaction.
- */
-export function indexEmbeddingStatements(db: Db, owner: string, ref: string, code: string): Statement[] {
-  if (!isEmbeddingCode(code)) throw new Error("not an embedding code");
-  return [
-    unindexEmbeddingStatement(db, ref),
-    db
-      .insert(embeddingBands)
-      .values(embeddingBandValues(code).map((value, band) => ({ owner, band, value, ref })))
-      .onConflictDoNothing(),
-  ];
-}
-
-/** Statement that removes `ref` from the embedding index (a purged file). */
-export function unindexEmbeddingStatement(db: Db, ref: string): Statement {
-  return db.delete(embeddingBands).where(eq(embeddingBands.ref, ref));
-}
 
 /** How many bands of two codes are within one flip: the band hits a lookup from `a` counts for `b`. */
 export function sharedBands(a: string, b: string): number {

@@ -7,9 +7,8 @@ import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
 import { runBatch, type Db, type Statement } from "../platform/db";
 import { blocklistReportStatement, matchBlocklist } from "./blocklist";
-import { indexStatements } from "./duplicates";
+import { indexFileStatements } from "./band-rows";
 import { embeddingCode, encodeFeatures } from "./embedding";
-import { indexEmbeddingStatements } from "./embedding-index";
 import type { ImageHeader } from "./header";
 import { decodeImage, DecodeError, type Thumbnail } from "./imaging";
 import { scrubMetadata, type ScrubReport } from "./metadata";
@@ -176,9 +175,9 @@ export async function recordResult(env: Env, db: Db, file: FileRow, r: Result, f
       })
       .where(force ? eq(files.id, file.id) : and(eq(files.id, file.id), ne(files.analysis, "done"))),
   );
-  if (file.userId) statements.push(...indexStatements(db, file.userId, file.id, r.phash));
-  // Delete-then-insert of the same 16 rows in this transaction: a redelivered or forced job leaves the same index.
-  if (file.userId && r.nsfw.code) statements.push(...indexEmbeddingStatements(db, file.userId, file.id, r.nsfw.code));
+  // The band rows move from the values `file` was read with to these, in this transaction: a redelivered or
+  // forced job leaves exactly the rows of what the files row holds.
+  statements.push(...indexFileStatements(db, file, { phash: r.phash, embeddingCode: r.nsfw.code }));
   // runBatch: the blocklist report is raw SQL, which drizzle's db.batch cannot bind (platform/db.ts).
   await runBatch(db, statements);
   return { nsfwScore, blocklist };

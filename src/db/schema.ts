@@ -232,8 +232,10 @@ export const files = sqliteTable(
     index("files_user_views").on(t.userId, t.viewCount),
     index("files_user_bytes").on(t.userId, t.bytes),
     index("files_user_sha256").on(t.userId, t.sha256),
-    index("files_expires").on(t.expiresAt),
-    index("files_deleted").on(t.deletedAt),
+    // Partial: most files never expire and are never deleted. The purge's range conditions imply NOT NULL,
+    // so SQLite still walks them (test/files/purge.test.ts checks the plans).
+    index("files_expires").on(t.expiresAt).where(sql`expires_at IS NOT NULL`),
+    index("files_deleted").on(t.deletedAt).where(sql`deleted_at IS NOT NULL`),
     index("files_state_created").on(t.state, t.createdAt),
     // Small by design: only files whose analysis has not landed, for the job that re-sends lost messages.
     index("files_analysis_pending").on(t.finalizedAt).where(sql`analysis = 'pending'`),
@@ -250,21 +252,31 @@ export const uploads = sqliteTable(
     /** pending -> uploaded (direct PUT / multipart complete) -> finalized; or aborted / failed / expired. */
     state: text("state", { enum: ["pending", "uploaded", "finalized", "aborted", "failed", "expired"] }).notNull().default("pending"),
     bytes: integer("bytes").notNull(),
+    /** What the PUT must match; cleared at finalize (files.sha256 keeps it). */
     sha256: text("sha256"),
     /** Quota held for this upload until finalize commits it or cleanup releases it; 0 once settled. */
     reservedBytes: integer("reserved_bytes").notNull().default(0),
-    /** R2 multipart upload id. */
+    /** R2 multipart upload id; cleared at finalize (a finalized upload is never aborted). */
     r2UploadId: text("r2_upload_id"),
     partSize: integer("part_size"),
     partCount: integer("part_count"),
     storeEtag: text("store_etag"),
-    /** The finalize response, stored so a repeated finalize answers the same body. */
+    /**
+     * What a repeated finalize answers besides the file row (uploads/finalize-answer.ts): the values finalize
+     * answered that the row may no longer hold (visibility, expiry, score, size, hints, the exact duplicates'
+     * ids), so a repeated call answers the same body.
+     */
     finalizeResponse: text("finalize_response", { mode: "json" }),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [index("uploads_file").on(t.fileId), index("uploads_state_expires").on(t.state, t.expiresAt), index("uploads_user").on(t.userId)],
+  (t) => [
+    index("uploads_file").on(t.fileId),
+    // Only uploads in flight, the clean-up's expiry walk (uploads/cleanup.ts); ended and finalized ones drop out.
+    // No index by user_id: nothing reads uploads by owner, and users rows are never deleted (no foreign-key check).
+    index("uploads_state_expires").on(t.state, t.expiresAt).where(sql`state IN ('pending', 'uploaded')`),
+  ],
 );
 
 export const uploadParts = sqliteTable(
@@ -280,35 +292,60 @@ export const uploadParts = sqliteTable(
 );
 
 /**
- * Perceptual-hash index for near-duplicate lookups without full scans (multi-index hashing): each 64-bit
- * phash is split into bands; a row per (owner, band, value). `owner` is a user id, or "blocklist".
+ * Owners' small integer keys: the band indexes below name an owner by `id` (1 to 3 bytes) instead of its
+ * 25-character user id. A row is made, if missing, in the analysis job's batch before an owner's first band
+ * rows (analysis/band-rows.ts); lookups read the key by a subquery in the same statement.
  */
+export const owners = sqliteTable("owners", {
+  id: integer("id").primaryKey(),
+  userId: text("user_id").notNull().unique(),
+});
+
+// The owners' near-duplicate indexes (multi-index hashing, analysis/bands.ts and embedding-index.ts): a row per
+// (owner, band, value, ordinal), where `ordinal` is the file's files.owner_ordinal (unique with user_id), and
+// nothing else: the lookups join files on (user_id, owner_ordinal). Both tables are WITHOUT ROWID (migration
+// 0007; drizzle cannot declare it; test/db/migration-0007.test.ts checks it): the primary key is the table, so a
+// row is stored once, in ~13 bytes. There is no index by file: a file's rows are deleted by their exact keys,
+// recomputed from the phash and embedding code its files row keeps (analysis/band-rows.ts).
+
+/** Each 64-bit phash cut into 3 bands (bands.ts). Only owners' files; the blocklist has blocklist_bands. */
 export const phashBands = sqliteTable(
   "phash_bands",
   {
-    owner: text("owner").notNull(),
+    owner: integer("owner").notNull(),
     band: integer("band").notNull(),
     value: integer("value").notNull(),
-    /** A file id, or a blocklist entry id. */
-    ref: text("ref").notNull(),
-    phash: text("phash").notNull(),
+    ordinal: integer("ordinal").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.owner, t.band, t.value, t.ref] }), index("phash_bands_ref").on(t.ref)],
+  (t) => [primaryKey({ columns: [t.owner, t.band, t.value, t.ordinal] })],
 );
 
-/**
- * The same kind of index for the 256-bit embedding codes (analysis/embedding-index.ts): 16 bands of 16 bits,
- * a row per (owner, band, value). Only files are indexed (owner = user id).
- */
+/** Each 256-bit embedding code cut into 16 bands of 16 bits (embedding-index.ts). */
 export const embeddingBands = sqliteTable(
   "embedding_bands",
   {
-    owner: text("owner").notNull(),
+    owner: integer("owner").notNull(),
     band: integer("band").notNull(),
     value: integer("value").notNull(),
-    ref: text("ref").notNull(),
+    ordinal: integer("ordinal").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.owner, t.band, t.value, t.ref] }), index("embedding_bands_ref").on(t.ref)],
+  (t) => [primaryKey({ columns: [t.owner, t.band, t.value, t.ordinal] })],
+);
+
+/**
+ * The blocklist's phash index (analysis/blocklist.ts): global, not an owner's, so a table of its own (a row per
+ * entry and band, with the entry's phash to verify the distance). WITHOUT ROWID too; an entry's rows are deleted
+ * by their keys, recomputed from its phash.
+ */
+export const blocklistBands = sqliteTable(
+  "blocklist_bands",
+  {
+    band: integer("band").notNull(),
+    value: integer("value").notNull(),
+    entry: text("entry").notNull(),
+    phash: text("phash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.band, t.value, t.entry] })],
 );
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,32 +1,38 @@
 // The `duplicates` of one file among its owner's live files (GET /files/:id for the owner, finalize), in ONE D1
 // round trip: the exact match, the phash band probes and the embedding band probes go out as one batch, and
-// each probe is joined to `files` there, so the candidates come back already known to be live, with the hashes
-// and features the distances need. (Before, a second round trip read the candidates' liveness and features.)
-// The owner's `GET /files/:id` waits for this one read and no other (bench/README.md, `roundtrips`).
+// each probe is joined to `files` there (a band row names its file by the owner's ordinal, analysis/band-rows.ts),
+// so the candidates come back already known to be live, with the hashes and features the distances need.
+// (Before, a second round trip read the candidates' liveness and features.) The owner's `GET /files/:id` waits
+// for this one read and no other (bench/README.md, `roundtrips`).
 import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
-import { files, phashBands } from "../db/schema";
+import { embeddingBands, files, phashBands } from "../db/schema";
 import { liveFileCondition } from "./queries";
 import { runBatch, type Db, type Statement } from "../platform/db";
 import { fileUrl } from "../platform/urls";
 import { phashDistance, probeLists, similarBy, type Duplicate, type DuplicateSubject, type SimilarSignal } from "../analysis/duplicates";
+import { ownerKey } from "../analysis/band-rows";
 import { decodeFeatures, embeddingDistance, embeddingProbes, isEmbeddingCode } from "../analysis/embedding";
 import { EMBEDDING_MIN_BAND_HITS } from "../analysis/embedding-index";
 import { hammingDistance, isPhash } from "../analysis/phash";
 
 type Candidate = { id: string; phash: string | null; embedding: string | null };
 
+/** The file a band row names: the owner's file with that ordinal (files_user_ordinal). */
+const fileOfBandRow = (owner: string, ordinal: SQL): SQL => sql`${files.userId} = ${owner} AND ${files.ownerOrdinal} = ${ordinal}`;
+
 /**
  * Live files of `owner` sharing a probed phash band value: one statement per probe list (probeLists), each a
- * primary-key seek per probe then the file by id (CROSS JOIN keeps that order, see below).
+ * primary-key seek per probe (the owner's integer key read by a subquery) then the file by (owner, ordinal)
+ * (CROSS JOIN keeps that order, see below).
  */
 export function phashCandidateStatements(db: Db, owner: string, phash: string, maxDistance: number, now: number): Statement[] {
   return probeLists(phash, maxDistance).map(({ band, list }) =>
     db.run(sql`
       SELECT ${files.id} AS id, ${files.phash} AS phash, ${files.embedding} AS embedding
-      FROM ${phashBands} CROSS JOIN ${files} ON ${files.id} = ${phashBands.ref}
-      WHERE ${phashBands.owner} = ${owner} AND ${phashBands.band} = ${sql.raw(String(band))} AND ${phashBands.value} IN (${list})
-        AND ${files.userId} = ${owner} AND ${liveFileCondition(now)}`),
+      FROM ${phashBands} CROSS JOIN ${files} ON ${fileOfBandRow(owner, sql`${phashBands.ordinal}`)}
+      WHERE ${phashBands.owner} = ${ownerKey(owner)} AND ${phashBands.band} = ${sql.raw(String(band))} AND ${phashBands.value} IN (${list})
+        AND ${liveFileCondition(now)}`),
   );
 }
 
@@ -36,17 +42,17 @@ export function phashCandidateStatements(db: Db, owner: string, phash: string, m
  * (embedding-index.ts explains the bands). The 272 (band, value) probes are one JSON list driving one primary-key
  * seek each: D1 refuses a UNION ALL of 16 seeks (too many terms in a compound SELECT), and an OR of bands would
  * scan the owner's rows. CROSS JOIN fixes SQLite's join order (the left side outer): probes, then band rows, then
- * files by id; left to the planner, it walks all of the owner's band rows.
+ * files by (owner, ordinal); left to the planner, it walks all of the owner's band rows.
  */
 export function embeddingCandidateStatement(db: Db, owner: string, code: string, limit: number, now: number): Statement {
   const probes = embeddingProbes(code).flatMap((values, band) => values.map((value) => band * 65_536 + value));
-  const hits: SQL = sql`SELECT b.ref AS ref, COUNT(*) AS hits FROM json_each(${JSON.stringify(probes)}) AS p
-    CROSS JOIN embedding_bands AS b ON b.owner = ${owner} AND b.band = (p.value >> 16) AND b.value = (p.value & 65535)
-    GROUP BY b.ref HAVING COUNT(*) >= ${sql.raw(String(EMBEDDING_MIN_BAND_HITS))}`;
+  const hits: SQL = sql`SELECT b.ordinal AS ordinal, COUNT(*) AS hits FROM json_each(${JSON.stringify(probes)}) AS p
+    CROSS JOIN ${embeddingBands} AS b ON b.owner = ${ownerKey(owner)} AND b.band = (p.value >> 16) AND b.value = (p.value & 65535)
+    GROUP BY b.ordinal HAVING COUNT(*) >= ${sql.raw(String(EMBEDDING_MIN_BAND_HITS))}`;
   return db.run(sql`
     SELECT ${files.id} AS id, ${files.phash} AS phash, ${files.embedding} AS embedding
-    FROM (${hits}) AS candidates CROSS JOIN ${files} ON ${files.id} = candidates.ref
-    WHERE ${files.userId} = ${owner} AND ${liveFileCondition(now)}
+    FROM (${hits}) AS candidates CROSS JOIN ${files} ON ${fileOfBandRow(owner, sql`candidates.ordinal`)}
+    WHERE ${liveFileCondition(now)}
     ORDER BY candidates.hits DESC, ${files.id} LIMIT ${sql.raw(String(limit))}`);
 }
 

@@ -5,7 +5,7 @@
 //
 // Safe to run twice or concurrently: R2 deletes are idempotent, and the quota release is conditional on the
 // row not being purged yet, in the same D1 transaction that marks it purged, so bytes are freed once.
-// Purged files also leave the phash index (analysis/duplicates.ts).
+// Purged files also leave the near-duplicate indexes (analysis/band-rows.ts).
 // Expired files also leave their albums right away (not after the retention), so album counts stay true.
 import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import { runBatch, type Db } from "../platform/db";
@@ -13,8 +13,7 @@ import { albumFiles, files, users, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { accessChanged } from "../serving/access-changed";
-import { unindexStatement } from "../analysis/duplicates";
-import { unindexEmbeddingStatement } from "../analysis/embedding-index";
+import { unindexFileStatements } from "../analysis/band-rows";
 
 export type PurgeResult = { detached: number; purged: number; freedBytes: number };
 
@@ -22,13 +21,14 @@ export type PurgeResult = { detached: number; purged: number; freedBytes: number
 const FILES_PER_BATCH = 20;
 
 /**
- * Candidates past the retention cutoff. Each arm walks its own index (files_deleted, files_expires) over a
- * bounded window [cutoff - lookback, cutoff], so a growing history of purged rows is never rescanned.
+ * The queries of the candidates past the retention cutoff. Each arm walks its own index (files_deleted,
+ * files_expires; partial: only files that have the date) over a bounded window [cutoff - lookback, cutoff], so
+ * a growing history of purged rows is never rescanned.
  */
-async function purgeCandidates(db: Db, now: number, limit: number): Promise<FileRow[]> {
+export function purgeCandidateQueries(db: Db, now: number, limit: number) {
   const cutoff = new Date(now - PURGE.retentionSeconds * 1000);
   const floor = new Date(now - (PURGE.retentionSeconds + PURGE.lookbackSeconds) * 1000);
-  const [deleted, expired] = await Promise.all([
+  return [
     db
       .select()
       .from(files)
@@ -39,7 +39,11 @@ async function purgeCandidates(db: Db, now: number, limit: number): Promise<File
       .from(files)
       .where(and(lte(files.expiresAt, cutoff), gt(files.expiresAt, floor), isNull(files.purgedAt)))
       .limit(limit),
-  ]);
+  ] as const;
+}
+
+async function purgeCandidates(db: Db, now: number, limit: number): Promise<FileRow[]> {
+  const [deleted, expired] = await Promise.all(purgeCandidateQueries(db, now, limit));
   const byId = new Map<string, FileRow>();
   for (const f of [...deleted, ...expired]) byId.set(f.id, f);
   return [...byId.values()].slice(0, limit);
@@ -114,7 +118,8 @@ export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promis
       }
     }
   }
-  // Purged files leave the near-duplicate indexes (idempotent; a repeat deletes nothing).
-  await runBatch(db, candidates.flatMap((f) => [unindexStatement(db, f.id), unindexEmbeddingStatement(db, f.id)]));
+  // Purged files leave the near-duplicate indexes, their rows deleted by their keys (idempotent; a repeat
+  // deletes nothing).
+  await runBatch(db, candidates.flatMap((f) => unindexFileStatements(db, f)));
   return { detached, purged, freedBytes };
 }

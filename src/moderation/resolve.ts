@@ -14,7 +14,7 @@ import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../platform/audit";
 import { accessChanged } from "../serving/access-changed";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
-import { BLOCKLIST_OWNER, indexStatements, unindexStatement } from "../analysis/duplicates";
+import { indexBlocklistEntryStatements, unindexBlocklistEntryStatement } from "../analysis/blocklist";
 import { isPhash } from "../analysis/phash";
 import { findReport, type ReportWithFile } from "./queue";
 import type { ResolveActionName } from "./schemas";
@@ -51,7 +51,7 @@ export async function resolveReport(
   const results = await runBatch(db, plan.statements);
   const changed = (i: number) => i >= 0 && results[i].meta.changes > 0;
   if (!changed(plan.claim)) {
-    if (plan.blocklistEntryId) await runBatch(db, [unindexStatement(db, plan.blocklistEntryId)]);
+    if (plan.blocklist) await runBatch(db, [unindexBlocklistEntryStatement(db, plan.blocklist.entryId, plan.blocklist.phash)]);
     throw new ApiError("report_already_resolved", "This report has already been resolved");
   }
   const effects: ResolveEffects = {
@@ -59,7 +59,7 @@ export async function resolveReport(
     fileRemoved: changed(plan.remove),
     fileBanned: changed(plan.ban),
     userBanned: changed(plan.banUser) ? target.ownerId : null,
-    blocklistEntryId: plan.blocklistEntryId,
+    blocklistEntryId: plan.blocklist?.entryId ?? null,
   };
   await afterResolution(env, db, target, effects, now);
   const report = await findReport(db, reportId);
@@ -88,7 +88,16 @@ async function resolvable(db: Db, actor: AuthUser, reportId: string, action: Res
 }
 
 /** The batch, and the position of each statement whose `changes` say what the resolution did (-1: none). */
-type Plan = { statements: Statement[]; claim: number; restore: number; remove: number; ban: number; banUser: number; blocklistEntryId: string | null };
+type Plan = {
+  statements: Statement[];
+  claim: number;
+  restore: number;
+  remove: number;
+  ban: number;
+  banUser: number;
+  /** The blocklist entry this resolution adds, with its phash (its index rows are keyed by it). */
+  blocklist: { entryId: string; phash: string } | null;
+};
 
 /**
  * One transaction: the claim (pending -> resolved, only if still pending), then the action, every statement of
@@ -102,7 +111,7 @@ function resolutionStatements(db: Db, actor: AuthUser, reportId: string, action:
     AND resolved_by = ${actor.id} AND resolved_at = ${now} AND action = ${action})`;
   const statements: Statement[] = [];
   const slot = (s: Statement) => statements.push(s) - 1;
-  const plan: Plan = { statements, claim: -1, restore: -1, remove: -1, ban: -1, banUser: -1, blocklistEntryId: null };
+  const plan: Plan = { statements, claim: -1, restore: -1, remove: -1, ban: -1, banUser: -1, blocklist: null };
 
   plan.claim = slot(
     db
@@ -132,14 +141,14 @@ function resolutionStatements(db: Db, actor: AuthUser, reportId: string, action:
     plan.ban = slot(db.update(files).set({ bannedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.bannedAt), claimed)));
     const phash = file!.phash ?? file!.clientPhash;
     if (phash && isPhash(phash)) {
-      plan.blocklistEntryId = newId("blk");
-      for (const s of blocklistStatements(db, plan.blocklistEntryId, phash, fileId, reportId, actor.id, now, claimed)) slot(s);
+      plan.blocklist = { entryId: newId("blk"), phash };
+      for (const s of blocklistStatements(db, plan.blocklist.entryId, phash, fileId, reportId, actor.id, now, claimed)) slot(s);
     }
     if (action === "ban_user") {
       plan.banUser = slot(db.update(users).set({ bannedAt: at, updatedAt: at }).where(and(eq(users.id, ownerId!), isNull(users.bannedAt), claimed)));
     }
   }
-  const auditDetails = { fileId, ownerId: file?.userId ?? null, reason: t.found.report.reason, note, blocklistEntryId: plan.blocklistEntryId };
+  const auditDetails = { fileId, ownerId: file?.userId ?? null, reason: t.found.report.reason, note, blocklistEntryId: plan.blocklist?.entryId ?? null };
   slot(auditInsertIf(db, { actorId: actor.id, action: `report.${action}`, targetType: "report", targetId: reportId, details: auditDetails, at }, claimed));
   if (action === "ban_user") {
     slot(auditInsertIf(db, { actorId: actor.id, action: "user.ban", targetType: "user", targetId: ownerId!, details: { reportId, fileId, note }, at }, claimed));
@@ -165,7 +174,7 @@ function blocklistStatements(db: Db, entryId: string, phash: string, fileId: str
   );
   // Unconditional (the analysis feature's statements): removed again if the claim fails; an index row without
   // its blocklist row is ignored by matchBlocklist meanwhile.
-  return [entry, ...indexStatements(db, BLOCKLIST_OWNER, entryId, phash)];
+  return [entry, ...indexBlocklistEntryStatements(db, entryId, phash)];
 }
 
 /** After the transaction: byte links and principals forget what changed; a gone file leaves its albums. */

@@ -15,16 +15,40 @@ import { ENDED_UPLOAD_STATES, LIVE_UPLOAD_STATES, endUpload } from "./records";
 
 export type CleanupResult = { expired: number; purged: number; deleted: number; errors: number };
 
+/**
+ * `state IN ('pending', 'uploaded')` with the states written out, not bound: only then does SQLite walk the
+ * partial index uploads_state_expires, which holds uploads in flight only (test/uploads/cleanup.test.ts).
+ */
+const liveUploadStates = sql`${uploads.state} IN (${sql.raw(LIVE_UPLOAD_STATES.map((state) => `'${state}'`).join(", "))})`;
+
+/** Live uploads past their expiry, oldest first: a walk of uploads_state_expires. */
+export function staleUploadsQuery(db: Db, at: Date) {
+  return db
+    .select({ id: uploads.id, fileId: uploads.fileId })
+    .from(uploads)
+    .where(and(liveUploadStates, lt(uploads.expiresAt, at)))
+    .orderBy(asc(uploads.expiresAt))
+    .limit(UPLOADS.cleanupBatchSize);
+}
+
+/**
+ * Records of ended uploads whose storage was removed before `retainedSince`: found from failed files
+ * (files_state_created), then their upload (uploads_file); ended uploads are not in uploads_state_expires.
+ */
+export function endedRecordsQuery(db: Db, retainedSince: Date) {
+  return db
+    .select({ uploadId: uploads.id, fileId: files.id })
+    .from(uploads)
+    .innerJoin(files, eq(files.id, uploads.fileId))
+    .where(and(inArray(uploads.state, [...ENDED_UPLOAD_STATES]), eq(files.state, "failed"), isNotNull(files.purgedAt), lt(files.purgedAt, retainedSince)))
+    .limit(UPLOADS.cleanupBatchSize / 2); // two ids per row in one IN list: stays under D1's 100 bound parameters
+}
+
 export async function cleanupUploads(env: Env, db: Db, now = Date.now()): Promise<CleanupResult> {
   const at = new Date(now);
   const result: CleanupResult = { expired: 0, purged: 0, deleted: 0, errors: 0 };
 
-  const stale = await db
-    .select({ id: uploads.id, fileId: uploads.fileId })
-    .from(uploads)
-    .where(and(inArray(uploads.state, [...LIVE_UPLOAD_STATES]), lt(uploads.expiresAt, at)))
-    .orderBy(asc(uploads.expiresAt))
-    .limit(UPLOADS.cleanupBatchSize);
+  const stale = await staleUploadsQuery(db, at);
   for (const upload of stale) {
     // Conditional: an upload finalized a moment ago is left alone.
     if (await endUpload(db, upload, "expired", at)) result.expired += 1;
@@ -47,12 +71,7 @@ export async function cleanupUploads(env: Env, db: Db, now = Date.now()): Promis
   }
 
   const retainedSince = new Date(now - UPLOADS.endedRecordsRetentionSeconds * 1000);
-  const old = await db
-    .select({ uploadId: uploads.id, fileId: files.id })
-    .from(uploads)
-    .innerJoin(files, eq(files.id, uploads.fileId))
-    .where(and(inArray(uploads.state, [...ENDED_UPLOAD_STATES]), eq(files.state, "failed"), isNotNull(files.purgedAt), lt(files.purgedAt, retainedSince)))
-    .limit(UPLOADS.cleanupBatchSize / 2); // two ids per row in one IN list: stays under D1's 100 bound parameters
+  const old = await endedRecordsQuery(db, retainedSince);
   if (old.length > 0) {
     const uploadIds = old.map((r) => r.uploadId);
     const fileIds = old.map((r) => r.fileId);

@@ -1,8 +1,8 @@
 // POST /upload/finalize: ties the upload's identifiers together, commits the quota reservation, reports
 // exact duplicates and hands the file to the analysis job, then waits (within FINALIZE_WAIT_MS) for the
 // job's answer: phash, NSFW score, true size, near-duplicates. Idempotent: the answer is stored with the
-// state change (one batch), so a repeated call enqueues nothing new and returns the stored answer brought
-// up to date with the analysis.
+// state change (one batch; finalize-answer.ts says what of it), so a repeated call enqueues nothing new and
+// returns the stored answer brought up to date with the analysis.
 import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { files } from "../db/schema";
 import type { Db } from "../platform/db";
@@ -17,6 +17,7 @@ import { ownedBy, type Uploader } from "./access";
 import { assertNotEnded } from "./lifecycle";
 import { findUploadById, transitionUpload, type UploadWithFile } from "./records";
 import { finalizeWaitMs, waitForAnalysis } from "./analysis-wait";
+import { storedAnswer, storedFinalize, type FinalizeResponse, type StoredFinalize } from "./finalize-answer";
 import type { Duplicate } from "../analysis/duplicates";
 import { findDuplicates } from "../files/duplicate-lookup";
 import type { FileRow } from "../db/schema";
@@ -30,28 +31,6 @@ export type FinalizeInput = {
   height?: number;
   phash?: string;
   nsfwScore?: number;
-};
-
-export type FinalizeResponse = {
-  fileId: string;
-  url: string;
-  cdnUrl: string;
-  mime: string;
-  bytes: number;
-  width: number | null;
-  height: number | null;
-  nsfwScore: number | null;
-  ageRestricted: boolean;
-  visibility: string;
-  expiresAt: string | null;
-  phash: string | null;
-  duplicates: Duplicate[];
-  /** The server's analysis: `pending` past the wait, `done` with its results, `failed` with the reason. */
-  analysis: "pending" | "done" | "failed";
-  analysisError: string | null;
-  /** Base64 ThumbHash and `#rrggbb`, once the analysis is done (analysis/placeholder.ts). */
-  placeholder: string | null;
-  dominantColor: string | null;
 };
 
 const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
@@ -118,10 +97,10 @@ async function answerWithAnalysis(env: Env, db: Db, stored: FinalizeResponse, fi
   return withAnalysis(env, db, stored, await waitForAnalysis(env, fileId, finalizeWaitMs(env)));
 }
 
-function answerFromState(record: UploadWithFile, now: Date): FinalizeResponse {
+function answerFromState(env: Env, record: UploadWithFile, now: Date): FinalizeResponse {
   const { upload } = record;
   if (upload.state === "finalized" && record.file.quarantinedAt) throw blockedContent();
-  if (upload.state === "finalized" && upload.finalizeResponse) return upload.finalizeResponse as FinalizeResponse;
+  if (upload.state === "finalized" && upload.finalizeResponse) return storedAnswer(env, record.file, upload.finalizeResponse as StoredFinalize | FinalizeResponse);
   if (upload.state === "pending") {
     throw new ApiError("not_uploaded", upload.kind === "direct" ? "PUT the file's bytes before finalizing" : "Complete the multipart upload before finalizing");
   }
@@ -137,7 +116,7 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
   checkIdentifiers(record, input);
   const { upload, file } = record;
   const now = new Date();
-  if (upload.state !== "uploaded" || upload.expiresAt.getTime() <= now.getTime()) return answerWithAnalysis(env, db, answerFromState(record, now), file.id);
+  if (upload.state !== "uploaded" || upload.expiresAt.getTime() <= now.getTime()) return answerWithAnalysis(env, db, answerFromState(env, record, now), file.id);
 
   // Client hints: dimensions and phash until the analysis job has the real ones; a client nsfwScore can
   // only raise the score (decisions.md: it never lowers the server's).
@@ -176,7 +155,8 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
     from: ["uploaded"],
     to: "finalized",
     quota: "commit",
-    uploadSet: { finalizeResponse: body },
+    // The answer's changeable part is kept for a repeated call; what only the PUT needed goes.
+    uploadSet: { finalizeResponse: storedFinalize(body), sha256: null, r2UploadId: null },
     fileFrom: ["uploaded"],
     fileSet: {
       state: "finalized",
@@ -195,7 +175,7 @@ export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input
   if (!applied) {
     // A concurrent finalize won (same answer), or the upload ended meanwhile.
     const current = await findUploadById(db, upload.id);
-    return answerWithAnalysis(env, db, answerFromState(current ?? record, now), file.id);
+    return answerWithAnalysis(env, db, answerFromState(env, current ?? record, now), file.id);
   }
 
   if (blocked) {

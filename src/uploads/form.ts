@@ -10,7 +10,8 @@ import type { Visibility } from "../db/schema";
 import type { Uploader } from "./access";
 import { startUpload } from "./start";
 import { receiveDirectUpload } from "./direct";
-import { finalizeUpload, type FinalizeResponse } from "./finalize";
+import { finalizeUpload } from "./finalize";
+import type { FinalizeResponse } from "./finalize-answer";
 
 /** Multipart framing around the file: boundaries, headers and the small text fields. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;

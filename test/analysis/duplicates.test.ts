@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BAND_BITS, bandProbes, bandValues, flipProbes } from "../../src/analysis/bands";
-import { matchBlocklist } from "../../src/analysis/blocklist";
-import { findNearHashes, indexBlocklistEntry, indexStatements, phashDistance } from "../../src/analysis/duplicates";
+import { findNearBlocklistHashes, indexBlocklistEntry, indexBlocklistEntryStatements, matchBlocklist, unindexBlocklistEntryStatement } from "../../src/analysis/blocklist";
+import { phashDistance } from "../../src/analysis/duplicates";
 import { embeddingCandidateStatement, findDuplicates, phashCandidateStatements } from "../../src/files/duplicate-lookup";
 import { analyzeFile } from "../../src/analysis/job";
 import { hammingDistance } from "../../src/analysis/phash";
@@ -50,42 +50,43 @@ describe("band index (multi-index hashing)", () => {
   });
 });
 
-describe("findNearHashes against D1", () => {
+describe("the blocklist's index against D1", () => {
   it("finds exactly what a brute-force scan finds", async () => {
-    const owner = await seedUser();
     const base = "c53f706a9e352968";
     // Around a base hash: copies at every distance 0..16, plus random hashes.
     const hashes: string[] = [];
     for (let d = 0; d <= 16; d++) hashes.push(flipBits(base, Array.from({ length: d }, (_, i) => (i * 7) % 64)));
     fc.sample(hex64, { numRuns: 200, seed: 42 }).forEach((h) => hashes.push(h));
-    const refs = hashes.map(() => newId("file"));
-    await runBatch(db(), hashes.flatMap((h, i) => indexStatements(db(), owner, refs[i], h)));
+    const refs = hashes.map(() => newId("blk"));
+    await runBatch(db(), hashes.flatMap((h, i) => indexBlocklistEntryStatements(db(), refs[i], h)));
+    const ours = new Set(refs); // other tests of this file add entries of their own
     for (const maxDistance of [0, 3, 8, 12]) {
-      const { matches, candidates } = await findNearHashes(db(), owner, base, maxDistance);
+      const { matches, candidates } = await findNearBlocklistHashes(db(), base, maxDistance);
+      const found = matches.filter((m) => ours.has(m.ref));
       const brute = hashes.map((h, i) => ({ ref: refs[i], distance: hammingDistance(base, h) })).filter((x) => x.distance <= maxDistance);
-      expect(matches.map((m) => m.ref).sort()).toEqual(brute.map((b) => b.ref).sort());
+      expect(found.map((m) => m.ref).sort()).toEqual(brute.map((b) => b.ref).sort());
       expect(matches.map((m) => m.distance)).toEqual([...matches.map((m) => m.distance)].sort((a, b) => a - b));
       expect(candidates).toBeLessThan(60); // few rows read out of 651
     }
-    // Other owners' hashes are invisible.
-    expect((await findNearHashes(db(), await seedUser(), base, 8)).matches).toEqual([]);
   });
 
-  it("uses the primary-key index (no scan)", async () => {
-    const plan = await env.DB.prepare("EXPLAIN QUERY PLAN SELECT ref, phash FROM phash_bands WHERE owner = ?1 AND band = ?2 AND value IN (1,2,3)").bind("x", 0).all<{ detail: string }>();
+  it("is looked up and unindexed by primary-key seeks (no scan)", async () => {
+    const plan = await env.DB.prepare("EXPLAIN QUERY PLAN SELECT entry, phash FROM blocklist_bands WHERE band = ?1 AND value IN (1,2,3)").bind(0).all<{ detail: string }>();
     const details = plan.results.map((r) => r.detail).join(" | ");
-    expect(details).toMatch(/SEARCH phash_bands USING (COVERING )?INDEX sqlite_autoindex_phash_bands_1 \(owner=\? AND band=\? AND value=\?\)/);
-    expect(details).not.toMatch(/SCAN phash_bands/);
+    expect(details).toMatch(/SEARCH blocklist_bands USING PRIMARY KEY \(band=\? AND value=\?\)/);
+    expect(details).not.toMatch(/SCAN blocklist_bands/);
+    const { sql, params } = (unindexBlocklistEntryStatement(db(), "blk_x", "0123456789abcdef") as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+    const unindex = (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
+    expect(unindex).toMatch(/SEARCH blocklist_bands USING PRIMARY KEY \(band=\? AND value=\? AND entry=\?\)/);
   });
 
-  it("re-indexing a ref with a new hash replaces its rows; same hash twice is a no-op", async () => {
-    const owner = await seedUser();
-    const ref = newId("file");
-    await runBatch(db(), indexStatements(db(), owner, ref, "0000000000000000"));
-    await runBatch(db(), indexStatements(db(), owner, ref, "0000000000000000"));
-    await runBatch(db(), indexStatements(db(), owner, ref, "ffffffffffffffff"));
-    const rows = await env.DB.prepare("SELECT phash FROM phash_bands WHERE ref = ?1").bind(ref).all<{ phash: string }>();
-    expect(rows.results.map((r) => r.phash)).toEqual(["ffffffffffffffff", "ffffffffffffffff", "ffffffffffffffff"]);
+  it("unindexing an entry removes its rows only", async () => {
+    const [a, b] = [newId("blk"), newId("blk")];
+    const phash = "00ff00ff00ff00ff";
+    await runBatch(db(), [...indexBlocklistEntryStatements(db(), a, phash), ...indexBlocklistEntryStatements(db(), b, phash)]);
+    await runBatch(db(), [unindexBlocklistEntryStatement(db(), a, phash)]);
+    const rows = await env.DB.prepare("SELECT entry, band FROM blocklist_bands WHERE entry IN (?1, ?2) ORDER BY band").bind(a, b).all<{ entry: string; band: number }>();
+    expect(rows.results).toEqual([0, 1, 2].map((band) => ({ entry: b, band })));
   });
 });
 
@@ -125,12 +126,14 @@ describe("findDuplicates: exact and similar among the owner's files", () => {
     await env.DB.prepare("UPDATE files SET deleted_at = ?1 WHERE id = ?2").bind(Date.now(), copies.webp.id).run();
     expect((await findDuplicates(db(), env, await fileRow(original.id))).map((d) => d.fileId)).not.toContain(copies.webp.id);
     const anonymous = await seedFinalizedFile(null, "cubes.jpg", fixture("cubes.jpg"));
+    const bandRows = async () => (await env.DB.prepare("SELECT (SELECT count(*) FROM phash_bands) + (SELECT count(*) FROM embedding_bands) AS n").first<{ n: number }>())!.n;
+    const before = await bandRows();
     await analyze(anonymous.id);
     expect(await findDuplicates(db(), env, await fileRow(anonymous.id))).toEqual([]);
-    expect((await env.DB.prepare("SELECT count(*) AS n FROM phash_bands WHERE ref = ?1").bind(anonymous.id).first<{ n: number }>())!.n).toBe(0);
+    expect(await bandRows()).toBe(before); // anonymous files are in no owner's index
   });
 
-  it("is one batch of index seeks: every band probe is a primary-key seek, every candidate a files row by id", async () => {
+  it("is one batch of index seeks: every band probe is a primary-key seek, every candidate a files row by (owner, ordinal)", async () => {
     const plan = async (statement: { toSQL(): { sql: string; params: unknown[] } } | { getQuery(): { sql: string; params: unknown[] } }) => {
       const { sql, params } = "toSQL" in statement ? statement.toSQL() : statement.getQuery();
       const rows = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
@@ -139,14 +142,15 @@ describe("findDuplicates: exact and similar among the owner's files", () => {
     const phashPlans = await Promise.all(phashCandidateStatements(db(), "usr_x", "0123456789abcdef", 8, Date.now()).map(plan));
     expect(phashPlans).toHaveLength(3);
     for (const details of phashPlans) {
-      expect(details).toMatch(/SEARCH phash_bands USING (COVERING )?INDEX sqlite_autoindex_phash_bands_1 \(owner=\? AND band=\? AND value=\?\)/);
-      expect(details).toMatch(/SEARCH files USING INDEX sqlite_autoindex_files_1 \(id=\?\)|SEARCH files USING INTEGER PRIMARY KEY|SEARCH files USING PRIMARY KEY/);
-      expect(details).not.toMatch(/SCAN (phash_bands|files)/);
+      expect(details).toMatch(/SEARCH phash_bands USING PRIMARY KEY \(owner=\? AND band=\? AND value=\?\)/);
+      expect(details).toMatch(/SEARCH owners USING COVERING INDEX owners_user_id_unique \(user_id=\?\)/);
+      expect(details).toMatch(/SEARCH files USING INDEX files_user_ordinal \(user_id=\? AND owner_ordinal=\?\)/);
+      expect(details).not.toMatch(/SCAN (phash_bands|files|owners)/);
     }
     const details = await plan(embeddingCandidateStatement(db(), "usr_x", "0123456789abcdef".repeat(4), 240, Date.now()));
-    expect(details).toMatch(/SEARCH b USING (COVERING )?INDEX sqlite_autoindex_embedding_bands_1 \(owner=\? AND band=\? AND value=\?\)/);
-    expect(details).toMatch(/SEARCH files USING INDEX sqlite_autoindex_files_1 \(id=\?\)|SEARCH files USING INTEGER PRIMARY KEY|SEARCH files USING PRIMARY KEY/);
-    expect(details).not.toMatch(/SCAN (b|embedding_bands|files)\b/);
+    expect(details).toMatch(/SEARCH b USING PRIMARY KEY \(owner=\? AND band=\? AND value=\?\)/);
+    expect(details).toMatch(/SEARCH files USING INDEX files_user_ordinal \(user_id=\? AND owner_ordinal=\?\)/);
+    expect(details).not.toMatch(/SCAN (b|embedding_bands|files|owners)\b/);
   });
 
   it("uses the client's phash hint until the analysis has run", async () => {

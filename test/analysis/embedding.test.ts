@@ -12,14 +12,14 @@ import { analyzeFile } from "../../src/analysis/job";
 import { loadNsfwModel } from "../../src/analysis/nsfw";
 import { hammingDistance } from "../../src/analysis/phash";
 import { photo } from "./fixtures";
+import { bandRowsOf } from "../support/files";
 import { db, deliver, fileRow, seedFinalizedFile, seedUser } from "./support";
 
 beforeAll(async () => {
   await loadNsfwModel();
 }, 180_000);
 
-const bandRows = async (ref: string) =>
-  (await env.DB.prepare("SELECT owner, band, value FROM embedding_bands WHERE ref = ?1 ORDER BY band").bind(ref).all<{ owner: string; band: number; value: number }>()).results;
+const bandRows = (fileId: string) => bandRowsOf("embedding_bands", fileId);
 
 describe("embedding code and features (pure)", () => {
   const vector = fc.array(fc.float({ min: -8, max: 8, noNaN: true }), { minLength: 384, maxLength: 384 });

@@ -2,17 +2,17 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseImageHeader } from "../../src/analysis/header";
 import { hammingDistance } from "../../src/analysis/phash";
+import { bandValues } from "../../src/analysis/bands";
 import { analyzeFile } from "../../src/analysis/job";
 import { loadPhoton } from "../../src/analysis/imaging";
 import { loadNsfwModel } from "../../src/analysis/nsfw";
 import { retryDelaySeconds } from "../../src/jobs/queue";
 import { EXPECTED_PHASH, fixture, LARGE_EXPECTED_PHASH, largeFixture } from "./fixtures";
 import { pngHeader } from "./images";
-import { IMAGE, fetchRaw } from "../support/files";
+import { IMAGE, bandRowsOf, fetchRaw } from "../support/files";
 import { deliver, privateLeftovers, deliverDeadLetter, fileRow, seedFinalizedFile, seedUser, waitForAnalysis } from "./support";
 
-const bandRows = async (ref: string) =>
-  (await env.DB.prepare("SELECT owner, band, value, phash FROM phash_bands WHERE ref = ?1 ORDER BY band").bind(ref).all<{ owner: string; band: number; value: number; phash: string }>()).results;
+const bandRows = (fileId: string) => bandRowsOf("phash_bands", fileId);
 
 // The first job in an isolate loads photon and the NSFW model (seconds, plus Vite transforming 3.5 MB of
 // weights the first time in tests); do it once up front so the per-test waits measure the job itself.
@@ -52,7 +52,7 @@ describe("the analysis job through the real queue", () => {
     expect(header.ok && Math.max(header.width, header.height)).toBe(Math.min(320, Math.max(width, height)));
 
     const bands = await bandRows(file.id);
-    expect(bands.map((b) => [b.owner, b.band, b.phash])).toEqual([0, 1, 2].map((band) => [owner, band, row.phash]));
+    expect(bands).toEqual(bandValues(row.phash!).map((value, band) => ({ owner, band, value })));
   });
 
   it("keeps transparency in a PNG thumbnail", async () => {

@@ -11,6 +11,7 @@ import { sha256Hex } from "../../src/platform/crypto";
 import { createDb } from "../../src/platform/db";
 import { newId } from "../../src/platform/ids";
 import { readExifTags, readXmp } from "../../src/analysis/metadata";
+import { nextOwnerOrdinal } from "../../src/uploads/records";
 
 export const db = () => createDb(env.DB);
 
@@ -32,9 +33,12 @@ export async function seedFinalizedFile(userId: string | null, filename: string,
   const mime = MIME[filename.split(".").pop()!] ?? "application/octet-stream";
   const put = await env.BUCKET.put(storeKey, content, { httpMetadata: { contentType: mime } });
   const now = new Date();
+  // Numbered as an upload numbers it (uploads/records.ts): the band rows name a file by its ordinal.
+  const ownerOrdinal = userId ? nextOwnerOrdinal(userId) : null;
   return (await db()
     .insert(files)
     .values({
+      ownerOrdinal,
       id,
       userId,
       filename,

@@ -3,12 +3,11 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, signup } from "../support/api";
-import { fileRow, pngLikeBytes, seedFile } from "../support/files";
-import { createDb, runBatch } from "../../src/platform/db";
-import { purgeGoneFiles } from "../../src/jobs/purge";
+import { bandRowsOf, fileRow, indexBands, pngLikeBytes, seedFile } from "../support/files";
+import { createDb } from "../../src/platform/db";
+import { purgeCandidateQueries, purgeGoneFiles } from "../../src/jobs/purge";
 import { runScheduled, scheduledTasks } from "../../src/jobs/scheduled";
 import { PURGE } from "../../src/config";
-import { indexStatements } from "../../src/analysis/duplicates";
 
 const db = createDb(env.DB);
 const RETENTION = PURGE.retentionSeconds * 1000;
@@ -106,14 +105,31 @@ describe("purgeGoneFiles", () => {
     expect(await exists(soon.storeKey)).toBe(true); // objects wait for the retention
   });
 
-  it("removes purged files from the near-duplicate index", async () => {
+  it("removes purged files from the near-duplicate indexes, by their keys, and only them", async () => {
     const u = await signup();
-    const f = await seedFile(u.id, { deletedAt: new Date(Date.now() - RETENTION - 1), phash: "0f0f0f0f0f0f0f0f" });
-    await runBatch(db, indexStatements(db, u.id, f.id, "0f0f0f0f0f0f0f0f"));
-    const count = async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM phash_bands WHERE ref = ?").bind(f.id).first<{ n: number }>())!.n;
-    expect(await count()).toBeGreaterThan(0);
+    const code = "0123456789abcdef".repeat(4);
+    const gone = await seedFile(u.id, { deletedAt: new Date(Date.now() - RETENTION - 1), phash: "0f0f0f0f0f0f0f0f", embeddingCode: code });
+    // The same hash and code: rows that differ from the purged file's only by the file.
+    const kept = await seedFile(u.id, { phash: "0f0f0f0f0f0f0f0f", embeddingCode: code });
+    await indexBands(gone, kept);
+    const rows = async (fileId: string) => [...(await bandRowsOf("phash_bands", fileId)), ...(await bandRowsOf("embedding_bands", fileId))].length;
+    expect([await rows(gone.id), await rows(kept.id)]).toEqual([3 + 16, 3 + 16]);
     await purgeGoneFiles(env, db, Date.now());
-    expect(await count()).toBe(0);
+    expect((await fileRow(gone.id))!.purgedAt).toBeInstanceOf(Date);
+    expect([await rows(gone.id), await rows(kept.id)]).toEqual([0, 3 + 16]);
+    await purgeGoneFiles(env, db, Date.now()); // a repeat finds nothing to delete
+    expect(await rows(kept.id)).toBe(3 + 16);
+  });
+
+  it("finds its candidates by walking the partial indexes of deleted and expiring files", async () => {
+    const [deleted, expiring] = await Promise.all(
+      purgeCandidateQueries(db, Date.now(), 10).map(async (query) => {
+        const { sql, params } = query.toSQL();
+        return (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
+      }),
+    );
+    expect(deleted).toMatch(/SEARCH files USING INDEX files_deleted \(deleted_at>\? AND deleted_at<\?\)/);
+    expect(expiring).toMatch(/SEARCH files USING INDEX files_expires \(expires_at>\? AND expires_at<\?\)/);
   });
 
   it("is registered as a scheduled task", async () => {

@@ -2,14 +2,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
-import { pngLikeBytes, seedFile, settledCount } from "../support/files";
+import { indexBands, pngLikeBytes, seedFile, settledCount } from "../support/files";
 import type { FileRow } from "../../src/db/schema";
-import { createDb, runBatch } from "../../src/platform/db";
+import { createDb } from "../../src/platform/db";
 import { listPageQuery } from "../../src/files/queries";
-import { indexStatements } from "../../src/analysis/duplicates";
 import { encodeFeatures } from "../../src/analysis/embedding";
 import { ANALYSIS } from "../../src/config";
-import { indexEmbeddingStatements } from "../../src/analysis/embedding-index";
 
 const db = createDb(env.DB);
 
@@ -109,7 +107,7 @@ describe("GET /files/:id", () => {
   it("lists near duplicates (phash within PHASH_DISTANCE) as similar", async () => {
     const a = await seedFile(owner.id, { phash: "ffff0000ffff0000", content: pngLikeBytes(3000, 41) });
     const b = await seedFile(owner.id, { phash: "ffff0000ffff0001", content: pngLikeBytes(3000, 42) });
-    await runBatch(db, [...indexStatements(db, owner.id, a.id, a.phash!), ...indexStatements(db, owner.id, b.id, b.phash!)]);
+    await indexBands(a, b);
     const res = await call(`/files/${a.id}`, { token: owner.access });
     expect(res.body.phash).toBe("ffff0000ffff0000");
     expect(res.body.duplicates).toEqual([
@@ -126,7 +124,7 @@ describe("GET /files/:id", () => {
     const a = await seedFile(owner.id, { phash: "0f0f0f0f0f0f0f0f", content: pngLikeBytes(3000, 51), ...embedded(features) });
     const b = await seedFile(owner.id, { phash: "f0f0f0f0f0f0f0f0", content: pngLikeBytes(3000, 52), visibility: "private", ...embedded(near) });
     const theirs = await seedFile(stranger.id, { phash: "0f0f0f0f0f0f0f0f", content: pngLikeBytes(3000, 53), ...embedded(features) });
-    await runBatch(db, [a, b, theirs].flatMap((f) => indexEmbeddingStatements(db, f.userId!, f.id, code)));
+    await indexBands(a, b, theirs);
     const res = await call(`/files/${a.id}`, { token: owner.access });
     expect(res.body.duplicates).toEqual([
       { fileId: b.id, url: `${env.IMAGE_URL}/${b.id}`, distance: expect.any(Number), match: "similar", signal: "embedding", distances: { phash: 64, embedding: expect.any(Number) } },

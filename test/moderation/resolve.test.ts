@@ -5,6 +5,7 @@ import { PASSWORD, call, createKey, verifiedUser, type TestUser } from "../suppo
 import { IMAGE, CDN, SITE, fetchRaw, seedFile } from "../support/files";
 import { auditOf, report, reportRow, reportsOfFile, resolve, testPhash, userWithRole } from "../support/moderation";
 import { matchBlocklist } from "../../src/analysis/blocklist";
+import { bandValues } from "../../src/analysis/bands";
 import { createDb } from "../../src/platform/db";
 import { newId } from "../../src/platform/ids";
 import type { FileRow } from "../../src/db/schema";
@@ -84,8 +85,8 @@ describe("resolving, whatever the action", () => {
     const entries = await env.DB.prepare("SELECT id FROM blocklist WHERE source_file_id = ?").bind(file.id).all();
     expect(entries.results.length).toBe(winner === "ban_file" ? 1 : 0);
     // The loser's index rows (if it was the ban) were removed again.
-    const bands = await env.DB.prepare("SELECT DISTINCT ref FROM phash_bands WHERE owner = 'blocklist' AND phash = ?").bind(file.phash).all<{ ref: string }>();
-    expect(bands.results.map((r) => r.ref)).toEqual(entries.results.map((r: any) => r.id));
+    const bands = await env.DB.prepare("SELECT DISTINCT entry FROM blocklist_bands WHERE phash = ?").bind(file.phash).all<{ entry: string }>();
+    expect(bands.results.map((r) => r.entry)).toEqual(entries.results.map((r: any) => r.id));
   });
 
   it("404 for unknown and malformed report ids", async () => {
@@ -233,8 +234,8 @@ describe("ban_file", () => {
 
     const entry = await env.DB.prepare("SELECT * FROM blocklist WHERE id = ?").bind(entryId).first<any>();
     expect(entry).toMatchObject({ phash, source_file_id: file.id, report_id: id, created_by: admin.id });
-    const bands = await env.DB.prepare("SELECT band, phash FROM phash_bands WHERE owner = 'blocklist' AND ref = ? ORDER BY band").bind(entryId).all<any>();
-    expect(bands.results).toEqual([0, 1, 2].map((band) => ({ band, phash })));
+    const bands = await env.DB.prepare("SELECT band, value, phash FROM blocklist_bands WHERE entry = ? ORDER BY band").bind(entryId).all<any>();
+    expect(bands.results).toEqual(bandValues(phash).map((value, band) => ({ band, value, phash })));
 
     // The analysis job's lookup finds it for the same and for a near hash (a resized copy), not for a far one.
     expect(await matchBlocklist(createDb(env.DB), phash)).toMatchObject({ entryId, distance: 0, reason: "violence" });

@@ -2,12 +2,13 @@
 // for the byte-serving addresses. Rows are written straight to D1 (the upload flow has its own tests).
 import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { createDb } from "../../src/platform/db";
+import { createDb, runBatch } from "../../src/platform/db";
 import { files, type FileRow } from "../../src/db/schema";
 import { newId } from "../../src/platform/ids";
 import { sha256Hex } from "../../src/platform/crypto";
 import { viewCounterFor, type CounterKind } from "../../src/serving/view-counter";
 import { nextOwnerOrdinal } from "../../src/uploads/records";
+import { indexFileStatements } from "../../src/analysis/band-rows";
 
 export const IMAGE = "http://localhost:8787/i";
 export const CDN = "http://localhost:8787/cdn";
@@ -60,6 +61,23 @@ export async function seedFile(ownerId: string | null, overrides: SeedOptions = 
   // Numbered as an upload numbers it (uploads/records.ts), unless `row` says otherwise.
   const ownerOrdinal = ownerId ? nextOwnerOrdinal(ownerId) : null;
   return (await createDb(env.DB).insert(files).values({ ownerOrdinal, ...values }).returning().get())!;
+}
+
+/** A file's rows in one of the owners' band indexes, as (owner's user id, band, value), band 0 first. */
+export async function bandRowsOf(table: "phash_bands" | "embedding_bands", fileId: string) {
+  const rows = await env.DB.prepare(
+    `SELECT o.user_id AS owner, b.band, b.value FROM files AS f JOIN owners AS o ON o.user_id = f.user_id
+     JOIN ${table} AS b ON b.owner = o.id AND b.ordinal = f.owner_ordinal WHERE f.id = ?1 ORDER BY b.band, b.value`,
+  )
+    .bind(fileId)
+    .all<{ owner: string; band: number; value: number }>();
+  return rows.results;
+}
+
+/** Writes seeded files' near-duplicate band rows from the phash and embedding code their rows hold, as the analysis job does. */
+export async function indexBands(...rows: FileRow[]): Promise<void> {
+  const db = createDb(env.DB);
+  await runBatch(db, rows.flatMap((f) => indexFileStatements(db, { ...f, phash: null, embeddingCode: null }, { phash: f.phash!, embeddingCode: f.embeddingCode })));
 }
 
 export async function fileRow(id: string): Promise<FileRow | undefined> {

@@ -2,6 +2,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runScheduled } from "../../src/jobs/scheduled";
+import { endedRecordsQuery, staleUploadsQuery } from "../../src/uploads/cleanup";
+import { createDb } from "../../src/platform/db";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, objectExists, presign, putDirect, randomIp, sha256, storage, uploadRow } from "./helpers";
 
@@ -103,5 +105,21 @@ describe("scheduled upload clean-up", () => {
     const res = await runScheduled(env, Date.now());
     expect(res.uploads).toMatchObject({ expired: 0 });
     expect(await objectExists(pre.body.storeKey)).toBe(true);
+  });
+});
+
+describe("the clean-up's queries", () => {
+  const planOf = async (query: { toSQL(): { sql: string; params: unknown[] } }) => {
+    const { sql, params } = query.toSQL();
+    return (await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>()).results.map((r) => r.detail).join(" | ");
+  };
+
+  it("walk indexes: the expiry walk the partial uploads_state_expires (uploads in flight only), the ended records from failed files", async () => {
+    const db = createDb(env.DB);
+    expect(await planOf(staleUploadsQuery(db, new Date()))).toMatch(/SEARCH uploads USING INDEX uploads_state_expires \(state=\? AND expires_at<\?\)/);
+    const ended = await planOf(endedRecordsQuery(db, new Date()));
+    expect(ended).toMatch(/SEARCH files USING INDEX files_state_created \(state=\?\)/);
+    expect(ended).toMatch(/SEARCH uploads USING INDEX uploads_file \(file_id=\?\)/);
+    expect(ended).not.toMatch(/SCAN/);
   });
 });

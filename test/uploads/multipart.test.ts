@@ -113,6 +113,12 @@ describe("multipart upload, end to end", () => {
     expect(fin.status).toBe(200);
     expect(fin.body).toMatchObject({ fileId: up.fileId, bytes: BIG.length, mime: "image/png", width: 1200, height: 3000, duplicates: [] });
     expect(await storage(user.id)).toEqual({ used: BIG.length, reserved: 0 });
+    // Finalized, the upload keeps neither its R2 multipart id nor its sha256 (the file has it); a repeat answers alike.
+    expect(await uploadRow(up.uploadId)).toMatchObject({ state: "finalized", r2_upload_id: null, sha256: null });
+    const repeated = await finalize(up, done.body.storeEtag, user.access);
+    expect(repeated.status).toBe(200);
+    // (the analysis may have landed meanwhile, which brings the rest up to date)
+    expect(repeated.body).toMatchObject({ fileId: up.fileId, url: fin.body.url, cdnUrl: fin.body.cdnUrl, bytes: BIG.length, mime: "image/png", visibility: fin.body.visibility, expiresAt: fin.body.expiresAt });
   });
 
   it("without sha256 at init the file's sha256 stays null for the analysis job", async () => {

@@ -1,0 +1,70 @@
+// The rows of an owner's near-duplicate indexes (phash_bands, embedding_bands; db/schema.ts): a file's band
+// values under its owner's integer key (owners) and its owner ordinal. Nothing indexes them by file, so a file's
+// rows are written and removed by their exact keys: the values come from the phash or the embedding code, the
+// owner key from a subquery in the same statement (no extra round trip). The values are integers computed here,
+// so they are inlined: no bound parameter per row (D1 allows 100 per statement).
+import { sql, type SQL } from "drizzle-orm";
+import { embeddingBands, owners, phashBands, type FileRow } from "../db/schema";
+import type { Db, Statement } from "../platform/db";
+import { bandValues } from "./bands";
+import { embeddingBandValues, isEmbeddingCode } from "./embedding";
+import { isPhash } from "./phash";
+
+type BandTable = typeof phashBands | typeof embeddingBands;
+
+/** The owner's key as a scalar subquery: NULL (no row matches) while the owner has no key yet. */
+export const ownerKey = (userId: string): SQL => sql`(SELECT ${owners.id} FROM ${owners} WHERE ${owners.userId} = ${userId})`;
+
+/** Gives the owner a key unless it has one: put it before the owner's first band rows, in the same batch. */
+export const ensureOwnerKeyStatement = (db: Db, userId: string): Statement => db.insert(owners).values({ userId }).onConflictDoNothing();
+
+/** `(band, value)` pairs as a VALUES list, band 0 first. */
+const pairs = (values: number[]): SQL => sql.raw(values.map((value, band) => `(${band},${Math.trunc(value)})`).join(","));
+
+function insertStatement(db: Db, table: BandTable, userId: string, ordinal: number, values: number[]): Statement {
+  return db.run(sql`INSERT INTO ${table} (owner, band, value, ordinal)
+    SELECT ${owners.id}, v.column1, v.column2, ${ordinal} FROM ${owners}, (VALUES ${pairs(values)}) AS v WHERE ${owners.userId} = ${userId}
+    ON CONFLICT DO NOTHING`);
+}
+
+function deleteStatement(db: Db, table: BandTable, userId: string, ordinal: number, values: number[]): Statement {
+  return db.run(sql`DELETE FROM ${table} WHERE owner = ${ownerKey(userId)} AND ordinal = ${ordinal} AND (band, value) IN (VALUES ${pairs(values)})`);
+}
+
+/** A file as its band rows know it: its owner, its ordinal, and the phash and code its rows were made from. */
+export type IndexedFile = Pick<FileRow, "userId" | "ownerOrdinal" | "phash" | "embeddingCode">;
+
+const owned = (file: IndexedFile): file is IndexedFile & { userId: string; ownerOrdinal: number } => file.userId !== null && file.ownerOrdinal !== null;
+
+/**
+ * Statements that move `file`'s rows from what its row holds now (`file.phash`, `file.embeddingCode`, as read
+ * before this analysis) to `next`: the rows of a value that changed are deleted by their keys, the new ones
+ * inserted (a repeat inserts nothing). A null `next.embeddingCode` leaves the embedding rows as they are (the
+ * model failed; the file keeps its earlier code). Anonymous files have none. Meant for the job's batch, a
+ * transaction that also writes the new values to the files row, so rows and row never disagree.
+ */
+export function indexFileStatements(db: Db, file: IndexedFile, next: { phash: string; embeddingCode: string | null }): Statement[] {
+  if (!owned(file)) return [];
+  const { userId, ownerOrdinal } = file;
+  const statements = [ensureOwnerKeyStatement(db, userId)];
+  const move = (table: BandTable, from: number[] | null, to: number[]) => {
+    if (from && from.join() !== to.join()) statements.push(deleteStatement(db, table, userId, ownerOrdinal, from));
+    statements.push(insertStatement(db, table, userId, ownerOrdinal, to));
+  };
+  if (!isPhash(next.phash)) throw new Error("not a phash");
+  move(phashBands, isPhash(file.phash) ? bandValues(file.phash) : null, bandValues(next.phash));
+  if (next.embeddingCode !== null) {
+    if (!isEmbeddingCode(next.embeddingCode)) throw new Error("not an embedding code");
+    move(embeddingBands, isEmbeddingCode(file.embeddingCode) ? embeddingBandValues(file.embeddingCode) : null, embeddingBandValues(next.embeddingCode));
+  }
+  return statements;
+}
+
+/** Statements that remove every band row of `file` (a purged file), from the phash and code its row holds. */
+export function unindexFileStatements(db: Db, file: IndexedFile): Statement[] {
+  if (!owned(file)) return [];
+  const statements: Statement[] = [];
+  if (isPhash(file.phash)) statements.push(deleteStatement(db, phashBands, file.userId, file.ownerOrdinal, bandValues(file.phash)));
+  if (isEmbeddingCode(file.embeddingCode)) statements.push(deleteStatement(db, embeddingBands, file.userId, file.ownerOrdinal, embeddingBandValues(file.embeddingCode)));
+  return statements;
+}
