@@ -19,6 +19,7 @@ import { apiRouter } from "./platform/router";
 import { withErrorCodes } from "./platform/openapi-errors";
 import { REQUEST_LIMITS } from "./config";
 import { authRoutes } from "./auth/routes";
+import { mfaRoutes } from "./auth/mfa-routes";
 import { accountRoutes } from "./account/routes";
 import { keyRoutes } from "./keys/routes";
 import { devRoutes } from "./dev/routes";
@@ -52,6 +53,7 @@ export function createApi() {
   // After the rate limit, so that a 413 is counted and carries the X-RateLimit-* headers like any answer.
   api.use(jsonBodyLimit());
   api.route("/auth", authRoutes);
+  api.route("/auth", mfaRoutes);
   api.route("/account", accountRoutes);
   api.route("/account", limitRoutes);
   api.route("/billing", billingRoutes);

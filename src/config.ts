@@ -61,6 +61,21 @@ export const PASSWORD_RESET = {
   perIp: 20,
 };
 
+/** Two-factor sign-in (extensions.md §5). */
+export const MFA = {
+  /** RFC 6238 as authenticator apps expect it: HMAC-SHA-1, 6 digits, 30-second steps. */
+  totp: { digits: 6, stepSeconds: 30, secretBytes: 20 },
+  /** Steps either side of the server's clock whose code is still accepted (clock drift, slow typing). */
+  totpWindowSteps: 1,
+  /** The name authenticator apps show beside the account (the otpauth URL's issuer). */
+  issuer: "imghost",
+  /** Recovery codes issued when TOTP is confirmed, and their random characters (Crockford base32, 5 bits each). */
+  recoveryCodeCount: 10,
+  recoveryCodeChars: 16,
+  /** How long the password step's mfaToken waits for the second step. */
+  tokenSeconds: 300,
+};
+
 export const API_KEYS = {
   prefix: "pk_",
   bodyLength: 32,

@@ -1,7 +1,8 @@
 // DELETE /account: the password again, then one transaction that ends the account. Sessions and keys are
 // revoked (the auth middleware also refuses a deleted user's tokens), files and albums are soft-deleted
 // (reads give 410 at once; the purge job (jobs/purge.ts) removes their objects after its retention window
-// and gives the storage quota back, so nothing is released early), pending plan requests are cancelled.
+// and gives the storage quota back, so nothing is released early), pending plan requests are cancelled, and the
+// second factors (sealed TOTP seed, recovery codes, waiting mfaTokens) deleted.
 // The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
 // only cover live rows, so the address and the username can sign up again at once.
 import { and, eq, isNull } from "drizzle-orm";
@@ -9,6 +10,7 @@ import { runBatch, type CrossDb } from "../platform/db";
 import { albums, apiKeys, files, planChanges, sessions, users } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
 import { reenteredPasswordOk } from "../auth/login-guard";
+import { secondFactorDeletions } from "../auth/second-factor";
 import { auditInsert } from "../platform/audit";
 import { accessChanged } from "../serving/access-changed";
 
@@ -27,6 +29,8 @@ export async function deleteAccount(db: CrossDb, env: Env, userId: string, passw
     db.update(albums).set({ deletedAt: now, updatedAt: now }).where(and(eq(albums.userId, userId), isNull(albums.deletedAt))),
     db.update(planChanges).set({ status: "cancelled", decidedAt: now }).where(and(eq(planChanges.userId, userId), eq(planChanges.status, "pending"))),
     auditInsert(db, { actorId: userId, action: "account.delete", targetType: "user", targetId: userId, at: now }),
+    // The sealed TOTP seed and the recovery codes are of no use to anyone now: they go at once.
+    ...secondFactorDeletions(db, userId),
   ]);
   const [, revokedSessions, revokedKeys, deletedFiles, deletedAlbums] = results.map((r) => (r as D1Result).meta.changes);
   // Their sessions and keys stop at once (the user record says deleted) and their files answer 410 on byte links.

@@ -1,13 +1,15 @@
 // GET /account/export (GDPR): everything held about the caller as one JSON document, streamed. Each section
 // is read in keyset pages (an index walk per page, never OFFSET) and written as it arrives, so memory stays
 // at one page however large the account. Secrets never leave: no password hash, key hash, token hashes,
-// album password hashes or delete-token hashes, and no mail bodies (they carry one-time tokens).
+// album password hashes or delete-token hashes, no TOTP seed or recovery code hashes, and no mail bodies (they
+// carry one-time tokens).
 import { and, asc, eq, gt, or, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { DirectoryAndShard } from "../platform/db";
 import { albumFiles, albums, apiKeys, auditLog, files, outbox, planChanges, reports, sessions, users, type AlbumRow, type FileRow, type UserRow } from "../db/schema";
 import { accountResource } from "../auth/queries";
 import { keyResource } from "../auth/api-keys";
+import { secondFactorRecords } from "../auth/second-factor";
 import { planChangeResource } from "../billing/plan-changes";
 import { albumUrl, cdnUrl, filePageUrl, fileUrl, thumbnailUrl } from "../platform/urls";
 
@@ -157,6 +159,8 @@ function sections(dbs: DirectoryAndShard, env: Env, user: UserRow): Section[] {
           yield rows.map((s) => ({ createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt.toISOString(), revokedAt: iso(s.revokedAt), revokedReason: s.revokedReason }));
       },
     },
+    // At most one TOTP factor and ten recovery codes: one read, no pages.
+    { name: "secondFactors", rows: async function* () { yield await secondFactorRecords(directory, user.id); } },
     {
       // Reports the caller filed. Moderators' notes and identities are theirs, not the reporter's.
       name: "reports",

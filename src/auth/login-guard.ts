@@ -1,6 +1,7 @@
 // Brute-force and flooding protection for the account routes: attempts are counted per account (e-mail) and per
 // client IP in the rate-limiter Durable Object before the check they guard, so a parallel burst cannot slip past.
-// Login (and a password re-entered while signed in) counts failures; password recovery counts every request.
+// Login (and a password re-entered while signed in, and a second factor's code) counts failures; password
+// recovery counts every request.
 import { LOGIN_LIMITS, PASSWORD_RESET } from "../config";
 import { RateLimitError } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
@@ -55,12 +56,27 @@ export async function forgiveLoginAttempt(env: Env, email: string, ip: string): 
 }
 
 /**
- * A signed-in person re-entering their password (account deletion, password change): a login attempt as far
- * as guessing goes, with the same per-account and per-IP limits, cleared by the right password.
+ * A secret presented for an account (a password re-entered while signed in, a second factor's code): a login
+ * attempt as far as guessing goes, counted for the account and the IP before `check` runs (so a parallel
+ * burst gets no extra tries, and past the limit it is a 429 whatever the secret), cleared by a success.
  */
-export async function reenteredPasswordOk(env: Env, user: { email: string; passwordHash: string }, password: string, ip: string): Promise<boolean> {
-  await countLoginAttempt(env, user.email, ip);
-  const { ok } = await verifyPassword(password, user.passwordHash);
-  if (ok) await forgiveLoginAttempt(env, user.email, ip);
+export async function guardedCheck(env: Env, email: string, ip: string, check: () => Promise<boolean>): Promise<boolean> {
+  await countLoginAttempt(env, email, ip);
+  const ok = await check();
+  if (ok) await forgiveLoginAttempt(env, email, ip);
   return ok;
+}
+
+/** A signed-in person re-entering their password (account deletion, password change, turning a factor off). */
+export function reenteredPasswordOk(env: Env, user: { email: string; passwordHash: string }, password: string, ip: string): Promise<boolean> {
+  return guardedCheck(env, user.email, ip, async () => (await verifyPassword(password, user.passwordHash)).ok);
+}
+
+/**
+ * The right password of an account with a second factor: that attempt is given back, but the account's count
+ * is not cleared. Only a finished second step clears it, so failed codes add up across logins (logging in
+ * again must not wipe the count of wrong codes).
+ */
+export async function passwordStepPassed(env: Env, email: string, ip: string): Promise<void> {
+  await Promise.all([accountLimiter(env, email).refund(LOGIN.bucket, LOGIN.windowSeconds), ipLimiter(env, ip).refund(LOGIN.bucket, LOGIN.windowSeconds)]);
 }

@@ -71,6 +71,7 @@ export async function resetPassword(db: DirectoryDb, env: Env, token: string, ne
   // Single use: of two requests with one token exactly one claims it.
   const claimed = await db.update(emailTokens).set({ usedAt: now }).where(live).run();
   if (claimed.meta.changes !== 1) throw invalidResetToken();
-  // No session is answered: a second factor (extensions.md §5), once accounts can have one, applies at the next login.
+  // No session is answered, and the second factors are left as they are: a reset proves the mailbox, not the
+  // authenticator, so the next login still asks for a code (extensions.md §5; test/auth/login-2fa.test.ts).
   await replacePassword(db, env, found, newPassword, "password_reset");
 }

@@ -1,10 +1,10 @@
 // Password change (POST /auth/password, extensions.md §7) and the one way a password is replaced, which the reset
 // (./password-reset.ts) shares: whatever the path, the new hash, every session and refresh family of the account
-// revoked, every outstanding reset token voided (one D1 batch), the sessions' edge records forgotten before the
+// revoked, every outstanding reset token and second-step mfaToken voided (one D1 batch), the sessions' edge records forgotten before the
 // answer, and a mail to the account.
 import { and, eq, isNull } from "drizzle-orm";
 import { runBatch, type DirectoryDb } from "../platform/db";
-import { emailTokens, sessions, users, type UserRow } from "../db/schema";
+import { emailTokens, mfaTokens, sessions, users, type UserRow } from "../db/schema";
 import { hashPassword } from "../platform/passwords";
 import { ApiError, unauthorized } from "../platform/errors";
 import { queueMail } from "../mail/outbox";
@@ -35,6 +35,8 @@ export async function replacePassword(db: DirectoryDb, env: Env, user: Pick<User
       .update(emailTokens)
       .set({ usedAt: now })
       .where(and(eq(emailTokens.userId, user.id), eq(emailTokens.purpose, "reset_password"), isNull(emailTokens.usedAt))),
+    // An mfaToken proves the old password: it must not finish a sign-in once that password is gone.
+    db.update(mfaTokens).set({ usedAt: now }).where(and(eq(mfaTokens.userId, user.id), isNull(mfaTokens.usedAt))),
   ]);
   // Their access tokens stop at once, also where a session's record is warm.
   await forgetSessions(env, revoked.results.map((r) => r.id));

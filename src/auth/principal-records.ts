@@ -55,6 +55,11 @@ export async function findSession(env: RecordEnv, db: DirectoryDb, ctx: WaitUnti
   return found;
 }
 
+/** The session and its user from D1's primary, records aside: for changes a stale record must not allow. */
+export function findSessionAtPrimary(env: RecordEnv, userId: string, sessionId: string): Promise<FoundSession | undefined> {
+  return sessionFromDb(directoryDb(env), userId, sessionId);
+}
+
 /** Fills the missing records from D1's primary, then checks them against it again (platform's race guard). */
 async function fillSession(env: RecordEnv, on: On, userId: string, sessionId: string, missing: { session: boolean; user: boolean }) {
   const primary = directoryDb(env);

@@ -8,7 +8,7 @@ import { ApiError } from "../platform/errors";
 import { clientIp } from "../platform/client-ip";
 import { looksLikeJwt, verifyToken } from "../platform/jwt";
 import { authenticateApiKey } from "./api-keys";
-import { findSession, type FoundSession } from "./principal-records";
+import { findSession, findSessionAtPrimary, type FoundSession } from "./principal-records";
 
 /**
  * The liveness rule for a session behind a valid JWT: the row exists, is neither revoked nor expired, and its
@@ -29,7 +29,19 @@ const noWaiting: WaitUntil = { waitUntil: () => {} };
  * they are warm (no D1 query), else from `db`. Throws the contract's 401/403 otherwise.
  */
 export async function liveSession(env: Env, db: DirectoryDb, userId: string, sessionId: string, ctx: WaitUntil = noWaiting): Promise<FoundSession> {
-  const found = await findSession(env, db, ctx, userId, sessionId);
+  return live(await findSession(env, db, ctx, userId, sessionId));
+}
+
+/**
+ * The same rule, decided at D1's primary, for changes a stale record must not allow: a session revoked a moment
+ * ago may still read as live from a record in another data centre (for up to ACCESS_RECORD_SECONDS), and must
+ * not, say, put a second factor of its own on the account in that time (auth/mfa-routes.ts).
+ */
+export async function liveSessionAtPrimary(env: Env, userId: string, sessionId: string): Promise<FoundSession> {
+  return live(await findSessionAtPrimary(env, userId, sessionId));
+}
+
+function live(found: FoundSession | undefined): FoundSession {
   const state = sessionState(found);
   if (state === "ended") throw invalidSession();
   if (state === "banned") throw new ApiError("account_banned", "This account has been suspended");

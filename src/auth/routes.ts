@@ -8,6 +8,7 @@ import {
   ChangePasswordRequest,
   ForgotPasswordRequest,
   LoginRequest,
+  LoginResponse,
   PasswordChanged,
   RefreshRequest,
   RefreshResponse,
@@ -51,15 +52,17 @@ authRoutes.openapi(
     path: "/login",
     tags,
     summary: "Sign in",
-    description: "Answers exactly as signup. Unknown e-mail and wrong password give the same 401.",
+    description:
+      "Answers exactly as signup. Unknown e-mail and wrong password give the same 401. An account with a second factor answers `{ mfaRequired: true, mfaToken, methods }` and no session: finish with POST /auth/login/2fa.",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(LoginRequest) },
-    responses: { 200: json(AuthResponse, "Signed in"), ...errors(400, 401, 403, 429) },
+    responses: { 200: json(LoginResponse, "Signed in, or the second step is needed"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
     const { email, password } = c.req.valid("json");
-    const { user, session } = await login(c.var.dbs.directory(), c.env, email, password, c.get("principal").ip);
-    return c.json({ user: userResource(user), session }, 200);
+    const result = await login(c.var.dbs.directory(), c.env, email, password, c.get("principal").ip);
+    if (result.kind === "mfa") return c.json({ mfaRequired: result.mfaRequired, mfaToken: result.mfaToken, methods: result.methods }, 200);
+    return c.json({ user: userResource(result.user), session: result.session }, 200);
   },
 );
 

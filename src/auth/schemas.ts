@@ -59,6 +59,49 @@ export const Session = z
   .openapi("Session");
 
 export const AuthResponse = z.object({ user: User, session: Session }).openapi("AuthResponse");
+
+/** Two-factor sign-in (extensions.md §5). */
+const Method = z.enum(["totp", "passkey", "recovery"]);
+export const MfaRequired = z
+  .object({
+    mfaRequired: z.literal(true),
+    mfaToken: z.string().openapi({ description: "Single use, valid 5 minutes: send it to POST /auth/login/2fa with a code" }),
+    methods: z.array(Method).openapi({ description: "What can finish this sign-in", example: ["totp", "recovery"] }),
+  })
+  .openapi("MfaRequired");
+export const LoginResponse = z.union([AuthResponse, MfaRequired]).openapi("LoginResponse");
+const Code = z.string().trim().min(1).max(64);
+const TotpCode = z
+  .string()
+  .transform((s) => s.replace(/\s/g, ""))
+  .pipe(z.string().regex(/^[0-9]{6}$/, "Enter the 6-digit code from the authenticator app"))
+  .openapi({ type: "string", example: "123456", description: "The 6-digit code the authenticator app shows now (spaces allowed)" });
+export const LoginSecondStepRequest = z
+  .object({ mfaToken: z.string().min(1).max(512), code: Code.openapi({ description: "A TOTP code, or a recovery code", example: "123456" }) })
+  .strict()
+  .openapi("LoginSecondStepRequest");
+export const TotpEnrolment = z
+  .object({
+    secret: z.string().openapi({ description: "The seed in base32, for typing into an authenticator app", example: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP" }),
+    otpauthUrl: z.string().openapi({ description: "The otpauth:// URL, for a QR code", example: "otpauth://totp/imghost:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=imghost&algorithm=SHA1&digits=6&period=30" }),
+  })
+  .openapi("TotpEnrolment");
+export const TotpConfirmRequest = z.object({ code: TotpCode }).strict().openapi("TotpConfirmRequest");
+export const RecoveryCodes = z
+  .object({ recoveryCodes: z.array(z.string()).openapi({ description: "10 single-use codes, shown this once", example: ["7kq2-9xwm-3hd0-pz4r"] }) })
+  .openapi("RecoveryCodes");
+export const TotpTurnOffRequest = z
+  .object({ code: TotpCode.optional(), password: z.string().min(1).max(PASSWORD_LENGTH.max).optional() })
+  .strict()
+  .refine((b) => (b.code === undefined) !== (b.password === undefined), { message: "Send either a current code or the password", path: ["code"] })
+  .openapi("TotpTurnOffRequest", { description: "Either a current authenticator code or the account's password" });
+export const SecondFactorStatus = z
+  .object({
+    methods: z.array(Method),
+    totp: z.object({ state: z.enum(["off", "pending", "on"]), confirmedAt: z.string().nullable().openapi({ format: "date-time" }) }),
+    recoveryCodesRemaining: z.number().int(),
+  })
+  .openapi("SecondFactorStatus");
 export const RefreshResponse = z.object({ session: Session }).openapi("RefreshResponse");
 export const PasswordChanged = z.object({ session: Session }).openapi("PasswordChanged");
 

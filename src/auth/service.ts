@@ -8,9 +8,10 @@ import { ApiError } from "../platform/errors";
 import { SESSION } from "../config";
 import { queueMail } from "../mail/outbox";
 import { findLiveUserByEmail, findUserById } from "./queries";
-import { createSession } from "./sessions";
+import { createSession, type SessionBody } from "./sessions";
 import { forgetUser } from "./principal-records";
-import { countLoginAttempt, forgiveLoginAttempt } from "./login-guard";
+import { countLoginAttempt, forgiveLoginAttempt, passwordStepPassed } from "./login-guard";
+import { signInMethods, startSecondStep, type MfaChallenge } from "./second-factor";
 
 export type SignupInput = {
   email: string;
@@ -66,7 +67,10 @@ export async function signup(db: DirectoryDb, env: Env, input: SignupInput) {
 
 const invalidCredentials = () => new ApiError("invalid_credentials", "Invalid e-mail or password");
 
-export async function login(db: DirectoryDb, env: Env, emailInput: string, password: string, ip: string) {
+export type LoginResult = { kind: "session"; user: UserRow; session: SessionBody } | ({ kind: "mfa" } & MfaChallenge);
+
+/** The password step; an account with a second factor gets an mfaToken for POST /auth/login/2fa, not a session. */
+export async function login(db: DirectoryDb, env: Env, emailInput: string, password: string, ip: string): Promise<LoginResult> {
   const email = normalizeEmail(emailInput);
   await countLoginAttempt(env, email, ip);
   const user = await findLiveUserByEmail(db, email);
@@ -77,14 +81,19 @@ export async function login(db: DirectoryDb, env: Env, emailInput: string, passw
   const result = await verifyPassword(password, user.passwordHash);
   if (!result.ok) throw invalidCredentials();
   if (user.bannedAt) throw new ApiError("account_suspended", "This account has been suspended");
-  await forgiveLoginAttempt(env, email, ip);
   if (result.needsRehash) {
     // Parameters were raised since this hash was made: upgrade it now that we hold the password. (The hash
     // is in no principal record: nothing to forget.)
     await db.update(users).set({ passwordHash: await hashPassword(password), updatedAt: new Date() }).where(eq(users.id, user.id));
   }
+  const methods = await signInMethods(env, user.id);
+  if (methods.length > 0) {
+    await passwordStepPassed(env, email, ip);
+    return { kind: "mfa", ...(await startSecondStep(db, user.id, methods)) };
+  }
+  await forgiveLoginAttempt(env, email, ip);
   const session = await createSession(db, env, user.id);
-  return { user, session };
+  return { kind: "session", user, session };
 }
 
 export async function sendVerification(db: DirectoryDb, env: Env, user: Pick<UserRow, "id" | "email">) {

@@ -109,6 +109,44 @@ export const outbox = sqliteTable(
   (t) => [index("outbox_to_created").on(t.to, t.createdAt)],
 );
 
+// Two-factor sign-in (extensions.md §5; auth/totp-factor.ts, auth/recovery-codes.ts, auth/second-factor.ts).
+
+/** An account's TOTP factor: pending from enrolment until a first code confirms it. One per account. */
+export const totpFactors = sqliteTable("totp_factors", {
+  userId: text("user_id").primaryKey().references(() => users.id),
+  /** The seed sealed with AES-GCM (platform/secret-box.ts), bound to user_id; never stored in clear. */
+  secretSealed: text("secret_sealed").notNull(),
+  /** The latest 30-second step whose code was accepted: a code is taken only for a later step (single use). */
+  lastUsedStep: integer("last_used_step"),
+  confirmedAt: integer("confirmed_at", { mode: "timestamp_ms" }),
+  createdAt: createdAt(),
+});
+
+/** Single-use recovery codes, each stored as a SHA-256 (80 random bits: no offline guessing). */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    userId: text("user_id").notNull().references(() => users.id),
+    codeHash: text("code_hash").notNull(),
+    usedAt: integer("used_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+/** The password step's proof, waiting for the second factor: SHA-256 of the token, single use, 5 minutes. */
+export const mfaTokens = sqliteTable(
+  "mfa_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    usedAt: integer("used_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("mfa_tokens_user").on(t.userId), index("mfa_tokens_expires").on(t.expiresAt)],
+);
+
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 

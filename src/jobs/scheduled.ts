@@ -1,21 +1,22 @@
 // The cron trigger's work. Each task is a plain function over the database/bindings so tests can call it.
 import { and, isNotNull, lt, or } from "drizzle-orm";
 import { crossDb, directoryDb, shardDb, type DirectoryDb } from "../platform/db";
-import { emailTokens, refreshTokens } from "../db/schema";
+import { emailTokens, mfaTokens, refreshTokens } from "../db/schema";
 import { cleanupUploads } from "../uploads/cleanup";
 import { purgeGoneFiles } from "./purge";
 import { requeueStalledAnalysis } from "../analysis/requeue";
 
-/** Deletes refresh and e-mail tokens that can no longer be used (expired, or used more than a day ago). */
-export async function purgeDeadTokens(db: DirectoryDb, now = Date.now()): Promise<{ refresh: number; email: number }> {
+/** Deletes refresh, e-mail and second-step tokens that can no longer be used (expired, or used). */
+export async function purgeDeadTokens(db: DirectoryDb, now = Date.now()): Promise<{ refresh: number; email: number; mfa: number }> {
   const cutoff = new Date(now);
   const dayAgo = new Date(now - 24 * 3600 * 1000);
   // A used refresh token is kept for a day so that its reuse is still recognised (and revokes the family).
-  const [refresh, email] = await Promise.all([
+  const [refresh, email, mfa] = await Promise.all([
     db.delete(refreshTokens).where(or(lt(refreshTokens.expiresAt, cutoff), and(isNotNull(refreshTokens.usedAt), lt(refreshTokens.usedAt, dayAgo)))).run(),
     db.delete(emailTokens).where(or(lt(emailTokens.expiresAt, cutoff), isNotNull(emailTokens.usedAt))).run(),
+    db.delete(mfaTokens).where(or(lt(mfaTokens.expiresAt, cutoff), isNotNull(mfaTokens.usedAt))).run(),
   ]);
-  return { refresh: refresh.meta.changes, email: email.meta.changes };
+  return { refresh: refresh.meta.changes, email: email.meta.changes, mfa: mfa.meta.changes };
 }
 
 export type ScheduledTask = (env: Env, now: number) => Promise<unknown>;

@@ -1,8 +1,11 @@
 // DELETE /account: password check, then every credential dead, content soft-deleted, e-mail free again.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { PASSWORD, call, createKey, uniqueUsername, verifiedUser } from "../support/api";
 import { auditFor, storedFile, userRow } from "../admin/helpers";
+import { atNextStep, enableTotp } from "../support/totp";
+
+afterEach(() => vi.useRealTimers());
 
 const IMAGE = "http://localhost:8787/i";
 const del = (token: string, body: unknown = { password: PASSWORD }) => call("/account", { method: "DELETE", token, body });
@@ -68,6 +71,19 @@ describe("DELETE /account", () => {
     expect((await call("/account", { token: u.access })).status).toBe(401);
     const fresh = await call("/files", { token: again.body.session.access_token });
     expect(fresh.body.files).toEqual([]);
+  });
+
+  it("drops the second factors: the sealed TOTP seed, the recovery codes and pending mfaTokens are deleted", async () => {
+    atNextStep();
+    const u = await verifiedUser();
+    await enableTotp(u);
+    const pending = await login(u.email);
+    expect(pending.body.mfaRequired).toBe(true);
+    expect((await del(u.access)).status).toBe(200);
+    for (const table of ["totp_factors", "recovery_codes", "mfa_tokens"]) {
+      const left = await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE user_id = ?`).bind(u.id).first<{ n: number }>();
+      expect(left?.n, table).toBe(0);
+    }
   });
 
   it("refuses a wrong password and changes nothing", async () => {

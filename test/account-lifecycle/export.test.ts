@@ -1,9 +1,10 @@
 // GET /account/export: the caller's data, streamed, complete across pages, without secrets.
 import { env, exports } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { BASE, call, createKey, verifiedUser, type TestUser } from "../support/api";
 import { storedFile, userWithRole } from "../admin/helpers";
 import { EXPORT_PAGE_SIZE } from "../../src/account/export";
+import { atNextStep, enableTotp } from "../support/totp";
 
 let owner: TestUser;
 let other: TestUser;
@@ -13,11 +14,15 @@ let albumId: string;
 let exported: any;
 let exportText: string;
 let exportHeaders: Headers;
+let totp: { secret: string; recoveryCodes: string[] };
 
 beforeAll(async () => {
   owner = await verifiedUser();
   other = await verifiedUser();
   key = await createKey(owner, { name: "ci key", permissions: ["read", "upload"] });
+  atNextStep();
+  totp = await enableTotp(owner);
+  vi.useRealTimers();
   files = [await storedFile(owner.id, "public"), await storedFile(owner.id, "private"), await storedFile(owner.id, "unlisted")];
   await storedFile(other.id, "public");
   await env.DB.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), files[2].id).run();
@@ -50,7 +55,7 @@ describe("GET /account/export", () => {
   });
 
   it("holds the profile and every section", () => {
-    expect(Object.keys(exported)).toEqual(["format", "exportedAt", "profile", "files", "albums", "albumFiles", "apiKeys", "sessions", "reports", "planChanges", "accountHistory", "mail"]);
+    expect(Object.keys(exported)).toEqual(["format", "exportedAt", "profile", "files", "albums", "albumFiles", "apiKeys", "sessions", "secondFactors", "reports", "planChanges", "accountHistory", "mail"]);
     expect(exported.format).toBe("image-host-export/1");
     expect(exported.profile).toMatchObject({ id: owner.id, email: owner.email, role: "moderator", plan: "free", emailVerified: true, storageUsed: 0 });
   });
@@ -81,6 +86,10 @@ describe("GET /account/export", () => {
     expect(exported.apiKeys[0]).not.toHaveProperty("key");
     expect(exported.sessions.length).toBeGreaterThanOrEqual(1);
     expect(Object.keys(exported.sessions[0]).sort()).toEqual(["createdAt", "expiresAt", "revokedAt", "revokedReason"]);
+    expect(exported.secondFactors).toEqual([
+      { method: "totp", createdAt: expect.any(String), confirmedAt: expect.any(String), usedAt: expect.any(String) },
+      ...totp.recoveryCodes.map(() => ({ method: "recovery", createdAt: expect.any(String), confirmedAt: null, usedAt: null })),
+    ]);
     expect(exported.reports).toEqual([
       { reportId: "rep_exporttest000000000001", fileId: files[0].id, reason: "spam", details: "looks like spam", email: "me@example.com", status: "pending", createdAt: expect.any(String), resolvedAt: null },
     ]);
@@ -93,7 +102,10 @@ describe("GET /account/export", () => {
   it("contains no secret", async () => {
     const row = await env.DB.prepare("SELECT password_hash FROM users WHERE id = ?").bind(owner.id).first<{ password_hash: string }>();
     const keyRow = await env.DB.prepare("SELECT key_hash FROM api_keys WHERE id = ?").bind(key.id).first<{ key_hash: string }>();
-    for (const secret of [key.key, keyRow!.key_hash, row!.password_hash, owner.refresh, owner.access, "album secret 1", "moderator-only note", "usr_moderator"]) {
+    const seed = await env.DB.prepare("SELECT secret_sealed FROM totp_factors WHERE user_id = ?").bind(owner.id).first<{ secret_sealed: string }>();
+    const codeHashes = await env.DB.prepare("SELECT code_hash FROM recovery_codes WHERE user_id = ?").bind(owner.id).all<{ code_hash: string }>();
+    const twoFactor = [totp.secret, seed!.secret_sealed, ...codeHashes.results.map((r) => r.code_hash), ...totp.recoveryCodes, ...totp.recoveryCodes.map((c) => c.replace(/-/g, ""))];
+    for (const secret of [key.key, keyRow!.key_hash, row!.password_hash, owner.refresh, owner.access, "album secret 1", "moderator-only note", "usr_moderator", ...twoFactor]) {
       expect(exportText).not.toContain(secret);
     }
     expect(exportText).not.toMatch(/pbkdf2|password_hash|passwordHash|keyHash|tokenHash|verification token/i);

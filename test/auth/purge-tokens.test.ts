@@ -1,11 +1,11 @@
-// The cron task that deletes dead refresh and e-mail tokens, driven with an explicit `now`.
+// The cron task that deletes dead refresh, e-mail and second-step tokens, driven with an explicit `now`.
 import { env } from "cloudflare:workers";
 import { createScheduledController, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { eq, inArray } from "drizzle-orm";
 import { call, signup } from "../support/api";
 import { directoryDb } from "../../src/platform/db";
-import { emailTokens, refreshTokens, sessions } from "../../src/db/schema";
+import { emailTokens, mfaTokens, refreshTokens, sessions } from "../../src/db/schema";
 import { purgeDeadTokens, runScheduled } from "../../src/jobs/scheduled";
 import { claimsOf } from "../support/tokens";
 import worker from "../../src/index";
@@ -71,11 +71,27 @@ describe("purgeDeadTokens", () => {
     expect(reuse.body.details.code).toBe("refresh_token_reused");
   });
 
+  it("deletes second-step mfaTokens once expired or used (they are never looked at again)", async () => {
+    const now = Date.now() + 1000;
+    const user = await signup();
+    const t = (ms: number) => new Date(now + ms);
+    const rows = [
+      { tokenHash: `m-live-${crypto.randomUUID()}`, userId: user.id, createdAt: t(-1000), expiresAt: t(299_000), usedAt: null }, // kept
+      { tokenHash: `m-expired-${crypto.randomUUID()}`, userId: user.id, createdAt: t(-301_000), expiresAt: t(-1), usedAt: null }, // purged
+      { tokenHash: `m-used-${crypto.randomUUID()}`, userId: user.id, createdAt: t(-1000), expiresAt: t(299_000), usedAt: t(-10) }, // purged
+    ];
+    await db().insert(mfaTokens).values(rows);
+    const result = await purgeDeadTokens(db(), now);
+    expect(result.mfa).toBeGreaterThanOrEqual(2);
+    const left = await db().select({ h: mfaTokens.tokenHash }).from(mfaTokens).where(inArray(mfaTokens.tokenHash, rows.map((r) => r.tokenHash)));
+    expect(left.map((r) => r.h)).toEqual([rows[0].tokenHash]);
+  });
+
   it("is registered as a scheduled task and runs from the cron handler", async () => {
     const now = Date.now() + 1000;
     const s = await seed(now);
     const results = await runScheduled(env, now);
-    expect(results.purgeDeadTokens).toMatchObject({ refresh: expect.any(Number), email: expect.any(Number) });
+    expect(results.purgeDeadTokens).toMatchObject({ refresh: expect.any(Number), email: expect.any(Number), mfa: expect.any(Number) });
     expect(await emailLeft(s.email)).toEqual([s.email[0]]);
 
     const s2 = await seed(Date.now() + 1000);

@@ -17,9 +17,13 @@ export const SESSION_ONLY_ROUTES: GuardedRoute[] = [
   { method: "GET", path: "/account" },
   { method: "PATCH", path: "/account", body: { safeMode: true } },
   { method: "POST", path: "/auth/password", body: { currentPassword: "long enough password", newPassword: "another long password" } },
+  { method: "GET", path: "/auth/2fa" },
+  { method: "POST", path: "/auth/2fa/totp" },
+  { method: "POST", path: "/auth/2fa/totp/confirm", body: { code: "123456" } },
+  { method: "DELETE", path: "/auth/2fa/totp", body: { password: "long enough password" } },
 ];
 
-/** Anonymous welcome, API keys refused with 403 (signup, login, refresh, verify-email, password recovery). */
+/** Anonymous welcome, API keys refused with 403 (signup, login and its second step, refresh, verify-email, password recovery). */
 export const NO_API_KEY_ROUTES: GuardedRoute[] = [
   { method: "POST", path: "/auth/signup", body: { email: "nobody@example.com", password: "long enough password", username: "nobody" } },
   { method: "POST", path: "/auth/login", body: { email: "nobody@example.com", password: "long enough password" } },
@@ -27,6 +31,7 @@ export const NO_API_KEY_ROUTES: GuardedRoute[] = [
   { method: "POST", path: "/auth/verify-email", body: { token: "not-a-real-token" } },
   { method: "POST", path: "/auth/password/forgot", body: { email: "nobody@example.com" } },
   { method: "POST", path: "/auth/password/reset", body: { token: "not-a-real-token", newPassword: "long enough password" } },
+  { method: "POST", path: "/auth/login/2fa", body: { mfaToken: "not-a-real-token", code: "123456" } },
 ];
 
 /**

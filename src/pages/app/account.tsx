@@ -1,4 +1,5 @@
-// Account: verification state, profile and safe mode, password change, plan and usage, data export (streamed), deletion.
+// Account: verification state, profile and safe mode, password change, two-factor sign-in, plan and usage, data
+// export (streamed), deletion.
 import { ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
@@ -7,13 +8,15 @@ import { api, apiMessage, apiResponse, type ApiErrorBody } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { PASSWORDS_DIFFER } from "./password";
 import { requireFormToken, requireSession, str, type Form } from "./context";
+import { TwoFactorSection } from "./two-factor-views";
+import { postConfirm, postEnrol, postTurnOff } from "./two-factor";
 
 export const accountPages = new Hono<AppEnv>();
 accountPages.use("/app/account", requireSession, requireFormToken);
 accountPages.use("/app/account/*", requireSession, requireFormToken);
 
 accountPages.get("/app/account", async (c) => {
-  const [acc, lim] = await Promise.all([api.account(c), api.limits(c)]);
+  const [acc, lim, factors] = await Promise.all([api.account(c), api.limits(c), api.secondFactors(c)]);
   const q = c.req.query();
   const a = acc.ok ? acc.body.user : undefined;
   const l = lim.ok ? lim.body : undefined;
@@ -24,6 +27,8 @@ accountPages.get("/app/account", async (c) => {
       {q.saved ? <Notice kind="ok">Saved.</Notice> : null}
       {q.resent ? <Notice kind="ok">A new verification e-mail is on its way.</Notice> : null}
       {q.password ? <Notice kind="ok">Your password was changed. Every other device was signed out.</Notice> : null}
+      {q.totp === "on" ? <Notice kind="ok">Two-factor sign-in is on.</Notice> : null}
+      {q.totp === "off" ? <Notice kind="ok">Two-factor sign-in is off.</Notice> : null}
       {q.error ? <Notice kind="error">{q.error}</Notice> : null}
       {!acc.ok ? <Notice kind="error">{apiMessage(acc)}</Notice> : null}
       <p>
@@ -61,6 +66,7 @@ accountPages.get("/app/account", async (c) => {
         <input id="repeatPassword" name="repeatPassword" type="password" autocomplete="new-password" required minlength={8} />
         <button type="submit">Change password</button>
       </form>
+      <TwoFactorSection c={c} status={factors.ok ? factors.body : undefined} />
       <h2>Plan and usage</h2>
       {l ? (
         <dl class="facts">
@@ -113,6 +119,11 @@ accountPages.post("/app/account/password", async (c) => {
   setSessionCookie(c, r.body.session);
   return c.redirect("/app/account?password=1", 303);
 });
+
+// Two-factor sign-in: set up (the QR code page), confirm (the recovery codes, once), turn off (./two-factor.tsx).
+accountPages.post("/app/account/totp", postEnrol);
+accountPages.post("/app/account/totp/confirm", postConfirm);
+accountPages.post("/app/account/totp/off", postTurnOff);
 
 // The API streams the export page by page; its body passes through unread, so it never sits in memory here.
 accountPages.get("/app/account/export", async (c) => {

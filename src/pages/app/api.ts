@@ -10,7 +10,21 @@ import { lendPrincipal } from "../../auth/principal";
 import { BOOKMARK_HEADER } from "../../middleware/db";
 import type { ErrorBody, MessageBody } from "../../platform/openapi";
 import type { fieldErrors } from "../../platform/validation";
-import type { AccountSchema, AuthResponse, ChangePasswordRequest, LoginRequest, PasswordChanged, ResetPasswordRequest, SignupRequest } from "../../auth/schemas";
+import type {
+  AccountSchema,
+  AuthResponse,
+  ChangePasswordRequest,
+  LoginRequest,
+  LoginResponse,
+  LoginSecondStepRequest,
+  PasswordChanged,
+  RecoveryCodes,
+  ResetPasswordRequest,
+  SecondFactorStatus,
+  SignupRequest,
+  TotpEnrolment,
+  TotpTurnOffRequest,
+} from "../../auth/schemas";
 import type { FileList, FileSchema, FileListItemSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "../../files/schemas";
 import type { AddFilesRequest, AlbumDetailSchema, AlbumFilesAdded, AlbumList, AlbumSchema, AlbumUpdated, CreateAlbumRequest, PatchAlbumRequest } from "../../albums/schemas";
 import type { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "../../account/schemas";
@@ -46,6 +60,7 @@ export type Report = Out<typeof ReportItem>;
 export type ApiKey = Out<typeof ApiKeySchema>;
 export type CreatedKey = Out<typeof CreatedKeySchema>;
 export type Limits = Out<typeof LimitsBody>;
+export type SecondFactors = Out<typeof SecondFactorStatus>;
 type Message = Out<typeof MessageBody>;
 
 /** What an in-process call inherits from the page request: the client's IP, the page's D1 bookmark (the API
@@ -95,7 +110,9 @@ type Query<S extends z.ZodType> = { [K in keyof In<S>]?: string | number | boole
 
 /** The API, as the pages use it. */
 export const api = {
-  login: (c: Context<AppEnv>, body: In<typeof LoginRequest>) => call<Out<typeof AuthResponse>>(c, ...at(ENDPOINTS.login), body),
+  /** The session, or (an account with a second factor) the mfaToken for loginSecondStep. */
+  login: (c: Context<AppEnv>, body: In<typeof LoginRequest>) => call<Out<typeof LoginResponse>>(c, ...at(ENDPOINTS.login), body),
+  loginSecondStep: (c: Context<AppEnv>, body: In<typeof LoginSecondStepRequest>) => call<Out<typeof AuthResponse>>(c, ...at(ENDPOINTS.loginSecondStep), body),
   signup: (c: Context<AppEnv>, body: In<typeof SignupRequest>) => call<Out<typeof AuthResponse>>(c, ...at(ENDPOINTS.signup), body),
   logout: (c: Context<AppEnv>) => call<Message>(c, ...at(ENDPOINTS.logout)),
   verifyEmail: (c: Context<AppEnv>, token: string) => call<Message & { user: Account }>(c, ...at(ENDPOINTS.verifyEmail), { token }),
@@ -103,6 +120,10 @@ export const api = {
   changePassword: (c: Context<AppEnv>, body: In<typeof ChangePasswordRequest>) => call<Out<typeof PasswordChanged>>(c, ...at(ENDPOINTS.changePassword), body),
   forgotPassword: (c: Context<AppEnv>, email: string) => call<Message>(c, ...at(ENDPOINTS.forgotPassword), { email }),
   resetPassword: (c: Context<AppEnv>, body: In<typeof ResetPasswordRequest>) => call<Message>(c, ...at(ENDPOINTS.resetPassword), body),
+  secondFactors: (c: Context<AppEnv>) => call<SecondFactors>(c, ...at(ENDPOINTS.secondFactors)),
+  enrolTotp: (c: Context<AppEnv>) => call<Out<typeof TotpEnrolment>>(c, ...at(ENDPOINTS.enrolTotp)),
+  confirmTotp: (c: Context<AppEnv>, code: string) => call<Out<typeof RecoveryCodes>>(c, ...at(ENDPOINTS.confirmTotp), { code }),
+  turnOffTotp: (c: Context<AppEnv>, body: In<typeof TotpTurnOffRequest>) => call<Message>(c, ...at(ENDPOINTS.turnOffTotp), body),
 
   listFiles: (c: Context<AppEnv>, q: Query<typeof ListFilesQuery>) => call<Out<typeof FileList>>(c, ...at(ENDPOINTS.listFiles, {}, qs(q))),
   getFile: (c: Context<AppEnv>, fileId: string) => call<FileFull>(c, ...at(ENDPOINTS.getFile, { id: fileId })),

@@ -1,12 +1,12 @@
-// Sign up, log in, log out, e-mail verification, and the short-lived token for the client script.
+// Sign up, log in (and its second step: ./two-factor.tsx), log out, e-mail verification, and the short-lived token
+// for the client script.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice } from "./ui";
 import { api, apiMessage } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { requireFormToken, requireSession, str, type Form } from "./context";
-
-const safeNext = (n: string | undefined) => (n && /^\/app\/[\w\-/]*$/.test(n) ? n : "/app/upload");
+import { postSecondStep, safeNext, secondStep } from "./two-factor";
 
 function LoginPage(props: { c: Context<AppEnv>; error?: string; email?: string; next?: string }) {
   return (
@@ -64,9 +64,11 @@ authPages.post("/app/login", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const r = await api.login(c, { email: str(form, "email"), password: str(form, "password") });
   if (!r.ok) return c.html(<LoginPage c={c} error={apiMessage(r)} email={str(form, "email")} next={str(form, "next")} />, r.status === 429 ? 429 : 401);
+  if ("mfaRequired" in r.body) return secondStep(c, r.body, str(form, "next"));
   setSessionCookie(c, r.body.session);
   return c.redirect(safeNext(str(form, "next")), 303);
 });
+authPages.post("/app/login/2fa", (c) => postSecondStep(c, (error, status) => c.html(<LoginPage c={c} error={error} />, status)));
 
 authPages.get("/app/signup", (c) => c.html(<SignupPage c={c} />));
 authPages.post("/app/signup", async (c) => {

@@ -1,0 +1,109 @@
+// Two-factor sign-in routes (extensions.md §5), beside ./routes.ts under /auth: TOTP enrolment, confirmation and
+// removal (session-only, the session checked at D1's primary: a stale principal record must not change how the
+// account signs in), the factors' state for the account page (session-only), and the second step of a sign-in
+// (anonymous, API keys refused like login).
+import { createRoute } from "@hono/zod-openapi";
+import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { apiRouter } from "../platform/router";
+import { AuthResponse, LoginSecondStepRequest, RecoveryCodes, SecondFactorStatus, TotpConfirmRequest, TotpEnrolment, TotpTurnOffRequest } from "./schemas";
+import { confirmTotp, enrolTotp, turnOffTotp } from "./totp-factor";
+import { completeSecondStep, secondFactorStatus } from "./second-factor";
+import { userResource } from "./queries";
+import { sessionLiveAtPrimary } from "./middleware";
+
+export const mfaRoutes = apiRouter();
+
+const tags = ["Auth"];
+
+mfaRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/2fa",
+    tags,
+    summary: "The account's second factors",
+    description: "What can finish a sign-in (`methods`), the TOTP factor's state and how many recovery codes are unused. Session-only.",
+    security: bearer,
+    middleware: [sessionOnly()] as const,
+    responses: { 200: json(SecondFactorStatus, "The factors"), ...errors(401, 403) },
+  }),
+  async (c) => c.json(await secondFactorStatus(c.env, sessionPrincipal(c.get("principal")).user.id), 200),
+);
+
+mfaRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/2fa/totp",
+    tags,
+    summary: "Start TOTP enrolment",
+    description:
+      "A new secret for an authenticator app, in base32 and as an otpauth URL (for a QR code). It is pending until POST /auth/2fa/totp/confirm; asking again replaces a pending secret. The secret is stored encrypted. Session-only.",
+    security: bearer,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
+    responses: { 200: json(TotpEnrolment, "Pending until confirmed"), ...errors(401, 403, 409) },
+  }),
+  async (c) => {
+    const { user } = sessionPrincipal(c.get("principal"));
+    return c.json(await enrolTotp(c.var.dbs.directory(), c.env, user), 200);
+  },
+);
+
+mfaRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/2fa/totp/confirm",
+    tags,
+    summary: "Confirm TOTP with a first code",
+    description:
+      "Turns the pending TOTP factor on with a current code (RFC 6238: SHA-1, 6 digits, 30 s, ±1 step; each code accepted once) and answers 10 single-use recovery codes, shown this once and stored hashed. From then on, sign-in asks for a code. Session-only.",
+    security: bearer,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
+    request: { body: jsonBody(TotpConfirmRequest) },
+    responses: { 200: json(RecoveryCodes, "TOTP is on"), ...errors(400, 401, 403, 409) },
+  }),
+  async (c) => {
+    const { user } = sessionPrincipal(c.get("principal"));
+    const recoveryCodes = await confirmTotp(c.var.dbs.directory(), c.env, user.id, c.req.valid("json").code);
+    return c.json({ recoveryCodes }, 200);
+  },
+);
+
+mfaRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/2fa/totp",
+    tags,
+    summary: "Turn TOTP off",
+    description:
+      "Takes a current code or the password (either counted like a login attempt), removes the factor (or a pending enrolment) and its recovery codes, and mails the account. Session-only.",
+    security: bearer,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
+    request: { body: jsonBody(TotpTurnOffRequest) },
+    responses: { 200: json(MessageBody, "TOTP is off"), ...errors(400, 401, 403, 404, 429) },
+  }),
+  async (c) => {
+    const p = sessionPrincipal(c.get("principal"));
+    const { code, password } = c.req.valid("json");
+    await turnOffTotp(c.var.dbs.directory(), c.env, p.user.id, password !== undefined ? { password } : { code: code! }, p.ip);
+    return c.json({ message: "Two-factor sign-in is off" }, 200);
+  },
+);
+
+mfaRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/login/2fa",
+    tags,
+    summary: "Finish a sign-in with a second factor",
+    description:
+      "Takes the mfaToken of POST /auth/login and a TOTP or recovery code, and answers as login does. The token is single use and lives 5 minutes; a wrong code leaves it usable and counts as a failed login for the account and the IP (429 past the login limits).",
+    middleware: [noApiKey()] as const,
+    request: { body: jsonBody(LoginSecondStepRequest) },
+    responses: { 200: json(AuthResponse, "Signed in"), ...errors(400, 401, 403, 429) },
+  }),
+  async (c) => {
+    const { mfaToken, code } = c.req.valid("json");
+    const { user, session } = await completeSecondStep(c.var.dbs.directory(), c.env, mfaToken, { code }, c.get("principal").ip);
+    return c.json({ user: userResource(user), session }, 200);
+  },
+);

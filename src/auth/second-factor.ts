@@ -1,0 +1,105 @@
+// Sign-in with a second factor (extensions.md §5). The password step (service.ts login) of an account with a
+// factor answers an mfaToken instead of a session; POST /auth/login/2fa trades the token and a proof of a
+// factor for the normal login response. The token is 32 random bytes stored as its SHA-256, lives 5 minutes
+// and is claimed by one conditional UPDATE when the proof is good (a wrong code leaves it usable within its
+// life: the login guard, not the token, bounds the guesses). Each method is one entry of PROOFS below: passkeys
+// add theirs there (and their name to signInMethods), without changing the token or the route's shape.
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import { directoryDb, type DirectoryDb } from "../platform/db";
+import { mfaTokens, recoveryCodes, totpFactors, users, type UserRow } from "../db/schema";
+import { randomToken, sha256Hex } from "../platform/crypto";
+import { ApiError } from "../platform/errors";
+import { MFA } from "../config";
+import { createSession, type SessionBody } from "./sessions";
+import { guardedCheck } from "./login-guard";
+import { findTotpFactor, totpCodeOk } from "./totp-factor";
+import { deleteRecoveryCodes, recoveryCodesLeft, useRecoveryCode } from "./recovery-codes";
+
+/** The ways to finish a sign-in, as `methods` names them. */
+export type SecondFactorMethod = "totp" | "passkey" | "recovery";
+
+/**
+ * What the second step may carry: a code (TOTP or recovery) today; a passkey's assertion will be another member,
+ * checked against a challenge stored with the mfaToken.
+ */
+export type SecondFactorProof = { code: string };
+
+/**
+ * The methods that can finish this account's sign-in; empty when the password alone signs in. Always read from
+ * D1's primary (the binding, not the request's session): a replica behind a just-enabled factor, or a client's
+ * old bookmark, must not let a password alone sign in.
+ */
+export async function signInMethods(env: Env, userId: string): Promise<SecondFactorMethod[]> {
+  return (await factorsAtPrimary(env, userId)).methods;
+}
+
+async function factorsAtPrimary(env: Env, userId: string) {
+  const primary = directoryDb(env);
+  const [totp, recoveryLeft] = await Promise.all([findTotpFactor(primary, userId), recoveryCodesLeft(primary, userId)]);
+  const methods: SecondFactorMethod[] = [];
+  if (totp?.confirmedAt) methods.push("totp");
+  if (methods.length > 0 && recoveryLeft > 0) methods.push("recovery");
+  return { totp, recoveryLeft, methods };
+}
+
+export type MfaChallenge = { mfaRequired: true; mfaToken: string; methods: SecondFactorMethod[] };
+
+/** The password was right and the account has a factor: a single-use token for the second step. */
+export async function startSecondStep(db: DirectoryDb, userId: string, methods: SecondFactorMethod[]): Promise<MfaChallenge> {
+  const mfaToken = randomToken();
+  const now = Date.now();
+  await db.insert(mfaTokens).values({ tokenHash: await sha256Hex(mfaToken), userId, createdAt: new Date(now), expiresAt: new Date(now + MFA.tokenSeconds * 1000) });
+  return { mfaRequired: true, mfaToken, methods };
+}
+
+/** A code: six digits are a TOTP code, anything else is tried as a recovery code. */
+async function proofOk(db: DirectoryDb, env: Env, userId: string, proof: SecondFactorProof): Promise<boolean> {
+  const code = proof.code.replace(/\s/g, "");
+  return /^[0-9]{6}$/.test(code) ? totpCodeOk(db, env, userId, code) : useRecoveryCode(db, userId, code);
+}
+
+const invalidToken = () => new ApiError("invalid_mfa_token", "This sign-in expired or was already used: sign in with your password again");
+
+/**
+ * The second step: a live token, then the proof (counted in the login guard like a password: a wrong code is a
+ * failed login for the account and the IP, and past the limit a 429), then the token claimed and a session made.
+ */
+export async function completeSecondStep(db: DirectoryDb, env: Env, mfaToken: string, proof: SecondFactorProof, ip: string): Promise<{ user: UserRow; session: SessionBody }> {
+  const tokenHash = await sha256Hex(mfaToken);
+  const live = () => and(eq(mfaTokens.tokenHash, tokenHash), isNull(mfaTokens.usedAt), gt(mfaTokens.expiresAt, new Date()));
+  const found = await db.select({ user: users }).from(mfaTokens).innerJoin(users, eq(users.id, mfaTokens.userId)).where(and(live(), isNull(users.deletedAt))).get();
+  if (!found) throw invalidToken();
+  const { user } = found;
+  const ok = await guardedCheck(env, user.email, ip, () => proofOk(db, env, user.id, proof));
+  if (!ok) throw new ApiError("invalid_mfa_code", "The code is wrong, already used or outside its time window");
+  // Single use: of two requests with one token, exactly one gets a session.
+  const claimed = await db.update(mfaTokens).set({ usedAt: new Date() }).where(live()).run();
+  if (claimed.meta.changes !== 1) throw invalidToken();
+  if (user.bannedAt) throw new ApiError("account_suspended", "This account has been suspended");
+  return { user, session: await createSession(db, env, user.id) };
+}
+
+/** What the account page shows: the methods, TOTP's state, and how many recovery codes are left. */
+export async function secondFactorStatus(env: Env, userId: string) {
+  const { totp, recoveryLeft, methods } = await factorsAtPrimary(env, userId);
+  const state: "off" | "pending" | "on" = !totp ? "off" : totp.confirmedAt ? "on" : "pending";
+  return { methods, totp: { state, confirmedAt: totp?.confirmedAt?.toISOString() ?? null }, recoveryCodesRemaining: recoveryLeft };
+}
+
+/** What two-factor sign-in holds about the account, for its export: states and dates, never a seed or a hash. */
+export async function secondFactorRecords(db: DirectoryDb, userId: string) {
+  const [totp, codes] = await Promise.all([
+    findTotpFactor(db, userId),
+    db.select({ createdAt: recoveryCodes.createdAt, usedAt: recoveryCodes.usedAt }).from(recoveryCodes).where(eq(recoveryCodes.userId, userId)).orderBy(asc(recoveryCodes.createdAt)),
+  ]);
+  const iso = (d: Date | null) => d?.toISOString() ?? null;
+  const lastUsedAt = totp?.lastUsedStep == null ? null : new Date(totp.lastUsedStep * MFA.totp.stepSeconds * 1000);
+  return [
+    ...(totp ? [{ method: "totp" as const, createdAt: totp.createdAt.toISOString(), confirmedAt: iso(totp.confirmedAt), usedAt: iso(lastUsedAt) }] : []),
+    ...codes.map((c) => ({ method: "recovery" as const, createdAt: c.createdAt.toISOString(), confirmedAt: null, usedAt: iso(c.usedAt) })),
+  ];
+}
+
+/** The statements that drop the account's factors and waiting sign-ins (account deletion's batch). */
+export const secondFactorDeletions = (db: DirectoryDb, userId: string) =>
+  [db.delete(totpFactors).where(eq(totpFactors.userId, userId)), deleteRecoveryCodes(db, userId), db.delete(mfaTokens).where(eq(mfaTokens.userId, userId))] as const;
