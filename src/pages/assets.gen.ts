@@ -2,6 +2,6 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.b05b30e62d37.css",
-  "app.js": "/assets/app.8dc70c129ca7.js",
+  "app.js": "/assets/app.9a163bc32a1e.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
 } as const;
