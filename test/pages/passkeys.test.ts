@@ -62,6 +62,7 @@ describe("the account page's passkeys", () => {
     expect(account.text).toContain("Work laptop");
     expect(account.text).toContain("Phone");
     expect(account.text).toContain("never used");
+    expect(account.text).toContain("Recovery codes left: 10.");
     const ids = (await listPasskeys(user.access)).body.passkeys.map((p: { id: string }) => p.id);
     for (const id of ids) expect(account.text).toContain(`href="/app/account/passkeys/${id}/remove"`);
   });
@@ -165,6 +166,7 @@ describe("the login page", () => {
     const mfaToken = hidden(form, "mfaToken");
     expect(mfaToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(step.text).toContain("one of your recovery codes");
+    expect(step.text).toContain('<label for="code">Recovery code</label>');
 
     const bent = await assertWith(authenticator, (await signInOptions(mfaToken)).body, { origin: "https://evil.example" });
     const wrong = await from("/app/login/passkey", { form: { mfaToken, methods: "passkey,recovery", next: "/app/albums", response: JSON.stringify(bent) } });

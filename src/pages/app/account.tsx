@@ -71,7 +71,11 @@ accountPages.get("/app/account", async (c) => {
         <button type="submit">Change password</button>
       </form>
       <TwoFactorSection c={c} status={factors.ok ? factors.body : undefined} />
-      <PasskeysSection c={c} passkeys={passkeys.ok ? passkeys.body.passkeys : undefined} />
+      <PasskeysSection
+        c={c}
+        passkeys={passkeys.ok ? passkeys.body.passkeys : undefined}
+        recoveryCodesLeft={factors.ok && factors.body.totp.state !== "on" ? factors.body.recoveryCodesRemaining : undefined}
+      />
       <h2>Plan and usage</h2>
       {l ? (
         <dl class="facts">

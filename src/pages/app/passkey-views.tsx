@@ -12,7 +12,8 @@ import type { Passkeys } from "./api";
 /** Where the script says what went wrong (a closed prompt, an unsupported browser) and what it is doing. */
 const Status = () => <p class="muted" data-passkey-status="" role="status"></p>;
 
-export function PasskeysSection(props: { c: Context<AppEnv>; passkeys?: Passkeys }) {
+/** `recoveryCodesLeft`: shown here when TOTP is off (its section shows them when it is on). */
+export function PasskeysSection(props: { c: Context<AppEnv>; passkeys?: Passkeys; recoveryCodesLeft?: number }) {
   const { c, passkeys } = props;
   return (
     <section aria-labelledby="passkeys">
@@ -40,6 +41,7 @@ export function PasskeysSection(props: { c: Context<AppEnv>; passkeys?: Passkeys
           ))}
         </ul>
       )}
+      {passkeys?.length && props.recoveryCodesLeft !== undefined ? <p id="passkey-recovery">Recovery codes left: {props.recoveryCodesLeft}.</p> : null}
       <form method="post" action="/app/account/passkeys" class="stack panel" data-passkey="register" hidden>
         <Csrf c={c} />
         <input type="hidden" name="response" value="" />

@@ -34,7 +34,7 @@ export function SecondStepPage(props: { c: Context<AppEnv>; mfaToken: string; me
   const recovery = props.methods.includes("recovery");
   const hint = totp
     ? `The 6-digit code your authenticator app shows${recovery ? ", or one of your recovery codes if you lost the app" : ""}.`
-    : "Or one of your recovery codes, if you cannot use your passkey.";
+    : "If you cannot use your passkey: one of your recovery codes.";
   return (
     <AppLayout c={props.c} title="Two-step sign-in">
       <h1>Two-step sign-in</h1>
@@ -45,7 +45,7 @@ export function SecondStepPage(props: { c: Context<AppEnv>; mfaToken: string; me
           <input type="hidden" name="mfaToken" value={props.mfaToken} />
           <input type="hidden" name="methods" value={props.methods.join(",")} />
           <input type="hidden" name="next" value={props.next ?? ""} />
-          <label for="code">Code</label>
+          <label for="code">{totp ? "Code" : "Recovery code"}</label>
           <p id="code-hint" class="muted">
             {hint}
           </p>
