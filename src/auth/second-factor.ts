@@ -63,7 +63,7 @@ async function proofOk(db: Db, env: Env, userId: string, tokenHash: string, proo
   return /^[0-9]{6}$/.test(code) ? totpCodeOk(db, env, userId, code) : useRecoveryCode(db, userId, code);
 }
 
-export const invalidToken = () => new ApiError("invalid_mfa_token", "This sign-in expired or was already used: sign in with your password again");
+const invalidToken = () => new ApiError("invalid_mfa_token", "This sign-in expired or was already used: sign in with your password again");
 
 /**
  * The second step: a live token, then the proof (counted in the login guard like a password: a wrong code is a
