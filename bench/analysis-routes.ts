@@ -7,7 +7,7 @@
 //   GET  /__bench/analysis/count   rows held
 import { bandValues } from "../src/analysis/bands";
 import { findNearBlocklistHashes } from "../src/analysis/blocklist";
-import { createDb } from "../src/platform/db";
+import { directoryDb } from "../src/platform/db";
 import { benchHash } from "./lib/bench-hash.mjs";
 
 export async function analysisBench(request: Request, env: Env, path: string): Promise<Response> {
@@ -35,7 +35,7 @@ export async function analysisBench(request: Request, env: Env, path: string): P
     const results = [];
     for (const phash of phashes) {
       const t0 = performance.now();
-      const r = await findNearBlocklistHashes(createDb(env.DB), phash, distance);
+      const r = await findNearBlocklistHashes(directoryDb(env), phash, distance);
       results.push({ ms: performance.now() - t0, matches: r.matches.length, candidates: r.candidates, rowsRead: r.rowsRead, statements: r.statements });
     }
     return Response.json({ results });

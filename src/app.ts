@@ -85,7 +85,7 @@ export function createApp() {
   app.use(securityHeaders());
   // Byte serving sits beside the API, outside its auth and rate-limit chain: the hot path (serving/routes.ts).
   // Mounted before dbHandle(), whose middleware therefore never runs for them: a cache hit opens no D1
-  // session (they open one on a miss, through requestDb).
+  // session (they open one on a miss, through requestDbs).
   app.route("/i", imageRoutes);
   app.route("/cdn", cdnRoutes);
   app.use("/api/v1/*", apiCors());

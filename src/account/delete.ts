@@ -6,7 +6,7 @@
 // The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
 // only cover live rows, so the address and the username can sign up again at once.
 import { and, eq, isNull } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type CrossDb } from "../platform/db";
 import { albums, apiKeys, files, planChanges, sessions, users } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
 import { reenteredPasswordOk } from "../auth/login-guard";
@@ -16,7 +16,7 @@ import { accessChanged } from "../serving/access-changed";
 
 export type DeletionResult = { files: number; albums: number; sessions: number; apiKeys: number };
 
-export async function deleteAccount(db: Db, env: Env, userId: string, password: string, ip: string, now = new Date()): Promise<DeletionResult> {
+export async function deleteAccount(db: CrossDb, env: Env, userId: string, password: string, ip: string, now = new Date()): Promise<DeletionResult> {
   const user = await db.select().from(users).where(and(eq(users.id, userId), isNull(users.deletedAt))).get();
   if (!user) throw unauthorized();
   if (!(await reenteredPasswordOk(env, user, password, ip))) throw new ApiError("invalid_password", "The password is not correct");

@@ -5,7 +5,7 @@
 // carry one-time tokens).
 import { and, asc, eq, gt, or, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Db } from "../platform/db";
+import type { DirectoryAndShard } from "../platform/db";
 import { albumFiles, albums, apiKeys, auditLog, files, outbox, planChanges, reports, sessions, users, type AlbumRow, type FileRow, type UserRow } from "../db/schema";
 import { accountResource } from "../auth/queries";
 import { keyResource } from "../auth/api-keys";
@@ -99,7 +99,9 @@ async function* pages<T>(page: Page<T>): AsyncGenerator<T[]> {
 
 type Section = { name: string; rows: () => AsyncGenerator<unknown[]> };
 
-function sections(db: Db, env: Env, user: UserRow): Section[] {
+function sections(dbs: DirectoryAndShard, env: Env, user: UserRow): Section[] {
+  // The owner's data from its shard, the rest from the directory: every section is queries of its own.
+  const { directory, shard } = dbs;
   const n = EXPORT_PAGE_SIZE;
   const byTime = <R extends { createdAt: Date; id: string }>(r: R | undefined) => (r ? { t: r.createdAt, id: r.id } : undefined);
   return [
@@ -107,7 +109,7 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
       name: "files",
       rows: async function* () {
         for await (const rows of pages<FileRow>((last) =>
-          db.select().from(files).where(and(eq(files.userId, user.id), after(files.createdAt, files.id, byTime(last)))).orderBy(asc(files.createdAt), asc(files.id)).limit(n),
+          shard.select().from(files).where(and(eq(files.userId, user.id), after(files.createdAt, files.id, byTime(last)))).orderBy(asc(files.createdAt), asc(files.id)).limit(n),
         )) yield rows.map((f) => exportedFile(env, f));
       },
     },
@@ -115,7 +117,7 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
       name: "albums",
       rows: async function* () {
         for await (const rows of pages<AlbumRow>((last) =>
-          db.select().from(albums).where(and(eq(albums.userId, user.id), after(albums.createdAt, albums.id, byTime(last)))).orderBy(asc(albums.createdAt), asc(albums.id)).limit(n),
+          shard.select().from(albums).where(and(eq(albums.userId, user.id), after(albums.createdAt, albums.id, byTime(last)))).orderBy(asc(albums.createdAt), asc(albums.id)).limit(n),
         )) yield rows.map((a) => exportedAlbum(env, a));
       },
     },
@@ -124,12 +126,12 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
       name: "albumFiles",
       rows: async function* () {
         for await (const albumPage of pages<{ id: string; createdAt: Date }>((last) =>
-          db.select({ id: albums.id, createdAt: albums.createdAt }).from(albums).where(and(eq(albums.userId, user.id), after(albums.createdAt, albums.id, byTime(last)))).orderBy(asc(albums.createdAt), asc(albums.id)).limit(n),
+          shard.select({ id: albums.id, createdAt: albums.createdAt }).from(albums).where(and(eq(albums.userId, user.id), after(albums.createdAt, albums.id, byTime(last)))).orderBy(asc(albums.createdAt), asc(albums.id)).limit(n),
         )) {
           for (const album of albumPage) {
             type Member = { fileId: string; addedAt: Date };
             for await (const rows of pages<Member>((last) =>
-              db
+              shard
                 .select({ fileId: albumFiles.fileId, addedAt: albumFiles.addedAt })
                 .from(albumFiles)
                 .where(and(eq(albumFiles.albumId, album.id), last ? after(albumFiles.addedAt, albumFiles.fileId, { t: last.addedAt, id: last.fileId }) : undefined))
@@ -144,7 +146,7 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
       name: "apiKeys",
       rows: async function* () {
         for await (const rows of pages<typeof apiKeys.$inferSelect>((last) =>
-          db.select().from(apiKeys).where(and(eq(apiKeys.userId, user.id), after(apiKeys.createdAt, apiKeys.id, byTime(last)))).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)).limit(n),
+          directory.select().from(apiKeys).where(and(eq(apiKeys.userId, user.id), after(apiKeys.createdAt, apiKeys.id, byTime(last)))).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)).limit(n),
         )) yield rows.map(keyResource);
       },
     },
@@ -152,19 +154,19 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
       name: "sessions",
       rows: async function* () {
         for await (const rows of pages<typeof sessions.$inferSelect>((last) =>
-          db.select().from(sessions).where(and(eq(sessions.userId, user.id), after(sessions.createdAt, sessions.id, byTime(last)))).orderBy(asc(sessions.createdAt), asc(sessions.id)).limit(n),
+          directory.select().from(sessions).where(and(eq(sessions.userId, user.id), after(sessions.createdAt, sessions.id, byTime(last)))).orderBy(asc(sessions.createdAt), asc(sessions.id)).limit(n),
         ))
           yield rows.map((s) => ({ createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt.toISOString(), revokedAt: iso(s.revokedAt), revokedReason: s.revokedReason }));
       },
     },
     // At most one TOTP factor and ten recovery codes: one read, no pages.
-    { name: "secondFactors", rows: async function* () { yield await secondFactorRecords(db, user.id); } },
+    { name: "secondFactors", rows: async function* () { yield await secondFactorRecords(directory, user.id); } },
     {
       // Reports the caller filed. Moderators' notes and identities are theirs, not the reporter's.
       name: "reports",
       rows: async function* () {
         for await (const rows of pages<typeof reports.$inferSelect>((last) =>
-          db.select().from(reports).where(and(eq(reports.reporterUserId, user.id), after(reports.createdAt, reports.id, byTime(last)))).orderBy(asc(reports.createdAt), asc(reports.id)).limit(n),
+          directory.select().from(reports).where(and(eq(reports.reporterUserId, user.id), after(reports.createdAt, reports.id, byTime(last)))).orderBy(asc(reports.createdAt), asc(reports.id)).limit(n),
         ))
           yield rows.map((r) => ({
             reportId: r.id,
@@ -182,7 +184,7 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
       name: "planChanges",
       rows: async function* () {
         for await (const rows of pages<typeof planChanges.$inferSelect>((last) =>
-          db.select().from(planChanges).where(and(eq(planChanges.userId, user.id), after(planChanges.createdAt, planChanges.id, byTime(last)))).orderBy(asc(planChanges.createdAt), asc(planChanges.id)).limit(n),
+          directory.select().from(planChanges).where(and(eq(planChanges.userId, user.id), after(planChanges.createdAt, planChanges.id, byTime(last)))).orderBy(asc(planChanges.createdAt), asc(planChanges.id)).limit(n),
         )) yield rows.map(planChangeResource);
       },
     },
@@ -191,7 +193,7 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
       name: "accountHistory",
       rows: async function* () {
         for await (const rows of pages<typeof auditLog.$inferSelect>((last) =>
-          db
+          directory
             .select()
             .from(auditLog)
             .where(and(eq(auditLog.targetType, "user"), eq(auditLog.targetId, user.id), after(auditLog.createdAt, auditLog.id, byTime(last))))
@@ -204,7 +206,7 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
       name: "mail",
       rows: async function* () {
         for await (const rows of pages<typeof outbox.$inferSelect>((last) =>
-          db.select().from(outbox).where(and(eq(outbox.to, user.email), after(outbox.createdAt, outbox.id, byTime(last)))).orderBy(asc(outbox.createdAt), asc(outbox.id)).limit(n),
+          directory.select().from(outbox).where(and(eq(outbox.to, user.email), after(outbox.createdAt, outbox.id, byTime(last)))).orderBy(asc(outbox.createdAt), asc(outbox.id)).limit(n),
         )) yield rows.map((m) => ({ subject: m.subject, kind: m.kind, createdAt: m.createdAt.toISOString(), sentAt: iso(m.sentAt) }));
       },
     },
@@ -212,11 +214,11 @@ function sections(db: Db, env: Env, user: UserRow): Section[] {
 }
 
 /** The document, piece by piece: a header, then each section's array, one page of rows per chunk. */
-async function* exportChunks(db: Db, env: Env, userId: string, now: Date): AsyncGenerator<string> {
-  const user = await db.select().from(users).where(eq(users.id, userId)).get();
+async function* exportChunks(dbs: DirectoryAndShard, env: Env, userId: string, now: Date): AsyncGenerator<string> {
+  const user = await dbs.directory.select().from(users).where(eq(users.id, userId)).get();
   if (!user) throw new Error("export: user vanished");
   yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"exportedAt":${JSON.stringify(now.toISOString())},"profile":${JSON.stringify(profile(user))}`;
-  for (const section of sections(db, env, user)) {
+  for (const section of sections(dbs, env, user)) {
     yield `,${JSON.stringify(section.name)}:[`;
     let first = true;
     for await (const rows of section.rows()) {
@@ -230,9 +232,9 @@ async function* exportChunks(db: Db, env: Env, userId: string, now: Date): Async
 }
 
 /** A byte stream of the export that reads the database only as the client reads the response (pull). */
-export function exportStream(db: Db, env: Env, userId: string, now = new Date()): ReadableStream<Uint8Array> {
+export function exportStream(dbs: DirectoryAndShard, env: Env, userId: string, now = new Date()): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const chunks = exportChunks(db, env, userId, now);
+  const chunks = exportChunks(dbs, env, userId, now);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {

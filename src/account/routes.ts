@@ -28,7 +28,7 @@ accountRoutes.openapi(
     responses: { 200: json(AccountBody, "The account"), ...errors(401, 403) },
   }),
   async (c) => {
-    const user = await findUserById(c.get("db"), sessionPrincipal(c.get("principal")).user.id);
+    const user = await findUserById(c.var.dbs.directory(), sessionPrincipal(c.get("principal")).user.id);
     if (!user) throw unauthorized();
     return c.json({ user: accountResource(user) }, 200);
   },
@@ -50,8 +50,8 @@ accountRoutes.openapi(
     const patch = c.req.valid("json");
     let updated;
     try {
-      updated = await c
-        .get("db")
+      updated = await c.var.dbs
+        .directory()
         .update(users)
         .set({ ...patch, updatedAt: new Date() })
         .where(eq(users.id, id))
@@ -96,7 +96,7 @@ accountRoutes.openapi(
       "Cache-Control": "no-store",
     };
     // A streamed body, not c.json(): the route's typing expects JSON built in memory, hence the cast.
-    return new Response(exportStream(c.get("db"), c.env, user.id), { status: 200, headers }) as never;
+    return new Response(exportStream(c.var.dbs.directoryAndShard(0), c.env, user.id), { status: 200, headers }) as never;
   },
 );
 
@@ -119,7 +119,7 @@ accountRoutes.openapi(
   }),
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
-    const deleted = await deleteAccount(c.get("db"), c.env, p.user.id, c.req.valid("json").password, p.ip);
+    const deleted = await deleteAccount(c.var.dbs.cross(), c.env, p.user.id, c.req.valid("json").password, p.ip);
     return c.json({ message: "Your account has been deleted", deleted }, 200);
   },
 );

@@ -25,7 +25,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset, ...filter } = c.req.valid("query");
-    return c.json(await listUsers(c.get("db"), filter, limit, offset), 200);
+    return c.json(await listUsers(c.var.dbs.directory(), filter, limit, offset), 200);
   },
 );
 
@@ -40,7 +40,7 @@ adminRoutes.openapi(
     request: { params: UserIdParam },
     responses: { 200: json(z.object({ user: AdminUser }), "The account"), ...errors(401, 403, 404, 429) },
   }),
-  async (c) => c.json({ user: adminUserResource(await findLiveUser(c.get("db"), c.req.valid("param").id)) }, 200),
+  async (c) => c.json({ user: adminUserResource(await findLiveUser(c.var.dbs.directory(), c.req.valid("param").id)) }, 200),
 );
 
 adminRoutes.openapi(
@@ -59,7 +59,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const admin = sessionPrincipal(c.get("principal")).user;
-    const user = await updateUser(c.get("db"), c.env, admin.id, c.req.valid("param").id, c.req.valid("json"));
+    const user = await updateUser(c.var.dbs.directory(), c.env, admin.id, c.req.valid("param").id, c.req.valid("json"));
     return c.json({ message: "User updated", user: adminUserResource(user) }, 200);
   },
 );
@@ -77,7 +77,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset, status } = c.req.valid("query");
-    return c.json(await listPlanChanges(c.get("db"), status, limit, offset), 200);
+    return c.json(await listPlanChanges(c.var.dbs.directory(), status, limit, offset), 200);
   },
 );
 
@@ -101,7 +101,7 @@ for (const decision of ["approve", "reject"] as const) {
     async (c) => {
       const admin = sessionPrincipal(c.get("principal")).user;
       const body = c.req.valid("json") as z.infer<typeof DecisionBody> | undefined;
-      const row = await decidePlanChange(c.get("db"), c.env, c.req.valid("param").id, admin.id, decision, body?.note);
+      const row = await decidePlanChange(c.var.dbs.directory(), c.env, c.req.valid("param").id, admin.id, decision, body?.note);
       return c.json({ message: decision === "approve" ? "Plan change applied" : "Plan change rejected", planChange: planChangeResource(row) }, 200);
     },
   );

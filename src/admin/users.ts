@@ -1,7 +1,7 @@
 // Admin work on accounts: listing and changing role, plan and ban. Each change is one transaction with its
 // audit records.
 import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db, type Statement } from "../platform/db";
+import { runBatch, type DirectoryDb, type Statement } from "../platform/db";
 import { users, type UserRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
@@ -33,7 +33,7 @@ export type UserFilter = { search?: string; role?: Role; plan?: Plan; banned?: b
 /** `%` and `_` in the search text are literal, not wildcards. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
 
-export async function listUsers(db: Db, filter: UserFilter, limit: number, offset: number) {
+export async function listUsers(db: DirectoryDb, filter: UserFilter, limit: number, offset: number) {
   const where: SQL[] = [isNull(users.deletedAt)];
   if (filter.search) where.push(sql`${users.email} LIKE ${`%${likeEscape(filter.search.toLowerCase())}%`} ESCAPE '\\'`);
   if (filter.role) where.push(eq(users.role, filter.role));
@@ -48,7 +48,7 @@ export async function listUsers(db: Db, filter: UserFilter, limit: number, offse
   return { users: rows.map(adminUserResource), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
 }
 
-export async function findLiveUser(db: Db, id: string): Promise<UserRow> {
+export async function findLiveUser(db: DirectoryDb, id: string): Promise<UserRow> {
   const row = isId("usr", id) ? await db.select().from(users).where(and(eq(users.id, id), isNull(users.deletedAt))).get() : undefined;
   if (!row) throw new ApiError("user_not_found", "User not found");
   return row;
@@ -62,7 +62,7 @@ export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
  * reads the owner's ban with each file (so their files answer 410 without rewriting every file row, and an
  * unban restores them exactly).
  */
-export async function updateUser(db: Db, env: Env, actorId: string, id: string, patch: UserPatch): Promise<UserRow> {
+export async function updateUser(db: DirectoryDb, env: Env, actorId: string, id: string, patch: UserPatch): Promise<UserRow> {
   const target = await findLiveUser(db, id);
   if (target.id === actorId && (patch.banned === true || (patch.role !== undefined && patch.role !== "admin"))) {
     throw new ApiError("cannot_modify_self", "Admins cannot ban themselves or give up their own admin role");

@@ -1,7 +1,7 @@
 // Albums in D1. Membership changes and the counters they move are one D1 batch (a transaction), and
 // file_count is recounted from album_files inside it, so it can never drift from the truth.
 import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type CrossDb, type ShardDb } from "../platform/db";
 import { albumFiles, albums, files, users, type AlbumRow, type Visibility } from "../db/schema";
 import { newId } from "../platform/ids";
 import { isId } from "../platform/ids";
@@ -12,7 +12,8 @@ const IDS_PER_STATEMENT = 90;
 
 export type LoadedAlbum = { album: AlbumRow; ownerGoneAt: Date | null };
 
-export async function loadAlbum(db: Db, id: string): Promise<LoadedAlbum | undefined> {
+/** The album and its owner's ban / deletion state: one query, a join across databases (docs/sharding.md § Status). */
+export async function loadAlbum(db: CrossDb, id: string): Promise<LoadedAlbum | undefined> {
   if (!isId("alb", id)) return undefined;
   const row = await db
     .select({ album: albums, ownerBannedAt: users.bannedAt, ownerDeletedAt: users.deletedAt })
@@ -24,7 +25,7 @@ export async function loadAlbum(db: Db, id: string): Promise<LoadedAlbum | undef
 }
 
 /** Inserts the caller's own live files among `fileIds` that are not in the album yet (one statement per chunk). */
-function addOwnFilesStatements(db: Db, albumId: string, userId: string, fileIds: string[], now: number) {
+function addOwnFilesStatements(db: ShardDb, albumId: string, userId: string, fileIds: string[], now: number) {
   const unique = [...new Set(fileIds)];
   const statements = [];
   for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
@@ -44,7 +45,7 @@ function addOwnFilesStatements(db: Db, albumId: string, userId: string, fileIds:
 }
 
 /** file_count from album_files itself; updatedAt moves only when the count did. */
-function recountStatement(db: Db, albumId: string, now: number) {
+function recountStatement(db: ShardDb, albumId: string, now: number) {
   const n = sql`(SELECT COUNT(*) FROM ${albumFiles} WHERE ${albumFiles.albumId} = ${albumId})`;
   return db
     .update(albums)
@@ -61,7 +62,7 @@ export type NewAlbum = {
   fileIds: string[];
 };
 
-export async function createAlbum(db: Db, userId: string, input: NewAlbum, now: number): Promise<AlbumRow> {
+export async function createAlbum(db: ShardDb, userId: string, input: NewAlbum, now: number): Promise<AlbumRow> {
   const id = newId("alb");
   const at = new Date(now);
   await runBatch(db, [
@@ -86,7 +87,7 @@ export async function createAlbum(db: Db, userId: string, input: NewAlbum, now: 
   return (await db.select().from(albums).where(eq(albums.id, id)).get())!;
 }
 
-export async function listAlbums(db: Db, userId: string, limit: number, offset: number) {
+export async function listAlbums(db: ShardDb, userId: string, limit: number, offset: number) {
   // albums_user_created index: (user_id, created_at).
   const where = and(eq(albums.userId, userId), isNull(albums.deletedAt));
   const [rows, total] = await Promise.all([
@@ -110,7 +111,7 @@ function visibleFilesWhere(albumId: string, opts: { owner: boolean; adult: boole
 }
 
 /** One page of the files a viewer sees in an album, in the order they were added (album_files_album_added). */
-export async function albumFilesPage(db: Db, albumId: string, opts: { owner: boolean; adult: boolean }, limit: number, offset: number, now: number) {
+export async function albumFilesPage(db: ShardDb, albumId: string, opts: { owner: boolean; adult: boolean }, limit: number, offset: number, now: number) {
   const where = visibleFilesWhere(albumId, opts, now);
   const [rows, total] = await Promise.all([
     db
@@ -130,7 +131,7 @@ export async function albumFilesPage(db: Db, albumId: string, opts: { owner: boo
  * The album's face for a viewer: its chosen cover when the viewer sees that file in the album, else the
  * first file the viewer sees, else undefined. A cover is never a file the album would not show them.
  */
-export async function visibleCover(db: Db, album: Pick<AlbumRow, "id" | "coverFileId">, opts: { owner: boolean; adult: boolean }, now: number) {
+export async function visibleCover(db: ShardDb, album: Pick<AlbumRow, "id" | "coverFileId">, opts: { owner: boolean; adult: boolean }, now: number) {
   const order = [asc(albumFiles.addedAt), asc(albumFiles.fileId)];
   if (album.coverFileId) order.unshift(sql`CASE WHEN ${files.id} = ${album.coverFileId} THEN 0 ELSE 1 END`);
   return db
@@ -158,7 +159,7 @@ export type AlbumPatch = {
 export type PatchOutcome = { ok: true; album: AlbumRow } | { ok: false; reason: "missing" | "cover_not_in_album" };
 
 /** Only the listed fields, in one UPDATE; a cover is set only while that file is in the album (checked in the same statement). */
-export async function updateAlbum(db: Db, albumId: string, patch: AlbumPatch, now: number): Promise<PatchOutcome> {
+export async function updateAlbum(db: ShardDb, albumId: string, patch: AlbumPatch, now: number): Promise<PatchOutcome> {
   const set: Partial<typeof albums.$inferInsert> = { updatedAt: new Date(now) };
   if (patch.title !== undefined) set.title = patch.title;
   if (patch.description !== undefined) set.description = patch.description;
@@ -181,20 +182,20 @@ export async function updateAlbum(db: Db, albumId: string, patch: AlbumPatch, no
 }
 
 /** Deletes the album and its membership rows; the files themselves stay. */
-export async function deleteAlbum(db: Db, albumId: string): Promise<boolean> {
+export async function deleteAlbum(db: ShardDb, albumId: string): Promise<boolean> {
   const [, removed] = await runBatch(db, [db.delete(albumFiles).where(eq(albumFiles.albumId, albumId)), db.delete(albums).where(eq(albums.id, albumId))]);
   return removed.meta.changes === 1;
 }
 
 /** Adds the caller's own live files; returns how many were new to the album. */
-export async function addFilesToAlbum(db: Db, albumId: string, userId: string, fileIds: string[], now: number): Promise<number> {
+export async function addFilesToAlbum(db: ShardDb, albumId: string, userId: string, fileIds: string[], now: number): Promise<number> {
   const inserts = addOwnFilesStatements(db, albumId, userId, fileIds, now);
   const results = await runBatch(db, [...inserts, recountStatement(db, albumId, now)]);
   return results.slice(0, inserts.length).reduce((n, r) => n + r.meta.changes, 0);
 }
 
 /** Removes one file; clears it as cover. False when it was not in the album. */
-export async function removeFileFromAlbum(db: Db, albumId: string, fileId: string, now: number): Promise<boolean> {
+export async function removeFileFromAlbum(db: ShardDb, albumId: string, fileId: string, now: number): Promise<boolean> {
   const [removed] = await runBatch(db, [
     db.delete(albumFiles).where(and(eq(albumFiles.albumId, albumId), eq(albumFiles.fileId, fileId))),
     db.update(albums).set({ coverFileId: null }).where(and(eq(albums.id, albumId), eq(albums.coverFileId, fileId))),

@@ -46,7 +46,7 @@ albumRoutes.openapi(
     const body = c.req.valid("json");
     const user = callerUser(c.get("principal"));
     const album = await createAlbum(
-      c.get("db"),
+      c.var.dbs.shard(0),
       user.id,
       {
         title: body.title,
@@ -75,7 +75,7 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset } = c.req.valid("query");
-    const { rows, total } = await listAlbums(c.get("db"), callerUser(c.get("principal")).id, limit, offset);
+    const { rows, total } = await listAlbums(c.var.dbs.shard(0), callerUser(c.get("principal")).id, limit, offset);
     return c.json({ albums: rows.map((a) => albumResource(c.env, a)), pagination: { total, limit, offset, hasMore: offset + rows.length < total } }, 200);
   },
 );
@@ -102,13 +102,13 @@ albumRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
-    const { album } = await visibleAlbum(c.get("db"), c.req.valid("param").id, viewer);
+    const { album } = await visibleAlbum(c.var.dbs.cross(), c.req.valid("param").id, viewer);
     await checkAlbumPassword(c.env, album, viewer, c.get("principal").ip, c.req.header("x-album-password"));
     const { limit, offset } = c.req.valid("query");
     const sees = { owner: isAlbumOwner(album, viewer), adult: viewer.adult };
     const [{ rows, total }, cover] = await Promise.all([
-      albumFilesPage(c.get("db"), album.id, sees, limit, offset, now),
-      album.coverFileId ? visibleCover(c.get("db"), album, sees, now) : undefined,
+      albumFilesPage(c.var.dbs.shard(0), album.id, sees, limit, offset, now),
+      album.coverFileId ? visibleCover(c.var.dbs.shard(0), album, sees, now) : undefined,
     ]);
     countHit(c.env, c.executionCtx, "album_view", album.id);
     // Count and cover follow what this viewer may read, never the files hidden from them.
@@ -137,10 +137,10 @@ albumRoutes.openapi(
     responses: { 200: json(AlbumUpdated, "Updated"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
-    const album = await ownAlbum(c.get("db"), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const album = await ownAlbum(c.var.dbs.cross(), c.req.valid("param").id, viewerOf(c.get("principal")));
     const body = c.req.valid("json");
     const outcome = await updateAlbum(
-      c.get("db"),
+      c.var.dbs.shard(0),
       album.id,
       {
         title: body.title,
@@ -173,8 +173,8 @@ albumRoutes.openapi(
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 429) },
   }),
   async (c) => {
-    const album = await ownAlbum(c.get("db"), c.req.valid("param").id, viewerOf(c.get("principal")));
-    if (!(await deleteAlbum(c.get("db"), album.id))) throw albumNotFound();
+    const album = await ownAlbum(c.var.dbs.cross(), c.req.valid("param").id, viewerOf(c.get("principal")));
+    if (!(await deleteAlbum(c.var.dbs.shard(0), album.id))) throw albumNotFound();
     return c.json({ message: "Album deleted" }, 200);
   },
 );
@@ -197,9 +197,9 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const user = callerUser(c.get("principal"));
-    const album = await ownAlbum(c.get("db"), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const album = await ownAlbum(c.var.dbs.cross(), c.req.valid("param").id, viewerOf(c.get("principal")));
     const ids = [...new Set(c.req.valid("json").fileIds)];
-    const added = await addFilesToAlbum(c.get("db"), album.id, user.id, ids, Date.now());
+    const added = await addFilesToAlbum(c.var.dbs.shard(0), album.id, user.id, ids, Date.now());
     return c.json({ message: `${added} of ${ids.length} files added to the album`, added, requested: ids.length }, 200);
   },
 );
@@ -218,8 +218,8 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const { id, fileId } = c.req.valid("param");
-    const album = await ownAlbum(c.get("db"), id, viewerOf(c.get("principal")));
-    if (!(await removeFileFromAlbum(c.get("db"), album.id, fileId, Date.now()))) {
+    const album = await ownAlbum(c.var.dbs.cross(), id, viewerOf(c.get("principal")));
+    if (!(await removeFileFromAlbum(c.var.dbs.shard(0), album.id, fileId, Date.now()))) {
       throw new ApiError("file_not_in_album", "That file is not in this album");
     }
     return c.json({ message: "File removed from the album" }, 200);

@@ -5,7 +5,7 @@
 // so they are inlined: no bound parameter per row (D1 allows 100 per statement).
 import { sql, type SQL } from "drizzle-orm";
 import { embeddingBands, owners, phashBands, type FileRow } from "../db/schema";
-import type { Db, Statement } from "../platform/db";
+import type { ShardDb, Statement } from "../platform/db";
 import { bandValues } from "./bands";
 import { embeddingBandValues, isEmbeddingCode } from "./embedding";
 import { isPhash } from "./phash";
@@ -16,18 +16,18 @@ type BandTable = typeof phashBands | typeof embeddingBands;
 export const ownerKey = (userId: string): SQL => sql`(SELECT ${owners.id} FROM ${owners} WHERE ${owners.userId} = ${userId})`;
 
 /** Gives the owner a key unless it has one: put it before the owner's first band rows, in the same batch. */
-export const ensureOwnerKeyStatement = (db: Db, userId: string): Statement => db.insert(owners).values({ userId }).onConflictDoNothing();
+export const ensureOwnerKeyStatement = (db: ShardDb, userId: string): Statement => db.insert(owners).values({ userId }).onConflictDoNothing();
 
 /** `(band, value)` pairs as a VALUES list, band 0 first. */
 const pairs = (values: number[]): SQL => sql.raw(values.map((value, band) => `(${band},${Math.trunc(value)})`).join(","));
 
-function insertStatement(db: Db, table: BandTable, userId: string, ordinal: number, values: number[]): Statement {
+function insertStatement(db: ShardDb, table: BandTable, userId: string, ordinal: number, values: number[]): Statement {
   return db.run(sql`INSERT INTO ${table} (owner, band, value, ordinal)
     SELECT ${owners.id}, v.column1, v.column2, ${ordinal} FROM ${owners}, (VALUES ${pairs(values)}) AS v WHERE ${owners.userId} = ${userId}
     ON CONFLICT DO NOTHING`);
 }
 
-function deleteStatement(db: Db, table: BandTable, userId: string, ordinal: number, values: number[]): Statement {
+function deleteStatement(db: ShardDb, table: BandTable, userId: string, ordinal: number, values: number[]): Statement {
   return db.run(sql`DELETE FROM ${table} WHERE owner = ${ownerKey(userId)} AND ordinal = ${ordinal} AND (band, value) IN (VALUES ${pairs(values)})`);
 }
 
@@ -43,7 +43,7 @@ const owned = (file: IndexedFile): file is IndexedFile & { userId: string; owner
  * model failed; the file keeps its earlier code). Anonymous files have none. Meant for the job's batch, a
  * transaction that also writes the new values to the files row, so rows and row never disagree.
  */
-export function indexFileStatements(db: Db, file: IndexedFile, next: { phash: string; embeddingCode: string | null }): Statement[] {
+export function indexFileStatements(db: ShardDb, file: IndexedFile, next: { phash: string; embeddingCode: string | null }): Statement[] {
   if (!owned(file)) return [];
   const { userId, ownerOrdinal } = file;
   const statements = [ensureOwnerKeyStatement(db, userId)];
@@ -61,7 +61,7 @@ export function indexFileStatements(db: Db, file: IndexedFile, next: { phash: st
 }
 
 /** Statements that remove every band row of `file` (a purged file), from the phash and code its row holds. */
-export function unindexFileStatements(db: Db, file: IndexedFile): Statement[] {
+export function unindexFileStatements(db: ShardDb, file: IndexedFile): Statement[] {
   if (!owned(file)) return [];
   const statements: Statement[] = [];
   if (isPhash(file.phash)) statements.push(deleteStatement(db, phashBands, file.userId, file.ownerOrdinal, bandValues(file.phash)));

@@ -4,7 +4,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { blocklist, blocklistBands, reports } from "../db/schema";
-import { runBatch, type Db, type Statement } from "../platform/db";
+import { runBatch, type CrossDb, type DirectoryDb, type Statement } from "../platform/db";
 import { newId } from "../platform/ids";
 import { bandValues } from "./bands";
 import { probeLists } from "./duplicates";
@@ -13,19 +13,19 @@ import { hammingDistance, isPhash } from "./phash";
 export type BlocklistMatch = { entryId: string; phash: string; distance: number; reason: string };
 
 /** Statements that index a blocklist entry's phash (idempotent; for the batch that adds the entry). */
-export function indexBlocklistEntryStatements(db: Db, entryId: string, phash: string): Statement[] {
+export function indexBlocklistEntryStatements(db: DirectoryDb, entryId: string, phash: string): Statement[] {
   if (!isPhash(phash)) throw new Error("not a phash");
   return [db.insert(blocklistBands).values(bandValues(phash).map((value, band) => ({ band, value, entry: entryId, phash }))).onConflictDoNothing()];
 }
 
 /** Statement that removes an entry's index rows, by their keys (recomputed from the entry's phash). */
-export function unindexBlocklistEntryStatement(db: Db, entryId: string, phash: string): Statement {
+export function unindexBlocklistEntryStatement(db: DirectoryDb, entryId: string, phash: string): Statement {
   const pairs = sql.raw(bandValues(phash).map((value, band) => `(${band},${value})`).join(","));
   return db.delete(blocklistBands).where(and(eq(blocklistBands.entry, entryId), sql`(${blocklistBands.band}, ${blocklistBands.value}) IN (VALUES ${pairs})`));
 }
 
 /** Indexes an entry on its own (tests; the moderation feature puts the statements in its resolution's batch). */
-export async function indexBlocklistEntry(db: Db, entryId: string, phash: string): Promise<void> {
+export async function indexBlocklistEntry(db: DirectoryDb, entryId: string, phash: string): Promise<void> {
   await runBatch(db, indexBlocklistEntryStatements(db, entryId, phash));
 }
 
@@ -36,7 +36,7 @@ export type NearHashLookup = { matches: NearHash[]; candidates: number; rowsRead
  * Every indexed blocklist hash within `maxDistance` of `phash`, nearest first. One D1 round trip: a batch of
  * `SELECT ... WHERE band = ? AND value IN (...)` (primary-key seeks), one statement per probe list.
  */
-export async function findNearBlocklistHashes(db: Db, phash: string, maxDistance: number): Promise<NearHashLookup> {
+export async function findNearBlocklistHashes(db: DirectoryDb, phash: string, maxDistance: number): Promise<NearHashLookup> {
   if (!isPhash(phash)) return { matches: [], candidates: 0, rowsRead: 0, statements: 0 };
   const statements: Statement[] = probeLists(phash, maxDistance).map(({ band, list }) =>
     db
@@ -63,7 +63,7 @@ export async function findNearBlocklistHashes(db: Db, phash: string, maxDistance
 }
 
 /** The nearest blocklist entry within the blocklist distance, with the reason of the report that banned it. */
-export async function matchBlocklist(db: Db, phash: string, maxDistance = ANALYSIS.blocklistDistance): Promise<BlocklistMatch | null> {
+export async function matchBlocklist(db: DirectoryDb, phash: string, maxDistance = ANALYSIS.blocklistDistance): Promise<BlocklistMatch | null> {
   const { matches } = await findNearBlocklistHashes(db, phash, maxDistance);
   const nearest = matches[0];
   if (!nearest) return null;
@@ -86,7 +86,7 @@ export async function matchBlocklist(db: Db, phash: string, maxDistance = ANALYS
  * Raw SQL: the row is inserted only if the file is not yet done (INSERT ... SELECT ... WHERE EXISTS), which
  * drizzle's insert builder can express only by selecting every one of the report's 16 columns as a constant.
  */
-export function blocklistReportStatement(db: Db, fileId: string, match: BlocklistMatch, now: number) {
+export function blocklistReportStatement(db: CrossDb, fileId: string, match: BlocklistMatch, now: number) {
   const details = `Automatic: phash within distance ${match.distance} of blocklist entry ${match.entryId}`;
   return db.run(sql`INSERT INTO reports (id, file_id, reason, details, priority, status, report_count, created_at, updated_at)
     SELECT ${newId("rep")}, ${fileId}, ${match.reason}, ${details}, 'high', 'pending', 1, ${now}, ${now}

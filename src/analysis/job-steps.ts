@@ -5,7 +5,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
-import { runBatch, type Db, type Statement } from "../platform/db";
+import { runBatch, type CrossDb, type ShardDb, type Statement } from "../platform/db";
 import { blocklistReportStatement, matchBlocklist } from "./blocklist";
 import { indexFileStatements } from "./band-rows";
 import { embeddingCode, encodeFeatures } from "./embedding";
@@ -23,7 +23,7 @@ export function message(err: unknown): string {
 }
 
 /** The file, unless there is nothing to do (gone, not finalized, or analysed already and not forced). */
-export async function fileToAnalyse(db: Db, fileId: string, force: boolean): Promise<{ file: FileRow } | { skipped: string }> {
+export async function fileToAnalyse(db: ShardDb, fileId: string, force: boolean): Promise<{ file: FileRow } | { skipped: string }> {
   const [file] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
   if (!file) return { skipped: "no such file" };
   if (file.deletedAt || file.purgedAt) return { skipped: "file deleted" };
@@ -47,7 +47,7 @@ export async function readObject(env: Env, file: FileRow): Promise<{ object: R2O
 }
 
 /** Privacy first: blanks GPS and serial numbers in place and writes the object back; records its new ETag. */
-export async function scrubPrivateMetadata(env: Env, db: Db, file: FileRow, object: R2ObjectBody, bytes: Uint8Array): Promise<ScrubReport> {
+export async function scrubPrivateMetadata(env: Env, db: ShardDb, file: FileRow, object: R2ObjectBody, bytes: Uint8Array): Promise<ScrubReport> {
   const scrub = scrubMetadata(bytes);
   let storedEtag = object.etag;
   if (scrub.changed) {
@@ -144,7 +144,7 @@ export async function scoreNsfw(input: Derived["decoded"]["nsfwInput"], stepErro
 type Result = Derived & { thumbKey: string | null; placeholder: Placeholder | null; nsfw: NsfwResult };
 
 /** The blocklist lookup, then every write in one transaction. The client's NSFW hint stays the floor. */
-export async function recordResult(env: Env, db: Db, file: FileRow, r: Result, force: boolean, now: number) {
+export async function recordResult(env: Env, db: CrossDb, file: FileRow, r: Result, force: boolean, now: number) {
   const nsfwScore = combinedScore(r.nsfw.score, file.clientNsfwScore);
   const ageRestricted = isAgeRestricted(nsfwScore, nsfwThreshold(env), file.ageRestrictedOverride);
   const blocklist = await matchBlocklist(db, r.phash);

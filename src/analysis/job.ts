@@ -15,7 +15,7 @@ import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
 import type { AnalyzeMessage, JobHandler } from "../platform/job-messages";
-import { createDb, type Db } from "../platform/db";
+import { crossDb, shardDb, type ShardDb } from "../platform/db";
 import { isId } from "../platform/ids";
 import type { BlocklistMatch } from "./blocklist";
 import { inspectImage } from "./header";
@@ -51,7 +51,7 @@ export type AnalyzeOptions = {
 type Failure = NonNullable<FileRow["analysisFailure"]>;
 
 /** Records a final failure (about the image itself): its code and message; never overwrites a completed analysis. */
-async function recordFailure(env: Env, db: Db, fileId: string, code: Failure, reason: string, now: number): Promise<AnalysisOutcome> {
+async function recordFailure(env: Env, db: ShardDb, fileId: string, code: Failure, reason: string, now: number): Promise<AnalysisOutcome> {
   const at = new Date(now);
   await db
     .update(files)
@@ -65,7 +65,7 @@ async function recordFailure(env: Env, db: Db, fileId: string, code: Failure, re
 export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOptions = {}): Promise<AnalysisOutcome> {
   const now = options.now ?? Date.now;
   // The primary (no session): the consumer writes, and finalize's wait reads what it wrote from there.
-  const db = createDb(env.DB);
+  const db = crossDb(env);
   const found = await fileToAnalyse(db, fileId, options.force === true);
   if ("skipped" in found) return { status: "skipped", reason: found.skipped };
   const { file } = found;
@@ -108,7 +108,7 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
       if (outcome.status !== "done") console.log(`analyze ${fileId}: ${outcome.status} (${outcome.reason})`);
     } catch (err) {
       // Keep the last error so the dead-letter handler can say why the analysis gave up.
-      await createDb(env.DB)
+      await shardDb(env, 0)
         .update(files)
         .set({ analysisError: message(err) })
         .where(and(eq(files.id, fileId), inArray(files.analysis, ["none", "pending"])))
@@ -120,7 +120,7 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
     const fileId = fileIdOf(body);
     if (!fileId) return;
     const now = new Date();
-    await createDb(env.DB)
+    await shardDb(env, 0)
       .update(files)
       .set({
         analysis: "failed",

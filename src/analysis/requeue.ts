@@ -2,12 +2,12 @@
 // would stay `analysis: "pending"` for good. This cron task re-sends the message for files whose analysis has
 // not landed after a grace period. The job is idempotent, so a late original delivery changes nothing.
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { ShardDb } from "../platform/db";
 import { files } from "../db/schema";
 import { ANALYSIS } from "../config";
 import { jobQueue } from "../platform/job-messages";
 
-export async function requeueStalledAnalysis(env: Env, db: Db, now: number): Promise<{ requeued: number }> {
+export async function requeueStalledAnalysis(env: Env, db: ShardDb, now: number): Promise<{ requeued: number }> {
   const cutoff = new Date(now - ANALYSIS.requeueAfterSeconds * 1000);
   // files_analysis_pending (a partial index on finalized_at) keeps this a read of pending files only.
   const stalled = await db

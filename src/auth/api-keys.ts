@@ -1,6 +1,6 @@
 // API keys: `pk_` + 32 base58 characters, shown once, stored as SHA-256 only.
 import { and, count, desc, eq, gt, isNull, or } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { apiKeys } from "../db/schema";
 import { API_KEYS } from "../config";
 import { ApiError } from "../platform/errors";
@@ -38,7 +38,7 @@ function keyRefusal({ key, user }: FoundKey, now: number): ApiError | null {
  */
 export async function authenticateApiKey(
   env: Env,
-  db: Db,
+  db: DirectoryDb,
   token: string,
   ctx: { waitUntil(promise: Promise<unknown>): void },
 ): Promise<{ keyId: string; user: AuthUser; permissions: Permission[] }> {
@@ -68,7 +68,7 @@ export function keyResource(k: typeof apiKeys.$inferSelect) {
 }
 
 export async function createApiKey(
-  db: Db,
+  db: DirectoryDb,
   user: AuthUser,
   input: { name: string; permissions: Permission[]; expiresAt?: Date },
 ) {
@@ -101,7 +101,7 @@ export async function createApiKey(
   return { key, resource: keyResource(row) };
 }
 
-export async function listApiKeys(db: Db, userId: string, limit: number, offset: number) {
+export async function listApiKeys(db: DirectoryDb, userId: string, limit: number, offset: number) {
   const [rows, total] = await Promise.all([
     db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(limit).offset(offset),
     db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.userId, userId)).get(),
@@ -110,7 +110,7 @@ export async function listApiKeys(db: Db, userId: string, limit: number, offset:
   return { keys: rows.map(keyResource), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
 }
 
-export async function revokeApiKey(db: Db, env: Env, userId: string, keyId: string) {
+export async function revokeApiKey(db: DirectoryDb, env: Env, userId: string, keyId: string) {
   const row = await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId))).get();
   if (!row) throw new ApiError("not_found", "API key not found");
   if (!row.revokedAt) await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, keyId));

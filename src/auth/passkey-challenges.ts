@@ -5,7 +5,7 @@
 // without a password to no one yet; the second step's sits beside its mfaToken (mfa_tokens.passkey_challenge_hash,
 // one per token: asking again replaces it) and dies with the token.
 import { and, eq, gt, isNull, lt } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { mfaTokens, passkeyChallenges } from "../db/schema";
 import { base64url, fromBase64url, sha256Hex } from "../platform/crypto";
 import { MFA, PASSKEYS } from "../config";
@@ -27,7 +27,7 @@ const hashOf = (challenge: string) => sha256Hex(`webauthn-challenge:${challenge}
 export type ChallengePurpose = "register" | "login";
 
 /** A challenge for a registration (`userId`: the account's) or a sign-in without a password (`userId` null). */
-export async function newChallenge(db: Db, purpose: ChallengePurpose, userId: string | null): Promise<Uint8Array<ArrayBuffer>> {
+export async function newChallenge(db: DirectoryDb, purpose: ChallengePurpose, userId: string | null): Promise<Uint8Array<ArrayBuffer>> {
   const { bytes, text } = freshChallenge();
   const now = Date.now();
   await db.insert(passkeyChallenges).values({ challengeHash: await hashOf(text), purpose, userId, createdAt: new Date(now), expiresAt: new Date(now + PASSKEYS.challengeSeconds * 1000) });
@@ -35,7 +35,7 @@ export async function newChallenge(db: Db, purpose: ChallengePurpose, userId: st
 }
 
 /** Uses up the challenge if it is live and was given for this purpose and account: true for exactly one caller. */
-export async function claimChallenge(db: Db, challenge: string, purpose: ChallengePurpose, userId: string | null): Promise<boolean> {
+export async function claimChallenge(db: DirectoryDb, challenge: string, purpose: ChallengePurpose, userId: string | null): Promise<boolean> {
   const claimed = await db
     .delete(passkeyChallenges)
     .where(
@@ -53,14 +53,14 @@ export async function claimChallenge(db: Db, challenge: string, purpose: Challen
 const liveToken = (tokenHash: string) => and(eq(mfaTokens.tokenHash, tokenHash), isNull(mfaTokens.usedAt), gt(mfaTokens.expiresAt, new Date()));
 
 /** The second step's challenge, stored beside its live token (replacing an earlier one); null when the token is dead. */
-export async function newSecondStepChallenge(db: Db, tokenHash: string): Promise<Uint8Array<ArrayBuffer> | null> {
+export async function newSecondStepChallenge(db: DirectoryDb, tokenHash: string): Promise<Uint8Array<ArrayBuffer> | null> {
   const { bytes, text } = freshChallenge();
   const set = await db.update(mfaTokens).set({ passkeyChallengeHash: await hashOf(text) }).where(liveToken(tokenHash)).run();
   return set.meta.changes === 1 ? bytes : null;
 }
 
 /** Uses up the challenge beside a live token: true for exactly one caller, and only for that token's latest one. */
-export async function claimSecondStepChallenge(db: Db, tokenHash: string, challenge: string): Promise<boolean> {
+export async function claimSecondStepChallenge(db: DirectoryDb, tokenHash: string, challenge: string): Promise<boolean> {
   const claimed = await db
     .update(mfaTokens)
     .set({ passkeyChallengeHash: null })
@@ -81,4 +81,4 @@ export function challengeOf(response: { response: { clientDataJSON: string } }):
 }
 
 /** The cron's purge: challenges past their life (a claimed one is already gone). */
-export const deleteExpiredChallenges = (db: Db, now: Date) => db.delete(passkeyChallenges).where(lt(passkeyChallenges.expiresAt, now)).run();
+export const deleteExpiredChallenges = (db: DirectoryDb, now: Date) => db.delete(passkeyChallenges).where(lt(passkeyChallenges.expiresAt, now)).run();

@@ -7,7 +7,7 @@
 // authenticator keeps one. Failed answers count in the login guard like wrong passwords and codes.
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "@hono/zod-openapi";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import type { UserRow } from "../db/schema";
 import { fromBase64url } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
@@ -32,7 +32,7 @@ export function requestOptions(env: Env, challenge: Uint8Array<ArrayBuffer>, use
 }
 
 /** The options of a sign-in without a password: no account is named (the authenticator offers its passkeys). */
-export async function passwordlessOptions(db: Db, env: Env) {
+export async function passwordlessOptions(db: DirectoryDb, env: Env) {
   return requestOptions(env, await newChallenge(db, "login", null), "required");
 }
 
@@ -42,7 +42,7 @@ export const invalidPasskey = () => new ApiError("invalid_passkey", "The passkey
 const handleMatches = (response: AuthenticationResponseJSON, userId: string) => !response.response.userHandle || response.response.userHandle === userHandleOf(userId);
 
 /** Verifies `row`'s answer to `challenge` (already claimed) and records the use; false on any failure. */
-async function answerOk(db: Db, env: Env, row: PasskeyRow, response: AuthenticationResponseJSON, challenge: string, requireUserVerification: boolean): Promise<boolean> {
+async function answerOk(db: DirectoryDb, env: Env, row: PasskeyRow, response: AuthenticationResponseJSON, challenge: string, requireUserVerification: boolean): Promise<boolean> {
   const rp = relyingParty(env);
   const verified = await verifyAuthenticationResponse({
     response,
@@ -61,7 +61,7 @@ async function answerOk(db: Db, env: Env, row: PasskeyRow, response: Authenticat
  * POST /auth/passkeys/login without an mfaToken: the challenge claimed, the credential looked up, the answer checked
  * inside the login guard (counted for the account and the IP first; an unknown credential counts for the IP).
  */
-export async function signInWithPasskey(db: Db, env: Env, credential: Credential, ip: string): Promise<{ user: UserRow; session: SessionBody }> {
+export async function signInWithPasskey(db: DirectoryDb, env: Env, credential: Credential, ip: string): Promise<{ user: UserRow; session: SessionBody }> {
   const response = asAuthenticationResponse(credential);
   const challenge = challengeOf(response);
   const claimed = challenge !== null && (await claimChallenge(db, challenge, "login", null));
@@ -81,7 +81,7 @@ export async function signInWithPasskey(db: Db, env: Env, credential: Credential
  * The second step's proof (second-factor.ts, inside its login guard): an answer of one of `userId`'s passkeys to
  * the challenge `claim` uses up (the one beside the mfaToken).
  */
-export async function secondStepAnswerOk(db: Db, env: Env, userId: string, credential: Credential, claim: (challenge: string) => Promise<boolean>): Promise<boolean> {
+export async function secondStepAnswerOk(db: DirectoryDb, env: Env, userId: string, credential: Credential, claim: (challenge: string) => Promise<boolean>): Promise<boolean> {
   const response = asAuthenticationResponse(credential);
   const challenge = challengeOf(response);
   if (challenge === null || !(await claim(challenge))) return false;

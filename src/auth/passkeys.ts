@@ -7,7 +7,7 @@
 import { generateRegistrationOptions, verifyRegistrationResponse } from "@simplewebauthn/server";
 import type { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type DirectoryDb } from "../platform/db";
 import { passkeys, type UserRow } from "../db/schema";
 import { base64url, utf8 } from "../platform/crypto";
 import { newId } from "../platform/ids";
@@ -25,7 +25,7 @@ import { asRegistrationResponse, type RegistrationCredential } from "./passkey-s
 /** COSE algorithms offered: EdDSA, ES256 (what nearly every authenticator makes), RS256 (Windows Hello). */
 const ALGORITHMS = [-8, -7, -257];
 
-async function liveUser(db: Db, userId: string): Promise<UserRow> {
+async function liveUser(db: DirectoryDb, userId: string): Promise<UserRow> {
   const user = await findUserById(db, userId);
   if (!user || user.deletedAt) throw unauthorized();
   return user;
@@ -36,7 +36,7 @@ async function liveUser(db: Db, userId: string): Promise<UserRow> {
  * a passkey" finds without a name typed), user verification preferred (required only when signing in without
  * the password), the account's passkeys excluded so one authenticator is not registered twice.
  */
-export async function registrationOptions(db: Db, env: Env, userId: string) {
+export async function registrationOptions(db: DirectoryDb, env: Env, userId: string) {
   const user = await liveUser(db, userId);
   const rp = relyingParty(env);
   const [existing, challenge] = await Promise.all([passkeysOf(db, userId), newChallenge(db, "register", userId)]);
@@ -56,7 +56,7 @@ export async function registrationOptions(db: Db, env: Env, userId: string) {
 }
 
 /** Verifies the answer to the account's registration options and stores the credential. */
-export async function registerPasskey(db: Db, env: Env, userId: string, name: string, credential: z.output<typeof RegistrationCredential>) {
+export async function registerPasskey(db: DirectoryDb, env: Env, userId: string, name: string, credential: z.output<typeof RegistrationCredential>) {
   const user = await liveUser(db, userId);
   const [count, totp] = await Promise.all([passkeyCount(db, userId), findTotpFactor(db, userId)]);
   if (count >= PASSKEYS.maxPerUser) throw new ApiError("too_many_passkeys", `An account can have at most ${PASSKEYS.maxPerUser} passkeys; remove one first`);
@@ -113,7 +113,7 @@ export async function registerPasskey(db: Db, env: Env, userId: string, name: st
 
 const invalidRegistration = () => new ApiError("invalid_passkey_registration", "The authenticator's answer could not be verified for this site: try again");
 
-export const listPasskeys = async (db: Db, userId: string) => ({ passkeys: (await passkeysOf(db, userId)).map(passkeyResource) });
+export const listPasskeys = async (db: DirectoryDb, userId: string) => ({ passkeys: (await passkeysOf(db, userId)).map(passkeyResource) });
 
 export type RemovalProof = { code: string } | { password: string };
 
@@ -121,7 +121,7 @@ export type RemovalProof = { code: string } | { password: string };
  * Removes one of the account's passkeys with the password or a current TOTP code (either counted in the login
  * guard like a login), and mails the account. When no second factor is left, the recovery codes go too.
  */
-export async function removePasskey(db: Db, env: Env, userId: string, passkeyId: string, proof: RemovalProof, ip: string): Promise<void> {
+export async function removePasskey(db: DirectoryDb, env: Env, userId: string, passkeyId: string, proof: RemovalProof, ip: string): Promise<void> {
   const user = await liveUser(db, userId);
   const row = await db.select().from(passkeys).where(and(eq(passkeys.id, passkeyId), eq(passkeys.userId, userId))).get();
   if (!row) throw new ApiError("passkey_not_found", "No such passkey on this account");

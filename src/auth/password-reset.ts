@@ -3,7 +3,7 @@
 // its SHA-256, valid 1 hour. Reset: the token, claimed atomically, sets the password through replacePassword
 // (./password.ts), which also voids every other reset token of the account. Both are limited per address and IP.
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { emailTokens, users } from "../db/schema";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
@@ -22,7 +22,7 @@ const invalidResetToken = () => new ApiError("invalid_reset_token", "The reset l
  * Counts the request (per address, known or not, and per IP), then answers; the lookup and the mail run after
  * the answer, so neither the answer nor its timing says whether the address has an account.
  */
-export async function forgotPassword(db: Db, env: Env, emailInput: string, ip: string, ctx: WaitUntil): Promise<void> {
+export async function forgotPassword(db: DirectoryDb, env: Env, emailInput: string, ip: string, ctx: WaitUntil): Promise<void> {
   const email = normalizeEmail(emailInput);
   await countAttempt(env, PASSWORD_FORGOT, { email, ip });
   ctx.waitUntil(
@@ -30,7 +30,7 @@ export async function forgotPassword(db: Db, env: Env, emailInput: string, ip: s
   );
 }
 
-async function mailResetLink(db: Db, env: Env, email: string): Promise<void> {
+async function mailResetLink(db: DirectoryDb, env: Env, email: string): Promise<void> {
   const user = await findLiveUserByEmail(db, email);
   if (!user) return;
   const token = randomToken();
@@ -54,7 +54,7 @@ async function mailResetLink(db: Db, env: Env, email: string): Promise<void> {
 }
 
 /** Sets a new password with a mailed token; every session of the account ends. Answers no session. */
-export async function resetPassword(db: Db, env: Env, token: string, newPassword: string, ip: string): Promise<void> {
+export async function resetPassword(db: DirectoryDb, env: Env, token: string, newPassword: string, ip: string): Promise<void> {
   await countAttempt(env, PASSWORD_RESETS, { ip });
   const tokenHash = await sha256Hex(token);
   const now = new Date();

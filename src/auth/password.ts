@@ -3,7 +3,7 @@
 // revoked, every outstanding reset token and second-step mfaToken voided (one D1 batch), the sessions' edge records forgotten before the
 // answer, and a mail to the account.
 import { and, eq, isNull } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type DirectoryDb } from "../platform/db";
 import { emailTokens, mfaTokens, sessions, users, type UserRow } from "../db/schema";
 import { hashPassword } from "../platform/passwords";
 import { ApiError, unauthorized } from "../platform/errors";
@@ -21,7 +21,7 @@ const MAIL_LINES: Record<PasswordChangePath, string> = {
 };
 
 /** Sets the account's password and ends everything the old one opened (the sessions; API keys are not sessions). */
-export async function replacePassword(db: Db, env: Env, user: Pick<UserRow, "id" | "email">, newPassword: string, path: PasswordChangePath): Promise<void> {
+export async function replacePassword(db: DirectoryDb, env: Env, user: Pick<UserRow, "id" | "email">, newPassword: string, path: PasswordChangePath): Promise<void> {
   const now = new Date();
   const passwordHash = await hashPassword(newPassword);
   const [, revoked] = await runBatch<{ id: string }>(db, [
@@ -54,7 +54,7 @@ export async function replacePassword(db: Db, env: Env, user: Pick<UserRow, "id"
  * The signed-in caller changes their password: the current one is checked like a login (same guard and limits),
  * then replaced; the caller's own session ends with the others and a fresh one is answered.
  */
-export async function changePassword(db: Db, env: Env, userId: string, currentPassword: string, newPassword: string, ip: string): Promise<SessionBody> {
+export async function changePassword(db: DirectoryDb, env: Env, userId: string, currentPassword: string, newPassword: string, ip: string): Promise<SessionBody> {
   const user = await findUserById(db, userId);
   if (!user || user.deletedAt) throw unauthorized();
   if (!(await reenteredPasswordOk(env, user, currentPassword, ip))) throw new ApiError("invalid_password", "The current password is not correct");

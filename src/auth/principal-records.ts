@@ -7,7 +7,7 @@
 import { eq } from "drizzle-orm";
 import type { AuthUser, Permission } from "../platform/env";
 import { apiKeys, users, type UserRow } from "../db/schema";
-import { createDb, type Db } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/db";
 import { forget, namespace, recordsOn, writeThenVerify, type EdgeEnv } from "../platform/edge-records";
 import { findSessionUser, toAuthUser } from "./queries";
 
@@ -39,13 +39,13 @@ const sameUser = (a: PrincipalUser, b: PrincipalUser) => JSON.stringify(a) === J
 
 type On = { cache: Cache; seconds: number };
 
-async function sessionFromDb(db: Db, userId: string, sessionId: string): Promise<FoundSession | undefined> {
+async function sessionFromDb(db: DirectoryDb, userId: string, sessionId: string): Promise<FoundSession | undefined> {
   const row = await findSessionUser(db, userId, sessionId);
   return row && { session: { userId, ...row.session }, user: principalUser(row.user) };
 }
 
 /** The session and its user (both records hit: no D1 query); undefined when there is no such session of this user. */
-export async function findSession(env: RecordEnv, db: Db, ctx: WaitUntil, userId: string, sessionId: string): Promise<FoundSession | undefined> {
+export async function findSession(env: RecordEnv, db: DirectoryDb, ctx: WaitUntil, userId: string, sessionId: string): Promise<FoundSession | undefined> {
   const on = recordsOn(env);
   if (!on) return sessionFromDb(db, userId, sessionId);
   const [s, u] = await Promise.all([sessionRecords.read(env, sessionId), userRecords.read(env, userId)]);
@@ -57,12 +57,12 @@ export async function findSession(env: RecordEnv, db: Db, ctx: WaitUntil, userId
 
 /** The session and its user from D1's primary, records aside: for changes a stale record must not allow. */
 export function findSessionAtPrimary(env: RecordEnv, userId: string, sessionId: string): Promise<FoundSession | undefined> {
-  return sessionFromDb(createDb(env.DB), userId, sessionId);
+  return sessionFromDb(directoryDb(env), userId, sessionId);
 }
 
 /** Fills the missing records from D1's primary, then checks them against it again (platform's race guard). */
 async function fillSession(env: RecordEnv, on: On, userId: string, sessionId: string, missing: { session: boolean; user: boolean }) {
-  const primary = createDb(env.DB);
+  const primary = directoryDb(env);
   const found = await sessionFromDb(primary, userId, sessionId).catch(() => undefined);
   if (!found) return;
   const keys = [...(missing.session ? [sessionRecords.key(env, sessionId)] : []), ...(missing.user ? [userRecords.key(env, userId)] : [])];
@@ -83,7 +83,7 @@ async function fillSession(env: RecordEnv, on: On, userId: string, sessionId: st
   );
 }
 
-async function keyFromDb(db: Db, keyHash: string): Promise<FoundKey | undefined> {
+async function keyFromDb(db: DirectoryDb, keyHash: string): Promise<FoundKey | undefined> {
   const row = await db.select({ key: apiKeys, user: users }).from(apiKeys).innerJoin(users, eq(users.id, apiKeys.userId)).where(eq(apiKeys.keyHash, keyHash)).get();
   if (!row) return undefined;
   const { id: keyId, userId, permissions, revokedAt, expiresAt, lastUsedAt } = row.key;
@@ -96,7 +96,7 @@ async function keyFromDb(db: Db, keyHash: string): Promise<FoundKey | undefined>
  * stamp and the fill run after the response as one task, stamp first, so the record filled from the primary
  * carries the new lastUsedAt and a hot key writes once per interval, not on every request.
  */
-export async function findKey(env: RecordEnv, db: Db, ctx: WaitUntil, keyHash: string, stampDue: (found: FoundKey) => boolean): Promise<FoundKey | undefined> {
+export async function findKey(env: RecordEnv, db: DirectoryDb, ctx: WaitUntil, keyHash: string, stampDue: (found: FoundKey) => boolean): Promise<FoundKey | undefined> {
   const on = recordsOn(env);
   const k = on ? await keyRecords.read(env, keyHash) : undefined;
   const u = on && k ? await userRecords.read(env, k.userId) : undefined;
@@ -108,13 +108,13 @@ export async function findKey(env: RecordEnv, db: Db, ctx: WaitUntil, keyHash: s
   return found;
 }
 
-async function afterKeyUse(env: RecordEnv, db: Db, keyHash: string, stampId: string | null, fill: { key: boolean; user: boolean }) {
+async function afterKeyUse(env: RecordEnv, db: DirectoryDb, keyHash: string, stampId: string | null, fill: { key: boolean; user: boolean }) {
   try {
     // Not from the record it read: rewriting that could put back a key revoked meanwhile.
     if (stampId) await db.update(apiKeys).set({ lastUsedAt: new Date() }).where(eq(apiKeys.id, stampId)).run();
     const on = recordsOn(env);
     if (!on || !(fill.key || fill.user)) return;
-    const primary = createDb(env.DB);
+    const primary = directoryDb(env);
     const found = await keyFromDb(primary, keyHash);
     if (!found) return;
     const keyKey = keyRecords.key(env, keyHash);

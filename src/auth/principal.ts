@@ -3,7 +3,7 @@
 // "this session is still live" is here too.
 import type { Principal } from "../platform/env";
 import { jwtConfig } from "../platform/env";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { clientIp } from "../platform/client-ip";
 import { looksLikeJwt, verifyToken } from "../platform/jwt";
@@ -28,7 +28,7 @@ const noWaiting: WaitUntil = { waitUntil: () => {} };
  * The session behind a verified access token, if it is live: from the edge-cached principal records when
  * they are warm (no D1 query), else from `db`. Throws the contract's 401/403 otherwise.
  */
-export async function liveSession(env: Env, db: Db, userId: string, sessionId: string, ctx: WaitUntil = noWaiting): Promise<FoundSession> {
+export async function liveSession(env: Env, db: DirectoryDb, userId: string, sessionId: string, ctx: WaitUntil = noWaiting): Promise<FoundSession> {
   return live(await findSession(env, db, ctx, userId, sessionId));
 }
 
@@ -59,7 +59,7 @@ export function lendPrincipal(req: Request, principal: Principal): void {
 }
 
 /** The request's principal; throws the contract's 401 for credentials that are present but not good. */
-export async function resolvePrincipal(env: Env, db: Db, req: Request, ctx?: WaitUntil): Promise<Principal> {
+export async function resolvePrincipal(env: Env, db: DirectoryDb, req: Request, ctx?: WaitUntil): Promise<Principal> {
   const known = lent.get(req);
   if (known) return known;
   const ip = clientIp(req);

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { sessions, users, type UserRow } from "../db/schema";
 import type { AuthUser } from "../platform/env";
 
@@ -34,7 +34,7 @@ export function accountResource(u: UserRow) {
 }
 
 /** One query per authenticated request: the user and the session (refresh family) the token belongs to. */
-export async function findSessionUser(db: Db, userId: string, sessionId: string) {
+export async function findSessionUser(db: DirectoryDb, userId: string, sessionId: string) {
   const row = await db
     .select({ user: users, session: { revokedAt: sessions.revokedAt, expiresAt: sessions.expiresAt } })
     .from(users)
@@ -44,10 +44,10 @@ export async function findSessionUser(db: Db, userId: string, sessionId: string)
   return row ? { ...row, authUser: toAuthUser(row.user) } : undefined;
 }
 
-export function findLiveUserByEmail(db: Db, email: string) {
+export function findLiveUserByEmail(db: DirectoryDb, email: string) {
   return db.select().from(users).where(and(eq(users.email, email), isNull(users.deletedAt))).get();
 }
 
-export function findUserById(db: Db, id: string) {
+export function findUserById(db: DirectoryDb, id: string) {
   return db.select().from(users).where(eq(users.id, id)).get();
 }

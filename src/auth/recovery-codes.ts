@@ -3,7 +3,7 @@
 // 0/O or 1/I/L mix-ups, typed in any case, with or without the dashes), stored as its SHA-256: with 80 bits no
 // stored hash can be searched back to its code, so a fast hash does (as for refresh tokens).
 import { and, count, eq, isNull } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { recoveryCodes } from "../db/schema";
 import { sha256Hex } from "../platform/crypto";
 import { MFA } from "../config";
@@ -26,7 +26,7 @@ export function normalizeRecoveryCode(input: string): string | null {
 const hashOf = (normalized: string) => sha256Hex(`recovery-code:${normalized}`);
 
 /** Fresh codes for the account; the statements replace every earlier code (run them in the caller's batch). */
-export async function newRecoveryCodes(db: Db, userId: string, now: Date) {
+export async function newRecoveryCodes(db: DirectoryDb, userId: string, now: Date) {
   const codes = Array.from({ length: MFA.recoveryCodeCount }, newRecoveryCode);
   const rows = await Promise.all(codes.map(async (code) => ({ userId, codeHash: await hashOf(normalizeRecoveryCode(code)!), createdAt: now })));
   const statements = [db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)), db.insert(recoveryCodes).values(rows)] as const;
@@ -34,7 +34,7 @@ export async function newRecoveryCodes(db: Db, userId: string, now: Date) {
 }
 
 /** Uses up one code of the account: of two requests with one code exactly one gets true (conditional UPDATE). */
-export async function useRecoveryCode(db: Db, userId: string, input: string): Promise<boolean> {
+export async function useRecoveryCode(db: DirectoryDb, userId: string, input: string): Promise<boolean> {
   const normalized = normalizeRecoveryCode(input);
   if (!normalized) return false;
   const codeHash = await hashOf(normalized);
@@ -47,10 +47,10 @@ export async function useRecoveryCode(db: Db, userId: string, input: string): Pr
 }
 
 /** How many unused codes the account has. */
-export async function recoveryCodesLeft(db: Db, userId: string): Promise<number> {
+export async function recoveryCodesLeft(db: DirectoryDb, userId: string): Promise<number> {
   const row = await db.select({ n: count() }).from(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt))).get();
   return row?.n ?? 0;
 }
 
 /** Deletes every code of the account (no second factor is left to recover). */
-export const deleteRecoveryCodes = (db: Db, userId: string) => db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+export const deleteRecoveryCodes = (db: DirectoryDb, userId: string) => db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));

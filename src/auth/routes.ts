@@ -41,7 +41,7 @@ authRoutes.openapi(
     responses: { 201: json(AuthResponse, "Account created"), ...errors(400, 403, 409) },
   }),
   async (c) => {
-    const { user, session } = await signup(c.get("db"), c.env, c.req.valid("json"));
+    const { user, session } = await signup(c.var.dbs.directory(), c.env, c.req.valid("json"));
     return c.json({ user: userResource(user), session }, 201);
   },
 );
@@ -60,7 +60,7 @@ authRoutes.openapi(
   }),
   async (c) => {
     const { email, password } = c.req.valid("json");
-    const result = await login(c.get("db"), c.env, email, password, c.get("principal").ip);
+    const result = await login(c.var.dbs.directory(), c.env, email, password, c.get("principal").ip);
     if (result.kind === "mfa") return c.json({ mfaRequired: result.mfaRequired, mfaToken: result.mfaToken, methods: result.methods }, 200);
     return c.json({ user: userResource(result.user), session: result.session }, 200);
   },
@@ -78,7 +78,7 @@ authRoutes.openapi(
     responses: { 200: json(RefreshResponse, "New session"), ...errors(400, 401, 403) },
   }),
   async (c) => {
-    const session = await refreshSession(c.get("db"), c.env, c.req.valid("json").refresh_token);
+    const session = await refreshSession(c.var.dbs.directory(), c.env, c.req.valid("json").refresh_token);
     return c.json({ session }, 200);
   },
 );
@@ -95,7 +95,7 @@ authRoutes.openapi(
     responses: { 200: json(MessageBody, "Signed out"), ...errors(401, 403) },
   }),
   async (c) => {
-    await revokeSession(c.get("db"), c.env, sessionPrincipal(c.get("principal")).sessionId, "logout");
+    await revokeSession(c.var.dbs.directory(), c.env, sessionPrincipal(c.get("principal")).sessionId, "logout");
     return c.json({ message: "Signed out" }, 200);
   },
 );
@@ -112,7 +112,7 @@ authRoutes.openapi(
     responses: { 200: json(MessageBody.extend({ user: AccountSchema }), "Verified"), ...errors(400, 403) },
   }),
   async (c) => {
-    const user = await verifyEmail(c.get("db"), c.env, c.req.valid("json").token);
+    const user = await verifyEmail(c.var.dbs.directory(), c.env, c.req.valid("json").token);
     return c.json({ message: "E-mail address verified", user: accountResource(user) }, 200);
   },
 );
@@ -131,8 +131,8 @@ authRoutes.openapi(
     const p = sessionPrincipal(c.get("principal"));
     if (p.user.emailVerified) throw new ApiError("already_verified", "This e-mail address is already verified");
     await resendAllowed(c.env, p.user.id);
-    const user = await findUserById(c.get("db"), p.user.id);
-    if (user) await sendVerification(c.get("db"), c.env, user);
+    const user = await findUserById(c.var.dbs.directory(), p.user.id);
+    if (user) await sendVerification(c.var.dbs.directory(), c.env, user);
     return c.json({ message: "Verification e-mail sent" }, 200);
   },
 );
@@ -153,7 +153,7 @@ authRoutes.openapi(
   async (c) => {
     const { currentPassword, newPassword } = c.req.valid("json");
     const p = sessionPrincipal(c.get("principal"));
-    const session = await changePassword(c.get("db"), c.env, p.user.id, currentPassword, newPassword, p.ip);
+    const session = await changePassword(c.var.dbs.directory(), c.env, p.user.id, currentPassword, newPassword, p.ip);
     return c.json({ session }, 200);
   },
 );
@@ -173,7 +173,7 @@ authRoutes.openapi(
     responses: { 202: json(MessageBody, "Accepted"), ...errors(400, 403, 429) },
   }),
   async (c) => {
-    await forgotPassword(c.get("db"), c.env, c.req.valid("json").email, c.get("principal").ip, c.executionCtx);
+    await forgotPassword(c.var.dbs.directory(), c.env, c.req.valid("json").email, c.get("principal").ip, c.executionCtx);
     return c.json({ message: FORGOT_ANSWER }, 202);
   },
 );
@@ -192,7 +192,7 @@ authRoutes.openapi(
   }),
   async (c) => {
     const { token, newPassword } = c.req.valid("json");
-    await resetPassword(c.get("db"), c.env, token, newPassword, c.get("principal").ip);
+    await resetPassword(c.var.dbs.directory(), c.env, token, newPassword, c.get("principal").ip);
     return c.json({ message: "Your password was changed. Sign in with the new one." }, 200);
   },
 );

@@ -7,7 +7,7 @@
 // the answer); the token, its life, its claim and the guard are the same for both.
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { z } from "@hono/zod-openapi";
-import { createDb, type Db } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/db";
 import { mfaTokens, passkeyChallenges, recoveryCodes, totpFactors, users, type UserRow } from "../db/schema";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
@@ -37,7 +37,7 @@ export async function signInMethods(env: Env, userId: string): Promise<SecondFac
 }
 
 async function factorsAtPrimary(env: Env, userId: string) {
-  const primary = createDb(env.DB);
+  const primary = directoryDb(env);
   const [totp, recoveryLeft, passkeys] = await Promise.all([findTotpFactor(primary, userId), recoveryCodesLeft(primary, userId), passkeyCount(primary, userId)]);
   const methods: SecondFactorMethod[] = [];
   if (totp?.confirmedAt) methods.push("totp");
@@ -49,7 +49,7 @@ async function factorsAtPrimary(env: Env, userId: string) {
 export type MfaChallenge = { mfaRequired: true; mfaToken: string; methods: SecondFactorMethod[] };
 
 /** The password was right and the account has a factor: a single-use token for the second step. */
-export async function startSecondStep(db: Db, userId: string, methods: SecondFactorMethod[]): Promise<MfaChallenge> {
+export async function startSecondStep(db: DirectoryDb, userId: string, methods: SecondFactorMethod[]): Promise<MfaChallenge> {
   const mfaToken = randomToken();
   const now = Date.now();
   await db.insert(mfaTokens).values({ tokenHash: await sha256Hex(mfaToken), userId, createdAt: new Date(now), expiresAt: new Date(now + MFA.tokenSeconds * 1000) });
@@ -57,7 +57,7 @@ export async function startSecondStep(db: Db, userId: string, methods: SecondFac
 }
 
 /** A passkey's answer to the token's challenge; a code: six digits are a TOTP code, anything else a recovery code. */
-async function proofOk(db: Db, env: Env, userId: string, tokenHash: string, proof: SecondFactorProof): Promise<boolean> {
+async function proofOk(db: DirectoryDb, env: Env, userId: string, tokenHash: string, proof: SecondFactorProof): Promise<boolean> {
   if ("response" in proof) return secondStepAnswerOk(db, env, userId, proof.response, (challenge) => claimSecondStepChallenge(db, tokenHash, challenge));
   const code = proof.code.replace(/\s/g, "");
   return /^[0-9]{6}$/.test(code) ? totpCodeOk(db, env, userId, code) : useRecoveryCode(db, userId, code);
@@ -69,7 +69,7 @@ const invalidToken = () => new ApiError("invalid_mfa_token", "This sign-in expir
  * The second step: a live token, then the proof (counted in the login guard like a password: a wrong code is a
  * failed login for the account and the IP, and past the limit a 429), then the token claimed and a session made.
  */
-export async function completeSecondStep(db: Db, env: Env, mfaToken: string, proof: SecondFactorProof, ip: string): Promise<{ user: UserRow; session: SessionBody }> {
+export async function completeSecondStep(db: DirectoryDb, env: Env, mfaToken: string, proof: SecondFactorProof, ip: string): Promise<{ user: UserRow; session: SessionBody }> {
   const tokenHash = await sha256Hex(mfaToken);
   const live = () => and(eq(mfaTokens.tokenHash, tokenHash), isNull(mfaTokens.usedAt), gt(mfaTokens.expiresAt, new Date()));
   const found = await db.select({ user: users }).from(mfaTokens).innerJoin(users, eq(users.id, mfaTokens.userId)).where(and(live(), isNull(users.deletedAt))).get();
@@ -89,7 +89,7 @@ export async function completeSecondStep(db: Db, env: Env, mfaToken: string, pro
  * stored beside the token (replacing an earlier one), user verification not asked for (the password was the first
  * factor). A dead token is 401 like at the second step; an account without passkeys, 404.
  */
-export async function secondStepPasskeyOptions(db: Db, env: Env, mfaToken: string) {
+export async function secondStepPasskeyOptions(db: DirectoryDb, env: Env, mfaToken: string) {
   const tokenHash = await sha256Hex(mfaToken);
   const found = await db
     .select({ userId: mfaTokens.userId })
@@ -113,7 +113,7 @@ export async function secondFactorStatus(env: Env, userId: string) {
 }
 
 /** What two-factor sign-in holds about the account, for its export: states and dates, never a seed or a hash. */
-export async function secondFactorRecords(db: Db, userId: string) {
+export async function secondFactorRecords(db: DirectoryDb, userId: string) {
   const [totp, keys, codes] = await Promise.all([
     findTotpFactor(db, userId),
     passkeysOf(db, userId),
@@ -130,7 +130,7 @@ export async function secondFactorRecords(db: Db, userId: string) {
 }
 
 /** The statements that drop the account's factors and waiting sign-ins and registrations (account deletion's batch). */
-export const secondFactorDeletions = (db: Db, userId: string) =>
+export const secondFactorDeletions = (db: DirectoryDb, userId: string) =>
   [
     db.delete(totpFactors).where(eq(totpFactors.userId, userId)),
     deleteRecoveryCodes(db, userId),

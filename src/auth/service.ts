@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { emailTokens, users, type UserRow } from "../db/schema";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
@@ -28,7 +28,7 @@ function isUniqueViolation(err: unknown): boolean {
   return String((err as { cause?: unknown })?.cause ?? err).includes("UNIQUE constraint failed");
 }
 
-export async function signup(db: Db, env: Env, input: SignupInput) {
+export async function signup(db: DirectoryDb, env: Env, input: SignupInput) {
   const email = normalizeEmail(input.email);
   const now = new Date();
   const user: UserRow = {
@@ -70,7 +70,7 @@ const invalidCredentials = () => new ApiError("invalid_credentials", "Invalid e-
 export type LoginResult = { kind: "session"; user: UserRow; session: SessionBody } | ({ kind: "mfa" } & MfaChallenge);
 
 /** The password step; an account with a second factor gets an mfaToken for POST /auth/login/2fa, not a session. */
-export async function login(db: Db, env: Env, emailInput: string, password: string, ip: string): Promise<LoginResult> {
+export async function login(db: DirectoryDb, env: Env, emailInput: string, password: string, ip: string): Promise<LoginResult> {
   const email = normalizeEmail(emailInput);
   await countLoginAttempt(env, email, ip);
   const user = await findLiveUserByEmail(db, email);
@@ -96,7 +96,7 @@ export async function login(db: Db, env: Env, emailInput: string, password: stri
   return { kind: "session", user, session };
 }
 
-export async function sendVerification(db: Db, env: Env, user: Pick<UserRow, "id" | "email">) {
+export async function sendVerification(db: DirectoryDb, env: Env, user: Pick<UserRow, "id" | "email">) {
   const token = randomToken();
   const now = Date.now();
   await db.insert(emailTokens).values({
@@ -120,7 +120,7 @@ function adminEmails(env: Env): Set<string> {
 }
 
 /** Marks the address verified; the bootstrap admins named in ADMIN_EMAILS become admins at this moment. */
-export async function verifyEmail(db: Db, env: Env, token: string): Promise<UserRow> {
+export async function verifyEmail(db: DirectoryDb, env: Env, token: string): Promise<UserRow> {
   const tokenHash = await sha256Hex(token);
   const now = new Date();
   const used = await db

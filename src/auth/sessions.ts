@@ -1,7 +1,7 @@
 // Sessions: a refresh-token family (sessions row) plus short-lived access JWTs that name it (`sid`).
 // Refresh tokens are opaque, stored as SHA-256, single use; presenting a used one revokes the family.
 import { and, eq, isNull } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type DirectoryDb } from "../platform/db";
 import { refreshTokens, sessions, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
@@ -31,7 +31,7 @@ async function issue(env: Env, userId: string, sessionId: string) {
   return { row, body };
 }
 
-export async function createSession(db: Db, env: Env, userId: string): Promise<SessionBody> {
+export async function createSession(db: DirectoryDb, env: Env, userId: string): Promise<SessionBody> {
   const sessionId = newId("ses");
   const now = Date.now();
   const { row, body } = await issue(env, userId, sessionId);
@@ -42,7 +42,7 @@ export async function createSession(db: Db, env: Env, userId: string): Promise<S
   return body;
 }
 
-export async function revokeSession(db: Db, env: Env, sessionId: string, reason: string): Promise<void> {
+export async function revokeSession(db: DirectoryDb, env: Env, sessionId: string, reason: string): Promise<void> {
   await db
     .update(sessions)
     .set({ revokedAt: new Date(), revokedReason: reason })
@@ -51,7 +51,7 @@ export async function revokeSession(db: Db, env: Env, sessionId: string, reason:
 }
 
 /** Rotates a refresh token. A retired token presented again revokes its whole family. */
-export async function refreshSession(db: Db, env: Env, presented: string): Promise<SessionBody> {
+export async function refreshSession(db: DirectoryDb, env: Env, presented: string): Promise<SessionBody> {
   const tokenHash = await sha256Hex(presented);
   const found = await db
     .select({ token: refreshTokens, session: sessions, bannedAt: users.bannedAt, deletedAt: users.deletedAt })

@@ -4,7 +4,7 @@
 // conditional UPDATE moves it forward, so of two requests with one code exactly one passes.
 // Everything here reads and writes D1's primary (the `db` handed in by a POST/DELETE route, or the binding).
 import { and, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type DirectoryDb } from "../platform/db";
 import { totpFactors } from "../db/schema";
 import { base32Encode, matchingSteps, newTotpSecret, otpauthUrl } from "../platform/totp";
 import { openSecret, sealSecret } from "../platform/secret-box";
@@ -19,10 +19,10 @@ import { passkeyCount } from "./passkey-store";
 const SEAL_PURPOSE = "totp seed v1";
 type FactorRow = typeof totpFactors.$inferSelect;
 
-export const findTotpFactor = (db: Db, userId: string): Promise<FactorRow | undefined> => db.select().from(totpFactors).where(eq(totpFactors.userId, userId)).get();
+export const findTotpFactor = (db: DirectoryDb, userId: string): Promise<FactorRow | undefined> => db.select().from(totpFactors).where(eq(totpFactors.userId, userId)).get();
 
 /** Starts (or restarts) an enrolment: a new pending seed, answered once in base32 and as an otpauth URL. */
-export async function enrolTotp(db: Db, env: Env, user: { id: string; email: string }): Promise<{ secret: string; otpauthUrl: string }> {
+export async function enrolTotp(db: DirectoryDb, env: Env, user: { id: string; email: string }): Promise<{ secret: string; otpauthUrl: string }> {
   const seed = newTotpSecret();
   const secretSealed = await sealSecret(env.TOTP_ENCRYPTION_SECRET, SEAL_PURPOSE, seed, user.id);
   const now = new Date();
@@ -45,7 +45,7 @@ const cleanCode = (code: string) => code.replace(/\s/g, "");
  * moving lastUsedStep there in one conditional UPDATE (also pinned to this seed and state, so an enrolment
  * restarted meanwhile is not touched). `confirm` also marks a pending factor confirmed.
  */
-async function takeCode(db: Db, env: Env, row: FactorRow, code: string, confirm = false): Promise<boolean> {
+async function takeCode(db: DirectoryDb, env: Env, row: FactorRow, code: string, confirm = false): Promise<boolean> {
   const seed = await openSecret(env.TOTP_ENCRYPTION_SECRET, SEAL_PURPOSE, row.secretSealed, row.userId);
   if (!seed) {
     console.error("a TOTP seed does not open: was TOTP_ENCRYPTION_SECRET changed?", row.userId);
@@ -70,7 +70,7 @@ async function takeCode(db: Db, env: Env, row: FactorRow, code: string, confirm 
 }
 
 /** Confirms a pending enrolment with a first code; answers the recovery codes, shown this once. */
-export async function confirmTotp(db: Db, env: Env, userId: string, code: string): Promise<string[]> {
+export async function confirmTotp(db: DirectoryDb, env: Env, userId: string, code: string): Promise<string[]> {
   const row = await findTotpFactor(db, userId);
   if (!row || row.confirmedAt) throw new ApiError("totp_not_pending", "No TOTP enrolment is waiting for confirmation; start one first");
   if (!(await takeCode(db, env, row, code, true))) throw invalidTotpCode();
@@ -80,7 +80,7 @@ export async function confirmTotp(db: Db, env: Env, userId: string, code: string
 }
 
 /** A sign-in's second step: a code of the account's confirmed factor, accepted once. */
-export async function totpCodeOk(db: Db, env: Env, userId: string, code: string): Promise<boolean> {
+export async function totpCodeOk(db: DirectoryDb, env: Env, userId: string, code: string): Promise<boolean> {
   const row = await findTotpFactor(db, userId);
   return Boolean(row?.confirmedAt) && takeCode(db, env, row!, code);
 }
@@ -92,7 +92,7 @@ export type TurnOffProof = { code: string } | { password: string };
  * guard like a login. The recovery codes go with it unless a passkey remains (they recover that factor too). A
  * confirmed factor's removal is mailed to the account.
  */
-export async function turnOffTotp(db: Db, env: Env, userId: string, proof: TurnOffProof, ip: string): Promise<void> {
+export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, proof: TurnOffProof, ip: string): Promise<void> {
   const user = await findUserById(db, userId);
   if (!user || user.deletedAt) throw unauthorized();
   const row = await findTotpFactor(db, userId);

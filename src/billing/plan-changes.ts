@@ -1,7 +1,7 @@
 // Plan changes: the plan_changes history and the users.plan it drives. Every change is one db.batch
 // (a D1 transaction), so the history and the plan never disagree.
 import { and, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db, type Statement } from "../platform/db";
+import { runBatch, type DirectoryDb, type Statement } from "../platform/db";
 import { planChanges, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { ApiError } from "../platform/errors";
@@ -28,13 +28,13 @@ export function planChangeResource(r: PlanChangeRow) {
 type Batch = Statement[];
 
 /** Older pending requests are superseded by any newer decision or request. */
-function cancelPending(db: Db, userId: string, now: Date, exceptId?: string) {
+function cancelPending(db: DirectoryDb, userId: string, now: Date, exceptId?: string) {
   const where: SQL[] = [eq(planChanges.userId, userId), eq(planChanges.status, "pending")];
   if (exceptId) where.push(ne(planChanges.id, exceptId));
   return db.update(planChanges).set({ status: "cancelled", decidedAt: now }).where(and(...where));
 }
 
-export function findPendingChange(db: Db, userId: string) {
+export function findPendingChange(db: DirectoryDb, userId: string) {
   return db
     .select()
     .from(planChanges)
@@ -72,7 +72,7 @@ function planChangeRow(
  * Sets the plan now and records it as an applied change; pending requests of the user are cancelled. The
  * plan is in the user's principal record: dropped, so their next request has the new plan's limits.
  */
-export async function applyPlanChange(db: Db, env: Env, input: ApplyInput): Promise<PlanChangeRow> {
+export async function applyPlanChange(db: DirectoryDb, env: Env, input: ApplyInput): Promise<PlanChangeRow> {
   const now = input.now ?? new Date();
   const row = planChangeRow(input, now, { status: "applied", providerRef: input.providerRef ?? null, decidedBy: input.decidedBy, decidedAt: now });
   const statements: Batch = [
@@ -87,7 +87,7 @@ export async function applyPlanChange(db: Db, env: Env, input: ApplyInput): Prom
 }
 
 /** Records a request that waits for a decision (an admin, or the payment processor's webhook). */
-export async function requestPlanChange(db: Db, input: RequestedChange & { now?: Date }) {
+export async function requestPlanChange(db: DirectoryDb, input: RequestedChange & { now?: Date }) {
   const now = input.now ?? new Date();
   const row = planChangeRow(input, now, { status: "pending", providerRef: null, decidedBy: null, decidedAt: null });
   await runBatch(db, [cancelPending(db, input.userId, now), db.insert(planChanges).values(row)]);
@@ -95,7 +95,7 @@ export async function requestPlanChange(db: Db, input: RequestedChange & { now?:
 }
 
 /** Cancels the caller's pending request (they asked for the plan they already have). */
-export async function cancelPendingChanges(db: Db, userId: string): Promise<number> {
+export async function cancelPendingChanges(db: DirectoryDb, userId: string): Promise<number> {
   const res = await cancelPending(db, userId, new Date()).run();
   return res.meta.changes;
 }
@@ -105,7 +105,7 @@ export async function cancelPendingChanges(db: Db, userId: string): Promise<numb
  * first one (pending -> decided, stamped with this admin and instant) did: two admins deciding at once
  * cannot both win, and the plan, the superseded requests and the audit record follow the winner.
  */
-export async function decidePlanChange(db: Db, env: Env, id: string, adminId: string, decision: "approve" | "reject", note?: string) {
+export async function decidePlanChange(db: DirectoryDb, env: Env, id: string, adminId: string, decision: "approve" | "reject", note?: string) {
   const found = await db.select().from(planChanges).where(eq(planChanges.id, id)).get();
   if (!found) throw new ApiError("plan_change_not_found", "Plan change not found");
   if (found.status !== "pending") throw new ApiError("plan_change_decided", `This plan change is already ${found.status}`);
@@ -144,7 +144,7 @@ export async function decidePlanChange(db: Db, env: Env, id: string, adminId: st
   return { ...found, status, decidedBy: adminId, decidedAt: now } as PlanChangeRow;
 }
 
-export async function listPlanChanges(db: Db, status: PlanChangeStatus | undefined, limit: number, offset: number) {
+export async function listPlanChanges(db: DirectoryDb, status: PlanChangeStatus | undefined, limit: number, offset: number) {
   const cond = status ? eq(planChanges.status, status) : undefined;
   const [rows, total] = await Promise.all([
     db.select().from(planChanges).where(cond).orderBy(desc(planChanges.createdAt), desc(planChanges.id)).limit(limit).offset(offset),

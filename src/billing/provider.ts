@@ -1,7 +1,7 @@
 // How a plan change is paid for. The service never sees card data: a provider either decides itself
 // (manual: an admin approves upgrades) or hands the customer to a payment processor's hosted checkout and
 // learns the outcome from its signed webhook (POST /billing/webhook, see webhook.ts).
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import type { Plan } from "../config";
 import { applyPlanChange, findPendingChange, requestPlanChange, type PlanChangeRow } from "./plan-changes";
 import { isUpgrade } from "./plans";
@@ -17,7 +17,7 @@ export type PlanChangeOutcome = {
 
 export interface PaymentProvider {
   readonly name: string;
-  changePlan(db: Db, env: Env, req: { userId: string; fromPlan: Plan; toPlan: Plan }): Promise<PlanChangeOutcome>;
+  changePlan(db: DirectoryDb, env: Env, req: { userId: string; fromPlan: Plan; toPlan: Plan }): Promise<PlanChangeOutcome>;
 }
 
 /**

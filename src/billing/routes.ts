@@ -3,6 +3,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { AppEnv } from "../platform/env";
+import type { DirectoryDb } from "../platform/db";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/openapi";
 import { validationError } from "../platform/validation";
@@ -33,8 +34,8 @@ billingRoutes.openapi(
   (c) => c.json(planCatalogue(), 200),
 );
 
-async function currentPlan(c: { get: (k: "db") => AppEnv["Variables"]["db"] }, userId: string) {
-  const row = await c.get("db").select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
+async function currentPlan(db: DirectoryDb, userId: string) {
+  const row = await db.select({ plan: users.plan }).from(users).where(eq(users.id, userId)).get();
   if (!row) throw unauthorized();
   return row.plan;
 }
@@ -51,7 +52,7 @@ billingRoutes.openapi(
   }),
   async (c) => {
     const userId = sessionPrincipal(c.get("principal")).user.id;
-    const [plan, pending] = await Promise.all([currentPlan(c, userId), findPendingChange(c.get("db"), userId)]);
+    const [plan, pending] = await Promise.all([currentPlan(c.var.dbs.directory(), userId), findPendingChange(c.var.dbs.directory(), userId)]);
     return c.json({ plan, pendingChange: pending ? planChangeResource(pending) : null, provider: paymentProvider(c.env).name }, 200);
   },
 );
@@ -77,8 +78,8 @@ billingRoutes.openapi(
   async (c) => {
     const userId = sessionPrincipal(c.get("principal")).user.id;
     const { plan: toPlan } = c.req.valid("json");
-    const db = c.get("db");
-    const fromPlan = await currentPlan(c, userId);
+    const db = c.var.dbs.directory();
+    const fromPlan = await currentPlan(db, userId);
     if (fromPlan === toPlan) {
       const cancelled = await cancelPendingChanges(db, userId);
       const message = cancelled ? `You stay on the ${toPlan} plan; your pending change was cancelled` : `You are already on the ${toPlan} plan`;
@@ -136,7 +137,7 @@ billingRoutes.openapi(
     }
     const event = WebhookEventSchema.safeParse(parsed);
     if (!event.success) throw validationError(event.error.issues);
-    const outcome = await applyWebhookEvent(c.get("db"), c.env, event.data);
+    const outcome = await applyWebhookEvent(c.var.dbs.directory(), c.env, event.data);
     return c.json({ received: true as const, ...outcome }, 200);
   },
 );

@@ -3,7 +3,7 @@
 // repeated (by the processor's retries or by an attacker replaying a captured request) changes nothing.
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { users, webhookEvents } from "../db/schema";
 import { PLANS, type Plan } from "../config";
 import { applyPlanChange } from "./plan-changes";
@@ -39,7 +39,7 @@ function isUniqueViolation(err: unknown): boolean {
   return String((err as { cause?: unknown })?.cause ?? err).includes("UNIQUE constraint failed");
 }
 
-export async function applyWebhookEvent(db: Db, env: Env, event: WebhookEvent, now = new Date()): Promise<WebhookOutcome> {
+export async function applyWebhookEvent(db: DirectoryDb, env: Env, event: WebhookEvent, now = new Date()): Promise<WebhookOutcome> {
   const seen = await db.select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.id, event.id)).get();
   if (seen) return { duplicate: true, applied: false };
   const record = db.insert(webhookEvents).values({ id: event.id, provider: WEBHOOK_PROVIDER, receivedAt: now });

@@ -28,5 +28,5 @@ devRoutes.openapi(
       200: json(z.object({ messages: z.array(z.object({ to: z.string(), subject: z.string(), text: z.string(), createdAt: z.string() })) }), "Mail"),
     },
   }),
-  async (c) => c.json({ messages: await readOutbox(c.get("db"), normalizeEmail(c.req.valid("query").to)) }, 200),
+  async (c) => c.json({ messages: await readOutbox(c.var.dbs.directory(), normalizeEmail(c.req.valid("query").to)) }, 200),
 );

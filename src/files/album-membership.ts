@@ -3,7 +3,7 @@
 // as their own change: `file_count` and `cover_file_id` can never disagree with album_files.
 // (Query builders, not db.run(sql``): drizzle 0.45 cannot batch raw statements that carry parameters.)
 import { eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { ShardDb } from "../platform/db";
 import { albumFiles, albums } from "../db/schema";
 
 /**
@@ -11,7 +11,7 @@ import { albumFiles, albums } from "../db/schema";
  * deletes the rows. The decrement reads album_files before the delete inside the same transaction, so a
  * repeat is a no-op (nothing left to match).
  */
-export function detachFileFromAlbumsStatements(db: Db, fileId: string, now: number) {
+export function detachFileFromAlbumsStatements(db: ShardDb, fileId: string, now: number) {
   return [
     db
       .update(albums)

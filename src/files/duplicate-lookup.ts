@@ -8,7 +8,7 @@ import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { embeddingBands, files, phashBands } from "../db/schema";
 import { liveFileCondition } from "./queries";
-import { runBatch, type Db, type Statement } from "../platform/db";
+import { runBatch, type ShardDb, type Statement } from "../platform/db";
 import { fileUrl } from "../platform/urls";
 import { phashDistance, probeLists, similarBy, type Duplicate, type DuplicateSubject, type SimilarSignal } from "../analysis/duplicates";
 import { ownerKey } from "../analysis/band-rows";
@@ -26,7 +26,7 @@ const fileOfBandRow = (owner: string, ordinal: SQL): SQL => sql`${files.userId} 
  * primary-key seek per probe (the owner's integer key read by a subquery) then the file by (owner, ordinal)
  * (CROSS JOIN keeps that order, see below).
  */
-export function phashCandidateStatements(db: Db, owner: string, phash: string, maxDistance: number, now: number): Statement[] {
+export function phashCandidateStatements(db: ShardDb, owner: string, phash: string, maxDistance: number, now: number): Statement[] {
   return probeLists(phash, maxDistance).map(({ band, list }) =>
     db.run(sql`
       SELECT ${files.id} AS id, ${files.phash} AS phash, ${files.embedding} AS embedding
@@ -44,7 +44,7 @@ export function phashCandidateStatements(db: Db, owner: string, phash: string, m
  * scan the owner's rows. CROSS JOIN fixes SQLite's join order (the left side outer): probes, then band rows, then
  * files by (owner, ordinal); left to the planner, it walks all of the owner's band rows.
  */
-export function embeddingCandidateStatement(db: Db, owner: string, code: string, limit: number, now: number): Statement {
+export function embeddingCandidateStatement(db: ShardDb, owner: string, code: string, limit: number, now: number): Statement {
   const probes = embeddingProbes(code).flatMap((values, band) => values.map((value) => band * 65_536 + value));
   const hits: SQL = sql`SELECT b.ordinal AS ordinal, COUNT(*) AS hits FROM json_each(${JSON.stringify(probes)}) AS p
     CROSS JOIN ${embeddingBands} AS b ON b.owner = ${ownerKey(owner)} AND b.band = (p.value >> 16) AND b.value = (p.value & 65535)
@@ -63,7 +63,7 @@ export function embeddingCandidateStatement(db: Db, owner: string, code: string,
  * analysis has run with it. Anonymous files (no owner) have none. Reads through the caller's handle (a request's
  * session reads the nearest replica): one batch, whatever the number of candidates.
  */
-export async function findDuplicates(db: Db, env: Env, file: DuplicateSubject, now = Date.now()): Promise<Duplicate[]> {
+export async function findDuplicates(db: ShardDb, env: Env, file: DuplicateSubject, now = Date.now()): Promise<Duplicate[]> {
   if (!file.userId) return [];
   const owner = file.userId;
   const limit = ANALYSIS.maxDuplicates;

@@ -1,7 +1,7 @@
 // Reads and writes of files rows for the files API. Every change is one conditional statement or one
 // D1 batch (a transaction): no read-modify-write races.
 import { and, asc, count, desc, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type ShardDb } from "../platform/db";
 import { files, type FileRow, type Visibility } from "../db/schema";
 import { detachFileFromAlbumsStatements } from "./album-membership";
 
@@ -71,7 +71,7 @@ function listWhere(userId: string, q: ListQuery, now: number) {
 }
 
 /** The page query on its own (tests check its plan uses the index). */
-export function listPageQuery(db: Db, userId: string, q: ListQuery, now: number) {
+export function listPageQuery(db: ShardDb, userId: string, q: ListQuery, now: number) {
   const column = SORT_COLUMN[q.sort];
   return db
     .select(LIST_COLUMNS)
@@ -87,7 +87,7 @@ export function listPageQuery(db: Db, userId: string, q: ListQuery, now: number)
  * The one read batch not through runBatch: its rows need drizzle's mapping (column names, dates), which
  * runBatch's raw results do not have; it binds no raw SQL, the reason runBatch exists.
  */
-export async function listOwnFiles(db: Db, userId: string, q: ListQuery, now: number) {
+export async function listOwnFiles(db: ShardDb, userId: string, q: ListQuery, now: number) {
   const [rows, total] = await db.batch([listPageQuery(db, userId, q, now), db.select({ n: count() }).from(files).where(listWhere(userId, q, now))]);
   return { rows, total: total[0]?.n ?? 0 };
 }
@@ -98,7 +98,7 @@ export type FileCounts = Pick<FileRow, "viewCount" | "downloadCount">;
  * A file's view and download counts as D1 holds them. The counter shards write them there (serving/view-counter.ts)
  * without forgetting the file's edge-cached access record, whose copy stays as it was for the record's life.
  */
-export function fileCounts(db: Db, fileId: string): Promise<FileCounts | undefined> {
+export function fileCounts(db: ShardDb, fileId: string): Promise<FileCounts | undefined> {
   return db.select({ viewCount: files.viewCount, downloadCount: files.downloadCount }).from(files).where(eq(files.id, fileId)).get();
 }
 
@@ -117,7 +117,7 @@ export type FilePatch = {
  * Applies exactly the whitelisted fields of a PATCH (never the request object itself: no mass assignment),
  * only while the file is still live. Returns the updated row, or undefined when it stopped being live.
  */
-export async function updateFile(db: Db, fileId: string, patch: FilePatch, now: number): Promise<FileRow | undefined> {
+export async function updateFile(db: ShardDb, fileId: string, patch: FilePatch, now: number): Promise<FileRow | undefined> {
   const set: Partial<typeof files.$inferInsert> = { updatedAt: new Date(now) };
   if (patch.title !== undefined) set.title = patch.title;
   if (patch.description !== undefined) set.description = patch.description;
@@ -134,7 +134,7 @@ export async function updateFile(db: Db, fileId: string, patch: FilePatch, now: 
  * transaction. The objects stay until the purge job's retention window has passed (jobs/purge.ts), which
  * also gives the quota back. False when the file was already deleted.
  */
-export async function softDeleteFile(db: Db, fileId: string, now: number): Promise<boolean> {
+export async function softDeleteFile(db: ShardDb, fileId: string, now: number): Promise<boolean> {
   const [marked] = await runBatch(db, [
     db
       .update(files)

@@ -22,6 +22,7 @@ import { BOOKMARK_HEADER, noteBookmark } from "../middleware/db";
 import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
+import type { ShardDb } from "../platform/db";
 
 export const fileRoutes = apiRouter();
 const tags = ["Files"];
@@ -30,7 +31,7 @@ const tags = ["Files"];
  * `rowFromDb`: the row was read from D1 by this request. Else (an access record) the owner's counts are read
  * beside the duplicates, in parallel: the record keeps the counts it was filled with for its whole life.
  */
-async function fullResource(env: Env, db: AppEnv["Variables"]["db"], file: FileRow, owner: boolean, now: number, rowFromDb = true) {
+async function fullResource(env: Env, db: ShardDb, file: FileRow, owner: boolean, now: number, rowFromDb = true) {
   // Duplicates are only ever among the caller's own files (decisions.md § Uploads).
   const [duplicates, counts] = await Promise.all([owner ? fileDuplicates(env, db, file, now) : [], owner && !rowFromDb ? fileCounts(db, file.id) : undefined]);
   // Counts only grow: a replica behind the primary the record was read from must not show fewer.
@@ -58,7 +59,7 @@ fileRoutes.openapi(
     const q = c.req.valid("query");
     const user = callerUser(c.get("principal"));
     const { rows, total } = await listOwnFiles(
-      c.get("db"),
+      c.var.dbs.shard(0),
       user.id,
       { limit: q.limit, offset: q.offset, sort: q.sort, order: q.order, visibility: q.visibility, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1", search: q.q, tag: q.tag },
       Date.now(),
@@ -97,7 +98,7 @@ fileRoutes.openapi(
     // A change through this API forgets the record here at once. D1 instead, for a signed-in caller that
     // asks for read-your-writes (x-d1-bookmark), and for the owner while the analysis has not landed: the
     // job forgets the record in its own data centre, and a polling owner elsewhere would wait out the TTL.
-    const fromDb = () => loadFile(c.get("db"), id);
+    const fromDb = () => loadFile(c.var.dbs.cross(), id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
     const cached = fresh ? undefined : await cachedAccess(c.env, c.executionCtx, id, fromDb);
     noteBookmark(c, cached?.bookmark); // an answer from a record carries the bookmark of the record's read
@@ -108,7 +109,7 @@ fileRoutes.openapi(
     countHit(c.env, c.executionCtx, "file_view", file.id);
     // recordedAt: the row is (or was just read to fill) an access record, not this request's read of D1.
     const rowFromDb = loaded.recordedAt === undefined;
-    return c.json(await fullResource(c.env, c.get("db"), file, isOwner(file, viewer), now, rowFromDb), 200);
+    return c.json(await fullResource(c.env, c.var.dbs.shard(0), file, isOwner(file, viewer), now, rowFromDb), 200);
   },
 );
 
@@ -128,11 +129,11 @@ fileRoutes.openapi(
   }),
   async (c) => {
     const now = Date.now();
-    const file = await ownFile(c.get("db"), c.get("principal"), c.req.valid("param").id, now);
+    const file = await ownFile(c.var.dbs.cross(), c.get("principal"), c.req.valid("param").id, now);
     if (reviewReason(file)) throw underReview(); // refused, not recorded, until the review ends (owner-changes.ts)
     const body = c.req.valid("json");
     const updated = await updateFile(
-      c.get("db"),
+      c.var.dbs.shard(0),
       file.id,
       {
         title: body.title,
@@ -145,9 +146,9 @@ fileRoutes.openapi(
       },
       now,
     );
-    if (!updated) throw await patchRefusal(c.get("db"), file.id, now); // stopped being live between the read and the write
+    if (!updated) throw await patchRefusal(c.var.dbs.cross(), file.id, now); // stopped being live between the read and the write
     await accessChanged(c.env, { files: [updated] }); // visibility, hotlink policy and expiry decide byte links
-    return c.json({ message: "File updated", file: await fullResource(c.env, c.get("db"), updated, true, now) }, 200);
+    return c.json({ message: "File updated", file: await fullResource(c.env, c.var.dbs.shard(0), updated, true, now) }, 200);
   },
 );
 
@@ -185,7 +186,7 @@ fileRoutes.openapi(
     const token = c.req.header("x-delete-token");
     let file: FileRow;
     if (token !== undefined) {
-      const loaded = await loadFile(c.get("db"), id);
+      const loaded = await loadFile(c.var.dbs.cross(), id);
       if (!loaded || loaded.file.state !== "finalized") throw fileNotFound();
       // Hash then compare in constant time: the stored value is the token's SHA-256, never the token.
       const presented = await sha256Hex(token);
@@ -200,9 +201,9 @@ fileRoutes.openapi(
       file = loaded.file;
     } else {
       if (c.get("principal").kind === "anonymous") throw unauthorized();
-      file = await ownFile(c.get("db"), c.get("principal"), id, now);
+      file = await ownFile(c.var.dbs.cross(), c.get("principal"), id, now);
     }
-    if (!(await softDeleteFile(c.get("db"), file.id, now))) throw goneError("deleted");
+    if (!(await softDeleteFile(c.var.dbs.shard(0), file.id, now))) throw goneError("deleted");
     await accessChanged(c.env, { files: [file] }); // before answering: the next view must see the delete
     return c.json({ message: "File deleted" }, 200);
   },
@@ -227,7 +228,7 @@ fileRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
-    const { file } = await readableFile(c.get("db"), c.req.valid("param").id, viewer, now, { safeMode: true });
+    const { file } = await readableFile(c.var.dbs.cross(), c.req.valid("param").id, viewer, now, { safeMode: true });
     const obj = await c.env.BUCKET.get(file.storeKey);
     if (!obj) throw new ApiError("content_missing", "File content not found");
     countHit(c.env, c.executionCtx, "file_download", file.id);

@@ -8,7 +8,7 @@
 // Purged files also leave the near-duplicate indexes (analysis/band-rows.ts).
 // Expired files also leave their albums right away (not after the retention), so album counts stay true.
 import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type CrossDb, type ShardDb } from "../platform/db";
 import { albumFiles, files, users, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
@@ -25,7 +25,7 @@ const FILES_PER_BATCH = 20;
  * files_expires; partial: only files that have the date) over a bounded window [cutoff - lookback, cutoff], so
  * a growing history of purged rows is never rescanned.
  */
-export function purgeCandidateQueries(db: Db, now: number, limit: number) {
+export function purgeCandidateQueries(db: ShardDb, now: number, limit: number) {
   const cutoff = new Date(now - PURGE.retentionSeconds * 1000);
   const floor = new Date(now - (PURGE.retentionSeconds + PURGE.lookbackSeconds) * 1000);
   return [
@@ -42,7 +42,7 @@ export function purgeCandidateQueries(db: Db, now: number, limit: number) {
   ] as const;
 }
 
-async function purgeCandidates(db: Db, now: number, limit: number): Promise<FileRow[]> {
+async function purgeCandidates(db: ShardDb, now: number, limit: number): Promise<FileRow[]> {
   const [deleted, expired] = await Promise.all(purgeCandidateQueries(db, now, limit));
   const byId = new Map<string, FileRow>();
   for (const f of [...deleted, ...expired]) byId.set(f.id, f);
@@ -50,7 +50,7 @@ async function purgeCandidates(db: Db, now: number, limit: number): Promise<File
 }
 
 /** Frees the file's bytes from its owner's quota only if it is still unpurged and was committed (finalized). */
-function releaseQuotaStatement(db: Db, file: FileRow) {
+function releaseQuotaStatement(db: CrossDb, file: FileRow) {
   return db
     .update(users)
     .set({ storageUsed: sql`MAX(0, ${users.storageUsed} - ${file.bytes})` })
@@ -62,7 +62,7 @@ function releaseQuotaStatement(db: Db, file: FileRow) {
     );
 }
 
-function markPurgedStatement(db: Db, fileId: string, now: number) {
+function markPurgedStatement(db: ShardDb, fileId: string, now: number) {
   return db
     .update(files)
     .set({ purgedAt: new Date(now), updatedAt: new Date(now) })
@@ -70,7 +70,7 @@ function markPurgedStatement(db: Db, fileId: string, now: number) {
 }
 
 /** Expired (not yet purged) files still listed in albums leave them now. */
-async function detachExpiredFromAlbums(db: Db, now: number): Promise<number> {
+async function detachExpiredFromAlbums(db: ShardDb, now: number): Promise<number> {
   const floor = new Date(now - (PURGE.retentionSeconds + PURGE.lookbackSeconds) * 1000);
   const rows = await db
     .selectDistinct({ id: files.id })
@@ -85,7 +85,7 @@ async function detachExpiredFromAlbums(db: Db, now: number): Promise<number> {
   return rows.length;
 }
 
-export async function purgeGoneFiles(env: Env, db: Db, now = Date.now()): Promise<PurgeResult> {
+export async function purgeGoneFiles(env: Env, db: CrossDb, now = Date.now()): Promise<PurgeResult> {
   const detached = await detachExpiredFromAlbums(db, now);
   const candidates = await purgeCandidates(db, now, PURGE.batchSize);
   if (candidates.length === 0) return { detached, purged: 0, freedBytes: 0 };

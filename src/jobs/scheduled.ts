@@ -1,7 +1,6 @@
 // The cron trigger's work. Each task is a plain function over the database/bindings so tests can call it.
 import { and, isNotNull, lt, or } from "drizzle-orm";
-import type { Db } from "../platform/db";
-import { createDb } from "../platform/db";
+import { crossDb, directoryDb, shardDb, type DirectoryDb } from "../platform/db";
 import { emailTokens, mfaTokens, refreshTokens } from "../db/schema";
 import { cleanupUploads } from "../uploads/cleanup";
 import { purgeGoneFiles } from "./purge";
@@ -9,7 +8,7 @@ import { requeueStalledAnalysis } from "../analysis/requeue";
 import { deleteExpiredChallenges } from "../auth/passkey-challenges";
 
 /** Deletes refresh, e-mail and second-step tokens and passkey challenges that can no longer be used (expired, or used). */
-export async function purgeDeadTokens(db: Db, now = Date.now()): Promise<{ refresh: number; email: number; mfa: number; passkeyChallenges: number }> {
+export async function purgeDeadTokens(db: DirectoryDb, now = Date.now()): Promise<{ refresh: number; email: number; mfa: number; passkeyChallenges: number }> {
   const cutoff = new Date(now);
   const dayAgo = new Date(now - 24 * 3600 * 1000);
   // A used refresh token is kept for a day so that its reuse is still recognised (and revokes the family).
@@ -22,23 +21,22 @@ export async function purgeDeadTokens(db: Db, now = Date.now()): Promise<{ refre
   return { refresh: refresh.meta.changes, email: email.meta.changes, mfa: mfa.meta.changes, passkeyChallenges: challenges.meta.changes };
 }
 
-export type ScheduledTask = (env: Env, db: Db, now: number) => Promise<unknown>;
+export type ScheduledTask = (env: Env, now: number) => Promise<unknown>;
 
-/** Later features add their tasks (upload cleanup, purge) here. */
+/** Later features add their tasks (upload cleanup, purge) here, each on the primary of the database it works on. */
 export const scheduledTasks: Record<string, ScheduledTask> = {
-  purgeDeadTokens: (_env, db, now) => purgeDeadTokens(db, now),
-  uploads: (env, db, now) => cleanupUploads(env, db, now),
-  purgeGoneFiles: (env, db, now) => purgeGoneFiles(env, db, now),
-  requeueStalledAnalysis: (env, db, now) => requeueStalledAnalysis(env, db, now),
+  purgeDeadTokens: (env, now) => purgeDeadTokens(directoryDb(env), now),
+  uploads: (env, now) => cleanupUploads(env, crossDb(env), now),
+  purgeGoneFiles: (env, now) => purgeGoneFiles(env, crossDb(env), now),
+  requeueStalledAnalysis: (env, now) => requeueStalledAnalysis(env, shardDb(env, 0), now),
 };
 
 export async function runScheduled(env: Env, now = Date.now()): Promise<Record<string, unknown>> {
-  const db = createDb(env.DB);
   const results: Record<string, unknown> = {};
   // Tasks are independent: one failing must not stop the others.
   for (const [name, task] of Object.entries(scheduledTasks)) {
     try {
-      results[name] = await task(env, db, now);
+      results[name] = await task(env, now);
     } catch (err) {
       console.error(`scheduled task ${name} failed`, err);
       results[name] = { error: String(err) };

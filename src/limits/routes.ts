@@ -39,8 +39,8 @@ limitRoutes.openapi(
   async (c) => {
     const principal = c.get("principal");
     const caller = callerUser(principal);
-    const row = await c
-      .get("db")
+    const row = await c.var.dbs
+      .directory()
       .select({ plan: users.plan, used: users.storageUsed, reserved: users.storageReserved })
       .from(users)
       .where(eq(users.id, caller.id))

@@ -2,7 +2,7 @@
 // and an audit record. Recipients are the accounts holding the role; a fresh deployment without any falls
 // back to the ADMIN_EMAILS var, so the message always has somewhere to go.
 import { and, asc, inArray, isNull } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { DirectoryDb } from "../platform/db";
 import { users, type FileRow } from "../db/schema";
 import { MODERATION } from "../config";
 import { queueMail } from "../mail/outbox";
@@ -17,7 +17,7 @@ export type Escalation = {
   now: number;
 };
 
-export async function moderatorAddresses(db: Db, env: Pick<Env, "ADMIN_EMAILS">): Promise<string[]> {
+export async function moderatorAddresses(db: DirectoryDb, env: Pick<Env, "ADMIN_EMAILS">): Promise<string[]> {
   const rows = await db
     .select({ email: users.email })
     .from(users)
@@ -32,7 +32,7 @@ export async function moderatorAddresses(db: Db, env: Pick<Env, "ADMIN_EMAILS">)
     .slice(0, MODERATION.escalationMaxRecipients);
 }
 
-export async function escalate(env: Env, db: Db, e: Escalation): Promise<string[]> {
+export async function escalate(env: Env, db: DirectoryDb, e: Escalation): Promise<string[]> {
   const recipients = await moderatorAddresses(db, env);
   // No reporter contact or free text in the mail: moderators read those in the queue, behind their login.
   const text = [

@@ -1,6 +1,6 @@
 // The moderation queue: reports with the state of their file, high priority first, then oldest first.
 import { and, asc, count, eq, type SQL } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { CrossDb } from "../platform/db";
 import { files, reports, users, type FileRow, type ReportRow } from "../db/schema";
 import { goneReason } from "../serving/access";
 import { apiUrl, cdnUrl, fileUrl } from "../platform/urls";
@@ -62,7 +62,7 @@ export function reportItem(env: Env, r: ReportWithFile, now: number) {
 
 export type ReportItemOut = ReturnType<typeof reportItem>;
 
-function selectWithFile(db: Db) {
+function selectWithFile(db: CrossDb) {
   return db
     .select({ report: reports, file: files, ownerBannedAt: users.bannedAt, ownerDeletedAt: users.deletedAt })
     .from(reports)
@@ -70,11 +70,11 @@ function selectWithFile(db: Db) {
     .leftJoin(users, eq(users.id, files.userId));
 }
 
-export async function findReport(db: Db, id: string): Promise<ReportWithFile | undefined> {
+export async function findReport(db: CrossDb, id: string): Promise<ReportWithFile | undefined> {
   return selectWithFile(db).where(eq(reports.id, id)).get();
 }
 
-export async function listQueue(db: Db, q: QueueFilter): Promise<{ rows: ReportWithFile[]; total: number }> {
+export async function listQueue(db: CrossDb, q: QueueFilter): Promise<{ rows: ReportWithFile[]; total: number }> {
   const conditions: SQL[] = [];
   if (q.status !== "all") conditions.push(eq(reports.status, q.status));
   if (q.reason) conditions.push(eq(reports.reason, q.reason));

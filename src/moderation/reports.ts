@@ -1,7 +1,7 @@
 // Filing a report (POST /moderation/report): who may report which file, aggregation into the file's one
 // open report, and the automatic actions of high-priority reasons (decisions.md § Moderation).
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type CrossDb } from "../platform/db";
 import { files, reports, type REPORT_REASONS } from "../db/schema";
 import { MODERATION } from "../config";
 import { ApiError } from "../platform/errors";
@@ -56,7 +56,7 @@ export function reporterIpHash(env: Pick<Env, "JWT_SECRET">, ip: string): Promis
   return sha256Hex(`report-ip:${env.JWT_SECRET}:${ip}`);
 }
 
-export async function fileReport(env: Env, db: Db, input: ReportInput, reporter: Reporter, now: number): Promise<FiledReport> {
+export async function fileReport(env: Env, db: CrossDb, input: ReportInput, reporter: Reporter, now: number): Promise<FiledReport> {
   const loaded = await loadFile(db, input.fileId);
   assertReportable(loaded, reporter.viewer, now);
   const file = loaded.file;

@@ -6,7 +6,7 @@
 // it answers 409. The batch runs through runBatch (platform/db.ts), whose results keep each statement's
 // `changes`: what this resolution did.
 import { and, eq, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
-import { runBatch, type Db, type Statement } from "../platform/db";
+import { runBatch, type CrossDb, type DirectoryDb, type ShardDb, type Statement } from "../platform/db";
 import { blocklist, files, reports, users } from "../db/schema";
 import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
@@ -39,7 +39,7 @@ type Resolution = { found: ReportWithFile; file: ReportWithFile["file"]; fileId:
 
 export async function resolveReport(
   env: Env,
-  db: Db,
+  db: CrossDb,
   actor: AuthUser,
   reportId: string,
   action: ResolveActionName,
@@ -68,7 +68,7 @@ export async function resolveReport(
 }
 
 /** The report, pending, and what the action needs: its file, and for a ban, an owner the actor may ban. */
-async function resolvable(db: Db, actor: AuthUser, reportId: string, action: ResolveActionName): Promise<Resolution> {
+async function resolvable(db: CrossDb, actor: AuthUser, reportId: string, action: ResolveActionName): Promise<Resolution> {
   const found = isId("rep", reportId) ? await findReport(db, reportId) : undefined;
   if (!found) throw reportNotFound();
   if (found.report.status !== "pending") throw new ApiError("report_already_resolved", "This report has already been resolved");
@@ -103,7 +103,7 @@ type Plan = {
  * One transaction: the claim (pending -> resolved, only if still pending), then the action, every statement of
  * which holds only if this very claim happened, then the audit records.
  */
-function resolutionStatements(db: Db, actor: AuthUser, reportId: string, action: ResolveActionName, note: string, now: number, t: Resolution): Plan {
+function resolutionStatements(db: CrossDb, actor: AuthUser, reportId: string, action: ResolveActionName, note: string, now: number, t: Resolution): Plan {
   const at = new Date(now);
   const { fileId, file, ownerId } = t;
   // True exactly when the claim below was made by this request (same actor, same instant, same action).
@@ -157,7 +157,7 @@ function resolutionStatements(db: Db, actor: AuthUser, reportId: string, action:
 }
 
 /** The banned file's phash joins the blocklist (only if claimed) and its index (unconditionally; undone on a lost claim). */
-function blocklistStatements(db: Db, entryId: string, phash: string, fileId: string, reportId: string, actorId: string, now: number, claimed: SQL): Statement[] {
+function blocklistStatements(db: DirectoryDb, entryId: string, phash: string, fileId: string, reportId: string, actorId: string, now: number, claimed: SQL): Statement[] {
   // INSERT ... SELECT <values> FROM (SELECT 1) WHERE <claimed>, as auditInsertIf does.
   const entry = db.insert(blocklist).select(
     db
@@ -178,7 +178,7 @@ function blocklistStatements(db: Db, entryId: string, phash: string, fileId: str
 }
 
 /** After the transaction: byte links and principals forget what changed; a gone file leaves its albums. */
-async function afterResolution(env: Env, db: Db, t: Resolution, effects: ResolveEffects, now: number): Promise<void> {
+async function afterResolution(env: Env, db: ShardDb, t: Resolution, effects: ResolveEffects, now: number): Promise<void> {
   if (effects.fileRestored) await accessChanged(env, { fileIds: [t.fileId] });
   if (effects.userBanned) await accessChanged(env, { userId: effects.userBanned });
   if (t.file && (effects.fileRemoved || effects.fileBanned)) {

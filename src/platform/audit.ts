@@ -2,7 +2,7 @@
 // unexecuted insert so callers put it in the same db.batch as the change it records.
 import { sql, type SQL } from "drizzle-orm";
 import { auditLog } from "../db/schema";
-import type { Db } from "./db";
+import type { DirectoryDb } from "./db";
 import { newId } from "./ids";
 
 export type AuditEntry = {
@@ -14,7 +14,7 @@ export type AuditEntry = {
   at?: Date;
 };
 
-export function auditInsert(db: Db, e: AuditEntry) {
+export function auditInsert(db: DirectoryDb, e: AuditEntry) {
   return db.insert(auditLog).values({
     id: newId("aud"),
     actorId: e.actorId,
@@ -27,7 +27,7 @@ export function auditInsert(db: Db, e: AuditEntry) {
 }
 
 /** The same record, written only when `condition` (an SQL boolean) holds inside the transaction. */
-export function auditInsertIf(db: Db, e: AuditEntry, condition: SQL) {
+export function auditInsertIf(db: DirectoryDb, e: AuditEntry, condition: SQL) {
   const at = (e.at ?? new Date()).getTime();
   // INSERT ... SELECT <values> FROM (SELECT 1) WHERE <condition>: a builder, so it can join a db.batch.
   return db.insert(auditLog).select(

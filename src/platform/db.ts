@@ -1,24 +1,85 @@
 import { drizzle } from "drizzle-orm/d1";
 
-/** The one database handle the features take: drizzle over D1 (the binding, or a request's session). */
+// Handles say which database they read (docs/sharding.md): a query on the directory's tables
+// (src/db/directory-schema.ts) takes a DirectoryDb, a query on a shard's (src/db/shard-schema.ts) a ShardDb, so
+// the compiler finds every place that mixes them. The brands exist only in types; the casts to them are in the
+// constructors below and nowhere else.
+declare const directoryBrand: unique symbol;
+declare const shardBrand: unique symbol;
+
+/** A drizzle handle over D1, of no database in particular: what generic helpers (runBatch) take. */
 export type Db = ReturnType<typeof createDb>;
+/** A handle on the directory (database DB): users, credentials, mail, reports, the blocklist, audit, billing. */
+export type DirectoryDb = Db & { readonly [directoryBrand]: true };
+/** A handle on one shard: its owners' files, uploads, albums and near-duplicate indexes. */
+export type ShardDb = Db & { readonly [shardBrand]: true };
+/**
+ * A handle on database DB as the directory and shard 0 at once: only for the queries and batches that still
+ * span both, each listed in docs/sharding.md § Status. They work because DB is both today; the next step
+ * replaces each one, and then this type goes.
+ */
+export type CrossDb = DirectoryDb & ShardDb;
+
+/** Both kinds of handle, for a function that reads each database in queries of its own (never one batch). */
+export type DirectoryAndShard = { directory: DirectoryDb; shard: ShardDb };
+
+/** What a handle reads through: a binding (D1's primary) or one of its read-replication sessions. */
+export type D1Client = D1Database | D1DatabaseSession;
 
 /**
- * A drizzle handle over the D1 binding, or over one of its read-replication sessions (drizzle only calls
- * `prepare` and `batch`, which a session has too), so queries read the same either way.
+ * A plain drizzle handle over a D1 binding or session (drizzle only calls `prepare` and `batch`, which a session
+ * has too). Features never take one, only the branded handles; tests use it for their own raw reads.
  */
-export function createDb(d1: D1Database | D1DatabaseSession) {
+export function createDb(d1: D1Client) {
   // No `schema`: nothing uses drizzle's relational `db.query` API, and with a schema drizzle rebuilds its
   // relational config on every handle, i.e. on every request (it showed in the serving profile).
   return drizzle(d1 as D1Database);
 }
+
+/** Database DB's handles, one drizzle handle over `d1` seen as each thing DB is: the directory, shard 0, both. */
+export type Database0 = { directory: DirectoryDb; shard: ShardDb; cross: CrossDb };
+
+export function database0(d1: D1Client): Database0 {
+  const db = createDb(d1);
+  return { directory: db as DirectoryDb, shard: db as ShardDb, cross: db as CrossDb };
+}
+
+/** The directory's primary (no session): for jobs, Durable Objects, crons and reads that must see the latest. */
+export const directoryDb = (env: Pick<Env, "DB">): DirectoryDb => database0(env.DB).directory;
+
+/** A shard's primary. Shard 0 is database DB; there are no others yet (docs/sharding.md). */
+export function shardDb(env: Pick<Env, "DB">, shard: number): ShardDb {
+  return database0(shardBinding(env, shard)).shard;
+}
+
+/** Database DB's primary as the directory and shard 0 together: only for the cross-database queries (CrossDb). */
+export const crossDb = (env: Pick<Env, "DB">): CrossDb => database0(env.DB).cross;
+
+/** The binding of shard `shard`. */
+export function shardBinding(env: Pick<Env, "DB">, shard: number): D1Database {
+  if (shard === 0) return env.DB;
+  throw new RangeError(`no shard ${shard}: this deployment has one database`);
+}
+
+/** A request's handles, per database, each over that database's session, opened on first use (middleware/db.ts). */
+export type RequestDbs = {
+  directory(): DirectoryDb;
+  shard(shard: number): ShardDb;
+  /** Database DB as the directory and shard 0 at once: only for the cross-database queries (CrossDb). */
+  cross(): CrossDb;
+  /** The directory's handle and a shard's, for a function that reads each in queries of its own. */
+  directoryAndShard(shard: number): DirectoryAndShard;
+  /** The latest bookmark of the sessions opened so far (database 0's: the one database), for x-d1-bookmark. */
+  bookmark(): string | undefined;
+};
 
 /** A statement drizzle built: a query builder, or `db.run(sql`...`)` for SQL its builders cannot express. */
 export type Statement = { toSQL(): { sql: string; params: unknown[] } } | { getQuery(): { sql: string; params: unknown[] } };
 
 /**
  * Runs `statements` as one D1 batch (one round trip, one transaction) on the handle's own client: the binding
- * or the request's session, so a read still goes where the handle sends it. Returns D1's raw results: rows named
+ * or the request's session, so a read still goes where the handle sends it. A batch is one database's
+ * transaction: every statement must be built for the handle's database. Returns D1's raw results: rows named
  * as SQLite names the columns, and the `meta` (`changes`, `rows_read`) callers check.
  * Not `db.batch`, for two reasons: drizzle 0.45's D1 batch cannot run `db.run(sql`...`)` statements that bind
  * parameters (it reads the prepared `.stmt` such a raw query does not have), and its results drop the meta.

@@ -1,4 +1,4 @@
-import type { Db } from "./db";
+import type { RequestDbs } from "./db";
 import type { JwtConfig } from "./jwt";
 import type { Plan, Role } from "../config";
 
@@ -29,7 +29,8 @@ export type AppEnv = {
   Bindings: Env;
   Variables: {
     requestId: string;
-    db: Db;
+    /** The request's database handles (middleware/db.ts); byte links, ahead of that middleware, call requestDbs(c). */
+    dbs: RequestDbs;
     principal: Principal;
   };
 };

@@ -1,5 +1,5 @@
 // IDs are a prefix plus 21 characters from the URL-safe alphabet (decisions.md § Units and formats).
-const URL_SAFE = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
+export const URL_SAFE = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
 
 export type IdPrefix = "usr" | "upl" | "file" | "alb" | "rep" | "key" | "ses" | "msg" | "tok" | "aud" | "pch" | "blk" | "psk";
 

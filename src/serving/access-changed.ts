@@ -4,7 +4,7 @@
 // global purge is configured. Credentials are auth's own (forgetSession, forgetKey, forgetUser for a principal).
 import { inArray } from "drizzle-orm";
 import { files } from "../db/schema";
-import { createDb } from "../platform/db";
+import { shardDb } from "../platform/db";
 import { forget, type EdgeEnv } from "../platform/edge-records";
 import { forgetUser } from "../auth/principal-records";
 import { fileCacheKeys, fileRecordKeys, type PurgedFile } from "./edge-cache";
@@ -34,7 +34,7 @@ export async function accessChanged(env: EdgeEnv & Pick<Env, "DB">, change: Acce
 }
 
 async function rowsOf(env: Pick<Env, "DB">, ids: string[]): Promise<PurgedFile[]> {
-  const db = createDb(env.DB); // the primary: the write just made is there
+  const db = shardDb(env, 0); // the primary: the write just made is there
   const rows: PurgedFile[] = [];
   try {
     for (let i = 0; i < ids.length; i += IDS_PER_READ) {

@@ -9,7 +9,7 @@
 // Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
 import { users, type FileRow } from "../db/schema";
-import { createDb, laterBookmark } from "../platform/db";
+import { crossDb, database0, laterBookmark } from "../platform/db";
 import { namespace, recordsOn, writeThenVerify } from "../platform/edge-records";
 import { accessRecord, carriedOwnerGoneAt, carriesOwnerState, loadFile, sameServed, type AccessRecord, type LoadedFile } from "./access";
 import { ownerStates } from "../auth/principal-records";
@@ -23,14 +23,14 @@ type WaitUntil = Pick<ExecutionContext, "waitUntil">;
 /** A read of D1's primary through a session, so that its bookmark is known once it is done. */
 function primarySession(env: Env) {
   const session = env.DB.withSession("first-primary");
-  return { db: createDb(session), bookmark: () => session.getBookmark() ?? undefined };
+  return { ...database0(session), bookmark: () => session.getBookmark() ?? undefined };
 }
 
 type OwnerRead = { goneAt: Date | null; bookmark?: string };
 
 async function ownerGoneAt(env: Env, userId: string): Promise<OwnerRead> {
   const primary = primarySession(env);
-  const row = await primary.db.select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
+  const row = await primary.directory.select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
   return { goneAt: row?.bannedAt ?? row?.deletedAt ?? null, bookmark: primary.bookmark() };
 }
 
@@ -56,7 +56,7 @@ export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fal
   if (!record) {
     const at = Date.now(); // before the read: a record is never younger than what it says
     const primary = primarySession(env);
-    const loaded = await loadFile(primary.db, fileId);
+    const loaded = await loadFile(primary.cross, fileId);
     const bookmark = primary.bookmark();
     if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, loaded, at, on.seconds, bookmark));
     return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file), bookmark };
@@ -84,7 +84,7 @@ export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, 
     ownerKey ? [fileKey, ownerKey] : [fileKey],
     () => Promise.all([fileRecords.write(env, file.id, record, seconds), file.userId && ownerStates.write(env, file.userId, { goneAt, bookmark }, seconds)]),
     async () => {
-      const current = await loadFile(createDb(env.DB), file.id);
+      const current = await loadFile(crossDb(env), file.id);
       const ownerChanged = !sameTime(current?.ownerGoneAt, goneAt);
       const stale: string[] = [];
       if (!current || !sameServed(current.file, file) || (ownerChanged && carriesOwnerState(file))) stale.push(fileKey);

@@ -2,7 +2,7 @@
 // used by the files API, byte serving, album listings and the pages; and what a cached decision must
 // carry to make it again: the served fields, and the owner's state for an owner's first files.
 import { eq } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { CrossDb } from "../platform/db";
 import { files, users, type FileRow } from "../db/schema";
 import type { Principal } from "../platform/env";
 import { ApiError } from "../platform/errors";
@@ -136,7 +136,7 @@ export function assertReadable<F extends ReadableFile>(loaded: LoadedFile<F> | u
 }
 
 /** One indexed read: the file by primary key and its owner's ban / deletion state. */
-export async function loadFile(db: Db, id: string): Promise<LoadedFile | undefined> {
+export async function loadFile(db: CrossDb, id: string): Promise<LoadedFile | undefined> {
   if (!isId("file", id)) return undefined;
   const row = await db
     .select({ file: files, ownerBannedAt: users.bannedAt, ownerDeletedAt: users.deletedAt })
@@ -149,7 +149,7 @@ export async function loadFile(db: Db, id: string): Promise<LoadedFile | undefin
 }
 
 /** Loads and checks in one step; returns the live file. */
-export async function readableFile(db: Db, id: string, viewer: Viewer, now: number, check: ReadCheck): Promise<LoadedFile> {
+export async function readableFile(db: CrossDb, id: string, viewer: Viewer, now: number, check: ReadCheck): Promise<LoadedFile> {
   const loaded = await loadFile(db, id);
   assertReadable(loaded, viewer, now, check);
   return loaded;

@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../platform/env";
 import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
-import { requestDb } from "../middleware/db";
+import { requestDbs } from "../middleware/db";
 import { accessRecord, ANONYMOUS_VIEWER, carriedOwnerGoneAt, loadFile, viewerOf, type LoadedFile, type ServedFile, type Viewer } from "./access";
 import { recordSeconds } from "../platform/edge-records";
 import { isId } from "../platform/ids";
@@ -26,7 +26,7 @@ export async function bearerViewer(c: Context<AppEnv>): Promise<Viewer> {
   if (!c.req.header("authorization")) return ANONYMOUS_VIEWER;
   let principal;
   try {
-    principal = await resolvePrincipal(c.env, requestDb(c), c.req.raw, c.executionCtx);
+    principal = await resolvePrincipal(c.env, requestDbs(c).directory(), c.req.raw, c.executionCtx);
   } catch {
     return ANONYMOUS_VIEWER; // a bad token proves nothing: a private file stays 404
   }
@@ -52,7 +52,7 @@ export type Decision = EntrySource & { loaded: LoadedFile<ServedFile> | undefine
  * variants, which are decided from the records and never need the original's bytes.
  */
 export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer, entryVariant: Variant | undefined, now: number): Promise<Decision> {
-  const fromDb = () => loadFile(requestDb(c), fileId);
+  const fromDb = () => loadFile(requestDbs(c).cross(), fileId);
   if (viewer.userId !== null) return { loaded: await fromDb(), read: false, recordSeconds: 0 };
 
   const seconds = recordSeconds(c.env);

@@ -3,7 +3,7 @@
 // so a bounded list (at most three keys per file). The owner's own record is auth's (forgetUser).
 import { and, eq, lte } from "drizzle-orm";
 import { files } from "../db/schema";
-import { createDb } from "../platform/db";
+import { shardDb } from "../platform/db";
 import { SERVING } from "../config";
 import type { EdgeEnv } from "../platform/edge-records";
 import { forgetFileAccess } from "./edge-cache";
@@ -19,7 +19,7 @@ export async function forgetOwnerState(env: EdgeEnv & Pick<Env, "DB">, userId: s
   for (let attempt = 1; attempt <= 3 && !carried; attempt++) {
     try {
       // The primary: a replica behind the change could miss a file just created, whose record a view then fills.
-      carried = await createDb(env.DB)
+      carried = await shardDb(env, 0)
         .select({ id: files.id })
         .from(files)
         .where(and(eq(files.userId, userId), lte(files.ownerOrdinal, SERVING.ownerStateCarriedFiles)))

@@ -17,7 +17,7 @@ import { DurableObject } from "cloudflare:workers";
 import { eq, inArray, sql } from "drizzle-orm";
 import { VIEW_COUNTER } from "../config";
 import { albums, files } from "../db/schema";
-import { createDb, runBatch, type Db, type Statement } from "../platform/db";
+import { runBatch, shardDb, type ShardDb, type Statement } from "../platform/db";
 
 export type CounterKind = "file_view" | "file_download" | "album_view";
 
@@ -25,7 +25,7 @@ export type CounterKind = "file_view" | "file_download" | "album_view";
  * Where each kind lands in D1: the statement that sets a key's count to at least `value` (never lowering it),
  * and the read of the current counts of some keys.
  */
-type Target = { raise(db: Db, id: string, value: number): Statement; read(db: Db, ids: string[]): Promise<{ id: string; value: number }[]> };
+type Target = { raise(db: ShardDb, id: string, value: number): Statement; read(db: ShardDb, ids: string[]): Promise<{ id: string; value: number }[]> };
 const TARGETS: Record<CounterKind, Target> = {
   file_view: {
     raise: (db, id, value) => db.update(files).set({ viewCount: sql`MAX(${files.viewCount}, ${value})` }).where(eq(files.id, id)),
@@ -51,14 +51,14 @@ const IDS_PER_QUERY = 90;
 export class ViewCounter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** D1's primary: the shard writes, and reads back what it wrote. */
-  private readonly db: Db;
+  private readonly db: ShardDb;
   private alarmArmed = false;
   private flushing: Promise<number> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.db = createDb(env.DB);
+    this.db = shardDb(env, 0);
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS counters (
          kind TEXT NOT NULL, id TEXT NOT NULL, base INTEGER, counted INTEGER NOT NULL, flushed INTEGER NOT NULL DEFAULT 0,

@@ -9,7 +9,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { UPLOADS } from "../config";
 import { files, uploadParts, uploads } from "../db/schema";
-import { runBatch, type Db } from "../platform/db";
+import { runBatch, type CrossDb, type ShardDb } from "../platform/db";
 import { removeStoredBytes } from "./lifecycle";
 import { ENDED_UPLOAD_STATES, LIVE_UPLOAD_STATES, endUpload } from "./records";
 
@@ -22,7 +22,7 @@ export type CleanupResult = { expired: number; purged: number; deleted: number; 
 const liveUploadStates = sql`${uploads.state} IN (${sql.raw(LIVE_UPLOAD_STATES.map((state) => `'${state}'`).join(", "))})`;
 
 /** Live uploads past their expiry, oldest first: a walk of uploads_state_expires. */
-export function staleUploadsQuery(db: Db, at: Date) {
+export function staleUploadsQuery(db: ShardDb, at: Date) {
   return db
     .select({ id: uploads.id, fileId: uploads.fileId })
     .from(uploads)
@@ -35,7 +35,7 @@ export function staleUploadsQuery(db: Db, at: Date) {
  * Records of ended uploads whose storage was removed before `retainedSince`: found from failed files
  * (files_state_created), then their upload (uploads_file); ended uploads are not in uploads_state_expires.
  */
-export function endedRecordsQuery(db: Db, retainedSince: Date) {
+export function endedRecordsQuery(db: ShardDb, retainedSince: Date) {
   return db
     .select({ uploadId: uploads.id, fileId: files.id })
     .from(uploads)
@@ -44,7 +44,7 @@ export function endedRecordsQuery(db: Db, retainedSince: Date) {
     .limit(UPLOADS.cleanupBatchSize / 2); // two ids per row in one IN list: stays under D1's 100 bound parameters
 }
 
-export async function cleanupUploads(env: Env, db: Db, now = Date.now()): Promise<CleanupResult> {
+export async function cleanupUploads(env: Env, db: CrossDb, now = Date.now()): Promise<CleanupResult> {
   const at = new Date(now);
   const result: CleanupResult = { expired: 0, purged: 0, deleted: 0, errors: 0 };
 

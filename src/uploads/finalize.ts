@@ -5,7 +5,7 @@
 // returns the stored answer brought up to date with the analysis.
 import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { files } from "../db/schema";
-import type { Db } from "../platform/db";
+import type { CrossDb, ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { blocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { nsfwThreshold } from "../analysis/nsfw";
@@ -36,7 +36,7 @@ export type FinalizeInput = {
 const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
 
 /** Exact duplicates by content hash among the caller's own live, finalized files. */
-async function exactDuplicates(env: Env, db: Db, userId: string | null, fileId: string, sha256: string | null): Promise<Duplicate[]> {
+async function exactDuplicates(env: Env, db: ShardDb, userId: string | null, fileId: string, sha256: string | null): Promise<Duplicate[]> {
   if (!userId || !sha256) return [];
   const rows = await db
     .select({ id: files.id })
@@ -70,7 +70,7 @@ function checkIdentifiers(record: UploadWithFile, input: FinalizeInput) {
  * The stored answer brought up to date with the analysis: once it is done, the server's phash, score,
  * size and duplicates (exact and similar) replace the client's hints; a failure gives its reason.
  */
-async function withAnalysis(env: Env, db: Db, stored: FinalizeResponse, file: FileRow | undefined): Promise<FinalizeResponse> {
+async function withAnalysis(env: Env, db: ShardDb, stored: FinalizeResponse, file: FileRow | undefined): Promise<FinalizeResponse> {
   const body: FinalizeResponse = { ...stored, analysis: "pending", analysisError: null, placeholder: null, dominantColor: null };
   if (!file) return body;
   if (file.quarantinedAt) throw blockedContent(); // the analysis found it on the blocklist
@@ -93,7 +93,7 @@ async function withAnalysis(env: Env, db: Db, stored: FinalizeResponse, file: Fi
 }
 
 /** Waits for the analysis job (within FINALIZE_WAIT_MS), then answers with what it found. */
-async function answerWithAnalysis(env: Env, db: Db, stored: FinalizeResponse, fileId: string): Promise<FinalizeResponse> {
+async function answerWithAnalysis(env: Env, db: ShardDb, stored: FinalizeResponse, fileId: string): Promise<FinalizeResponse> {
   return withAnalysis(env, db, stored, await waitForAnalysis(env, fileId, finalizeWaitMs(env)));
 }
 
@@ -111,7 +111,7 @@ function answerFromState(env: Env, record: UploadWithFile, now: Date): FinalizeR
 const blockedContent = () =>
   new ApiError("blocked_content", "This image matches content removed by moderation; it has been withheld and reported");
 
-export async function finalizeUpload(env: Env, db: Db, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
+export async function finalizeUpload(env: Env, db: CrossDb, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
   const record = ownedBy(uploader, isId("upl", input.uploadId) ? await findUploadById(db, input.uploadId) : undefined);
   checkIdentifiers(record, input);
   const { upload, file } = record;

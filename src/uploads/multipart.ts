@@ -8,7 +8,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { UPLOADS, type UploadMime } from "../config";
 import { uploadParts, uploads, type UploadRow } from "../db/schema";
-import type { Db } from "../platform/db";
+import type { CrossDb, DirectoryAndShard, ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { apiUrl } from "../platform/urls";
@@ -30,14 +30,14 @@ const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(
 
 export type InitInput = Omit<StartInput, "bytes"> & { totalBytes: number; partSize?: number };
 
-export async function initMultipart(env: Env, db: Db, uploader: Uploader, input: InitInput) {
+export async function initMultipart(env: Env, dbs: DirectoryAndShard, uploader: Uploader, input: InitInput) {
   const partSize = input.partSize ?? UPLOADS.multipartPartBytes.default;
   const partCount = Math.ceil(input.totalBytes / partSize);
   if (partCount > UPLOADS.maxParts) {
     throw new ApiError("too_many_parts", `At most ${UPLOADS.maxParts} parts; use a larger partSize`, { partCount, maxParts: UPLOADS.maxParts });
   }
   const { totalBytes, partSize: _ignored, ...rest } = input;
-  const started = await startUpload(env, db, uploader, { ...rest, bytes: totalBytes }, {
+  const started = await startUpload(env, dbs, uploader, { ...rest, bytes: totalBytes }, {
     kind: "multipart",
     partSize,
     partCount,
@@ -56,7 +56,7 @@ export async function initMultipart(env: Env, db: Db, uploader: Uploader, input:
   };
 }
 
-async function ownedMultipart(db: Db, uploader: Uploader, uploadId: string): Promise<UploadWithFile & { upload: UploadRow & { r2UploadId: string; partSize: number; partCount: number } }> {
+async function ownedMultipart(db: ShardDb, uploader: Uploader, uploadId: string): Promise<UploadWithFile & { upload: UploadRow & { r2UploadId: string; partSize: number; partCount: number } }> {
   const record = ownedBy(uploader, isId("upl", uploadId) ? await findUploadById(db, uploadId) : undefined);
   const { upload } = record;
   if (upload.kind !== "multipart" || !upload.r2UploadId || !upload.partSize || !upload.partCount) {
@@ -65,7 +65,7 @@ async function ownedMultipart(db: Db, uploader: Uploader, uploadId: string): Pro
   return record as never;
 }
 
-export async function receivePart(env: Env, db: Db, uploader: Uploader, uploadId: string, partNumber: number, request: Request) {
+export async function receivePart(env: Env, db: CrossDb, uploader: Uploader, uploadId: string, partNumber: number, request: Request) {
   const record = await ownedMultipart(db, uploader, uploadId);
   const { upload, file } = record;
   assertAcceptingBytes(upload, new Date());
@@ -118,7 +118,7 @@ export async function receivePart(env: Env, db: Db, uploader: Uploader, uploadId
   return { partNumber, etag: outcome.part.etag };
 }
 
-async function recordedParts(db: Db, uploadId: string) {
+async function recordedParts(db: ShardDb, uploadId: string) {
   return db
     .select({ partNumber: uploadParts.partNumber, etag: uploadParts.etag, bytes: uploadParts.bytes })
     .from(uploadParts)
@@ -126,7 +126,7 @@ async function recordedParts(db: Db, uploadId: string) {
     .orderBy(asc(uploadParts.partNumber));
 }
 
-export async function describeMultipart(db: Db, uploader: Uploader, uploadId: string) {
+export async function describeMultipart(db: ShardDb, uploader: Uploader, uploadId: string) {
   const { upload, file } = await ownedMultipart(db, uploader, uploadId);
   const parts = upload.state === "pending" ? await recordedParts(db, upload.id) : [];
   return {
@@ -161,7 +161,7 @@ function partListRefusal(listed: CompleteInput["parts"], recorded: { partNumber:
 
 export type CompleteInput = { uploadId: string; fileId: string; storeKey: string; parts: { partNumber: number; etag: string }[] };
 
-export async function completeMultipart(env: Env, db: Db, uploader: Uploader, input: CompleteInput) {
+export async function completeMultipart(env: Env, db: CrossDb, uploader: Uploader, input: CompleteInput) {
   const record = await ownedMultipart(db, uploader, input.uploadId);
   const { upload, file } = record;
   if (file.id !== input.fileId) throw new ApiError("upload_mismatch", "fileId does not belong to this upload", { field: "fileId" });
@@ -212,7 +212,7 @@ export async function completeMultipart(env: Env, db: Db, uploader: Uploader, in
   return done(etag);
 }
 
-export async function abortMultipart(env: Env, db: Db, uploader: Uploader, uploadId: string) {
+export async function abortMultipart(env: Env, db: CrossDb, uploader: Uploader, uploadId: string) {
   const { upload, file } = await ownedMultipart(db, uploader, uploadId);
   if (upload.state === "finalized") throw new ApiError("already_finalized", "This upload is finalized; delete the file instead");
   if (upload.state === "aborted") return { message: "Upload aborted" };

@@ -10,12 +10,12 @@
 // The quota columns are in no edge-cached principal record (auth/principal-records.ts): changing them needs no
 // invalidation.
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
-import type { Db } from "../platform/db";
+import type { CrossDb, DirectoryDb, ShardDb } from "../platform/db";
 import { uploads, users } from "../db/schema";
 import { PLAN_LIMITS, type Plan } from "../config";
 
 /** Reserves `bytes` of the user's plan quota; false when it would not fit. */
-export async function reserveQuota(db: Db, userId: string, plan: Plan, bytes: number): Promise<boolean> {
+export async function reserveQuota(db: DirectoryDb, userId: string, plan: Plan, bytes: number): Promise<boolean> {
   const quota = PLAN_LIMITS[plan].storageQuotaBytes;
   if (quota === null) return true;
   const res = await db
@@ -27,7 +27,7 @@ export async function reserveQuota(db: Db, userId: string, plan: Plan, bytes: nu
 }
 
 /** Turns a reservation into used storage (finalize). */
-export function commitQuotaStatement(db: Db, userId: string, bytes: number) {
+export function commitQuotaStatement(db: DirectoryDb, userId: string, bytes: number) {
   return db
     .update(users)
     .set({ storageReserved: sql`MAX(0, ${users.storageReserved} - ${bytes})`, storageUsed: sql`${users.storageUsed} + ${bytes}` })
@@ -35,7 +35,7 @@ export function commitQuotaStatement(db: Db, userId: string, bytes: number) {
 }
 
 /** Gives a reservation back (abort, failed verification, expiry). */
-export function releaseReservationStatement(db: Db, userId: string, bytes: number) {
+export function releaseReservationStatement(db: DirectoryDb, userId: string, bytes: number) {
   return db
     .update(users)
     .set({ storageReserved: sql`MAX(0, ${users.storageReserved} - ${bytes})` })
@@ -43,7 +43,7 @@ export function releaseReservationStatement(db: Db, userId: string, bytes: numbe
 }
 
 /** Frees used storage once a file's objects are purged. */
-export function freeStorageStatement(db: Db, userId: string, bytes: number) {
+export function freeStorageStatement(db: DirectoryDb, userId: string, bytes: number) {
   return db
     .update(users)
     .set({ storageUsed: sql`MAX(0, ${users.storageUsed} - ${bytes})` })
@@ -60,16 +60,16 @@ export function freeStorageStatement(db: Db, userId: string, bytes: number) {
 type UploadState = (typeof uploads.$inferSelect)["state"];
 
 /** The user holding the upload's reservation, while the upload is in `fromStates` (else no row matches). */
-const holder = (db: Db, uploadId: string, fromStates: readonly UploadState[]) =>
+const holder = (db: ShardDb, uploadId: string, fromStates: readonly UploadState[]) =>
   db
     .select({ userId: uploads.userId })
     .from(uploads)
     .where(and(eq(uploads.id, uploadId), gt(uploads.reservedBytes, 0), inArray(uploads.state, [...fromStates])));
 
-const heldBytes = (db: Db, uploadId: string) => db.select({ bytes: uploads.reservedBytes }).from(uploads).where(eq(uploads.id, uploadId));
+const heldBytes = (db: ShardDb, uploadId: string) => db.select({ bytes: uploads.reservedBytes }).from(uploads).where(eq(uploads.id, uploadId));
 
 /** Finalize: the upload's reservation becomes used storage. */
-export function commitUploadReservationStatement(db: Db, uploadId: string, fromStates: readonly UploadState[]) {
+export function commitUploadReservationStatement(db: CrossDb, uploadId: string, fromStates: readonly UploadState[]) {
   return db
     .update(users)
     .set({
@@ -80,7 +80,7 @@ export function commitUploadReservationStatement(db: Db, uploadId: string, fromS
 }
 
 /** Abort, failed verification, expiry: the upload's reservation is given back. */
-export function releaseUploadReservationStatement(db: Db, uploadId: string, fromStates: readonly UploadState[]) {
+export function releaseUploadReservationStatement(db: CrossDb, uploadId: string, fromStates: readonly UploadState[]) {
   return db
     .update(users)
     .set({ storageReserved: sql`MAX(0, ${users.storageReserved} - (${heldBytes(db, uploadId)}))` })

@@ -1,7 +1,7 @@
 // D1 access for upload and file records. Every state change is a conditional UPDATE inside one db.batch
 // (D1 has no interactive transactions), so racing requests and the cleanup job can never both win.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { runBatch, type Db, type Statement } from "../platform/db";
+import { runBatch, type CrossDb, type ShardDb, type Statement } from "../platform/db";
 import { files, uploadParts, uploads, type FileRow, type UploadRow } from "../db/schema";
 import { commitUploadReservationStatement, releaseUploadReservationStatement } from "./quota";
 
@@ -14,7 +14,7 @@ export const LIVE_UPLOAD_STATES: readonly UploadState[] = ["pending", "uploaded"
 /** States in which an upload ended without a file; its objects must not stay in R2. */
 export const ENDED_UPLOAD_STATES: readonly UploadState[] = ["aborted", "failed", "expired"];
 
-export async function insertUploadRecords(db: Db, file: typeof files.$inferInsert, upload: typeof uploads.$inferInsert) {
+export async function insertUploadRecords(db: ShardDb, file: typeof files.$inferInsert, upload: typeof uploads.$inferInsert) {
   await runBatch(db, [db.insert(files).values({ ...file, ownerOrdinal: file.userId ? nextOwnerOrdinal(file.userId) : null }), db.insert(uploads).values(upload)]);
 }
 
@@ -24,12 +24,12 @@ export async function insertUploadRecords(db: Db, file: typeof files.$inferInser
  */
 export const nextOwnerOrdinal = (userId: string) => sql`(SELECT COALESCE(MAX(${files.ownerOrdinal}), 0) + 1 FROM ${files} WHERE ${files.userId} = ${userId})`;
 
-export async function findUploadById(db: Db, uploadId: string): Promise<UploadWithFile | undefined> {
+export async function findUploadById(db: ShardDb, uploadId: string): Promise<UploadWithFile | undefined> {
   return db.select({ upload: uploads, file: files }).from(uploads).innerJoin(files, eq(files.id, uploads.fileId)).where(eq(uploads.id, uploadId)).get();
 }
 
 /** A file has exactly one upload (created together at presign / init). */
-export async function findUploadByFileId(db: Db, fileId: string): Promise<UploadWithFile | undefined> {
+export async function findUploadByFileId(db: ShardDb, fileId: string): Promise<UploadWithFile | undefined> {
   return db.select({ upload: uploads, file: files }).from(uploads).innerJoin(files, eq(files.id, uploads.fileId)).where(eq(uploads.fileId, fileId)).get();
 }
 
@@ -49,7 +49,7 @@ export type Transition = {
 };
 
 /** pending -> uploaded once the bytes are in R2 (direct PUT, multipart complete); the quota stays reserved. */
-export function markBytesReceived(db: Db, upload: UploadRow, etag: string, now: Date, extra: Statement[] = []) {
+export function markBytesReceived(db: CrossDb, upload: UploadRow, etag: string, now: Date, extra: Statement[] = []) {
   return transitionUpload(db, {
     upload,
     from: ["pending"],
@@ -67,7 +67,7 @@ export function markBytesReceived(db: Db, upload: UploadRow, etag: string, now: 
  * Moves an upload from one of `from` to `to` (and its file along), settling the quota in the same batch.
  * Returns false when the upload was not in `from` any more (someone else changed it first): nothing changed.
  */
-export async function transitionUpload(db: Db, t: Transition): Promise<boolean> {
+export async function transitionUpload(db: CrossDb, t: Transition): Promise<boolean> {
   const { upload, from, to, now } = t;
   const statements: Statement[] = [];
   // The quota statement reads uploads.reserved_bytes, so it must run before the UPDATE that zeroes it.
@@ -101,7 +101,7 @@ export async function transitionUpload(db: Db, t: Transition): Promise<boolean> 
 }
 
 /** Ends an upload without a file (verification failed, aborted, expired): reservation released, file failed. */
-export function endUpload(db: Db, upload: Pick<UploadRow, "id" | "fileId">, to: "failed" | "aborted" | "expired", now: Date, from = LIVE_UPLOAD_STATES) {
+export function endUpload(db: CrossDb, upload: Pick<UploadRow, "id" | "fileId">, to: "failed" | "aborted" | "expired", now: Date, from = LIVE_UPLOAD_STATES) {
   return transitionUpload(db, {
     upload,
     from,
@@ -116,6 +116,6 @@ export function endUpload(db: Db, upload: Pick<UploadRow, "id" | "fileId">, to: 
 }
 
 /** Marks the storage of an ended upload's file as removed (its object deleted, its multipart upload aborted). */
-export async function markFilePurged(db: Db, fileId: string, now: Date) {
+export async function markFilePurged(db: ShardDb, fileId: string, now: Date) {
   await db.update(files).set({ purgedAt: now, updatedAt: now }).where(and(eq(files.id, fileId), eq(files.state, "failed")));
 }

@@ -4,7 +4,7 @@
 import { jwtConfig } from "../platform/env";
 import { PLAN_LIMITS, UPLOADS, type PlanOrAnonymous, type UploadMime } from "../config";
 import type { Visibility } from "../db/schema";
-import type { Db } from "../platform/db";
+import type { DirectoryAndShard } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
@@ -63,7 +63,8 @@ export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: numb
   return type;
 }
 
-export async function startUpload(env: Env, db: Db, uploader: Uploader, input: StartInput, opts: StartOptions): Promise<Started> {
+/** The quota is the directory's (users), the records the shard's: separate writes, as they always were. */
+export async function startUpload(env: Env, dbs: DirectoryAndShard, uploader: Uploader, input: StartInput, opts: StartOptions): Promise<Started> {
   if (uploader.kind === "token") throw new Error("upload tokens cannot start uploads"); // the guard refuses them
   const user = uploader.kind === "user" ? uploader.user : null;
   const plan: PlanOrAnonymous = user ? user.plan : "anonymous";
@@ -83,7 +84,7 @@ export async function startUpload(env: Env, db: Db, uploader: Uploader, input: S
   const expiresAt = new Date(now.getTime() + ttl * 1000);
   const deleteToken = user ? undefined : randomToken();
 
-  if (user && !(await reserveQuota(db, user.id, user.plan, input.bytes))) {
+  if (user && !(await reserveQuota(dbs.directory, user.id, user.plan, input.bytes))) {
     throw new ApiError("quota_exceeded", "This upload would exceed your storage quota", {
       quota: PLAN_LIMITS[user.plan].storageQuotaBytes,
       requested: input.bytes,
@@ -94,7 +95,7 @@ export async function startUpload(env: Env, db: Db, uploader: Uploader, input: S
   try {
     if (opts.kind === "multipart") r2UploadId = await opts.createMultipart(storeKey, mime);
     await insertUploadRecords(
-      db,
+      dbs.shard,
       {
         id: fileId,
         userId: user?.id ?? null,
@@ -130,7 +131,7 @@ export async function startUpload(env: Env, db: Db, uploader: Uploader, input: S
       },
     );
   } catch (err) {
-    if (user) await releaseReservationStatement(db, user.id, input.bytes).catch(() => undefined);
+    if (user) await releaseReservationStatement(dbs.directory, user.id, input.bytes).catch(() => undefined);
     if (r2UploadId && opts.kind === "multipart") await opts.abortMultipart(storeKey, r2UploadId).catch(() => undefined);
     throw err;
   }

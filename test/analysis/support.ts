@@ -8,17 +8,19 @@ import { DEAD_LETTER_QUEUE } from "../../src/jobs/queue";
 import type { JobMessage } from "../../src/platform/job-messages";
 import worker from "../../src/index";
 import { sha256Hex } from "../../src/platform/crypto";
-import { createDb } from "../../src/platform/db";
+import { directoryDb, shardDb } from "../../src/platform/db";
 import { newId } from "../../src/platform/ids";
 import { readExifTags, readXmp } from "../../src/analysis/metadata";
 import { nextOwnerOrdinal } from "../../src/uploads/records";
 
-export const db = () => createDb(env.DB);
+/** Shard 0, where the tests' owners' files are; `directory()` for the blocklist. */
+export const db = () => shardDb(env, 0);
+export const directory = () => directoryDb(env);
 
 export async function seedUser(): Promise<string> {
   const id = newId("usr");
   const now = new Date();
-  await db()
+  await directory()
     .insert(users)
     .values({ id, email: `${id}@example.com`, username: id.slice(4, 16), passwordHash: "x", createdAt: now, updatedAt: now });
   return id;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app";
 import { lendPrincipal, resolvePrincipal } from "../../src/auth/principal";
-import { createDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/db";
 import { BASE, signup } from "../support/api";
 
 const ctx = { waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} } as unknown as ExecutionContext;
@@ -14,7 +14,7 @@ describe("lendPrincipal", () => {
   it("lets an in-process request skip the session check, and only that request object", async () => {
     const user = await signup();
     const real = new Request(`${BASE}/account`, { headers: { authorization: `Bearer ${user.access}` } });
-    const principal = await resolvePrincipal(env, createDb(env.DB), real);
+    const principal = await resolvePrincipal(env, directoryDb(env), real);
     expect(principal.kind).toBe("session");
 
     const app = createApp();

@@ -7,7 +7,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { resolvePrincipal } from "../../src/auth/principal";
-import { createDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/db";
 import { sha256Hex } from "../../src/platform/crypto";
 import { BASE, PASSWORD, call, createKey, latestToken, signup, verifiedUser } from "../support/api";
 import { seedFile } from "../support/files";
@@ -71,11 +71,11 @@ describe("a warm principal needs no D1 query", () => {
     for (const token of [user.access, key]) {
       const req = () => new Request(`${BASE}/account`, { headers: { authorization: `Bearer ${token}` } });
       const ctx = createExecutionContext();
-      await resolvePrincipal(recordsOn, createDb(env.DB), req(), ctx);
+      await resolvePrincipal(recordsOn, directoryDb(env), req(), ctx);
       await waitOnExecutionContext(ctx);
       const probe = unreachableBindings(env);
       const offline = { ...recordsOn, ...probe.bindings } as Env;
-      const p = await resolvePrincipal(offline, createDb(offline.DB), req(), { waitUntil: () => {} });
+      const p = await resolvePrincipal(offline, directoryDb(offline), req(), { waitUntil: () => {} });
       expect(p.kind === "session" || p.kind === "key" ? p.user.id : null).toBe(user.id);
       expect(probe.calls).toEqual([]);
     }

@@ -5,14 +5,14 @@ import { createScheduledController, createExecutionContext, waitOnExecutionConte
 import { describe, expect, it } from "vitest";
 import { eq, inArray } from "drizzle-orm";
 import { call, signup } from "../support/api";
-import { createDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/db";
 import { emailTokens, mfaTokens, passkeyChallenges, refreshTokens, sessions } from "../../src/db/schema";
 import { purgeDeadTokens, runScheduled } from "../../src/jobs/scheduled";
 import { claimsOf } from "../support/tokens";
 import worker from "../../src/index";
 
 const DAY = 24 * 3600 * 1000;
-const db = () => createDb(env.DB);
+const db = () => directoryDb(env);
 
 async function seed(now: number) {
   const user = await signup();

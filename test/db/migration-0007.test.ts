@@ -10,11 +10,11 @@ import { matchBlocklist } from "../../src/analysis/blocklist";
 import { embeddingBandValues, encodeFeatures } from "../../src/analysis/embedding";
 import { files } from "../../src/db/schema";
 import { findDuplicates } from "../../src/files/duplicate-lookup";
-import { createDb } from "../../src/platform/db";
+import { database0 } from "../../src/platform/db";
 import { storedAnswer, type FinalizeResponse, type StoredFinalize } from "../../src/uploads/finalize-answer";
 
 const old = () => env.MIGRATION_TEST_DB;
-const db = () => createDb(old());
+const db = () => database0(old()).cross; // the migrated database: the directory and shard 0
 const NOW = Date.now();
 
 const P = "c53f706a9e352968"; // A's phash; B's is 1 bit away

@@ -4,12 +4,12 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, signup } from "../support/api";
 import { bandRowsOf, fileRow, indexBands, pngLikeBytes, seedFile } from "../support/files";
-import { createDb } from "../../src/platform/db";
+import { crossDb } from "../../src/platform/db";
 import { purgeCandidateQueries, purgeGoneFiles } from "../../src/jobs/purge";
 import { runScheduled, scheduledTasks } from "../../src/jobs/scheduled";
 import { PURGE } from "../../src/config";
 
-const db = createDb(env.DB);
+const db = crossDb(env);
 const RETENTION = PURGE.retentionSeconds * 1000;
 
 async function storageUsed(userId: string) {

@@ -4,12 +4,12 @@ import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
 import { indexBands, pngLikeBytes, seedFile, settledCount } from "../support/files";
 import type { FileRow } from "../../src/db/schema";
-import { createDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import { listPageQuery } from "../../src/files/queries";
 import { encodeFeatures } from "../../src/analysis/embedding";
 import { ANALYSIS } from "../../src/config";
 
-const db = createDb(env.DB);
+const db = shardDb(env, 0);
 
 let owner: TestUser;
 let stranger: TestUser;

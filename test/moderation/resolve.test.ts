@@ -6,7 +6,7 @@ import { IMAGE, CDN, SITE, fetchRaw, seedFile } from "../support/files";
 import { auditOf, report, reportRow, reportsOfFile, resolve, testPhash, userWithRole } from "../support/moderation";
 import { matchBlocklist } from "../../src/analysis/blocklist";
 import { bandValues } from "../../src/analysis/bands";
-import { createDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/db";
 import { newId } from "../../src/platform/ids";
 import type { FileRow } from "../../src/db/schema";
 
@@ -238,9 +238,9 @@ describe("ban_file", () => {
     expect(bands.results).toEqual(bandValues(phash).map((value, band) => ({ band, value, phash })));
 
     // The analysis job's lookup finds it for the same and for a near hash (a resized copy), not for a far one.
-    expect(await matchBlocklist(createDb(env.DB), phash)).toMatchObject({ entryId, distance: 0, reason: "violence" });
-    expect(await matchBlocklist(createDb(env.DB), flipBits(phash, [0, 9, 20, 33, 47, 60]))).toMatchObject({ entryId, distance: 6 });
-    expect(await matchBlocklist(createDb(env.DB), flipBits(phash, Array.from({ length: 32 }, (_, i) => i * 2)))).toBeNull();
+    expect(await matchBlocklist(directoryDb(env), phash)).toMatchObject({ entryId, distance: 0, reason: "violence" });
+    expect(await matchBlocklist(directoryDb(env), flipBits(phash, [0, 9, 20, 33, 47, 60]))).toMatchObject({ entryId, distance: 6 });
+    expect(await matchBlocklist(directoryDb(env), flipBits(phash, Array.from({ length: 32 }, (_, i) => i * 2)))).toBeNull();
 
     const audit = await auditOf("report", id);
     expect(audit.at(-1)).toMatchObject({ actor_id: admin.id, action: "report.ban_file" });

@@ -2,7 +2,7 @@
 // for the byte-serving addresses. Rows are written straight to D1 (the upload flow has its own tests).
 import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { createDb, runBatch } from "../../src/platform/db";
+import { shardDb, runBatch } from "../../src/platform/db";
 import { files, type FileRow } from "../../src/db/schema";
 import { newId } from "../../src/platform/ids";
 import { sha256Hex } from "../../src/platform/crypto";
@@ -60,7 +60,7 @@ export async function seedFile(ownerId: string | null, overrides: SeedOptions = 
   };
   // Numbered as an upload numbers it (uploads/records.ts), unless `row` says otherwise.
   const ownerOrdinal = ownerId ? nextOwnerOrdinal(ownerId) : null;
-  return (await createDb(env.DB).insert(files).values({ ownerOrdinal, ...values }).returning().get())!;
+  return (await shardDb(env, 0).insert(files).values({ ownerOrdinal, ...values }).returning().get())!;
 }
 
 /** A file's rows in one of the owners' band indexes, as (owner's user id, band, value), band 0 first. */
@@ -76,12 +76,12 @@ export async function bandRowsOf(table: "phash_bands" | "embedding_bands", fileI
 
 /** Writes seeded files' near-duplicate band rows from the phash and embedding code their rows hold, as the analysis job does. */
 export async function indexBands(...rows: FileRow[]): Promise<void> {
-  const db = createDb(env.DB);
+  const db = shardDb(env, 0);
   await runBatch(db, rows.flatMap((f) => indexFileStatements(db, { ...f, phash: null, embeddingCode: null }, { phash: f.phash!, embeddingCode: f.embeddingCode })));
 }
 
 export async function fileRow(id: string): Promise<FileRow | undefined> {
-  return createDb(env.DB).select().from(files).where(eq(files.id, id)).get();
+  return shardDb(env, 0).select().from(files).where(eq(files.id, id)).get();
 }
 
 export type RawReply = { status: number; headers: Headers; bytes: Uint8Array; text: string; json: any };

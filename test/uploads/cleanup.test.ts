@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runScheduled } from "../../src/jobs/scheduled";
 import { endedRecordsQuery, staleUploadsQuery } from "../../src/uploads/cleanup";
-import { createDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, objectExists, presign, putDirect, randomIp, sha256, storage, uploadRow } from "./helpers";
 
@@ -115,7 +115,7 @@ describe("the clean-up's queries", () => {
   };
 
   it("walk indexes: the expiry walk the partial uploads_state_expires (uploads in flight only), the ended records from failed files", async () => {
-    const db = createDb(env.DB);
+    const db = shardDb(env, 0);
     expect(await planOf(staleUploadsQuery(db, new Date()))).toMatch(/SEARCH uploads USING INDEX uploads_state_expires \(state=\? AND expires_at<\?\)/);
     const ended = await planOf(endedRecordsQuery(db, new Date()));
     expect(ended).toMatch(/SEARCH files USING INDEX files_state_created \(state=\?\)/);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { jobHandlers } from "../../src/jobs/queue";
-import { createDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/db";
 import type { JobMessage } from "../../src/platform/job-messages";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, finalize, makePng, presign, putDirect, storage, uploadRow } from "./helpers";
@@ -110,7 +110,7 @@ describe("POST /upload/finalize against the blocklist", () => {
     const { indexBlocklistEntry } = await import("../../src/analysis/blocklist");
     const banned = "f0e1d2c3b4a59687";
     await env.DB.prepare("INSERT INTO blocklist (id, phash, created_at) VALUES ('blk_test_finalize_0000001', ?, ?)").bind(banned, Date.now()).run();
-    await indexBlocklistEntry(createDb(env.DB), "blk_test_finalize_0000001", banned);
+    await indexBlocklistEntry(directoryDb(env), "blk_test_finalize_0000001", banned);
     const near = "f0e1d2c3b4a59680"; // 3 bits away
 
     const user = await signup();

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PLAN_LIMITS } from "../../src/config";
-import { createDb } from "../../src/platform/db";
+import { crossDb, directoryDb } from "../../src/platform/db";
 import {
   commitQuotaStatement,
   commitUploadReservationStatement,
@@ -51,7 +51,7 @@ describe("storage quota", () => {
 
   it("the statement helpers work alone and inside db.batch", async () => {
     const user = await signup();
-    const db = createDb(env.DB);
+    const db = directoryDb(env);
     expect(await reserveQuota(db, user.id, "free", 1000)).toBe(true);
     expect(await reserveQuota(db, user.id, "free", FREE_QUOTA)).toBe(false);
     await db.batch([commitQuotaStatement(db, user.id, 600), releaseReservationStatement(db, user.id, 100)]);
@@ -64,7 +64,7 @@ describe("storage quota", () => {
 
   it("upload-bound settling moves a reservation at most once, and only from the given states", async () => {
     const user = await signup();
-    const db = createDb(env.DB);
+    const db = crossDb(env);
     const pre = await presign({ token: user.access });
     const id = pre.body.uploadId;
     const size = SMALL_PNG.byteLength;

@@ -72,7 +72,7 @@ type Message = Out<typeof MessageBody>;
 function prepare(c: Context<AppEnv>, req: Request) {
   const ip = c.req.header("cf-connecting-ip");
   if (ip) req.headers.set("cf-connecting-ip", ip);
-  const bookmark = c.get("dbSession")?.getBookmark();
+  const bookmark = c.var.dbs.bookmark();
   if (bookmark) req.headers.set(BOOKMARK_HEADER, bookmark);
   const s = c.get("pageSession");
   if (s) {

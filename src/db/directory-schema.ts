@@ -1,0 +1,290 @@
+// The directory's tables: what spans owners (accounts and their credentials, mail, the blocklist, reports, audit,
+// plans and billing). The directory is database `DB`; docs/sharding.md. `src/db/schema.ts` re-exports this file
+// with the shard's for drizzle-kit, which generates migrations/ from both.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { createdAt } from "./columns";
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    /** Lower-cased. Unique among live accounts only, so a deleted account's address can sign up again. */
+    email: text("email").notNull(),
+    username: text("username").notNull(),
+    firstName: text("first_name").notNull().default(""),
+    lastName: text("last_name").notNull().default(""),
+    passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: ["user", "moderator", "admin"] }).notNull().default("user"),
+    plan: text("plan", { enum: ["free", "pro", "enterprise"] }).notNull().default("free"),
+    ageConfirmed: integer("age_confirmed", { mode: "boolean" }).notNull().default(false),
+    safeMode: integer("safe_mode", { mode: "boolean" }).notNull().default(true),
+    emailVerifiedAt: integer("email_verified_at", { mode: "timestamp_ms" }),
+    /** Bytes of finalized files (committed) and of uploads in flight (reserved); see uploads/quota.ts. */
+    storageUsed: integer("storage_used").notNull().default(0),
+    storageReserved: integer("storage_reserved").notNull().default(0),
+    bannedAt: integer("banned_at", { mode: "timestamp_ms" }),
+    deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("users_email_live").on(t.email).where(sql`deleted_at IS NULL`),
+    uniqueIndex("users_username_live").on(sql`lower(${t.username})`).where(sql`deleted_at IS NULL`),
+  ],
+);
+
+/** A login session = one refresh-token family. Access tokens carry its id (`sid`), so logout ends them at once. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    revokedReason: text("revoked_reason"),
+    createdAt: createdAt(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("sessions_user").on(t.userId)],
+);
+
+export const refreshTokens = sqliteTable(
+  "refresh_tokens",
+  {
+    /** SHA-256 hex of the opaque token; the token itself is never stored. */
+    tokenHash: text("token_hash").primaryKey(),
+    sessionId: text("session_id").notNull().references(() => sessions.id),
+    usedAt: integer("used_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("refresh_tokens_session").on(t.sessionId), index("refresh_tokens_expires").on(t.expiresAt)],
+);
+
+/** One-time tokens sent by mail (e-mail verification, password reset). */
+export const emailTokens = sqliteTable(
+  "email_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    purpose: text("purpose", { enum: ["verify_email", "reset_password"] }).notNull(),
+    usedAt: integer("used_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("email_tokens_user").on(t.userId), index("email_tokens_expires").on(t.expiresAt)],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    name: text("name").notNull(),
+    /** SHA-256 hex of the whole key. */
+    keyHash: text("key_hash").notNull().unique(),
+    prefix: text("prefix").notNull(),
+    /** JSON array of permissions: read, upload, manage. */
+    permissions: text("permissions", { mode: "json" }).$type<("read" | "upload" | "manage")[]>().notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }),
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("api_keys_user").on(t.userId, t.createdAt)],
+);
+
+/** Mail outbox. Development reads it at /api/v1/dev/outbox; production delivers it through a mail binding. */
+export const outbox = sqliteTable(
+  "outbox",
+  {
+    id: text("id").primaryKey(),
+    to: text("to_address").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    kind: text("kind").notNull(),
+    createdAt: createdAt(),
+    sentAt: integer("sent_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("outbox_to_created").on(t.to, t.createdAt)],
+);
+
+// Two-factor sign-in (extensions.md §5; auth/totp-factor.ts, auth/recovery-codes.ts, auth/second-factor.ts) and
+// passkeys (auth/passkeys.ts, auth/passkey-sign-in.ts).
+
+/** An account's TOTP factor: pending from enrolment until a first code confirms it. One per account. */
+export const totpFactors = sqliteTable("totp_factors", {
+  userId: text("user_id").primaryKey().references(() => users.id),
+  /** The seed sealed with AES-GCM (platform/secret-box.ts), bound to user_id; never stored in clear. */
+  secretSealed: text("secret_sealed").notNull(),
+  /** The latest 30-second step whose code was accepted: a code is taken only for a later step (single use). */
+  lastUsedStep: integer("last_used_step"),
+  confirmedAt: integer("confirmed_at", { mode: "timestamp_ms" }),
+  createdAt: createdAt(),
+});
+
+/** Single-use recovery codes, each stored as a SHA-256 (80 random bits: no offline guessing). */
+export const recoveryCodes = sqliteTable(
+  "recovery_codes",
+  {
+    userId: text("user_id").notNull().references(() => users.id),
+    codeHash: text("code_hash").notNull(),
+    usedAt: integer("used_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+/** The password step's proof, waiting for the second factor: SHA-256 of the token, single use, 5 minutes. */
+export const mfaTokens = sqliteTable(
+  "mfa_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    usedAt: integer("used_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+    /** SHA-256 of the WebAuthn challenge handed out for this sign-in's passkey step; cleared when claimed. */
+    passkeyChallengeHash: text("passkey_challenge_hash"),
+  },
+  (t) => [index("mfa_tokens_user").on(t.userId), index("mfa_tokens_expires").on(t.expiresAt)],
+);
+
+/** An account's passkeys (WebAuthn credentials, auth/passkeys.ts): a second factor, and a sign-in of their own. */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    name: text("name").notNull(),
+    /** The credential ID the authenticator chose, base64url: what an assertion names. */
+    credentialId: text("credential_id").notNull().unique(),
+    /** The COSE public key, base64url. A public key: nothing here signs anything. */
+    publicKey: text("public_key").notNull(),
+    /** The authenticator's signature counter as last seen (0: it keeps none). */
+    counter: integer("counter").notNull().default(0),
+    /** JSON array of the transports the browser reported (usb, nfc, internal, hybrid...), handed back as hints. */
+    transports: text("transports", { mode: "json" }).$type<string[]>(),
+    createdAt: createdAt(),
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("passkeys_user").on(t.userId)],
+);
+
+/**
+ * WebAuthn challenges of a registration (the user's) and of a sign-in without a password (no user yet): SHA-256 of
+ * the challenge, single use (deleted when claimed), a few minutes. The second step's challenge lives in mfa_tokens.
+ */
+export const passkeyChallenges = sqliteTable(
+  "passkey_challenges",
+  {
+    challengeHash: text("challenge_hash").primaryKey(),
+    purpose: text("purpose", { enum: ["register", "login"] }).notNull(),
+    userId: text("user_id").references(() => users.id),
+    createdAt: createdAt(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("passkey_challenges_expires").on(t.expiresAt)],
+);
+
+export type UserRow = typeof users.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/**
+ * The blocklist's phash index (analysis/blocklist.ts): global, not an owner's, so a table of its own (a row per
+ * entry and band, with the entry's phash to verify the distance). WITHOUT ROWID, as the owners' band tables are (migration 0007); an entry's rows are deleted
+ * by their keys, recomputed from its phash.
+ */
+export const blocklistBands = sqliteTable(
+  "blocklist_bands",
+  {
+    band: integer("band").notNull(),
+    value: integer("value").notNull(),
+    entry: text("entry").notNull(),
+    phash: text("phash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.band, t.value, t.entry] })],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Moderation, audit, billing
+
+export const REPORT_REASONS = ["csam", "terrorism", "adult_content", "violence", "harassment", "hate_speech", "self_harm", "spam", "copyright", "other"] as const;
+
+export const reports = sqliteTable(
+  "reports",
+  {
+    id: text("id").primaryKey(),
+    fileId: text("file_id").notNull(),
+    reason: text("reason", { enum: REPORT_REASONS }).notNull(),
+    details: text("details").notNull().default(""),
+    email: text("email"),
+    reporterUserId: text("reporter_user_id"),
+    /** SHA-256 of the reporter's IP: enough to spot abuse, not enough to identify anyone. */
+    reporterIpHash: text("reporter_ip_hash"),
+    priority: text("priority", { enum: ["high", "normal"] }).notNull().default("normal"),
+    status: text("status", { enum: ["pending", "resolved"] }).notNull().default("pending"),
+    /** Repeated reports of one file aggregate into the open report. */
+    reportCount: integer("report_count").notNull().default(1),
+    action: text("action", { enum: ["dismiss", "remove_file", "ban_file", "ban_user"] }),
+    resolvedBy: text("resolved_by"),
+    resolvedAt: integer("resolved_at", { mode: "timestamp_ms" }),
+    note: text("note"),
+    createdAt: createdAt(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    index("reports_queue").on(t.status, t.priority, t.createdAt),
+    uniqueIndex("reports_open_per_file").on(t.fileId).where(sql`status = 'pending'`),
+    index("reports_reporter").on(t.reporterUserId),
+  ],
+);
+
+export const blocklist = sqliteTable("blocklist", {
+  id: text("id").primaryKey(),
+  phash: text("phash").notNull(),
+  sourceFileId: text("source_file_id"),
+  reportId: text("report_id"),
+  createdBy: text("created_by"),
+  createdAt: createdAt(),
+});
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: text("id").primaryKey(),
+    actorId: text("actor_id"),
+    action: text("action").notNull(),
+    targetType: text("target_type").notNull(),
+    targetId: text("target_id").notNull(),
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_target").on(t.targetType, t.targetId), index("audit_created").on(t.createdAt)],
+);
+
+export const planChanges = sqliteTable(
+  "plan_changes",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    fromPlan: text("from_plan").notNull(),
+    toPlan: text("to_plan").notNull(),
+    provider: text("provider").notNull(),
+    status: text("status", { enum: ["pending", "applied", "rejected", "cancelled"] }).notNull().default("pending"),
+    providerRef: text("provider_ref"),
+    decidedBy: text("decided_by"),
+    decidedAt: integer("decided_at", { mode: "timestamp_ms" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("plan_changes_user").on(t.userId, t.createdAt), index("plan_changes_status").on(t.status, t.createdAt)],
+);
+
+/** Webhook event ids already applied: a replayed delivery changes nothing. */
+export const webhookEvents = sqliteTable("webhook_events", {
+  id: text("id").primaryKey(),
+  provider: text("provider").notNull(),
+  receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+export type ReportRow = typeof reports.$inferSelect;
