@@ -20,6 +20,7 @@ import { withErrorCodes } from "./platform/openapi-errors";
 import { REQUEST_LIMITS } from "./config";
 import { authRoutes } from "./auth/routes";
 import { mfaRoutes } from "./auth/mfa-routes";
+import { passkeyRoutes } from "./auth/passkey-routes";
 import { accountRoutes } from "./account/routes";
 import { keyRoutes } from "./keys/routes";
 import { devRoutes } from "./dev/routes";
@@ -54,6 +55,7 @@ export function createApi() {
   api.use(jsonBodyLimit());
   api.route("/auth", authRoutes);
   api.route("/auth", mfaRoutes);
+  api.route("/auth", passkeyRoutes);
   api.route("/account", accountRoutes);
   api.route("/account", limitRoutes);
   api.route("/billing", billingRoutes);

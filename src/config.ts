@@ -76,6 +76,14 @@ export const MFA = {
   tokenSeconds: 300,
 };
 
+/** Passkeys (WebAuthn; auth/passkeys.ts): challenges and limits. */
+export const PASSKEYS = {
+  /** How long a challenge waits for the authenticator's answer; also the options' `timeout` (WebAuthn suggests 5 to 10 minutes). */
+  challengeSeconds: 300,
+  maxPerUser: 20,
+  nameMaxLength: 64,
+};
+
 export const API_KEYS = {
   prefix: "pk_",
   bodyLength: 32,

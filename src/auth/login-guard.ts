@@ -1,7 +1,7 @@
 // Brute-force and flooding protection for the account routes: attempts are counted per account (e-mail) and per
 // client IP in the rate-limiter Durable Object before the check they guard, so a parallel burst cannot slip past.
-// Login (and a password re-entered while signed in, and a second factor's code) counts failures; password
-// recovery counts every request.
+// Login (and a password re-entered while signed in, a second factor's code, a passkey's answer) counts failures;
+// password recovery counts every request.
 import { LOGIN_LIMITS, PASSWORD_RESET } from "../config";
 import { RateLimitError } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
@@ -48,6 +48,11 @@ export async function countAttempt(env: Env, limit: AttemptLimit, who: { email?:
 /** Counts one login attempt for the account and the IP; throws 429 when either is over its limit. */
 export function countLoginAttempt(env: Env, email: string, ip: string): Promise<void> {
   return countAttempt(env, LOGIN, { email, ip });
+}
+
+/** A failed sign-in that names no account (a passkey no account has): counted for the IP alone. */
+export function countIpLoginAttempt(env: Env, ip: string): Promise<void> {
+  return countAttempt(env, LOGIN, { ip });
 }
 
 /** A successful login is not a failure: the account's count is cleared and the IP's attempt given back. */

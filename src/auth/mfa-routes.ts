@@ -96,14 +96,15 @@ mfaRoutes.openapi(
     tags,
     summary: "Finish a sign-in with a second factor",
     description:
-      "Takes the mfaToken of POST /auth/login and a TOTP or recovery code, and answers as login does. The token is single use and lives 5 minutes; a wrong code leaves it usable and counts as a failed login for the account and the IP (429 past the login limits).",
+      "Takes the mfaToken of POST /auth/login and a TOTP or recovery code (`code`), or a passkey's answer (`response`) to the options of POST /auth/passkeys/login/options { mfaToken }, and answers as login does. The token is single use and lives 5 minutes; a wrong code or a refused answer leaves it usable and counts as a failed login for the account and the IP (429 past the login limits).",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(LoginSecondStepRequest) },
     responses: { 200: json(AuthResponse, "Signed in"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
-    const { mfaToken, code } = c.req.valid("json");
-    const { user, session } = await completeSecondStep(c.var.dbs.directory(), c.env, mfaToken, { code }, c.get("principal").ip);
+    const { mfaToken, code, response } = c.req.valid("json");
+    const proof = response !== undefined ? { response } : { code: code! };
+    const { user, session } = await completeSecondStep(c.var.dbs.directory(), c.env, mfaToken, proof, c.get("principal").ip);
     return c.json({ user: userResource(user), session }, 200);
   },
 );

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PASSWORD_LENGTH } from "../config";
+import { AuthenticationCredential } from "./passkey-schemas";
 
 export const Email = z.string().trim().max(254).email().openapi({ example: "ada@example.com" });
 export const Password = z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max).openapi({ example: "correct horse battery" });
@@ -77,8 +78,13 @@ const TotpCode = z
   .pipe(z.string().regex(/^[0-9]{6}$/, "Enter the 6-digit code from the authenticator app"))
   .openapi({ type: "string", example: "123456", description: "The 6-digit code the authenticator app shows now (spaces allowed)" });
 export const LoginSecondStepRequest = z
-  .object({ mfaToken: z.string().min(1).max(512), code: Code.openapi({ description: "A TOTP code, or a recovery code", example: "123456" }) })
+  .object({
+    mfaToken: z.string().min(1).max(512),
+    code: Code.optional().openapi({ description: "A TOTP code, or a recovery code", example: "123456" }),
+    response: AuthenticationCredential.optional().openapi({ description: "Or a passkey's answer to the options of POST /auth/passkeys/login/options { mfaToken }" }),
+  })
   .strict()
+  .refine((b) => (b.code === undefined) !== (b.response === undefined), { message: "Send either a code or a passkey's answer", path: ["code"] })
   .openapi("LoginSecondStepRequest");
 export const TotpEnrolment = z
   .object({

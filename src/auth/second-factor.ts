@@ -2,11 +2,13 @@
 // factor answers an mfaToken instead of a session; POST /auth/login/2fa trades the token and a proof of a
 // factor for the normal login response. The token is 32 random bytes stored as its SHA-256, lives 5 minutes
 // and is claimed by one conditional UPDATE when the proof is good (a wrong code leaves it usable within its
-// life: the login guard, not the token, bounds the guesses). Each method is one entry of PROOFS below: passkeys
-// add theirs there (and their name to signInMethods), without changing the token or the route's shape.
+// life: the login guard, not the token, bounds the guesses). A proof is a code (TOTP or recovery) or a passkey's
+// answer to the challenge stored beside the token (secondStepPasskeyOptions hands it out; passkey-sign-in.ts checks
+// the answer); the token, its life, its claim and the guard are the same for both.
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import type { z } from "@hono/zod-openapi";
 import { directoryDb, type DirectoryDb } from "../platform/db";
-import { mfaTokens, recoveryCodes, totpFactors, users, type UserRow } from "../db/schema";
+import { mfaTokens, passkeyChallenges, recoveryCodes, totpFactors, users, type UserRow } from "../db/schema";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
 import { MFA } from "../config";
@@ -14,15 +16,16 @@ import { createSession, type SessionBody } from "./sessions";
 import { guardedCheck } from "./login-guard";
 import { findTotpFactor, totpCodeOk } from "./totp-factor";
 import { deleteRecoveryCodes, recoveryCodesLeft, useRecoveryCode } from "./recovery-codes";
+import { deletePasskeys, passkeyCount, passkeysOf } from "./passkey-store";
+import { claimSecondStepChallenge, newSecondStepChallenge } from "./passkey-challenges";
+import { invalidPasskey, requestOptions, secondStepAnswerOk } from "./passkey-sign-in";
+import type { AuthenticationCredential } from "./passkey-schemas";
 
 /** The ways to finish a sign-in, as `methods` names them. */
 export type SecondFactorMethod = "totp" | "passkey" | "recovery";
 
-/**
- * What the second step may carry: a code (TOTP or recovery) today; a passkey's assertion will be another member,
- * checked against a challenge stored with the mfaToken.
- */
-export type SecondFactorProof = { code: string };
+/** What the second step may carry: a code (TOTP or recovery), or a passkey's answer to the token's challenge. */
+export type SecondFactorProof = { code: string } | { response: z.output<typeof AuthenticationCredential> };
 
 /**
  * The methods that can finish this account's sign-in; empty when the password alone signs in. Always read from
@@ -35,9 +38,10 @@ export async function signInMethods(env: Env, userId: string): Promise<SecondFac
 
 async function factorsAtPrimary(env: Env, userId: string) {
   const primary = directoryDb(env);
-  const [totp, recoveryLeft] = await Promise.all([findTotpFactor(primary, userId), recoveryCodesLeft(primary, userId)]);
+  const [totp, recoveryLeft, passkeys] = await Promise.all([findTotpFactor(primary, userId), recoveryCodesLeft(primary, userId), passkeyCount(primary, userId)]);
   const methods: SecondFactorMethod[] = [];
   if (totp?.confirmedAt) methods.push("totp");
+  if (passkeys > 0) methods.push("passkey");
   if (methods.length > 0 && recoveryLeft > 0) methods.push("recovery");
   return { totp, recoveryLeft, methods };
 }
@@ -52,8 +56,9 @@ export async function startSecondStep(db: DirectoryDb, userId: string, methods: 
   return { mfaRequired: true, mfaToken, methods };
 }
 
-/** A code: six digits are a TOTP code, anything else is tried as a recovery code. */
-async function proofOk(db: DirectoryDb, env: Env, userId: string, proof: SecondFactorProof): Promise<boolean> {
+/** A passkey's answer to the token's challenge; a code: six digits are a TOTP code, anything else a recovery code. */
+async function proofOk(db: DirectoryDb, env: Env, userId: string, tokenHash: string, proof: SecondFactorProof): Promise<boolean> {
+  if ("response" in proof) return secondStepAnswerOk(db, env, userId, proof.response, (challenge) => claimSecondStepChallenge(db, tokenHash, challenge));
   const code = proof.code.replace(/\s/g, "");
   return /^[0-9]{6}$/.test(code) ? totpCodeOk(db, env, userId, code) : useRecoveryCode(db, userId, code);
 }
@@ -70,13 +75,34 @@ export async function completeSecondStep(db: DirectoryDb, env: Env, mfaToken: st
   const found = await db.select({ user: users }).from(mfaTokens).innerJoin(users, eq(users.id, mfaTokens.userId)).where(and(live(), isNull(users.deletedAt))).get();
   if (!found) throw invalidToken();
   const { user } = found;
-  const ok = await guardedCheck(env, user.email, ip, () => proofOk(db, env, user.id, proof));
-  if (!ok) throw new ApiError("invalid_mfa_code", "The code is wrong, already used or outside its time window");
+  const ok = await guardedCheck(env, user.email, ip, () => proofOk(db, env, user.id, tokenHash, proof));
+  if (!ok) throw "response" in proof ? invalidPasskey() : new ApiError("invalid_mfa_code", "The code is wrong, already used or outside its time window");
   // Single use: of two requests with one token, exactly one gets a session.
   const claimed = await db.update(mfaTokens).set({ usedAt: new Date() }).where(live()).run();
   if (claimed.meta.changes !== 1) throw invalidToken();
   if (user.bannedAt) throw new ApiError("account_suspended", "This account has been suspended");
   return { user, session: await createSession(db, env, user.id) };
+}
+
+/**
+ * The request options of a second step with a passkey: the token's account's passkeys named, a fresh challenge
+ * stored beside the token (replacing an earlier one), user verification not asked for (the password was the first
+ * factor). A dead token is 401 like at the second step; an account without passkeys, 404.
+ */
+export async function secondStepPasskeyOptions(db: DirectoryDb, env: Env, mfaToken: string) {
+  const tokenHash = await sha256Hex(mfaToken);
+  const found = await db
+    .select({ userId: mfaTokens.userId })
+    .from(mfaTokens)
+    .innerJoin(users, eq(users.id, mfaTokens.userId))
+    .where(and(eq(mfaTokens.tokenHash, tokenHash), isNull(mfaTokens.usedAt), gt(mfaTokens.expiresAt, new Date()), isNull(users.deletedAt)))
+    .get();
+  if (!found) throw invalidToken();
+  const keys = await passkeysOf(db, found.userId);
+  if (keys.length === 0) throw new ApiError("passkey_not_found", "This account has no passkey: finish with a code");
+  const challenge = await newSecondStepChallenge(db, tokenHash);
+  if (!challenge) throw invalidToken();
+  return requestOptions(env, challenge, "discouraged", keys);
 }
 
 /** What the account page shows: the methods, TOTP's state, and how many recovery codes are left. */
@@ -88,18 +114,27 @@ export async function secondFactorStatus(env: Env, userId: string) {
 
 /** What two-factor sign-in holds about the account, for its export: states and dates, never a seed or a hash. */
 export async function secondFactorRecords(db: DirectoryDb, userId: string) {
-  const [totp, codes] = await Promise.all([
+  const [totp, keys, codes] = await Promise.all([
     findTotpFactor(db, userId),
+    passkeysOf(db, userId),
     db.select({ createdAt: recoveryCodes.createdAt, usedAt: recoveryCodes.usedAt }).from(recoveryCodes).where(eq(recoveryCodes.userId, userId)).orderBy(asc(recoveryCodes.createdAt)),
   ]);
   const iso = (d: Date | null) => d?.toISOString() ?? null;
   const lastUsedAt = totp?.lastUsedStep == null ? null : new Date(totp.lastUsedStep * MFA.totp.stepSeconds * 1000);
   return [
     ...(totp ? [{ method: "totp" as const, createdAt: totp.createdAt.toISOString(), confirmedAt: iso(totp.confirmedAt), usedAt: iso(lastUsedAt) }] : []),
+    // A passkey is confirmed when it is registered; its name is the person's, its key material stays out.
+    ...keys.map((k) => ({ method: "passkey" as const, name: k.name, createdAt: k.createdAt.toISOString(), confirmedAt: k.createdAt.toISOString(), usedAt: iso(k.lastUsedAt) })),
     ...codes.map((c) => ({ method: "recovery" as const, createdAt: c.createdAt.toISOString(), confirmedAt: null, usedAt: iso(c.usedAt) })),
   ];
 }
 
-/** The statements that drop the account's factors and waiting sign-ins (account deletion's batch). */
+/** The statements that drop the account's factors and waiting sign-ins and registrations (account deletion's batch). */
 export const secondFactorDeletions = (db: DirectoryDb, userId: string) =>
-  [db.delete(totpFactors).where(eq(totpFactors.userId, userId)), deleteRecoveryCodes(db, userId), db.delete(mfaTokens).where(eq(mfaTokens.userId, userId))] as const;
+  [
+    db.delete(totpFactors).where(eq(totpFactors.userId, userId)),
+    deleteRecoveryCodes(db, userId),
+    db.delete(mfaTokens).where(eq(mfaTokens.userId, userId)),
+    deletePasskeys(db, userId),
+    db.delete(passkeyChallenges).where(eq(passkeyChallenges.userId, userId)),
+  ] as const;

@@ -14,6 +14,7 @@ import { queueMail } from "../mail/outbox";
 import { findUserById } from "./queries";
 import { guardedCheck, reenteredPasswordOk } from "./login-guard";
 import { deleteRecoveryCodes, newRecoveryCodes } from "./recovery-codes";
+import { passkeyCount } from "./passkey-store";
 
 const SEAL_PURPOSE = "totp seed v1";
 type FactorRow = typeof totpFactors.$inferSelect;
@@ -88,8 +89,8 @@ export type TurnOffProof = { code: string } | { password: string };
 
 /**
  * Turns TOTP off (or drops a pending enrolment) with a current code or the password, either counted in the login
- * guard like a login. The recovery codes go with it: no other factor is left to recover (passkeys, once they
- * exist, will keep them while one remains). A confirmed factor's removal is mailed to the account.
+ * guard like a login. The recovery codes go with it unless a passkey remains (they recover that factor too). A
+ * confirmed factor's removal is mailed to the account.
  */
 export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, proof: TurnOffProof, ip: string): Promise<void> {
   const user = await findUserById(db, userId);
@@ -101,16 +102,20 @@ export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, pro
   } else if (!(await guardedCheck(env, user.email, ip, () => takeCode(db, env, row, proof.code)))) {
     throw invalidTotpCode();
   }
-  await runBatch(db, [db.delete(totpFactors).where(eq(totpFactors.userId, userId)), deleteRecoveryCodes(db, userId)]);
+  const passkeysLeft = (await passkeyCount(db, userId)) > 0;
+  await runBatch(db, [db.delete(totpFactors).where(eq(totpFactors.userId, userId)), ...(passkeysLeft ? [] : [deleteRecoveryCodes(db, userId)])]);
   if (!row.confirmedAt) return;
   const how = "password" in proof ? "the account's password" : "a code from the authenticator app";
+  const after = passkeysLeft
+    ? "Signing in still asks for one of the account's passkeys (or a recovery code) after the password."
+    : "Signing in now needs the password only, and the recovery codes no longer work.";
   await queueMail(db, env, {
     to: user.email,
     subject: "Two-factor sign-in was turned off",
     kind: "totp_disabled",
     text:
       `Two-factor sign-in (authenticator app) of the imghost account ${user.email} was turned off on ${new Date().toISOString()}, ` +
-      `confirmed with ${how}. Signing in now needs the password only, and the recovery codes no longer work.\n\n` +
+      `confirmed with ${how}. ${after}\n\n` +
       `If this was not you, change your password now and turn two-factor sign-in on again:\n${env.SITE_URL}/app/account`,
   });
 }

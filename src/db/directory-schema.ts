@@ -109,7 +109,8 @@ export const outbox = sqliteTable(
   (t) => [index("outbox_to_created").on(t.to, t.createdAt)],
 );
 
-// Two-factor sign-in (extensions.md §5; auth/totp-factor.ts, auth/recovery-codes.ts, auth/second-factor.ts).
+// Two-factor sign-in (extensions.md §5; auth/totp-factor.ts, auth/recovery-codes.ts, auth/second-factor.ts) and
+// passkeys (auth/passkeys.ts, auth/passkey-sign-in.ts).
 
 /** An account's TOTP factor: pending from enrolment until a first code confirms it. One per account. */
 export const totpFactors = sqliteTable("totp_factors", {
@@ -143,8 +144,47 @@ export const mfaTokens = sqliteTable(
     usedAt: integer("used_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+    /** SHA-256 of the WebAuthn challenge handed out for this sign-in's passkey step; cleared when claimed. */
+    passkeyChallengeHash: text("passkey_challenge_hash"),
   },
   (t) => [index("mfa_tokens_user").on(t.userId), index("mfa_tokens_expires").on(t.expiresAt)],
+);
+
+/** An account's passkeys (WebAuthn credentials, auth/passkeys.ts): a second factor, and a sign-in of their own. */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id),
+    name: text("name").notNull(),
+    /** The credential ID the authenticator chose, base64url: what an assertion names. */
+    credentialId: text("credential_id").notNull().unique(),
+    /** The COSE public key, base64url. A public key: nothing here signs anything. */
+    publicKey: text("public_key").notNull(),
+    /** The authenticator's signature counter as last seen (0: it keeps none). */
+    counter: integer("counter").notNull().default(0),
+    /** JSON array of the transports the browser reported (usb, nfc, internal, hybrid...), handed back as hints. */
+    transports: text("transports", { mode: "json" }).$type<string[]>(),
+    createdAt: createdAt(),
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("passkeys_user").on(t.userId)],
+);
+
+/**
+ * WebAuthn challenges of a registration (the user's) and of a sign-in without a password (no user yet): SHA-256 of
+ * the challenge, single use (deleted when claimed), a few minutes. The second step's challenge lives in mfa_tokens.
+ */
+export const passkeyChallenges = sqliteTable(
+  "passkey_challenges",
+  {
+    challengeHash: text("challenge_hash").primaryKey(),
+    purpose: text("purpose", { enum: ["register", "login"] }).notNull(),
+    userId: text("user_id").references(() => users.id),
+    createdAt: createdAt(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [index("passkey_challenges_expires").on(t.expiresAt)],
 );
 
 export type UserRow = typeof users.$inferSelect;

@@ -5,18 +5,20 @@ import { emailTokens, mfaTokens, refreshTokens } from "../db/schema";
 import { cleanupUploads } from "../uploads/cleanup";
 import { purgeGoneFiles } from "./purge";
 import { requeueStalledAnalysis } from "../analysis/requeue";
+import { deleteExpiredChallenges } from "../auth/passkey-challenges";
 
-/** Deletes refresh, e-mail and second-step tokens that can no longer be used (expired, or used). */
-export async function purgeDeadTokens(db: DirectoryDb, now = Date.now()): Promise<{ refresh: number; email: number; mfa: number }> {
+/** Deletes refresh, e-mail and second-step tokens and passkey challenges that can no longer be used (expired, or used). */
+export async function purgeDeadTokens(db: DirectoryDb, now = Date.now()): Promise<{ refresh: number; email: number; mfa: number; passkeyChallenges: number }> {
   const cutoff = new Date(now);
   const dayAgo = new Date(now - 24 * 3600 * 1000);
   // A used refresh token is kept for a day so that its reuse is still recognised (and revokes the family).
-  const [refresh, email, mfa] = await Promise.all([
+  const [refresh, email, mfa, challenges] = await Promise.all([
     db.delete(refreshTokens).where(or(lt(refreshTokens.expiresAt, cutoff), and(isNotNull(refreshTokens.usedAt), lt(refreshTokens.usedAt, dayAgo)))).run(),
     db.delete(emailTokens).where(or(lt(emailTokens.expiresAt, cutoff), isNotNull(emailTokens.usedAt))).run(),
     db.delete(mfaTokens).where(or(lt(mfaTokens.expiresAt, cutoff), isNotNull(mfaTokens.usedAt))).run(),
+    deleteExpiredChallenges(db, cutoff),
   ]);
-  return { refresh: refresh.meta.changes, email: email.meta.changes, mfa: mfa.meta.changes };
+  return { refresh: refresh.meta.changes, email: email.meta.changes, mfa: mfa.meta.changes, passkeyChallenges: challenges.meta.changes };
 }
 
 export type ScheduledTask = (env: Env, now: number) => Promise<unknown>;

@@ -58,6 +58,9 @@ export const ERROR_CODES = {
   private_requires_account: { status: 400, where: UPLOAD_START, description: "Anonymous uploads cannot be private" },
   cover_not_in_album: { status: 400, where: ["PATCH /albums/"], description: "coverImageId is not a file in this album" },
   too_many_keys: { status: 400, where: ["POST /keys"], description: "The account has the most active API keys allowed" },
+  invalid_passkey_challenge: { status: 400, where: ["POST /auth/passkeys$"], description: "The answer's challenge is unknown, used, expired or another account's: ask for new options" },
+  invalid_passkey_registration: { status: 400, where: ["POST /auth/passkeys$"], description: "The authenticator's answer did not verify (origin, relying party, type, user presence or format)" },
+  too_many_passkeys: { status: 400, where: ["POST /auth/passkeys$"], description: "The account has the most passkeys allowed; remove one first" },
   // 401
   unauthorized: { status: 401, where: ANY, description: "Credentials are missing or not accepted here" },
   invalid_token: { status: 401, where: ANY, description: "The access token is invalid, expired or its session ended" },
@@ -71,8 +74,9 @@ export const ERROR_CODES = {
   refresh_token_reused: { status: 401, where: ["POST /auth/refresh"], description: "A used refresh token came back: the session is revoked" },
   refresh_token_expired: { status: 401, where: ["POST /auth/refresh"], description: "The refresh token or its session expired" },
   invalid_credentials: { status: 401, where: ["POST /auth/login$"], description: "Wrong e-mail or password" },
-  invalid_mfa_token: { status: 401, where: ["POST /auth/login/2fa$"], description: "The mfaToken is unknown, used or older than 5 minutes: sign in again" },
+  invalid_mfa_token: { status: 401, where: ["POST /auth/login/2fa$", "POST /auth/passkeys/login"], description: "The mfaToken is unknown, used or older than 5 minutes: sign in again" },
   invalid_mfa_code: { status: 401, where: ["POST /auth/login/2fa$"], description: "The code is wrong, already used or outside its time window" },
+  invalid_passkey: { status: 401, where: ["POST /auth/passkeys/login$", "POST /auth/login/2fa$"], description: "The passkey's answer was not accepted (challenge, credential, origin, signature or counter): ask for new options" },
   invalid_upload_token: { status: 401, where: ["/upload/"], description: "The upload token is not valid for this upload" },
   album_password_required: { status: 401, where: ["GET /albums/{id}"], description: "The album is password-protected; send X-Album-Password" },
   // 402
@@ -84,8 +88,8 @@ export const ERROR_CODES = {
   // At login, and for an API key of the account: not "API key has been revoked", the key is fine and works again
   // after an unban. (A session token of the account is refused with account_banned's 401, above.)
   account_suspended: { status: 403, wire: "account_banned", where: ANY, description: "The account is suspended (signing in, or an API key of it)" },
-  invalid_password: { status: 403, where: ["DELETE /account", "POST /auth/password$", "DELETE /auth/2fa/totp$"], description: "The (current) password is not correct" },
-  invalid_totp_code: { status: 403, where: ["POST /auth/2fa/totp/confirm$", "DELETE /auth/2fa/totp$"], description: "The authenticator code is wrong, already used or outside its time window" },
+  invalid_password: { status: 403, where: ["DELETE /account", "POST /auth/password$", "DELETE /auth/2fa/totp$", "DELETE /auth/passkeys/"], description: "The (current) password is not correct" },
+  invalid_totp_code: { status: 403, where: ["POST /auth/2fa/totp/confirm$", "DELETE /auth/2fa/totp$", "DELETE /auth/passkeys/"], description: "The authenticator code is wrong, already used or outside its time window" },
   not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
   invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
   // Only reads under safe mode (serving/access.ts assertReadable): the owner's PATCH/DELETE and reports skip it.
@@ -97,6 +101,7 @@ export const ERROR_CODES = {
   hotlink_refused: { status: 403, where: [], description: "The file may not be embedded on the referring site" },
   // 404
   totp_not_enabled: { status: 404, where: ["DELETE /auth/2fa/totp$"], description: "The account has no TOTP factor" },
+  passkey_not_found: { status: 404, where: ["DELETE /auth/passkeys/", "POST /auth/passkeys/login/options$"], description: "No such passkey on this account (or, for a second step, the account has none)" },
   not_found: { status: 404, where: ["DELETE /keys/"], description: "No such route or resource" },
   user_not_found: { status: 404, where: ["/admin/users/"], description: "No such account" },
   report_not_found: { status: 404, where: ["/moderation/reports/"], description: "No such report" },
@@ -109,6 +114,7 @@ export const ERROR_CODES = {
   // 409
   totp_already_enabled: { status: 409, where: ["POST /auth/2fa/totp$"], description: "TOTP is already on; turn it off first to enrol another authenticator" },
   totp_not_pending: { status: 409, where: ["POST /auth/2fa/totp/confirm$"], description: "No TOTP enrolment is waiting for confirmation" },
+  passkey_already_registered: { status: 409, where: ["POST /auth/passkeys$"], description: "This credential is already registered" },
   email_taken: { status: 409, where: ["POST /auth/signup"], description: "An account with this e-mail exists" },
   username_taken: { status: 409, where: ["POST /auth/signup", "PATCH /account"], description: "The username is taken" },
   report_already_resolved: { status: 409, where: ["POST /moderation/reports/"], description: "The report was already resolved" },

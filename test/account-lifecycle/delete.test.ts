@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { PASSWORD, call, createKey, uniqueUsername, verifiedUser } from "../support/api";
 import { auditFor, storedFile, userRow } from "../admin/helpers";
 import { atNextStep, enableTotp } from "../support/totp";
+import { creationOptions, signInWith, withPasskey } from "../support/passkeys";
 
 afterEach(() => vi.useRealTimers());
 
@@ -73,14 +74,17 @@ describe("DELETE /account", () => {
     expect(fresh.body.files).toEqual([]);
   });
 
-  it("drops the second factors: the sealed TOTP seed, the recovery codes and pending mfaTokens are deleted", async () => {
+  it("drops the second factors: the sealed TOTP seed, the recovery codes, passkeys, their waiting challenges and pending mfaTokens are deleted", async () => {
     atNextStep();
     const u = await verifiedUser();
     await enableTotp(u);
+    const { authenticator } = await withPasskey(u);
+    expect((await creationOptions(u.access)).status).toBe(200); // a registration left waiting
     const pending = await login(u.email);
     expect(pending.body.mfaRequired).toBe(true);
     expect((await del(u.access)).status).toBe(200);
-    for (const table of ["totp_factors", "recovery_codes", "mfa_tokens"]) {
+    expect((await signInWith(authenticator)).status).toBe(401);
+    for (const table of ["totp_factors", "recovery_codes", "mfa_tokens", "passkeys", "passkey_challenges"]) {
       const left = await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE user_id = ?`).bind(u.id).first<{ n: number }>();
       expect(left?.n, table).toBe(0);
     }

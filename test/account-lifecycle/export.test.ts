@@ -5,6 +5,7 @@ import { BASE, call, createKey, verifiedUser, type TestUser } from "../support/a
 import { storedFile, userWithRole } from "../admin/helpers";
 import { EXPORT_PAGE_SIZE } from "../../src/account/export";
 import { atNextStep, enableTotp } from "../support/totp";
+import { withPasskey } from "../support/passkeys";
 
 let owner: TestUser;
 let other: TestUser;
@@ -15,6 +16,7 @@ let exported: any;
 let exportText: string;
 let exportHeaders: Headers;
 let totp: { secret: string; recoveryCodes: string[] };
+let passkey: { id: string; name: string; createdAt: string };
 
 beforeAll(async () => {
   owner = await verifiedUser();
@@ -22,6 +24,7 @@ beforeAll(async () => {
   key = await createKey(owner, { name: "ci key", permissions: ["read", "upload"] });
   atNextStep();
   totp = await enableTotp(owner);
+  passkey = (await withPasskey(owner, "Export laptop")).passkey;
   vi.useRealTimers();
   files = [await storedFile(owner.id, "public"), await storedFile(owner.id, "private"), await storedFile(owner.id, "unlisted")];
   await storedFile(other.id, "public");
@@ -88,6 +91,7 @@ describe("GET /account/export", () => {
     expect(Object.keys(exported.sessions[0]).sort()).toEqual(["createdAt", "expiresAt", "revokedAt", "revokedReason"]);
     expect(exported.secondFactors).toEqual([
       { method: "totp", createdAt: expect.any(String), confirmedAt: expect.any(String), usedAt: expect.any(String) },
+      { method: "passkey", name: "Export laptop", createdAt: passkey.createdAt, confirmedAt: passkey.createdAt, usedAt: null },
       ...totp.recoveryCodes.map(() => ({ method: "recovery", createdAt: expect.any(String), confirmedAt: null, usedAt: null })),
     ]);
     expect(exported.reports).toEqual([
@@ -104,7 +108,8 @@ describe("GET /account/export", () => {
     const keyRow = await env.DB.prepare("SELECT key_hash FROM api_keys WHERE id = ?").bind(key.id).first<{ key_hash: string }>();
     const seed = await env.DB.prepare("SELECT secret_sealed FROM totp_factors WHERE user_id = ?").bind(owner.id).first<{ secret_sealed: string }>();
     const codeHashes = await env.DB.prepare("SELECT code_hash FROM recovery_codes WHERE user_id = ?").bind(owner.id).all<{ code_hash: string }>();
-    const twoFactor = [totp.secret, seed!.secret_sealed, ...codeHashes.results.map((r) => r.code_hash), ...totp.recoveryCodes, ...totp.recoveryCodes.map((c) => c.replace(/-/g, ""))];
+    const stored = await env.DB.prepare("SELECT credential_id, public_key FROM passkeys WHERE id = ?").bind(passkey.id).first<{ credential_id: string; public_key: string }>();
+    const twoFactor = [stored!.credential_id, stored!.public_key, totp.secret, seed!.secret_sealed, ...codeHashes.results.map((r) => r.code_hash), ...totp.recoveryCodes, ...totp.recoveryCodes.map((c) => c.replace(/-/g, ""))];
     for (const secret of [key.key, keyRow!.key_hash, row!.password_hash, owner.refresh, owner.access, "album secret 1", "moderator-only note", "usr_moderator", ...twoFactor]) {
       expect(exportText).not.toContain(secret);
     }

@@ -1,11 +1,12 @@
-// The cron task that deletes dead refresh, e-mail and second-step tokens, driven with an explicit `now`.
+// The cron task that deletes dead refresh, e-mail and second-step tokens and passkey challenges, driven with an
+// explicit `now`.
 import { env } from "cloudflare:workers";
 import { createScheduledController, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { eq, inArray } from "drizzle-orm";
 import { call, signup } from "../support/api";
 import { directoryDb } from "../../src/platform/db";
-import { emailTokens, mfaTokens, refreshTokens, sessions } from "../../src/db/schema";
+import { emailTokens, mfaTokens, passkeyChallenges, refreshTokens, sessions } from "../../src/db/schema";
 import { purgeDeadTokens, runScheduled } from "../../src/jobs/scheduled";
 import { claimsOf } from "../support/tokens";
 import worker from "../../src/index";
@@ -85,6 +86,21 @@ describe("purgeDeadTokens", () => {
     expect(result.mfa).toBeGreaterThanOrEqual(2);
     const left = await db().select({ h: mfaTokens.tokenHash }).from(mfaTokens).where(inArray(mfaTokens.tokenHash, rows.map((r) => r.tokenHash)));
     expect(left.map((r) => r.h)).toEqual([rows[0].tokenHash]);
+  });
+
+  it("deletes expired passkey challenges (a claimed one is deleted when claimed)", async () => {
+    const now = Date.now() + 1000;
+    const user = await signup();
+    const t = (ms: number) => new Date(now + ms);
+    const rows = [
+      { challengeHash: `c-live-${crypto.randomUUID()}`, purpose: "register" as const, userId: user.id, createdAt: t(-1000), expiresAt: t(299_000) }, // kept
+      { challengeHash: `c-expired-${crypto.randomUUID()}`, purpose: "login" as const, userId: null, createdAt: t(-301_000), expiresAt: t(-1) }, // purged
+    ];
+    await db().insert(passkeyChallenges).values(rows);
+    const result = await purgeDeadTokens(db(), now);
+    expect(result.passkeyChallenges).toBeGreaterThanOrEqual(1);
+    const left = await db().select({ h: passkeyChallenges.challengeHash }).from(passkeyChallenges).where(inArray(passkeyChallenges.challengeHash, rows.map((r) => r.challengeHash)));
+    expect(left.map((r) => r.h)).toEqual([rows[0].challengeHash]);
   });
 
   it("is registered as a scheduled task and runs from the cron handler", async () => {

@@ -35,7 +35,7 @@ describe("the two-factor routes in /openapi.json", () => {
     expect(schemas.LoginResponse.anyOf).toEqual([{ $ref: "#/components/schemas/AuthResponse" }, { $ref: "#/components/schemas/MfaRequired" }]);
     expect(Object.keys(schemas.MfaRequired.properties)).toEqual(["mfaRequired", "mfaToken", "methods"]);
     expect(schemas.MfaRequired.properties.methods.items.enum).toEqual(["totp", "passkey", "recovery"]);
-    expect(Object.keys(schemas.LoginSecondStepRequest.properties)).toEqual(["mfaToken", "code"]);
+    expect(Object.keys(schemas.LoginSecondStepRequest.properties)).toEqual(["mfaToken", "code", "response"]);
     expect(Object.keys(schemas.TotpEnrolment.properties)).toEqual(["secret", "otpauthUrl"]);
     expect(Object.keys(schemas.TotpConfirmRequest.properties)).toEqual(["code"]);
     expect(Object.keys(schemas.RecoveryCodes.properties)).toEqual(["recoveryCodes"]);

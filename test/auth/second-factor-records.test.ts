@@ -11,6 +11,8 @@ import { freshIp } from "../support/password";
 import { recordsOn } from "../support/records";
 import { claimsOf } from "../support/tokens";
 import { atNextStep, codeAt } from "../support/totp";
+import { withPasskey } from "../support/passkeys";
+import { attest, newAuthenticator } from "../support/webauthn";
 
 afterEach(() => vi.useRealTimers());
 
@@ -83,5 +85,26 @@ describe("second factors and the principal records", () => {
     }
     // The owner's own enrolment is untouched and confirms.
     expect((await api("/auth/2fa/totp/confirm", { token: owner.access, body: { code: codeAt(secret, now) } })).status).toBe(200);
+  });
+
+  it("a session whose record is stale can neither ask for passkey options, add a passkey nor remove one", async () => {
+    const owner = await signup();
+    const { passkey } = await withPasskey(owner);
+    // A session taken before the passkey existed, revoked since in D1 only (its record elsewhere still says live).
+    const stale = owner.access;
+    expect((await api("/auth/passkeys", { token: stale })).status).toBe(200); // warm
+    const options = (await api("/auth/passkeys/options", { token: stale, method: "POST" })).body;
+    await env.DB.prepare("UPDATE sessions SET revoked_at = ?, revoked_reason = 'logout' WHERE id = ?").bind(Date.now(), claimsOf(stale).sid).run();
+    expect((await api("/auth/passkeys", { token: stale })).status).toBe(200); // a read, decided from the stale record
+    for (const [method, path, body] of [
+      ["POST", "/auth/passkeys/options", undefined],
+      ["POST", "/auth/passkeys", { name: "thief", response: await attest(await newAuthenticator(), options) }],
+      ["DELETE", `/auth/passkeys/${passkey.id}`, { password: PASSWORD }],
+    ] as const) {
+      const r = await api(path, { token: stale, method, body });
+      expect([r.status, r.body.details.code], `${method} ${path}`).toEqual([401, "invalid_token"]);
+    }
+    const left = await env.DB.prepare("SELECT id FROM passkeys WHERE user_id = ?").bind(owner.id).all<{ id: string }>();
+    expect(left.results.map((r) => r.id)).toEqual([passkey.id]);
   });
 });

@@ -21,9 +21,13 @@ export const SESSION_ONLY_ROUTES: GuardedRoute[] = [
   { method: "POST", path: "/auth/2fa/totp" },
   { method: "POST", path: "/auth/2fa/totp/confirm", body: { code: "123456" } },
   { method: "DELETE", path: "/auth/2fa/totp", body: { password: "long enough password" } },
+  { method: "POST", path: "/auth/passkeys/options" },
+  { method: "POST", path: "/auth/passkeys", body: { name: "x", response: { id: "AAAA", rawId: "AAAA", type: "public-key", response: { clientDataJSON: "e30", attestationObject: "oA" }, clientExtensionResults: {} } } },
+  { method: "GET", path: "/auth/passkeys" },
+  { method: "DELETE", path: "/auth/passkeys/psk_V1StGXR8_Z5jdHi6B-myT", body: { password: "long enough password" } },
 ];
 
-/** Anonymous welcome, API keys refused with 403 (signup, login and its second step, refresh, verify-email, password recovery). */
+/** Anonymous welcome, API keys refused with 403 (signup, login and its second step, passkey sign-in, refresh, verify-email, password recovery). */
 export const NO_API_KEY_ROUTES: GuardedRoute[] = [
   { method: "POST", path: "/auth/signup", body: { email: "nobody@example.com", password: "long enough password", username: "nobody" } },
   { method: "POST", path: "/auth/login", body: { email: "nobody@example.com", password: "long enough password" } },
@@ -32,6 +36,8 @@ export const NO_API_KEY_ROUTES: GuardedRoute[] = [
   { method: "POST", path: "/auth/password/forgot", body: { email: "nobody@example.com" } },
   { method: "POST", path: "/auth/password/reset", body: { token: "not-a-real-token", newPassword: "long enough password" } },
   { method: "POST", path: "/auth/login/2fa", body: { mfaToken: "not-a-real-token", code: "123456" } },
+  { method: "POST", path: "/auth/passkeys/login/options" },
+  { method: "POST", path: "/auth/passkeys/login", body: { response: { id: "AAAA", rawId: "AAAA", type: "public-key", response: { clientDataJSON: "e30", authenticatorData: "AAAA", signature: "AAAA" }, clientExtensionResults: {} } } },
 ];
 
 /**

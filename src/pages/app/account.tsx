@@ -1,5 +1,5 @@
-// Account: verification state, profile and safe mode, password change, two-factor sign-in, plan and usage, data
-// export (streamed), deletion.
+// Account: verification state, profile and safe mode, password change, two-factor sign-in, passkeys, plan and
+// usage, data export (streamed), deletion.
 import { ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
@@ -10,13 +10,15 @@ import { PASSWORDS_DIFFER } from "./password";
 import { requireFormToken, requireSession, str, type Form } from "./context";
 import { TwoFactorSection } from "./two-factor-views";
 import { postConfirm, postEnrol, postTurnOff } from "./two-factor";
+import { PasskeysSection } from "./passkey-views";
+import { getRemovePasskey, postAddPasskey, postRemovePasskey } from "./passkeys";
 
 export const accountPages = new Hono<AppEnv>();
 accountPages.use("/app/account", requireSession, requireFormToken);
 accountPages.use("/app/account/*", requireSession, requireFormToken);
 
 accountPages.get("/app/account", async (c) => {
-  const [acc, lim, factors] = await Promise.all([api.account(c), api.limits(c), api.secondFactors(c)]);
+  const [acc, lim, factors, passkeys] = await Promise.all([api.account(c), api.limits(c), api.secondFactors(c), api.listPasskeys(c)]);
   const q = c.req.query();
   const a = acc.ok ? acc.body.user : undefined;
   const l = lim.ok ? lim.body : undefined;
@@ -29,6 +31,8 @@ accountPages.get("/app/account", async (c) => {
       {q.password ? <Notice kind="ok">Your password was changed. Every other device was signed out.</Notice> : null}
       {q.totp === "on" ? <Notice kind="ok">Two-factor sign-in is on.</Notice> : null}
       {q.totp === "off" ? <Notice kind="ok">Two-factor sign-in is off.</Notice> : null}
+      {q.passkey === "added" ? <Notice kind="ok">Your passkey was added.</Notice> : null}
+      {q.passkey === "removed" ? <Notice kind="ok">The passkey was removed.</Notice> : null}
       {q.error ? <Notice kind="error">{q.error}</Notice> : null}
       {!acc.ok ? <Notice kind="error">{apiMessage(acc)}</Notice> : null}
       <p>
@@ -67,6 +71,11 @@ accountPages.get("/app/account", async (c) => {
         <button type="submit">Change password</button>
       </form>
       <TwoFactorSection c={c} status={factors.ok ? factors.body : undefined} />
+      <PasskeysSection
+        c={c}
+        passkeys={passkeys.ok ? passkeys.body.passkeys : undefined}
+        recoveryCodesLeft={factors.ok && factors.body.totp.state !== "on" ? factors.body.recoveryCodesRemaining : undefined}
+      />
       <h2>Plan and usage</h2>
       {l ? (
         <dl class="facts">
@@ -124,6 +133,11 @@ accountPages.post("/app/account/password", async (c) => {
 accountPages.post("/app/account/totp", postEnrol);
 accountPages.post("/app/account/totp/confirm", postConfirm);
 accountPages.post("/app/account/totp/off", postTurnOff);
+
+// Passkeys: add (the name and the browser's answer, posted by the page's script), remove after a confirmation page.
+accountPages.post("/app/account/passkeys", postAddPasskey);
+accountPages.get("/app/account/passkeys/:id/remove", getRemovePasskey);
+accountPages.post("/app/account/passkeys/:id/remove", postRemovePasskey);
 
 // The API streams the export page by page; its body passes through unread, so it never sits in memory here.
 accountPages.get("/app/account/export", async (c) => {

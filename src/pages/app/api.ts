@@ -25,6 +25,7 @@ import type {
   TotpEnrolment,
   TotpTurnOffRequest,
 } from "../../auth/schemas";
+import type { PasskeyAdded, PasskeyList, PasskeyRegistrationRequest, PasskeyRemovalRequest, PasskeySignInRequest } from "../../auth/passkey-schemas";
 import type { FileList, FileSchema, FileListItemSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "../../files/schemas";
 import type { AddFilesRequest, AlbumDetailSchema, AlbumFilesAdded, AlbumList, AlbumSchema, AlbumUpdated, CreateAlbumRequest, PatchAlbumRequest } from "../../albums/schemas";
 import type { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "../../account/schemas";
@@ -61,6 +62,9 @@ export type ApiKey = Out<typeof ApiKeySchema>;
 export type CreatedKey = Out<typeof CreatedKeySchema>;
 export type Limits = Out<typeof LimitsBody>;
 export type SecondFactors = Out<typeof SecondFactorStatus>;
+export type Passkeys = Out<typeof PasskeyList>["passkeys"];
+/** A browser's WebAuthn answer as a form carried it (parsed JSON, unchecked): the API checks it. */
+type Answer<S extends z.ZodObject> = Omit<In<S>, "response"> & { response: unknown };
 type Message = Out<typeof MessageBody>;
 
 /** What an in-process call inherits from the page request: the client's IP, the page's D1 bookmark (the API
@@ -124,6 +128,11 @@ export const api = {
   enrolTotp: (c: Context<AppEnv>) => call<Out<typeof TotpEnrolment>>(c, ...at(ENDPOINTS.enrolTotp)),
   confirmTotp: (c: Context<AppEnv>, code: string) => call<Out<typeof RecoveryCodes>>(c, ...at(ENDPOINTS.confirmTotp), { code }),
   turnOffTotp: (c: Context<AppEnv>, body: In<typeof TotpTurnOffRequest>) => call<Message>(c, ...at(ENDPOINTS.turnOffTotp), body),
+  listPasskeys: (c: Context<AppEnv>) => call<Out<typeof PasskeyList>>(c, ...at(ENDPOINTS.listPasskeys)),
+  addPasskey: (c: Context<AppEnv>, body: Answer<typeof PasskeyRegistrationRequest>) => call<Out<typeof PasskeyAdded>>(c, ...at(ENDPOINTS.addPasskey), body),
+  removePasskey: (c: Context<AppEnv>, passkeyId: string, body: In<typeof PasskeyRemovalRequest>) => call<Message>(c, ...at(ENDPOINTS.removePasskey, { id: passkeyId }), body),
+  /** With an mfaToken, the second step; without, a sign-in of its own. Both answer as login does. */
+  passkeySignIn: (c: Context<AppEnv>, body: Answer<typeof PasskeySignInRequest>) => call<Out<typeof AuthResponse>>(c, ...at(ENDPOINTS.passkeySignIn), body),
 
   listFiles: (c: Context<AppEnv>, q: Query<typeof ListFilesQuery>) => call<Out<typeof FileList>>(c, ...at(ENDPOINTS.listFiles, {}, qs(q))),
   getFile: (c: Context<AppEnv>, fileId: string) => call<FileFull>(c, ...at(ENDPOINTS.getFile, { id: fileId })),

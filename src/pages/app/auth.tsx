@@ -1,5 +1,5 @@
-// Sign up, log in (and its second step: ./two-factor.tsx), log out, e-mail verification, and the short-lived token
-// for the client script.
+// Sign up, log in (its second step: ./two-factor.tsx; with a passkey: ./passkeys.tsx), log out, e-mail
+// verification, and the short-lived token for the client script.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice } from "./ui";
@@ -7,6 +7,8 @@ import { api, apiMessage } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { requireFormToken, requireSession, str, type Form } from "./context";
 import { postSecondStep, safeNext, secondStep } from "./two-factor";
+import { PasskeySignInForm } from "./passkey-views";
+import { postPasskeySignIn } from "./passkeys";
 
 function LoginPage(props: { c: Context<AppEnv>; error?: string; email?: string; next?: string }) {
   return (
@@ -21,6 +23,7 @@ function LoginPage(props: { c: Context<AppEnv>; error?: string; email?: string; 
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit">Log in</button>
       </form>
+      <PasskeySignInForm label="Sign in with a passkey" next={props.next} />
       <p>
         <a href="/app/forgot-password">Forgot your password?</a>
       </p>
@@ -69,6 +72,7 @@ authPages.post("/app/login", async (c) => {
   return c.redirect(safeNext(str(form, "next")), 303);
 });
 authPages.post("/app/login/2fa", (c) => postSecondStep(c, (error, status) => c.html(<LoginPage c={c} error={error} />, status)));
+authPages.post("/app/login/passkey", (c) => postPasskeySignIn(c, (error, status) => c.html(<LoginPage c={c} error={error} />, status)));
 
 authPages.get("/app/signup", (c) => c.html(<SignupPage c={c} />));
 authPages.post("/app/signup", async (c) => {

@@ -6,6 +6,7 @@ import { encode } from "uqr";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import type { SecondFactors } from "./api";
+import { PasskeySignInForm } from "./passkey-views";
 
 /**
  * The QR code of `text` as inline SVG (uqr encodes; one path of unit squares, no script or style attribute, so
@@ -24,24 +25,34 @@ export function QrCode(props: { text: string; label: string }) {
   );
 }
 
-/** The second step of a sign-in: the token of the password step rides in a hidden field (single use, 5 minutes). */
+/**
+ * The second step of a sign-in: the token of the password step rides in a hidden field (single use, 5 minutes).
+ * A passkey (when the account has one) and a code (TOTP, or a recovery code) are offered as the methods say.
+ */
 export function SecondStepPage(props: { c: Context<AppEnv>; mfaToken: string; methods: string[]; next?: string; error?: string }) {
+  const totp = props.methods.includes("totp");
   const recovery = props.methods.includes("recovery");
+  const hint = totp
+    ? `The 6-digit code your authenticator app shows${recovery ? ", or one of your recovery codes if you lost the app" : ""}.`
+    : "If you cannot use your passkey: one of your recovery codes.";
   return (
     <AppLayout c={props.c} title="Two-step sign-in">
       <h1>Two-step sign-in</h1>
       {props.error ? <Notice kind="error">{props.error}</Notice> : null}
-      <form method="post" action="/app/login/2fa" class="stack panel">
-        <input type="hidden" name="mfaToken" value={props.mfaToken} />
-        <input type="hidden" name="methods" value={props.methods.join(",")} />
-        <input type="hidden" name="next" value={props.next ?? ""} />
-        <label for="code">Code</label>
-        <p id="code-hint" class="muted">
-          The 6-digit code your authenticator app shows{recovery ? ", or one of your recovery codes if you lost the app" : ""}.
-        </p>
-        <input id="code" name="code" autocomplete="one-time-code" autocapitalize="off" spellcheck={false} required maxlength={64} aria-describedby="code-hint" />
-        <button type="submit">Verify</button>
-      </form>
+      {props.methods.includes("passkey") ? <PasskeySignInForm label="Use a passkey" mfaToken={props.mfaToken} methods={props.methods} next={props.next} /> : null}
+      {totp || recovery ? (
+        <form method="post" action="/app/login/2fa" class="stack panel">
+          <input type="hidden" name="mfaToken" value={props.mfaToken} />
+          <input type="hidden" name="methods" value={props.methods.join(",")} />
+          <input type="hidden" name="next" value={props.next ?? ""} />
+          <label for="code">{totp ? "Code" : "Recovery code"}</label>
+          <p id="code-hint" class="muted">
+            {hint}
+          </p>
+          <input id="code" name="code" autocomplete="one-time-code" autocapitalize="off" spellcheck={false} required maxlength={64} aria-describedby="code-hint" />
+          <button type="submit">Verify</button>
+        </form>
+      ) : null}
       <p>
         <a href="/app/login">Start again</a>
       </p>
@@ -137,13 +148,13 @@ export function EnrolPage(props: { c: Context<AppEnv>; secret: string; otpauthUr
   );
 }
 
-/** The recovery codes, shown this once. */
-export function RecoveryCodesPage(props: { c: Context<AppEnv>; codes: string[] }) {
+/** The recovery codes, shown this once (when TOTP is confirmed, or the first passkey is added). */
+export function RecoveryCodesPage(props: { c: Context<AppEnv>; codes: string[]; notice?: string; done?: string }) {
   return (
     <AppLayout c={props.c} title="Save your recovery codes">
       <h1>Save your recovery codes</h1>
-      <Notice kind="ok">Two-factor sign-in is on.</Notice>
-      <Notice kind="error">Save these codes now: they are shown only this once. Each one signs you in once if you lose your authenticator app.</Notice>
+      <Notice kind="ok">{props.notice ?? "Two-factor sign-in is on."}</Notice>
+      <Notice kind="error">Save these codes now: they are shown only this once. Each one signs you in once if you lose your authenticator app or passkey.</Notice>
       <ol id="recovery-codes" class="codes">
         {props.codes.map((code) => (
           <li>
@@ -155,7 +166,7 @@ export function RecoveryCodesPage(props: { c: Context<AppEnv>; codes: string[] }
         <button type="button" data-copy="#recovery-codes" data-copy-text={props.codes.join("\n")}>
           Copy the recovery codes
         </button>
-        <a class="button primary" href="/app/account?totp=on">
+        <a class="button primary" href={props.done ?? "/app/account?totp=on"}>
           I have saved them
         </a>
       </p>

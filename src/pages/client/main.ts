@@ -5,11 +5,13 @@ import { initCopyButtons } from "./copy";
 import { initBulkBar } from "./files-bulk";
 import { initLightbox } from "./lightbox";
 import { initMenu } from "./menu";
+import { initPasskeyForms } from "./passkey-forms";
 import { initPlaceholders } from "./placeholders";
 import { initUpload } from "./upload";
 
 // Read while the script runs: currentScript is null in any callback.
 const thumbhashUrl = document.currentScript?.getAttribute("data-thumbhash") ?? null;
+const webauthnUrl = document.currentScript?.getAttribute("data-webauthn") ?? null;
 
 initCopyButtons();
 initMenu();
@@ -17,3 +19,4 @@ initBulkBar();
 initPlaceholders(thumbhashUrl);
 initLightbox();
 initUpload();
+initPasskeyForms(webauthnUrl);

@@ -1,0 +1,72 @@
+// The passkey forms (pages/app/passkey-views.tsx): the account page's "Add a passkey", the login page's "Sign in with
+// a passkey" and the second step's "Use a passkey". They are hidden until this script finds WebAuthn. On submit:
+// options from the API (a registration's with this page's session token from GET /app/token; a sign-in's anonymous,
+// with the form's mfaToken at the second step), the browser's ceremony through @simplewebauthn/browser (webauthn.js,
+// a hashed asset fetched only when a form is used), the answer into the hidden `response` field, and the form
+// posted on: the page route hands it to the API and sets the session cookie.
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
+import { API_BASE, ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
+import { getToken } from "./upload-api";
+
+type Library = typeof import("@simplewebauthn/browser");
+
+/** The API's options for this form, or its error message thrown. */
+async function optionsFor(form: HTMLFormElement): Promise<unknown> {
+  const registering = form.dataset.passkey === "register";
+  const mfaToken = form.elements.namedItem("mfaToken");
+  const init: RequestInit = registering
+    ? { method: "POST", headers: { Authorization: `Bearer ${await getToken()}` } }
+    : {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(mfaToken instanceof HTMLInputElement && mfaToken.value ? { mfaToken: mfaToken.value } : {}),
+      };
+  const r = await fetch(API_BASE + endpointPath(registering ? ENDPOINTS.passkeyOptions : ENDPOINTS.passkeySignInOptions), { ...init, credentials: "same-origin" });
+  const body: unknown = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error((body as { message?: string }).message || `Request failed (${r.status})`);
+  return body;
+}
+
+/** A sentence for a person from what the ceremony threw (WebAuthnError names, DOMException names). */
+function explain(err: unknown): string {
+  const name = err instanceof Error ? `${err.name} ${(err as Error & { code?: string }).code ?? ""}` : "";
+  if (/NotAllowed|ERROR_CEREMONY_ABORTED/.test(name)) return "The passkey prompt was closed or timed out: try again.";
+  if (/InvalidState|ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED/.test(name)) return "This device already holds a passkey for your account.";
+  return err instanceof Error && err.message ? err.message : "Something went wrong: try again.";
+}
+
+async function ceremony(form: HTMLFormElement, libraryUrl: string): Promise<string> {
+  const [library, options] = await Promise.all([import(libraryUrl) as Promise<Library>, optionsFor(form)]);
+  const answer =
+    form.dataset.passkey === "register"
+      ? await library.startRegistration({ optionsJSON: options as PublicKeyCredentialCreationOptionsJSON })
+      : await library.startAuthentication({ optionsJSON: options as PublicKeyCredentialRequestOptionsJSON });
+  return JSON.stringify(answer);
+}
+
+export function initPasskeyForms(libraryUrl: string | null): void {
+  const forms = [...document.querySelectorAll<HTMLFormElement>("form[data-passkey]")];
+  if (!forms.length || !libraryUrl || typeof window.PublicKeyCredential !== "function") return;
+  for (const note of document.querySelectorAll<HTMLElement>("[data-passkey-unsupported]")) note.hidden = true;
+  for (const form of forms) {
+    form.hidden = false;
+    const field = form.elements.namedItem("response");
+    const status = form.querySelector("[data-passkey-status]");
+    const button = form.querySelector<HTMLButtonElement>("button[type=submit]");
+    if (!(field instanceof HTMLInputElement)) continue;
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (button) button.disabled = true;
+      if (status) status.textContent = "Waiting for your passkey…";
+      ceremony(form, libraryUrl)
+        .then((answer) => {
+          field.value = answer;
+          form.submit(); // no submit event: straight to the page route
+        })
+        .catch((err: unknown) => {
+          if (status) status.textContent = explain(err);
+          if (button) button.disabled = false;
+        });
+    });
+  }
+}
