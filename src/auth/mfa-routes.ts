@@ -84,7 +84,7 @@ mfaRoutes.openapi(
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
     const { code, password } = c.req.valid("json");
-    await turnOffTotp(c.var.dbs.directory(), c.env, p.user.id, password !== undefined ? { password } : { code: code! }, p.ip);
+    await turnOffTotp(c.var.dbs.directory(), c.env, p.user.id, p.sessionId, password !== undefined ? { password } : { code: code! }, p.ip);
     return c.json({ message: "Two-factor sign-in is off" }, 200);
   },
 );

@@ -91,7 +91,7 @@ passkeyRoutes.openapi(
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
     const { code, password } = c.req.valid("json");
-    await removePasskey(c.var.dbs.directory(), c.env, p.user.id, c.req.valid("param").id, password !== undefined ? { password } : { code: code! }, p.ip);
+    await removePasskey(c.var.dbs.directory(), c.env, p.user.id, p.sessionId, c.req.valid("param").id, password !== undefined ? { password } : { code: code! }, p.ip);
     return c.json({ message: "The passkey was removed" }, 200);
   },
 );

@@ -1,6 +1,6 @@
 // Sessions: a refresh-token family (sessions row) plus short-lived access JWTs that name it (`sid`).
 // Refresh tokens are opaque, stored as SHA-256, single use; presenting a used one revokes the family.
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, ne } from "drizzle-orm";
 import { runBatch, type DirectoryDb } from "../platform/db";
 import { refreshTokens, sessions, users } from "../db/schema";
 import { newId } from "../platform/ids";
@@ -41,6 +41,17 @@ export async function createSession(db: DirectoryDb, env: Env, userId: string): 
   ]);
   return body;
 }
+
+/**
+ * For a batch: revokes every live session of the account but `keep` (the caller's), answering their ids, whose
+ * edge records the caller then forgets (principal-records.ts forgetSessions).
+ */
+export const revokeOtherSessions = (db: DirectoryDb, userId: string, keep: string, reason: string, now = new Date()) =>
+  db
+    .update(sessions)
+    .set({ revokedAt: now, revokedReason: reason })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ne(sessions.id, keep)))
+    .returning({ id: sessions.id });
 
 export async function revokeSession(db: DirectoryDb, env: Env, sessionId: string, reason: string): Promise<void> {
   await db
