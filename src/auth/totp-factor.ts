@@ -76,8 +76,22 @@ export async function confirmTotp(db: DirectoryDb, env: Env, userId: string, cod
   const row = await findTotpFactor(db, userId);
   if (!row || row.confirmedAt) throw new ApiError("totp_not_pending", "No TOTP enrolment is waiting for confirmation; start one first");
   if (!(await takeCode(db, env, row, code, true))) throw invalidTotpCode();
-  const { codes, statements } = await newRecoveryCodes(db, userId, new Date());
+  const now = new Date();
+  const { codes, statements } = await newRecoveryCodes(db, userId, now);
   await runBatch(db, statements);
+  const user = await findUserById(db, userId);
+  // Like a passkey's addition: a factor put on by someone else would lock the owner out.
+  if (user) {
+    await queueMail(db, env, {
+      to: user.email,
+      subject: "Two-factor sign-in was turned on",
+      kind: "totp_enabled",
+      text:
+        `Two-factor sign-in with an authenticator app was turned on for the imghost account ${user.email} on ${now.toISOString()}. ` +
+        `Signing in now asks for a code from that app after the password.\n\n` +
+        `If this was not you, change your password now and turn it off:\n${env.SITE_URL}/app/account`,
+    });
+  }
   return codes;
 }
 
