@@ -23,6 +23,7 @@ import { passkeyCount, passkeyResource, passkeysOf } from "./passkey-store";
 import { asRegistrationResponse, type RegistrationCredential } from "./passkey-schemas";
 import { revokeOtherSessions } from "./sessions";
 import { forgetSessions } from "./principal-records";
+import { quoted } from "./security-mail";
 
 /** COSE algorithms offered: EdDSA, ES256 (what nearly every authenticator makes), RS256 (Windows Hello). */
 const ALGORITHMS = [-8, -7, -257];
@@ -107,7 +108,7 @@ export async function registerPasskey(db: DirectoryDb, env: Env, userId: string,
     subject: "A passkey was added to your account",
     kind: "passkey_added",
     text:
-      `The passkey "${name}" was added to the imghost account ${user.email} on ${row.createdAt.toISOString()}. It can sign in to the account ` +
+      `The passkey ${quoted(name)} was added to the imghost account ${user.email} on ${row.createdAt.toISOString()}. It can sign in to the account ` +
       `without the password.\n\nIf this was not you, remove it and change your password now:\n${env.SITE_URL}/app/account`,
   });
   return { ...passkeyResource(row), ...(recoveryCodes ? { recoveryCodes } : {}) };
@@ -148,7 +149,7 @@ export async function removePasskey(db: DirectoryDb, env: Env, userId: string, s
     subject: "A passkey was removed from your account",
     kind: "passkey_removed",
     text:
-      `The passkey "${row.name}" was removed from the imghost account ${user.email} on ${new Date().toISOString()}, confirmed with ${how}. ${after} Every other device signed in to the account has been signed out.\n\n` +
+      `The passkey ${quoted(row.name)} was removed from the imghost account ${user.email} on ${new Date().toISOString()}, confirmed with ${how}. ${after} Every other device signed in to the account has been signed out.\n\n` +
       `If this was not you, change your password now and check your second factors:\n${env.SITE_URL}/app/account`,
   });
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { PASSWORD, createKey, signup, verifiedUser, type TestUser } from "../support/api";
 import { changePassword, mailsTo, requestReset, resetPassword } from "../support/password";
 import { atNextStep, codeAt, confirm, enrol } from "../support/totp";
-import { withPasskey } from "../support/passkeys";
+import { listPasskeys, registerPasskey, withPasskey } from "../support/passkeys";
 
 afterEach(() => vi.useRealTimers());
 
@@ -62,5 +62,26 @@ describe("security mails", () => {
     const [plain] = await mailWith(bare.email, "Your password was changed");
     expect(plain.text).toContain("no second factor");
     expect(plain.text).toContain("no API keys");
+  });
+});
+
+describe("a passkey's name in the mails", () => {
+  it("control characters and line breaks are refused: 400 validation_error, nothing stored, nothing mailed", async () => {
+    const user = await signup();
+    for (const name of ["Laptop\n\nIf this was not you, ignore this mail", "a\rb", "a\tb", "a\u0000b", "a\u007fb", "a\u0085b", "a\u2028b", "a\u2029b", "a\u202eb", "a\u2066b"]) {
+      const { reply } = await registerPasskey(user, name);
+      expect([reply.status, reply.body.details?.code], JSON.stringify(name)).toEqual([400, "validation_error"]);
+    }
+    expect((await listPasskeys(user.access)).body.passkeys).toEqual([]);
+    expect(await mailWith(user.email, "A passkey was added to your account")).toHaveLength(0);
+  });
+
+  it("is quoted, its own quotes escaped, so it cannot close the quote and speak for the mail", async () => {
+    const user = await signup();
+    const name = 'Laptop" was added by the support team. Nothing to do. "';
+    await withPasskey(user, name);
+    const [mail] = await mailWith(user.email, "A passkey was added to your account");
+    expect(mail.text).toContain(JSON.stringify(name));
+    expect(mail.text).not.toContain(`"${name}"`);
   });
 });
