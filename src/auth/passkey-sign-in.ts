@@ -7,7 +7,7 @@
 // authenticator keeps one. Failed answers count in the login guard like wrong passwords and codes.
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "@hono/zod-openapi";
-import type { DirectoryDb } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/db";
 import type { UserRow } from "../db/schema";
 import { fromBase64url } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
@@ -66,7 +66,9 @@ export async function signInWithPasskey(db: DirectoryDb, env: Env, credential: C
   const response = asAuthenticationResponse(credential);
   const challenge = challengeOf(response);
   const claimed = challenge !== null && (await claimChallenge(db, challenge, "login", null));
-  const found = await findCredential(db, response.id);
+  // The credential and its account's ban flag from D1's primary (a client's old bookmark may point `db` at a
+  // replica that has not seen a removal or a ban yet).
+  const found = await findCredential(directoryDb(env), response.id);
   if (!found) {
     await countIpLoginAttempt(env, ip);
     throw invalidPasskey();

@@ -1,7 +1,7 @@
 // Sessions: a refresh-token family (sessions row) plus short-lived access JWTs that name it (`sid`).
 // Refresh tokens are opaque, stored as SHA-256, single use; presenting a used one revokes the family.
 import { and, eq, isNull, ne } from "drizzle-orm";
-import { runBatch, type DirectoryDb } from "../platform/db";
+import { directoryDb, runBatch, type DirectoryDb } from "../platform/db";
 import { refreshTokens, sessions, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
@@ -64,7 +64,9 @@ export async function revokeSession(db: DirectoryDb, env: Env, sessionId: string
 /** Rotates a refresh token. A retired token presented again revokes its whole family. */
 export async function refreshSession(db: DirectoryDb, env: Env, presented: string): Promise<SessionBody> {
   const tokenHash = await sha256Hex(presented);
-  const found = await db
+  // Read at D1's primary, not through `db`: a client's old bookmark may point that at a replica that has not yet
+  // seen the session's revocation, the token's use or the account's ban.
+  const found = await directoryDb(env)
     .select({ token: refreshTokens, session: sessions, bannedAt: users.bannedAt, deletedAt: users.deletedAt })
     .from(refreshTokens)
     .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
