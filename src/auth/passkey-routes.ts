@@ -82,7 +82,7 @@ passkeyRoutes.openapi(
     tags,
     summary: "Remove a passkey",
     description:
-      "Takes the password or a current TOTP code (either counted like a login attempt), removes the passkey and mails the account. The recovery codes go too when no second factor is left. Session-only.",
+      "Takes the password or a current TOTP code (either counted like a login attempt), removes the passkey and mails the account. Every other session of the account ends (the caller's stays). The recovery codes go too when no second factor is left. Session-only.",
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { params: z.object({ id: z.string().max(64) }), body: jsonBody(PasskeyRemovalRequest) },
