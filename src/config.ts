@@ -41,11 +41,23 @@ export const SESSION = {
   emailTokenSeconds: 48 * 3600,
 };
 
+/**
+ * The login guard (auth/login-guard.ts), per 15-minute window. Wrong passwords are counted strictly per (address,
+ * IP), so a stranger who knows an address locks out only their own IP, and loosely per address, which still bounds
+ * a guess spread over many IPs. Second-factor codes, reachable only with the password, count per account. A
+ * passkey's failed answers count per credential and IP, never per address.
+ */
 export const LOGIN_LIMITS = {
   windowSeconds: 15 * 60,
-  /** Failed logins per account (e-mail) per window. */
-  failuresPerAccount: 10,
-  /** Failed logins per client IP per window. */
+  /** Wrong passwords for one address from one client IP. */
+  failuresPerAddressAndIp: 10,
+  /** Wrong passwords for one address from all IPs together. */
+  failuresPerAddress: 100,
+  /** Wrong second-factor codes (TOTP, recovery, a passkey as the second step) per account. */
+  secondFactorFailuresPerAccount: 10,
+  /** Failed answers of one passkey at the sign-in without a password. */
+  failuresPerPasskey: 10,
+  /** Failures of every kind from one client IP. */
   failuresPerIp: 50,
 };
 

@@ -13,6 +13,7 @@ import { forgetUser } from "../auth/principal-records";
 import { users } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
 import { z } from "@hono/zod-openapi";
+import { sessionLiveAtPrimary } from "../auth/middleware";
 
 export const accountRoutes = apiRouter();
 const tags = ["Account"];
@@ -110,7 +111,7 @@ accountRoutes.openapi(
       "Needs the password again. Revokes every session and API key, soft-deletes your files and albums (they read 410 at once; " +
       "stored objects are purged after the retention window) and frees your e-mail address for a new signup.",
     security: bearer,
-    middleware: [sessionOnly()] as const,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(DeleteAccountBody) },
     responses: {
       200: json(AccountDeleted, "Deleted"),

@@ -75,7 +75,7 @@ mfaRoutes.openapi(
     tags,
     summary: "Turn TOTP off",
     description:
-      "Takes a current code or the password (either counted like a login attempt), removes the factor (or a pending enrolment) and its recovery codes, and mails the account. Session-only.",
+      "Takes a current code or the password (either counted like a login attempt), removes the factor (or a pending enrolment) and its recovery codes (unless a passkey remains), and mails the account. Turning a confirmed factor off ends every other session of the account (the caller's stays). Session-only.",
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(TotpTurnOffRequest) },
@@ -84,7 +84,7 @@ mfaRoutes.openapi(
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
     const { code, password } = c.req.valid("json");
-    await turnOffTotp(c.var.dbs.directory(), c.env, p.user.id, password !== undefined ? { password } : { code: code! }, p.ip);
+    await turnOffTotp(c.var.dbs.directory(), c.env, p.user.id, p.sessionId, password !== undefined ? { password } : { code: code! }, p.ip);
     return c.json({ message: "Two-factor sign-in is off" }, 200);
   },
 );

@@ -82,7 +82,7 @@ passkeyRoutes.openapi(
     tags,
     summary: "Remove a passkey",
     description:
-      "Takes the password or a current TOTP code (either counted like a login attempt), removes the passkey and mails the account. The recovery codes go too when no second factor is left. Session-only.",
+      "Takes the password or a current TOTP code (either counted like a login attempt), removes the passkey and mails the account. Every other session of the account ends (the caller's stays). The recovery codes go too when no second factor is left. Session-only.",
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { params: z.object({ id: z.string().max(64) }), body: jsonBody(PasskeyRemovalRequest) },
@@ -91,7 +91,7 @@ passkeyRoutes.openapi(
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
     const { code, password } = c.req.valid("json");
-    await removePasskey(c.var.dbs.directory(), c.env, p.user.id, c.req.valid("param").id, password !== undefined ? { password } : { code: code! }, p.ip);
+    await removePasskey(c.var.dbs.directory(), c.env, p.user.id, p.sessionId, c.req.valid("param").id, password !== undefined ? { password } : { code: code! }, p.ip);
     return c.json({ message: "The passkey was removed" }, 200);
   },
 );

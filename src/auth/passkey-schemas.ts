@@ -51,9 +51,21 @@ export function asAuthenticationResponse(c: z.output<typeof AuthenticationCreden
 
 const MfaToken = z.string().min(1).max(512).openapi({ description: "The password step's mfaToken: the passkey then finishes that sign-in as its second factor" });
 
+/**
+ * The name goes into the security mails and the account page: no control characters (line breaks among them, so
+ * a name cannot add lines to a mail), no Unicode line or paragraph separators, no bidirectional overrides.
+ */
+const PLAIN_TEXT = /^[^\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]*$/u;
+
 export const PasskeyRegistrationRequest = z
   .object({
-    name: z.string().trim().min(1).max(PASSKEYS.nameMaxLength).openapi({ description: "A name to recognise it by", example: "Work laptop" }),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(PASSKEYS.nameMaxLength)
+      .regex(PLAIN_TEXT, "No control characters or line breaks")
+      .openapi({ description: "A name to recognise it by (no control characters or line breaks)", example: "Work laptop" }),
     response: RegistrationCredential,
   })
   .strict()

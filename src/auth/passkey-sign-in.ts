@@ -7,13 +7,13 @@
 // authenticator keeps one. Failed answers count in the login guard like wrong passwords and codes.
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "@hono/zod-openapi";
-import type { DirectoryDb } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/db";
 import type { UserRow } from "../db/schema";
 import { fromBase64url } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
 import { PASSKEYS } from "../config";
 import { createSession, type SessionBody } from "./sessions";
-import { countIpLoginAttempt, guardedCheck } from "./login-guard";
+import { countIpLoginAttempt, passkeyAnswerGuarded } from "./login-guard";
 import { challengeOf, claimChallenge, newChallenge, relyingParty } from "./passkey-challenges";
 import { findCredential, recordUse, userHandleOf, type PasskeyRow } from "./passkey-store";
 import { asAuthenticationResponse, type AuthenticationCredential } from "./passkey-schemas";
@@ -59,19 +59,22 @@ async function answerOk(db: DirectoryDb, env: Env, row: PasskeyRow, response: Au
 
 /**
  * POST /auth/passkeys/login without an mfaToken: the challenge claimed, the credential looked up, the answer checked
- * inside the login guard (counted for the account and the IP first; an unknown credential counts for the IP).
+ * inside the login guard (counted for the credential and the IP first, never the address, so wrong passwords for the
+ * address never refuse a good answer; an unknown credential counts for the IP).
  */
 export async function signInWithPasskey(db: DirectoryDb, env: Env, credential: Credential, ip: string): Promise<{ user: UserRow; session: SessionBody }> {
   const response = asAuthenticationResponse(credential);
   const challenge = challengeOf(response);
   const claimed = challenge !== null && (await claimChallenge(db, challenge, "login", null));
-  const found = await findCredential(db, response.id);
+  // The credential and its account's ban flag from D1's primary (a client's old bookmark may point `db` at a
+  // replica that has not seen a removal or a ban yet).
+  const found = await findCredential(directoryDb(env), response.id);
   if (!found) {
     await countIpLoginAttempt(env, ip);
     throw invalidPasskey();
   }
   const { passkey, user } = found;
-  const ok = await guardedCheck(env, user.email, ip, async () => claimed && handleMatches(response, user.id) && answerOk(db, env, passkey, response, challenge!, true));
+  const ok = await passkeyAnswerGuarded(env, passkey.id, ip, async () => claimed && handleMatches(response, user.id) && answerOk(db, env, passkey, response, challenge!, true));
   if (!ok) throw invalidPasskey();
   if (user.bannedAt) throw new ApiError("account_suspended", "This account has been suspended");
   return { user, session: await createSession(db, env, user.id) };

@@ -21,6 +21,9 @@ import { deleteRecoveryCodes, newRecoveryCodes } from "./recovery-codes";
 import { challengeOf, claimChallenge, newChallenge, relyingParty } from "./passkey-challenges";
 import { passkeyCount, passkeyResource, passkeysOf } from "./passkey-store";
 import { asRegistrationResponse, type RegistrationCredential } from "./passkey-schemas";
+import { revokeOtherSessions } from "./sessions";
+import { forgetSessions } from "./principal-records";
+import { quoted } from "./security-mail";
 
 /** COSE algorithms offered: EdDSA, ES256 (what nearly every authenticator makes), RS256 (Windows Hello). */
 const ALGORITHMS = [-8, -7, -257];
@@ -105,7 +108,7 @@ export async function registerPasskey(db: DirectoryDb, env: Env, userId: string,
     subject: "A passkey was added to your account",
     kind: "passkey_added",
     text:
-      `The passkey "${name}" was added to the imghost account ${user.email} on ${row.createdAt.toISOString()}. It can sign in to the account ` +
+      `The passkey ${quoted(name)} was added to the imghost account ${user.email} on ${row.createdAt.toISOString()}. It can sign in to the account ` +
       `without the password.\n\nIf this was not you, remove it and change your password now:\n${env.SITE_URL}/app/account`,
   });
   return { ...passkeyResource(row), ...(recoveryCodes ? { recoveryCodes } : {}) };
@@ -119,9 +122,10 @@ export type RemovalProof = { code: string } | { password: string };
 
 /**
  * Removes one of the account's passkeys with the password or a current TOTP code (either counted in the login
- * guard like a login), and mails the account. When no second factor is left, the recovery codes go too.
+ * guard like a login), and mails the account. When no second factor is left, the recovery codes go too. Every
+ * other session of the account ends (the passkey may have opened it; the caller's, `sessionId`, stays).
  */
-export async function removePasskey(db: DirectoryDb, env: Env, userId: string, passkeyId: string, proof: RemovalProof, ip: string): Promise<void> {
+export async function removePasskey(db: DirectoryDb, env: Env, userId: string, sessionId: string, passkeyId: string, proof: RemovalProof, ip: string): Promise<void> {
   const user = await liveUser(db, userId);
   const row = await db.select().from(passkeys).where(and(eq(passkeys.id, passkeyId), eq(passkeys.userId, userId))).get();
   if (!row) throw new ApiError("passkey_not_found", "No such passkey on this account");
@@ -132,7 +136,12 @@ export async function removePasskey(db: DirectoryDb, env: Env, userId: string, p
   }
   const [count, totp] = await Promise.all([passkeyCount(db, userId), findTotpFactor(db, userId)]);
   const lastFactor = count === 1 && !totp?.confirmedAt;
-  await runBatch(db, [db.delete(passkeys).where(eq(passkeys.id, row.id)), ...(lastFactor ? [deleteRecoveryCodes(db, userId)] : [])]);
+  const [, revoked] = await runBatch<{ id: string }>(db, [
+    db.delete(passkeys).where(eq(passkeys.id, row.id)),
+    revokeOtherSessions(db, userId, sessionId, "passkey_removed"),
+    ...(lastFactor ? [deleteRecoveryCodes(db, userId)] : []),
+  ]);
+  await forgetSessions(env, revoked.results.map((r) => r.id)); // their access tokens stop at once, also where warm
   const how = "password" in proof ? "the account's password" : "a code from the authenticator app";
   const after = lastFactor ? "Signing in now needs the password only, and the recovery codes no longer work." : "The account's other second factors still apply.";
   await queueMail(db, env, {
@@ -140,7 +149,7 @@ export async function removePasskey(db: DirectoryDb, env: Env, userId: string, p
     subject: "A passkey was removed from your account",
     kind: "passkey_removed",
     text:
-      `The passkey "${row.name}" was removed from the imghost account ${user.email} on ${new Date().toISOString()}, confirmed with ${how}. ${after}\n\n` +
+      `The passkey ${quoted(row.name)} was removed from the imghost account ${user.email} on ${new Date().toISOString()}, confirmed with ${how}. ${after} Every other device signed in to the account has been signed out.\n\n` +
       `If this was not you, change your password now and check your second factors:\n${env.SITE_URL}/app/account`,
   });
 }

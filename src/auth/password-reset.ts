@@ -12,7 +12,7 @@ import { queueMail } from "../mail/outbox";
 import { findLiveUserByEmail } from "./queries";
 import { normalizeEmail } from "./service";
 import { replacePassword } from "./password";
-import { PASSWORD_FORGOT, PASSWORD_RESETS, countAttempt } from "./login-guard";
+import { PASSWORD_FORGOT, PASSWORD_RESETS, clearPasswordCount, countAttempt } from "./login-guard";
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
 
@@ -74,4 +74,6 @@ export async function resetPassword(db: DirectoryDb, env: Env, token: string, ne
   // No session is answered, and the second factors are left as they are: a reset proves the mailbox, not the
   // authenticator, so the next login still asks for a code (extensions.md §5; test/auth/login-2fa.test.ts).
   await replacePassword(db, env, found, newPassword, "password_reset");
+  // Whoever filled the address's count of wrong passwords, its owner now holds the new one.
+  await clearPasswordCount(env, found.email, ip);
 }

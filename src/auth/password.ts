@@ -12,6 +12,7 @@ import { findUserById } from "./queries";
 import { createSession, type SessionBody } from "./sessions";
 import { forgetSessions } from "./principal-records";
 import { reenteredPasswordOk } from "./login-guard";
+import { whatRemains } from "./security-mail";
 
 export type PasswordChangePath = "password_change" | "password_reset";
 
@@ -46,7 +47,9 @@ export async function replacePassword(db: DirectoryDb, env: Env, user: Pick<User
     kind: "password_changed",
     text:
       `The password of the imghost account ${user.email} was changed on ${now.toISOString()} ${MAIL_LINES[path]}\n\n` +
-      `If this was not you, reset the password now:\n${env.SITE_URL}/app/forgot-password`,
+      `${await whatRemains(db, user.id)}\n\n` +
+      `If this was not you, reset the password now:\n${env.SITE_URL}/app/forgot-password\n` +
+      `then remove any second factor or API key you do not recognise:\n${env.SITE_URL}/app/account`,
   });
 }
 

@@ -24,6 +24,7 @@ import { ApiError } from "../platform/errors";
 import { resendAllowed } from "./verification-limit";
 import { changePassword } from "./password";
 import { forgotPassword, resetPassword } from "./password-reset";
+import { sessionLiveAtPrimary } from "./middleware";
 
 export const authRoutes = apiRouter();
 
@@ -146,7 +147,8 @@ authRoutes.openapi(
     description:
       "Checks the current password (wrong ones count like failed logins), sets the new one, revokes every session of the account, the caller's included, and answers a fresh one. Mails the account.",
     security: bearer,
-    middleware: [sessionOnly()] as const,
+    // A fresh session without the second factor: the caller's session is checked at D1's primary, not a record.
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(ChangePasswordRequest) },
     responses: { 200: json(PasswordChanged, "Changed; the new session"), ...errors(400, 401, 403, 429) },
   }),

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/db";
 import { emailTokens, users, type UserRow } from "../db/schema";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
@@ -73,7 +73,9 @@ export type LoginResult = { kind: "session"; user: UserRow; session: SessionBody
 export async function login(db: DirectoryDb, env: Env, emailInput: string, password: string, ip: string): Promise<LoginResult> {
   const email = normalizeEmail(emailInput);
   await countLoginAttempt(env, email, ip);
-  const user = await findLiveUserByEmail(db, email);
+  // The hash and the ban flag from D1's primary, not through `db`: a client's old bookmark may point that at a
+  // replica that has not yet seen a password change or a ban (signInMethods reads the factors there likewise).
+  const user = await findLiveUserByEmail(directoryDb(env), email);
   if (!user) {
     await burnPasswordCheck(password);
     throw invalidCredentials();

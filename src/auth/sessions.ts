@@ -1,7 +1,7 @@
 // Sessions: a refresh-token family (sessions row) plus short-lived access JWTs that name it (`sid`).
 // Refresh tokens are opaque, stored as SHA-256, single use; presenting a used one revokes the family.
-import { and, eq, isNull } from "drizzle-orm";
-import { runBatch, type DirectoryDb } from "../platform/db";
+import { and, eq, isNull, ne } from "drizzle-orm";
+import { directoryDb, runBatch, type DirectoryDb } from "../platform/db";
 import { refreshTokens, sessions, users } from "../db/schema";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
@@ -42,6 +42,17 @@ export async function createSession(db: DirectoryDb, env: Env, userId: string): 
   return body;
 }
 
+/**
+ * For a batch: revokes every live session of the account but `keep` (the caller's), answering their ids, whose
+ * edge records the caller then forgets (principal-records.ts forgetSessions).
+ */
+export const revokeOtherSessions = (db: DirectoryDb, userId: string, keep: string, reason: string, now = new Date()) =>
+  db
+    .update(sessions)
+    .set({ revokedAt: now, revokedReason: reason })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ne(sessions.id, keep)))
+    .returning({ id: sessions.id });
+
 export async function revokeSession(db: DirectoryDb, env: Env, sessionId: string, reason: string): Promise<void> {
   await db
     .update(sessions)
@@ -53,7 +64,9 @@ export async function revokeSession(db: DirectoryDb, env: Env, sessionId: string
 /** Rotates a refresh token. A retired token presented again revokes its whole family. */
 export async function refreshSession(db: DirectoryDb, env: Env, presented: string): Promise<SessionBody> {
   const tokenHash = await sha256Hex(presented);
-  const found = await db
+  // Read at D1's primary, not through `db`: a client's old bookmark may point that at a replica that has not yet
+  // seen the session's revocation, the token's use or the account's ban.
+  const found = await directoryDb(env)
     .select({ token: refreshTokens, session: sessions, bannedAt: users.bannedAt, deletedAt: users.deletedAt })
     .from(refreshTokens)
     .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))

@@ -15,6 +15,8 @@ import { findUserById } from "./queries";
 import { guardedCheck, reenteredPasswordOk } from "./login-guard";
 import { deleteRecoveryCodes, newRecoveryCodes } from "./recovery-codes";
 import { passkeyCount } from "./passkey-store";
+import { revokeOtherSessions } from "./sessions";
+import { forgetSessions } from "./principal-records";
 
 const SEAL_PURPOSE = "totp seed v1";
 type FactorRow = typeof totpFactors.$inferSelect;
@@ -74,8 +76,22 @@ export async function confirmTotp(db: DirectoryDb, env: Env, userId: string, cod
   const row = await findTotpFactor(db, userId);
   if (!row || row.confirmedAt) throw new ApiError("totp_not_pending", "No TOTP enrolment is waiting for confirmation; start one first");
   if (!(await takeCode(db, env, row, code, true))) throw invalidTotpCode();
-  const { codes, statements } = await newRecoveryCodes(db, userId, new Date());
+  const now = new Date();
+  const { codes, statements } = await newRecoveryCodes(db, userId, now);
   await runBatch(db, statements);
+  const user = await findUserById(db, userId);
+  // Like a passkey's addition: a factor put on by someone else would lock the owner out.
+  if (user) {
+    await queueMail(db, env, {
+      to: user.email,
+      subject: "Two-factor sign-in was turned on",
+      kind: "totp_enabled",
+      text:
+        `Two-factor sign-in with an authenticator app was turned on for the imghost account ${user.email} on ${now.toISOString()}. ` +
+        `Signing in now asks for a code from that app after the password.\n\n` +
+        `If this was not you, change your password now and turn it off:\n${env.SITE_URL}/app/account`,
+    });
+  }
   return codes;
 }
 
@@ -90,9 +106,10 @@ export type TurnOffProof = { code: string } | { password: string };
 /**
  * Turns TOTP off (or drops a pending enrolment) with a current code or the password, either counted in the login
  * guard like a login. The recovery codes go with it unless a passkey remains (they recover that factor too). A
- * confirmed factor's removal is mailed to the account.
+ * confirmed factor's removal is mailed to the account, and ends every other session of the account (its codes may
+ * have opened them; the caller's, `sessionId`, stays).
  */
-export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, proof: TurnOffProof, ip: string): Promise<void> {
+export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, sessionId: string, proof: TurnOffProof, ip: string): Promise<void> {
   const user = await findUserById(db, userId);
   if (!user || user.deletedAt) throw unauthorized();
   const row = await findTotpFactor(db, userId);
@@ -103,8 +120,14 @@ export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, pro
     throw invalidTotpCode();
   }
   const passkeysLeft = (await passkeyCount(db, userId)) > 0;
-  await runBatch(db, [db.delete(totpFactors).where(eq(totpFactors.userId, userId)), ...(passkeysLeft ? [] : [deleteRecoveryCodes(db, userId)])]);
+  // A pending enrolment opened nothing: only a confirmed factor's removal ends the other sessions.
+  const [, ...rest] = await runBatch<{ id: string }>(db, [
+    db.delete(totpFactors).where(eq(totpFactors.userId, userId)),
+    ...(row.confirmedAt ? [revokeOtherSessions(db, userId, sessionId, "totp_disabled")] : []),
+    ...(passkeysLeft ? [] : [deleteRecoveryCodes(db, userId)]),
+  ]);
   if (!row.confirmedAt) return;
+  await forgetSessions(env, rest[0].results.map((r) => r.id)); // their access tokens stop at once, also where warm
   const how = "password" in proof ? "the account's password" : "a code from the authenticator app";
   const after = passkeysLeft
     ? "Signing in still asks for one of the account's passkeys (or a recovery code) after the password."
@@ -115,7 +138,7 @@ export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, pro
     kind: "totp_disabled",
     text:
       `Two-factor sign-in (authenticator app) of the imghost account ${user.email} was turned off on ${new Date().toISOString()}, ` +
-      `confirmed with ${how}. ${after}\n\n` +
+      `confirmed with ${how}. ${after} Every other device signed in to the account has been signed out.\n\n` +
       `If this was not you, change your password now and turn two-factor sign-in on again:\n${env.SITE_URL}/app/account`,
   });
 }

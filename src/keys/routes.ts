@@ -6,6 +6,7 @@ import { apiRouter } from "../platform/router";
 import { ApiKeyList, CreatedKey, CreateKeyRequest } from "./schemas";
 import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api-keys";
 import { PageQuery } from "../platform/pagination";
+import { sessionLiveAtPrimary } from "../auth/middleware";
 
 export const keyRoutes = apiRouter();
 const tags = ["API keys"];
@@ -18,7 +19,8 @@ keyRoutes.openapi(
     summary: "Create an API key",
     description: "Session only; the e-mail address must be verified. The key is returned once and stored only as a hash.",
     security: bearer,
-    middleware: [sessionOnly()] as const,
+    // A key outlives the session: a session revoked elsewhere must not mint one from a stale record.
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(CreateKeyRequest) },
     responses: { 201: json(CreatedKey, "Created"), ...errors(400, 401, 403) },
   }),

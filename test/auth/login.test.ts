@@ -85,13 +85,14 @@ describe("POST /auth/login", () => {
     });
     afterEach(() => restoreClock());
 
-    it("10 failures per account in 15 minutes, then 429 (even from other IPs, even with the right password)", async () => {
+    it("10 failures for an address from one IP in 15 minutes, then 429 there (even with the right password), not elsewhere", async () => {
       const user = await signup();
+      const ip = freshIp();
       for (let i = 0; i < 10; i++) {
-        const res = await login(user.email, `wrong-${i}-password`);
+        const res = await login(user.email, `wrong-${i}-password`, ip);
         expect(res.status, `attempt ${i + 1}`).toBe(401);
       }
-      const refused = await login(user.email, "wrong again password");
+      const refused = await login(user.email, "wrong again password", ip);
       expect(refused.status).toBe(429);
       expect(refused.body).toMatchObject({ error: "Too Many Requests", remaining: 0 });
       expect(typeof refused.body.retryAfter).toBe("number");
@@ -101,20 +102,23 @@ describe("POST /auth/login", () => {
       expect(refused.headers.get("retry-after")).toBe(String(refused.body.retryAfter));
 
       // The right password does not get through either: the limit is checked before the password.
-      const right = await login(user.email, PASSWORD);
+      const right = await login(user.email, PASSWORD, ip);
       expect(right.status).toBe(429);
+      // The owner at another IP is not stopped (the address's own ceiling is far higher: test/auth/address-lockout.test.ts).
+      expect((await login(user.email, PASSWORD, freshIp())).status).toBe(200);
       // Another account is unaffected.
       const other = await signup();
       expect((await login(other.email, PASSWORD)).status).toBe(200);
     });
 
-    it("a success clears the account's failure count", async () => {
+    it("a success clears the address's failure count from that IP", async () => {
       const user = await signup();
-      for (let i = 0; i < 9; i++) expect((await login(user.email, "wrong password")).status).toBe(401);
-      expect((await login(user.email, PASSWORD)).status).toBe(200);
+      const ip = freshIp();
+      for (let i = 0; i < 9; i++) expect((await login(user.email, "wrong password", ip)).status).toBe(401);
+      expect((await login(user.email, PASSWORD, ip)).status).toBe(200);
       // The count starts again: 10 more failures are answered 401, the 11th is refused.
-      for (let i = 0; i < 10; i++) expect((await login(user.email, "wrong password")).status, `after reset ${i + 1}`).toBe(401);
-      expect((await login(user.email, "wrong password")).status).toBe(429);
+      for (let i = 0; i < 10; i++) expect((await login(user.email, "wrong password", ip)).status, `after reset ${i + 1}`).toBe(401);
+      expect((await login(user.email, "wrong password", ip)).status).toBe(429);
     });
 
     it("50 failures per IP in 15 minutes, then 429 for any account from that IP", async () => {
@@ -135,9 +139,10 @@ describe("POST /auth/login", () => {
       expect((await login(user.email, PASSWORD, freshIp())).status).toBe(200);
     });
 
-    it("parallel bursts cannot slip past the account limit", async () => {
+    it("parallel bursts cannot slip past the (address, IP) limit", async () => {
       const user = await signup();
-      const results = await Promise.all(Array.from({ length: 15 }, () => login(user.email, "wrong password")));
+      const ip = freshIp();
+      const results = await Promise.all(Array.from({ length: 15 }, () => login(user.email, "wrong password", ip)));
       const statuses = results.map((r) => r.status);
       expect(statuses.filter((s) => s === 401)).toHaveLength(10);
       expect(statuses.filter((s) => s === 429)).toHaveLength(5);
