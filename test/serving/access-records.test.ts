@@ -20,6 +20,8 @@ import { report, resolve, userWithRole } from "../support/moderation";
 import { makePng } from "../uploads/helpers";
 import { unreachableBindings } from "../support/unreachable";
 import { expectCached, recordsOn, view } from "../support/records";
+import { setOwnerBan } from "../support/owners";
+import { SERVING } from "../../src/config";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;
@@ -85,8 +87,24 @@ describe("every access rule holds on the cached path", () => {
       await expectCached(short(await seedFile(owner.id, state)), 410);
     }
     const banned = await verifiedUser();
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), banned.id).run();
+    await setOwnerBan(banned.id);
     await expectCached(short(await seedFile(banned.id)), 410);
+  });
+
+  it("the owner's state on its shard decides, carried by the file's record or read for the owner's own", async () => {
+    for (const [copies, status] of [["shard", 410], ["directory", 200]] as const) {
+      const carried = await verifiedUser();
+      await setOwnerBan(carried.id, Date.now(), copies);
+      await expectCached(short(await seedFile(carried.id)), status);
+      // A file past the bound decides by the owner's record: read from D1 again when it is missing.
+      const other = await verifiedUser();
+      await setOwnerBan(other.id, Date.now(), copies);
+      const later = await seedFile(other.id, { ownerOrdinal: SERVING.ownerStateCarriedFiles + 1 });
+      await expectCached(short(later), status);
+      await cache().delete(ownerStates.key(env, other.id));
+      expect((await view(short(later))).status, copies).toBe(status);
+      expect((await cache().match(ownerStates.key(env, other.id))) !== undefined).toBe(true);
+    }
   });
 
   it("hotlink policies judge each Referer against the record", async () => {
@@ -204,7 +222,7 @@ describe("a record written after a change does not outlive it", () => {
 
     const g = await seedFile(user.id);
     const live = (await loadFile(crossDb(env), g.id))!;
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), user.id).run();
+    await setOwnerBan(user.id);
     await fillFileRecords(env, live, Date.now(), 30);
     expect(await cache().match(ownerStates.key(env, user.id))).toBeUndefined();
     expect((await view(short(g))).status).toBe(410);

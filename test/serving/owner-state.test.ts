@@ -18,6 +18,7 @@ import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
 import { userWithRole } from "../support/moderation";
 import { expectCached, view } from "../support/records";
 import { fileRow, presign } from "../uploads/helpers";
+import { setOwnerBan } from "../support/owners";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;
@@ -121,7 +122,7 @@ describe("a write that lands after the owner's state changed does not outlive it
     const user = await verifiedUser();
     const f = await seedFile(user.id);
     const live = (await loadFile(crossDb(env), f.id))!;
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), user.id).run(); // its deletes ran already
+    await setOwnerBan(user.id); // straight in D1: its deletes ran already
     await fillFileRecords(env, live, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();
 
