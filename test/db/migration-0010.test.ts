@@ -84,4 +84,29 @@ describe("migration 0010 on rows of the shape before it", () => {
     expect(await columns(old())).toEqual(await columns(env.DB));
     expect((await columns(old())).map((c) => c.name)).toEqual(["id", "user_id", "storage_used", "storage_reserved", "banned_at", "deleted_at"]);
   });
+
+  // Last: it changes the rows the tests above read.
+  it("the resync run after the deploy brings the state the previous code wrote in between to the shard, once", async () => {
+    const at = NOW + 1000;
+    const WINDOW = "usr_ffffwindow0000000000"; // signed up, uploaded and deleted by the previous code after the migration
+    await old().batch([
+      old().prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(at, BANDED.id),
+      old().prepare("UPDATE users SET banned_at = NULL WHERE id = ?").bind(FILES.id),
+      old().prepare("INSERT INTO users (id, email, username, password_hash, deleted_at, created_at, updated_at) VALUES (?1, ?1 || '@example.com', ?1, 'x', ?2, ?2, ?2)").bind(WINDOW, at),
+      old().prepare("INSERT INTO files (id, user_id, owner_ordinal, filename, mime, bytes, store_key, state, created_at, updated_at) VALUES ('file_fffffffffffffffffffff', ?1, 1, 'c.png', 'image/png', 1, 'k', 'finalized', ?2, ?2)").bind(WINDOW, at),
+      old().prepare("UPDATE users SET deleted_at = ? WHERE id = ?").bind(at, NOTHING.id),
+    ]);
+    expect((await loadFile(shard(), BANDED_FILE_ID))?.ownerGoneAt).toBeNull(); // the shard's copy is behind
+    const statements = env.OWNER_STATE_RESYNC.split(/;\s*$/m)
+      .map((s) => s.replace(/^--.*$/gm, "").trim())
+      .filter(Boolean);
+    expect(statements).toHaveLength(2);
+    const run = async () => (await old().batch(statements.map((s) => old().prepare(s)))).map((r) => r.meta.changes);
+    expect(await run()).toEqual([1, 3]);
+    expect((await loadFile(shard(), BANDED_FILE_ID))?.ownerGoneAt?.getTime()).toBe(at);
+    expect((await loadFile(shard(), FILE_ID))?.ownerGoneAt).toBeNull();
+    expect((await loadFile(shard(), "file_fffffffffffffffffffff"))?.ownerGoneAt?.getTime()).toBe(at);
+    expect(await rows("SELECT user_id FROM owners WHERE user_id = ?", NOTHING.id)).toEqual([]); // no files, no albums: no row
+    expect(await run()).toEqual([0, 0]);
+  });
 });
