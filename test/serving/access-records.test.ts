@@ -11,7 +11,7 @@ import { ownerStates } from "../../src/auth/principal-records";
 import { purgeGlobally } from "../../src/platform/global-purge";
 import { fillFileRecords } from "../../src/serving/access-records";
 import { loadFile } from "../../src/serving/access";
-import { crossDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import { cdnUrl } from "../../src/platform/urls";
 import type { FileRow } from "../../src/db/schema";
 import { PASSWORD, call, verifiedUser, type TestUser } from "../support/api";
@@ -213,7 +213,7 @@ describe("a record written after a change does not outlive it", () => {
   it("records whose row changed between the read and the write are deleted once written (file, owner)", async () => {
     const user = await verifiedUser();
     const f = await seedFile(user.id);
-    const before = (await loadFile(crossDb(env), f.id))!;
+    const before = (await loadFile(shardDb(env, 0), f.id))!;
     await env.DB.prepare("UPDATE files SET visibility = 'private' WHERE id = ?").bind(f.id).run(); // its delete ran already
     await fillFileRecords(env, before, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();
@@ -221,14 +221,14 @@ describe("a record written after a change does not outlive it", () => {
     expect((await view(short(f))).status).toBe(404);
 
     const g = await seedFile(user.id);
-    const live = (await loadFile(crossDb(env), g.id))!;
+    const live = (await loadFile(shardDb(env, 0), g.id))!;
     await setOwnerBan(user.id);
     await fillFileRecords(env, live, Date.now(), 30);
     expect(await cache().match(ownerStates.key(env, user.id))).toBeUndefined();
     expect((await view(short(g))).status).toBe(410);
 
     const h = await seedFile(owner.id);
-    await fillFileRecords(env, (await loadFile(crossDb(env), h.id))!, Date.now(), 30);
+    await fillFileRecords(env, (await loadFile(shardDb(env, 0), h.id))!, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, h.id))).toBeDefined(); // unchanged: kept
   });
 });
