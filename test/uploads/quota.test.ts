@@ -10,10 +10,9 @@ import {
   releaseUploadReservationStatement,
   reserveQuota,
 } from "../../src/uploads/quota";
-import { signup } from "../support/api";
+import { call, signup } from "../support/api";
 import { ownerRow } from "../support/owners";
 import { SMALL_PNG, directUpload, makePng, presign, randomIp, setStorage, storage } from "./helpers";
-import { call } from "../support/api";
 
 const FREE_QUOTA = PLAN_LIMITS.free.storageQuotaBytes!;
 
