@@ -13,6 +13,7 @@ import { reenteredPasswordOk } from "../auth/login-guard";
 import { secondFactorDeletions } from "../auth/second-factor";
 import { auditInsert } from "../platform/audit";
 import { accessChanged } from "../serving/access-changed";
+import { ownerStateStatement } from "../serving/owner-state";
 
 export type DeletionResult = { files: number; albums: number; sessions: number; apiKeys: number };
 
@@ -22,6 +23,8 @@ export async function deleteAccount(db: CrossDb, env: Env, userId: string, passw
   if (!(await reenteredPasswordOk(env, user, password, ip))) throw new ApiError("invalid_password", "The password is not correct");
 
   const results = await runBatch(db, [
+    // The owner's shard's copy first: what its files' and albums' reads decide from (serving/owner-state.ts).
+    ownerStateStatement(db, userId, { deletedAt: now }, { keepFirst: true }),
     db.update(users).set({ deletedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.deletedAt))),
     db.update(sessions).set({ revokedAt: now, revokedReason: "account_deleted" }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))),
     db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))),
@@ -32,7 +35,7 @@ export async function deleteAccount(db: CrossDb, env: Env, userId: string, passw
     // The sealed TOTP seed and the recovery codes are of no use to anyone now: they go at once.
     ...secondFactorDeletions(db, userId),
   ]);
-  const [, revokedSessions, revokedKeys, deletedFiles, deletedAlbums] = results.map((r) => (r as D1Result).meta.changes);
+  const [, , revokedSessions, revokedKeys, deletedFiles, deletedAlbums] = results.map((r) => (r as D1Result).meta.changes);
   // Their sessions and keys stop at once (the user record says deleted) and their files answer 410 on byte links.
   await accessChanged(env, { userId });
   return { files: deletedFiles, albums: deletedAlbums, sessions: revokedSessions, apiKeys: revokedKeys };

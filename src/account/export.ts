@@ -12,6 +12,7 @@ import { keyResource } from "../auth/api-keys";
 import { secondFactorRecords } from "../auth/second-factor";
 import { planChangeResource } from "../billing/plan-changes";
 import { albumUrl, cdnUrl, filePageUrl, fileUrl, thumbnailUrl } from "../platform/urls";
+import { ownerUsage, type Usage } from "../uploads/quota";
 
 export const EXPORT_FORMAT = "image-host-export/1";
 /** Rows per query. Small enough for a steady stream, big enough to keep the number of queries low. */
@@ -19,11 +20,11 @@ export const EXPORT_PAGE_SIZE = 200;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function profile(u: UserRow) {
+function profile(u: UserRow, usage: Usage) {
   return {
     ...accountResource(u),
-    storageUsed: u.storageUsed,
-    storageReserved: u.storageReserved,
+    storageUsed: usage.used,
+    storageReserved: usage.reserved,
     updatedAt: u.updatedAt.toISOString(),
   };
 }
@@ -215,9 +216,9 @@ function sections(dbs: DirectoryAndShard, env: Env, user: UserRow): Section[] {
 
 /** The document, piece by piece: a header, then each section's array, one page of rows per chunk. */
 async function* exportChunks(dbs: DirectoryAndShard, env: Env, userId: string, now: Date): AsyncGenerator<string> {
-  const user = await dbs.directory.select().from(users).where(eq(users.id, userId)).get();
+  const [user, usage] = await Promise.all([dbs.directory.select().from(users).where(eq(users.id, userId)).get(), ownerUsage(dbs.shard, [userId])]);
   if (!user) throw new Error("export: user vanished");
-  yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"exportedAt":${JSON.stringify(now.toISOString())},"profile":${JSON.stringify(profile(user))}`;
+  yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"exportedAt":${JSON.stringify(now.toISOString())},"profile":${JSON.stringify(profile(user, usage.get(userId)!))}`;
   for (const section of sections(dbs, env, user)) {
     yield `,${JSON.stringify(section.name)}:[`;
     let first = true;

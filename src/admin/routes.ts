@@ -6,7 +6,7 @@ import { bearer, errors, json } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { decidePlanChange, listPlanChanges, planChangeResource } from "../billing/plan-changes";
 import { PlanChangeSchema } from "../billing/schemas";
-import { adminUserResource, findLiveUser, listUsers, updateUser } from "./users";
+import { adminUser, listUsers, updateUser } from "./users";
 import { AdminUser, DecisionBody, PlanChangeList, PlanChangeListQuery, UserIdParam, UserList, UserListQuery, UserPatchBody } from "./schemas";
 
 export const adminRoutes = apiRouter();
@@ -25,7 +25,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset, ...filter } = c.req.valid("query");
-    return c.json(await listUsers(c.var.dbs.directory(), filter, limit, offset), 200);
+    return c.json(await listUsers(c.var.dbs.directoryAndShard(0), filter, limit, offset), 200);
   },
 );
 
@@ -40,7 +40,7 @@ adminRoutes.openapi(
     request: { params: UserIdParam },
     responses: { 200: json(z.object({ user: AdminUser }), "The account"), ...errors(401, 403, 404, 429) },
   }),
-  async (c) => c.json({ user: adminUserResource(await findLiveUser(c.var.dbs.directory(), c.req.valid("param").id)) }, 200),
+  async (c) => c.json({ user: await adminUser(c.var.dbs.directoryAndShard(0), c.req.valid("param").id) }, 200),
 );
 
 adminRoutes.openapi(
@@ -59,8 +59,8 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const admin = sessionPrincipal(c.get("principal")).user;
-    const user = await updateUser(c.var.dbs.directory(), c.env, admin.id, c.req.valid("param").id, c.req.valid("json"));
-    return c.json({ message: "User updated", user: adminUserResource(user) }, 200);
+    const user = await updateUser(c.var.dbs.directoryAndShard(0), c.env, admin.id, c.req.valid("param").id, c.req.valid("json"));
+    return c.json({ message: "User updated", user }, 200);
   },
 );
 

@@ -1,7 +1,8 @@
 // Admin work on accounts: listing and changing role, plan and ban. Each change is one transaction with its
-// audit records.
+// audit records on the directory; a ban or an unban writes the owner's shard first (serving/owner-state.ts).
+// An account's usage is its shard's (owners), read beside the directory's rows.
 import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
-import { runBatch, type DirectoryDb, type Statement } from "../platform/db";
+import { runBatch, type DirectoryAndShard, type DirectoryDb, type Statement } from "../platform/db";
 import { users, type UserRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
@@ -9,9 +10,11 @@ import type { Plan, Role } from "../config";
 import { applyPlanChange } from "../billing/plan-changes";
 import { forgetUser } from "../auth/principal-records";
 import { accessChanged } from "../serving/access-changed";
+import { ownerStateStatement } from "../serving/owner-state";
 import { auditInsert } from "../platform/audit";
+import { ownerUsage, type Usage } from "../uploads/quota";
 
-export function adminUserResource(u: UserRow) {
+export function adminUserResource(u: UserRow, usage: Usage) {
   return {
     id: u.id,
     email: u.email,
@@ -21,19 +24,22 @@ export function adminUserResource(u: UserRow) {
     emailVerified: u.emailVerifiedAt !== null,
     banned: u.bannedAt !== null,
     bannedAt: u.bannedAt?.toISOString() ?? null,
-    storageUsed: u.storageUsed,
-    storageReserved: u.storageReserved,
+    storageUsed: usage.used,
+    storageReserved: usage.reserved,
     createdAt: u.createdAt.toISOString(),
     updatedAt: u.updatedAt.toISOString(),
   };
 }
+
+export type AdminUserResource = ReturnType<typeof adminUserResource>;
 
 export type UserFilter = { search?: string; role?: Role; plan?: Plan; banned?: boolean };
 
 /** `%` and `_` in the search text are literal, not wildcards. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
 
-export async function listUsers(db: DirectoryDb, filter: UserFilter, limit: number, offset: number) {
+export async function listUsers(dbs: DirectoryAndShard, filter: UserFilter, limit: number, offset: number) {
+  const db = dbs.directory;
   const where: SQL[] = [isNull(users.deletedAt)];
   if (filter.search) where.push(sql`${users.email} LIKE ${`%${likeEscape(filter.search.toLowerCase())}%`} ESCAPE '\\'`);
   if (filter.role) where.push(eq(users.role, filter.role));
@@ -45,7 +51,9 @@ export async function listUsers(db: DirectoryDb, filter: UserFilter, limit: numb
     db.select({ n: count() }).from(users).where(cond).get(),
   ]);
   const n = total?.n ?? 0;
-  return { users: rows.map(adminUserResource), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
+  // The page's usage in a query of its own on the owners' shard (step 2b: one per shard, concurrently).
+  const usage = await ownerUsage(dbs.shard, rows.map((u) => u.id));
+  return { users: rows.map((u) => adminUserResource(u, usage.get(u.id)!)), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
 }
 
 export async function findLiveUser(db: DirectoryDb, id: string): Promise<UserRow> {
@@ -54,15 +62,22 @@ export async function findLiveUser(db: DirectoryDb, id: string): Promise<UserRow
   return row;
 }
 
+/** One account as the admin API shows it: the directory's row and its shard's usage, read side by side. */
+export async function adminUser(dbs: DirectoryAndShard, id: string) {
+  const [user, usage] = await Promise.all([findLiveUser(dbs.directory, id), ownerUsage(dbs.shard, [id])]);
+  return adminUserResource(user, usage.get(id)!);
+}
+
 export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
 
 /**
  * Applies an admin's change. It takes effect on the user's next request: the principal check reads
  * users.role, plan and banned_at (from D1 or the user's edge-cached record, dropped here), and serving/access.ts
- * reads the owner's ban with each file (so their files answer 410 without rewriting every file row, and an
- * unban restores them exactly).
+ * reads the owner's ban with each file from the shard's copy (so their files answer 410 without rewriting every
+ * file row, and an unban restores them exactly).
  */
-export async function updateUser(db: DirectoryDb, env: Env, actorId: string, id: string, patch: UserPatch): Promise<UserRow> {
+export async function updateUser(dbs: DirectoryAndShard, env: Env, actorId: string, id: string, patch: UserPatch): Promise<AdminUserResource> {
+  const db = dbs.directory;
   const target = await findLiveUser(db, id);
   if (target.id === actorId && (patch.banned === true || (patch.role !== undefined && patch.role !== "admin"))) {
     throw new ApiError("cannot_modify_self", "Admins cannot ban themselves or give up their own admin role");
@@ -83,6 +98,9 @@ export async function updateUser(db: DirectoryDb, env: Env, actorId: string, id:
   if (Object.keys(set).length > 0) {
     statements.unshift(db.update(users).set({ ...set, updatedAt: now }).where(eq(users.id, id)));
   }
+  // A ban or an unban reaches the owner's shard first: its files and albums follow it from there. Both writes
+  // are absolute, so a retry after the directory's write failed simply writes both again.
+  if (set.bannedAt !== undefined) await runBatch(dbs.shard, [ownerStateStatement(dbs.shard, id, { bannedAt: set.bannedAt })]);
   if (patch.plan !== undefined && patch.plan !== target.plan) {
     // Through the plan history, like every plan change; pending requests of the user are superseded.
     await applyPlanChange(db, env, {
@@ -100,5 +118,6 @@ export async function updateUser(db: DirectoryDb, env: Env, actorId: string, id:
   }
   // A ban or an unban also reaches the records of the files that carry the owner's state (either branch).
   if (set.bannedAt !== undefined) await accessChanged(env, { userId: id });
-  return (await db.select().from(users).where(eq(users.id, id)).get()) ?? target;
+  const [row, usage] = await Promise.all([db.select().from(users).where(eq(users.id, id)).get(), ownerUsage(dbs.shard, [id])]);
+  return adminUserResource(row ?? target, usage.get(id)!);
 }

@@ -1,8 +1,8 @@
 // Albums in D1. Membership changes and the counters they move are one D1 batch (a transaction), and
 // file_count is recounted from album_files inside it, so it can never drift from the truth.
 import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
-import { runBatch, type CrossDb, type ShardDb } from "../platform/db";
-import { albumFiles, albums, files, users, type AlbumRow, type Visibility } from "../db/schema";
+import { runBatch, type ShardDb } from "../platform/db";
+import { albumFiles, albums, files, owners, type AlbumRow, type Visibility } from "../db/schema";
 import { newId } from "../platform/ids";
 import { isId } from "../platform/ids";
 import { LIST_COLUMNS, liveFileCondition, notAgeRestricted } from "../files/queries";
@@ -12,13 +12,16 @@ const IDS_PER_STATEMENT = 90;
 
 export type LoadedAlbum = { album: AlbumRow; ownerGoneAt: Date | null };
 
-/** The album and its owner's ban / deletion state: one query, a join across databases (docs/sharding.md § Status). */
-export async function loadAlbum(db: CrossDb, id: string): Promise<LoadedAlbum | undefined> {
+/**
+ * The album and its owner's ban / deletion state, the shard's copy (owners): one query on the album's shard. No
+ * owners row: an owner who never uploaded and was never banned nor deleted.
+ */
+export async function loadAlbum(db: ShardDb, id: string): Promise<LoadedAlbum | undefined> {
   if (!isId("alb", id)) return undefined;
   const row = await db
-    .select({ album: albums, ownerBannedAt: users.bannedAt, ownerDeletedAt: users.deletedAt })
+    .select({ album: albums, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt })
     .from(albums)
-    .innerJoin(users, eq(users.id, albums.userId))
+    .leftJoin(owners, eq(owners.userId, albums.userId))
     .where(and(eq(albums.id, id), isNull(albums.deletedAt)))
     .get();
   return row ? { album: row.album, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null } : undefined;

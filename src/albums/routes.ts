@@ -102,7 +102,7 @@ albumRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
-    const { album } = await visibleAlbum(c.var.dbs.cross(), c.req.valid("param").id, viewer);
+    const { album } = await visibleAlbum(c.var.dbs.shard(0), c.req.valid("param").id, viewer);
     await checkAlbumPassword(c.env, album, viewer, c.get("principal").ip, c.req.header("x-album-password"));
     const { limit, offset } = c.req.valid("query");
     const sees = { owner: isAlbumOwner(album, viewer), adult: viewer.adult };
@@ -137,7 +137,7 @@ albumRoutes.openapi(
     responses: { 200: json(AlbumUpdated, "Updated"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
-    const album = await ownAlbum(c.var.dbs.cross(), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const album = await ownAlbum(c.var.dbs.shard(0), c.req.valid("param").id, viewerOf(c.get("principal")));
     const body = c.req.valid("json");
     const outcome = await updateAlbum(
       c.var.dbs.shard(0),
@@ -173,7 +173,7 @@ albumRoutes.openapi(
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 429) },
   }),
   async (c) => {
-    const album = await ownAlbum(c.var.dbs.cross(), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const album = await ownAlbum(c.var.dbs.shard(0), c.req.valid("param").id, viewerOf(c.get("principal")));
     if (!(await deleteAlbum(c.var.dbs.shard(0), album.id))) throw albumNotFound();
     return c.json({ message: "Album deleted" }, 200);
   },
@@ -197,7 +197,7 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const user = callerUser(c.get("principal"));
-    const album = await ownAlbum(c.var.dbs.cross(), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const album = await ownAlbum(c.var.dbs.shard(0), c.req.valid("param").id, viewerOf(c.get("principal")));
     const ids = [...new Set(c.req.valid("json").fileIds)];
     const added = await addFilesToAlbum(c.var.dbs.shard(0), album.id, user.id, ids, Date.now());
     return c.json({ message: `${added} of ${ids.length} files added to the album`, added, requested: ids.length }, 200);
@@ -218,7 +218,7 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const { id, fileId } = c.req.valid("param");
-    const album = await ownAlbum(c.var.dbs.cross(), id, viewerOf(c.get("principal")));
+    const album = await ownAlbum(c.var.dbs.shard(0), id, viewerOf(c.get("principal")));
     if (!(await removeFileFromAlbum(c.var.dbs.shard(0), album.id, fileId, Date.now()))) {
       throw new ApiError("file_not_in_album", "That file is not in this album");
     }

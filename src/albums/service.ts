@@ -1,5 +1,5 @@
 // Album access: visibility, owner state and the album password, shared by the API and the album page.
-import type { CrossDb } from "../platform/db";
+import type { ShardDb } from "../platform/db";
 import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
@@ -39,7 +39,7 @@ export function albumResource(env: Env, a: AlbumRow, view: AlbumView = { fileCou
  * Loads an album the viewer may see (password aside): missing, deleted, or owned by a banned or deleted
  * account -> 404; private -> 404 to all but the owner (existence not revealed).
  */
-export async function visibleAlbum(db: CrossDb, id: string, viewer: Viewer): Promise<LoadedAlbum> {
+export async function visibleAlbum(db: ShardDb, id: string, viewer: Viewer): Promise<LoadedAlbum> {
   const loaded = await loadAlbum(db, id);
   if (!loaded || loaded.ownerGoneAt) throw albumNotFound();
   if (loaded.album.visibility === "private" && !isAlbumOwner(loaded.album, viewer)) throw albumNotFound();
@@ -47,7 +47,7 @@ export async function visibleAlbum(db: CrossDb, id: string, viewer: Viewer): Pro
 }
 
 /** An album the viewer must own to change: invisible -> 404, visible but someone else's -> 403. */
-export async function ownAlbum(db: CrossDb, id: string, viewer: Viewer): Promise<AlbumRow> {
+export async function ownAlbum(db: ShardDb, id: string, viewer: Viewer): Promise<AlbumRow> {
   const { album } = await visibleAlbum(db, id, viewer);
   if (!isAlbumOwner(album, viewer)) throw new ApiError("not_owner", "Only the album's owner can change it");
   return album;

@@ -15,7 +15,10 @@ type BandTable = typeof phashBands | typeof embeddingBands;
 /** The owner's key as a scalar subquery: NULL (no row matches) while the owner has no key yet. */
 export const ownerKey = (userId: string): SQL => sql`(SELECT ${owners.id} FROM ${owners} WHERE ${owners.userId} = ${userId})`;
 
-/** Gives the owner a key unless it has one: put it before the owner's first band rows, in the same batch. */
+/**
+ * Gives the owner its row (and so its key) unless it has one: put it before the owner's first band rows, in the
+ * same batch; the first quota reservation makes it too (uploads/quota.ts).
+ */
 export const ensureOwnerKeyStatement = (db: ShardDb, userId: string): Statement => db.insert(owners).values({ userId }).onConflictDoNothing();
 
 /** `(band, value)` pairs as a VALUES list, band 0 first. */

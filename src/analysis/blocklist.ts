@@ -1,7 +1,7 @@
 // Blocklist check (decisions.md § Moderation): a file whose phash is within ANALYSIS.blocklistDistance of a
 // banned file's is quarantined and gets a high-priority report. Blocklist entries are indexed in blocklist_bands
 // (the same bands as an owner's files, bands.ts, but global: a table of its own), so the check is an indexed lookup.
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { blocklist, blocklistBands, reports } from "../db/schema";
 import { runBatch, type CrossDb, type DirectoryDb, type Statement } from "../platform/db";
@@ -87,10 +87,23 @@ export async function matchBlocklist(db: DirectoryDb, phash: string, maxDistance
  * drizzle's insert builder can express only by selecting every one of the report's 16 columns as a constant.
  */
 export function blocklistReportStatement(db: CrossDb, fileId: string, match: BlocklistMatch, now: number) {
+  return reportStatement(db, fileId, match, now, sql`WHERE EXISTS (SELECT 1 FROM files WHERE id = ${fileId} AND analysis <> 'done')`);
+}
+
+/**
+ * The same report, filed by the finalize that matched the client's phash hint: once, by the request whose
+ * transition finalized the file, before the analysis is queued, so nothing of the file (a shard's) needs
+ * checking and the statement is the directory's alone.
+ */
+export function finalizeBlocklistReportStatement(db: DirectoryDb, fileId: string, match: BlocklistMatch, now: number) {
+  return reportStatement(db, fileId, match, now, sql`WHERE true`); // (an upsert after a SELECT needs its WHERE)
+}
+
+function reportStatement(db: DirectoryDb, fileId: string, match: BlocklistMatch, now: number, condition: SQL) {
   const details = `Automatic: phash within distance ${match.distance} of blocklist entry ${match.entryId}`;
   return db.run(sql`INSERT INTO reports (id, file_id, reason, details, priority, status, report_count, created_at, updated_at)
     SELECT ${newId("rep")}, ${fileId}, ${match.reason}, ${details}, 'high', 'pending', 1, ${now}, ${now}
-    WHERE EXISTS (SELECT 1 FROM files WHERE id = ${fileId} AND analysis <> 'done')
+    ${condition}
     ON CONFLICT (file_id) WHERE status = 'pending' DO UPDATE SET
       report_count = report_count + 1,
       priority = 'high',

@@ -150,13 +150,21 @@ export const uploadParts = sqliteTable(
 );
 
 /**
- * Owners' small integer keys: the band indexes below name an owner by `id` (1 to 3 bytes) instead of its
- * 25-character user id. A row is made, if missing, in the analysis job's batch before an owner's first band
- * rows (analysis/band-rows.ts); lookups read the key by a subquery in the same statement.
+ * What a shard knows of each owner placed on it (docs/sharding.md § owners). Their small integer keys: the band
+ * indexes below name an owner by `id` (1 to 3 bytes) instead of its 25-character user id; lookups read the key
+ * by a subquery in the same statement. A row is made, if missing, with the owner's first upload's quota
+ * reservation (uploads/quota.ts), in the analysis job's batch before an owner's first band rows
+ * (analysis/band-rows.ts), and by a ban or a deletion (serving/owner-state.ts).
  */
 export const owners = sqliteTable("owners", {
   id: integer("id").primaryKey(),
   userId: text("user_id").notNull().unique(),
+  /** Bytes of finalized files (committed) and of uploads in flight (reserved); see uploads/quota.ts. */
+  storageUsed: integer("storage_used").notNull().default(0),
+  storageReserved: integer("storage_reserved").notNull().default(0),
+  /** Copies of the directory's users.banned_at / deleted_at, written first: what the read rules decide from. */
+  bannedAt: integer("banned_at", { mode: "timestamp_ms" }),
+  deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),
 });
 
 // The owners' near-duplicate indexes (multi-index hashing, analysis/bands.ts and embedding-index.ts): a row per

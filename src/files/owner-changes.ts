@@ -5,7 +5,7 @@
 // deleted file: the report stays open and the objects stay for the purge's retention window), while a PATCH
 // is refused with 409 until the review ends: the title, description and tags may be what was reported.
 import type { Principal } from "../platform/env";
-import type { CrossDb } from "../platform/db";
+import type { ShardDb } from "../platform/db";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { assertReadable, fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf } from "../serving/access";
@@ -14,7 +14,7 @@ import { assertReadable, fileNotFound, goneApartFromReview, goneError, isOwner, 
  * Loads a file the caller must own. Someone else gets what a read gives them (invisible -> 404, gone -> 410),
  * then 403 when they could see it. The owner gets 410 only when the file is gone apart from a review.
  */
-export async function ownFile(db: CrossDb, principal: Principal, id: string, now: number): Promise<FileRow> {
+export async function ownFile(db: ShardDb, principal: Principal, id: string, now: number): Promise<FileRow> {
   const viewer = viewerOf(principal);
   const loaded = await loadFile(db, id);
   if (!loaded || loaded.file.state !== "finalized") throw fileNotFound();
@@ -34,7 +34,7 @@ export const underReview = () =>
   );
 
 /** Why a PATCH that passed ownFile did not apply (the file changed in between): under review (409), or gone (410). */
-export async function patchRefusal(db: CrossDb, id: string, now: number): Promise<ApiError> {
+export async function patchRefusal(db: ShardDb, id: string, now: number): Promise<ApiError> {
   const loaded = await loadFile(db, id);
   if (!loaded) return fileNotFound();
   const gone = goneApartFromReview(loaded, now);

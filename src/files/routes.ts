@@ -98,7 +98,7 @@ fileRoutes.openapi(
     // A change through this API forgets the record here at once. D1 instead, for a signed-in caller that
     // asks for read-your-writes (x-d1-bookmark), and for the owner while the analysis has not landed: the
     // job forgets the record in its own data centre, and a polling owner elsewhere would wait out the TTL.
-    const fromDb = () => loadFile(c.var.dbs.cross(), id);
+    const fromDb = () => loadFile(c.var.dbs.shard(0), id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
     const cached = fresh ? undefined : await cachedAccess(c.env, c.executionCtx, id, fromDb);
     noteBookmark(c, cached?.bookmark); // an answer from a record carries the bookmark of the record's read
@@ -129,7 +129,7 @@ fileRoutes.openapi(
   }),
   async (c) => {
     const now = Date.now();
-    const file = await ownFile(c.var.dbs.cross(), c.get("principal"), c.req.valid("param").id, now);
+    const file = await ownFile(c.var.dbs.shard(0), c.get("principal"), c.req.valid("param").id, now);
     if (reviewReason(file)) throw underReview(); // refused, not recorded, until the review ends (owner-changes.ts)
     const body = c.req.valid("json");
     const updated = await updateFile(
@@ -146,7 +146,7 @@ fileRoutes.openapi(
       },
       now,
     );
-    if (!updated) throw await patchRefusal(c.var.dbs.cross(), file.id, now); // stopped being live between the read and the write
+    if (!updated) throw await patchRefusal(c.var.dbs.shard(0), file.id, now); // stopped being live between the read and the write
     await accessChanged(c.env, { files: [updated] }); // visibility, hotlink policy and expiry decide byte links
     return c.json({ message: "File updated", file: await fullResource(c.env, c.var.dbs.shard(0), updated, true, now) }, 200);
   },
@@ -186,7 +186,7 @@ fileRoutes.openapi(
     const token = c.req.header("x-delete-token");
     let file: FileRow;
     if (token !== undefined) {
-      const loaded = await loadFile(c.var.dbs.cross(), id);
+      const loaded = await loadFile(c.var.dbs.shard(0), id);
       if (!loaded || loaded.file.state !== "finalized") throw fileNotFound();
       // Hash then compare in constant time: the stored value is the token's SHA-256, never the token.
       const presented = await sha256Hex(token);
@@ -201,7 +201,7 @@ fileRoutes.openapi(
       file = loaded.file;
     } else {
       if (c.get("principal").kind === "anonymous") throw unauthorized();
-      file = await ownFile(c.var.dbs.cross(), c.get("principal"), id, now);
+      file = await ownFile(c.var.dbs.shard(0), c.get("principal"), id, now);
     }
     if (!(await softDeleteFile(c.var.dbs.shard(0), file.id, now))) throw goneError("deleted");
     await accessChanged(c.env, { files: [file] }); // before answering: the next view must see the delete
@@ -228,7 +228,7 @@ fileRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
-    const { file } = await readableFile(c.var.dbs.cross(), c.req.valid("param").id, viewer, now, { safeMode: true });
+    const { file } = await readableFile(c.var.dbs.shard(0), c.req.valid("param").id, viewer, now, { safeMode: true });
     const obj = await c.env.BUCKET.get(file.storeKey);
     if (!obj) throw new ApiError("content_missing", "File content not found");
     countHit(c.env, c.executionCtx, "file_download", file.id);

@@ -8,8 +8,8 @@
 // Purged files also leave the near-duplicate indexes (analysis/band-rows.ts).
 // Expired files also leave their albums right away (not after the retention), so album counts stay true.
 import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
-import { runBatch, type CrossDb, type ShardDb } from "../platform/db";
-import { albumFiles, files, users, type FileRow } from "../db/schema";
+import { runBatch, type ShardDb } from "../platform/db";
+import { albumFiles, files, owners, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { accessChanged } from "../serving/access-changed";
@@ -50,13 +50,13 @@ async function purgeCandidates(db: ShardDb, now: number, limit: number): Promise
 }
 
 /** Frees the file's bytes from its owner's quota only if it is still unpurged and was committed (finalized). */
-function releaseQuotaStatement(db: CrossDb, file: FileRow) {
+function releaseQuotaStatement(db: ShardDb, file: FileRow) {
   return db
-    .update(users)
-    .set({ storageUsed: sql`MAX(0, ${users.storageUsed} - ${file.bytes})` })
+    .update(owners)
+    .set({ storageUsed: sql`MAX(0, ${owners.storageUsed} - ${file.bytes})` })
     .where(
       and(
-        eq(users.id, file.userId!),
+        eq(owners.userId, file.userId!),
         sql`EXISTS (SELECT 1 FROM ${files} WHERE ${files.id} = ${file.id} AND ${files.purgedAt} IS NULL AND ${files.state} = 'finalized')`,
       ),
     );
@@ -85,7 +85,7 @@ async function detachExpiredFromAlbums(db: ShardDb, now: number): Promise<number
   return rows.length;
 }
 
-export async function purgeGoneFiles(env: Env, db: CrossDb, now = Date.now()): Promise<PurgeResult> {
+export async function purgeGoneFiles(env: Env, db: ShardDb, now = Date.now()): Promise<PurgeResult> {
   const detached = await detachExpiredFromAlbums(db, now);
   const candidates = await purgeCandidates(db, now, PURGE.batchSize);
   if (candidates.length === 0) return { detached, purged: 0, freedBytes: 0 };

@@ -1,6 +1,6 @@
 // The cron trigger's work. Each task is a plain function over the database/bindings so tests can call it.
 import { and, isNotNull, lt, or } from "drizzle-orm";
-import { crossDb, directoryDb, shardDb, type DirectoryDb } from "../platform/db";
+import { directoryDb, shardDb, type DirectoryDb } from "../platform/db";
 import { emailTokens, mfaTokens, refreshTokens } from "../db/schema";
 import { cleanupUploads } from "../uploads/cleanup";
 import { purgeGoneFiles } from "./purge";
@@ -26,8 +26,8 @@ export type ScheduledTask = (env: Env, now: number) => Promise<unknown>;
 /** Later features add their tasks (upload cleanup, purge) here, each on the primary of the database it works on. */
 export const scheduledTasks: Record<string, ScheduledTask> = {
   purgeDeadTokens: (env, now) => purgeDeadTokens(directoryDb(env), now),
-  uploads: (env, now) => cleanupUploads(env, crossDb(env), now),
-  purgeGoneFiles: (env, now) => purgeGoneFiles(env, crossDb(env), now),
+  uploads: (env, now) => cleanupUploads(env, shardDb(env, 0), now),
+  purgeGoneFiles: (env, now) => purgeGoneFiles(env, shardDb(env, 0), now),
   requeueStalledAnalysis: (env, now) => requeueStalledAnalysis(env, shardDb(env, 0), now),
 };
 

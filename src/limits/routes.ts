@@ -5,9 +5,8 @@ import type { AppEnv } from "../platform/env";
 import { callerUser, signedIn } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
-import { unauthorized } from "../platform/errors";
 import { PLAN_LIMITS } from "../config";
-import { users } from "../db/schema";
+import { owners } from "../db/schema";
 import { limiterFor, type LimitState } from "./rate-limiter";
 import { leases } from "./leases";
 import { LimitsBody } from "./schemas";
@@ -39,13 +38,14 @@ limitRoutes.openapi(
   async (c) => {
     const principal = c.get("principal");
     const caller = callerUser(principal);
-    const row = await c.var.dbs
-      .directory()
-      .select({ plan: users.plan, used: users.storageUsed, reserved: users.storageReserved })
-      .from(users)
-      .where(eq(users.id, caller.id))
+    // The plan from the principal, the usage from the owner's shard: no directory read. No row there: no upload yet.
+    const usage = await c.var.dbs
+      .shard(0)
+      .select({ used: owners.storageUsed, reserved: owners.storageReserved })
+      .from(owners)
+      .where(eq(owners.userId, caller.id))
       .get();
-    if (!row) throw unauthorized();
+    const row = { plan: caller.plan, used: usage?.used ?? 0, reserved: usage?.reserved ?? 0 };
     // The rate-limit middleware counted this request; the object is asked only about a bucket this isolate
     // has not heard of in this window.
     let limits = c.get("rateLimits");

@@ -1,7 +1,7 @@
 // The moderation queue: reports with the state of their file, high priority first, then oldest first.
 import { and, asc, count, eq, type SQL } from "drizzle-orm";
 import type { CrossDb } from "../platform/db";
-import { files, reports, users, type FileRow, type ReportRow } from "../db/schema";
+import { files, owners, reports, type FileRow, type ReportRow } from "../db/schema";
 import { goneReason } from "../serving/access";
 import { apiUrl, cdnUrl, fileUrl } from "../platform/urls";
 import type { ReportReason } from "./reports";
@@ -62,12 +62,13 @@ export function reportItem(env: Env, r: ReportWithFile, now: number) {
 
 export type ReportItemOut = ReturnType<typeof reportItem>;
 
+/** A report (directory) with its file and the owner's state as the file's shard has it (owners), as reads see it. */
 function selectWithFile(db: CrossDb) {
   return db
-    .select({ report: reports, file: files, ownerBannedAt: users.bannedAt, ownerDeletedAt: users.deletedAt })
+    .select({ report: reports, file: files, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt })
     .from(reports)
     .leftJoin(files, eq(files.id, reports.fileId))
-    .leftJoin(users, eq(users.id, files.userId));
+    .leftJoin(owners, eq(owners.userId, files.userId));
 }
 
 export async function findReport(db: CrossDb, id: string): Promise<ReportWithFile | undefined> {

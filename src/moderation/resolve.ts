@@ -13,6 +13,7 @@ import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../platform/audit";
 import { accessChanged } from "../serving/access-changed";
+import { ownerStateStatement } from "../serving/owner-state";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { indexBlocklistEntryStatements, unindexBlocklistEntryStatement } from "../analysis/blocklist";
 import { isPhash } from "../analysis/phash";
@@ -145,6 +146,9 @@ function resolutionStatements(db: CrossDb, actor: AuthUser, reportId: string, ac
       for (const s of blocklistStatements(db, plan.blocklist.entryId, phash, fileId, reportId, actor.id, now, claimed)) slot(s);
     }
     if (action === "ban_user") {
+      // The owner's shard first (what its files' reads decide from), then the directory; both keep a ban's first
+      // time. One transaction today (database DB is both); across databases each write stands alone, retry-safe.
+      slot(ownerStateStatement(db, ownerId!, { bannedAt: at }, { keepFirst: true, onlyIf: claimed }));
       plan.banUser = slot(db.update(users).set({ bannedAt: at, updatedAt: at }).where(and(eq(users.id, ownerId!), isNull(users.bannedAt), claimed)));
     }
   }

@@ -114,7 +114,7 @@ export function albumPages(deps: PageDeps) {
   async function render(c: Context<AppEnv>, form: Submitted | undefined, download = false) {
     const submitted = form !== undefined;
     try {
-      const { album } = await visibleAlbum(c.var.dbs.cross(), c.req.param("id") ?? "", ANONYMOUS_VIEWER);
+      const { album } = await visibleAlbum(c.var.dbs.shard(0), c.req.param("id") ?? "", ANONYMOUS_VIEWER);
       deps.headers(c);
       if (album.passwordHash !== null) {
         // Protected pages are per visitor: never stored by shared caches.

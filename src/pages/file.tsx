@@ -209,7 +209,7 @@ export function filePages(deps: PageDeps) {
   pages.get("/f/:id", async (c) => {
     try {
       // Pages carry no credentials: they show what an anonymous visitor may see (private -> 404).
-      const loaded = await loadFile(c.var.dbs.cross(), c.req.param("id"));
+      const loaded = await loadFile(c.var.dbs.shard(0), c.req.param("id"));
       assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: false });
       deps.headers(c);
       // The <img> on the page counts the view when it loads the short link; the page itself does not.

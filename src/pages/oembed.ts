@@ -41,7 +41,7 @@ export async function oembed(c: Context<AppEnv>) {
 
   const fileId = /^\/(?:f|i)\/([^/]+)(?:\/thumb)?$/.exec(path)?.[1] ?? /^\/cdn\/uploads\/[^/]+\/([^/]+)\/[^/]+$/.exec(path)?.[1];
   if (fileId) {
-    const loaded = await loadFile(c.var.dbs.cross(), fileId);
+    const loaded = await loadFile(c.var.dbs.shard(0), fileId);
     try {
       assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
     } catch {
@@ -67,7 +67,7 @@ export async function oembed(c: Context<AppEnv>) {
   const albumId = /^\/a\/([^/]+)$/.exec(path)?.[1];
   if (albumId) {
     try {
-      const { album } = await visibleAlbum(c.var.dbs.cross(), albumId, ANONYMOUS_VIEWER);
+      const { album } = await visibleAlbum(c.var.dbs.shard(0), albumId, ANONYMOUS_VIEWER);
       if (album.passwordHash) return notFound();
       // The preview is a file the album page itself shows an anonymous visitor, never a private one.
       const cover = await visibleCover(c.var.dbs.shard(0), album, ANONYMOUS_SEES, Date.now());

@@ -8,8 +8,8 @@
 // honestly (the record holds the primary's state at that bookmark) and with no D1 round trip.
 // Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
-import { users, type FileRow } from "../db/schema";
-import { crossDb, database0, laterBookmark } from "../platform/db";
+import { owners, type FileRow } from "../db/schema";
+import { database0, laterBookmark, shardDb } from "../platform/db";
 import { namespace, recordsOn, writeThenVerify } from "../platform/edge-records";
 import { accessRecord, carriedOwnerGoneAt, carriesOwnerState, loadFile, sameServed, type AccessRecord, type LoadedFile } from "./access";
 import { ownerStates } from "../auth/principal-records";
@@ -28,9 +28,10 @@ function primarySession(env: Env) {
 
 type OwnerRead = { goneAt: Date | null; bookmark?: string };
 
+/** The owner's state as its shard has it (owners), what loadFile joins to the file. */
 async function ownerGoneAt(env: Env, userId: string): Promise<OwnerRead> {
   const primary = primarySession(env);
-  const row = await primary.directory.select({ bannedAt: users.bannedAt, deletedAt: users.deletedAt }).from(users).where(eq(users.id, userId)).get();
+  const row = await primary.shard.select({ bannedAt: owners.bannedAt, deletedAt: owners.deletedAt }).from(owners).where(eq(owners.userId, userId)).get();
   return { goneAt: row?.bannedAt ?? row?.deletedAt ?? null, bookmark: primary.bookmark() };
 }
 
@@ -56,7 +57,7 @@ export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fal
   if (!record) {
     const at = Date.now(); // before the read: a record is never younger than what it says
     const primary = primarySession(env);
-    const loaded = await loadFile(primary.cross, fileId);
+    const loaded = await loadFile(primary.shard, fileId);
     const bookmark = primary.bookmark();
     if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, loaded, at, on.seconds, bookmark));
     return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file), bookmark };
@@ -84,7 +85,7 @@ export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, 
     ownerKey ? [fileKey, ownerKey] : [fileKey],
     () => Promise.all([fileRecords.write(env, file.id, record, seconds), file.userId && ownerStates.write(env, file.userId, { goneAt, bookmark }, seconds)]),
     async () => {
-      const current = await loadFile(crossDb(env), file.id);
+      const current = await loadFile(shardDb(env, 0), file.id);
       const ownerChanged = !sameTime(current?.ownerGoneAt, goneAt);
       const stale: string[] = [];
       if (!current || !sameServed(current.file, file) || (ownerChanged && carriesOwnerState(file))) stale.push(fileKey);

@@ -2,8 +2,8 @@
 // used by the files API, byte serving, album listings and the pages; and what a cached decision must
 // carry to make it again: the served fields, and the owner's state for an owner's first files.
 import { eq } from "drizzle-orm";
-import type { CrossDb } from "../platform/db";
-import { files, users, type FileRow } from "../db/schema";
+import type { ShardDb } from "../platform/db";
+import { files, owners, type FileRow } from "../db/schema";
 import type { Principal } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { CodeWithStatus } from "../platform/error-codes";
@@ -135,13 +135,16 @@ export function assertReadable<F extends ReadableFile>(loaded: LoadedFile<F> | u
   }
 }
 
-/** One indexed read: the file by primary key and its owner's ban / deletion state. */
-export async function loadFile(db: CrossDb, id: string): Promise<LoadedFile | undefined> {
+/**
+ * One indexed read on the file's shard: the file by primary key and its owner's ban / deletion state, the
+ * shard's copy (owners; serving/owner-state.ts). No row there: the owner was never banned nor deleted.
+ */
+export async function loadFile(db: ShardDb, id: string): Promise<LoadedFile | undefined> {
   if (!isId("file", id)) return undefined;
   const row = await db
-    .select({ file: files, ownerBannedAt: users.bannedAt, ownerDeletedAt: users.deletedAt })
+    .select({ file: files, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt })
     .from(files)
-    .leftJoin(users, eq(users.id, files.userId))
+    .leftJoin(owners, eq(owners.userId, files.userId))
     .where(eq(files.id, id))
     .get();
   if (!row) return undefined;
@@ -149,7 +152,7 @@ export async function loadFile(db: CrossDb, id: string): Promise<LoadedFile | un
 }
 
 /** Loads and checks in one step; returns the live file. */
-export async function readableFile(db: CrossDb, id: string, viewer: Viewer, now: number, check: ReadCheck): Promise<LoadedFile> {
+export async function readableFile(db: ShardDb, id: string, viewer: Viewer, now: number, check: ReadCheck): Promise<LoadedFile> {
   const loaded = await loadFile(db, id);
   assertReadable(loaded, viewer, now, check);
   return loaded;

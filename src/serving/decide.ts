@@ -52,7 +52,7 @@ export type Decision = EntrySource & { loaded: LoadedFile<ServedFile> | undefine
  * variants, which are decided from the records and never need the original's bytes.
  */
 export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer, entryVariant: Variant | undefined, now: number): Promise<Decision> {
-  const fromDb = () => loadFile(requestDbs(c).cross(), fileId);
+  const fromDb = () => loadFile(requestDbs(c).shard(0), fileId);
   if (viewer.userId !== null) return { loaded: await fromDb(), read: false, recordSeconds: 0 };
 
   const seconds = recordSeconds(c.env);

@@ -1,12 +1,38 @@
-// Forgetting the records that carry an owner's state when it changes (ban, unban, account deletion). Which
-// records carry it is serving/access.ts's rule (carriesOwnerState): an owner's first files, by owner_ordinal,
-// so a bounded list (at most three keys per file). The owner's own record is auth's (forgetUser).
-import { and, eq, lte } from "drizzle-orm";
+// An owner's state (ban, account deletion) on its shard, and forgetting the records that carry it when it
+// changes. The shard's owners row holds a copy of the directory's users.banned_at / deleted_at: the read rules
+// decide from it, in the same query as the file or album (serving/access.ts, albums/queries.ts). Every change
+// writes the shard first (the effect on the files), then the directory (docs/sharding.md § owners).
+// Which records carry the state is serving/access.ts's rule (carriesOwnerState): an owner's first files, by
+// owner_ordinal, so a bounded list (at most three keys per file). The owner's own record is auth's (forgetUser).
+import { and, eq, lte, sql, type SQL } from "drizzle-orm";
 import { files } from "../db/schema";
-import { shardDb } from "../platform/db";
+import { shardDb, type ShardDb, type Statement } from "../platform/db";
 import { SERVING } from "../config";
 import type { EdgeEnv } from "../platform/edge-records";
 import { forgetFileAccess } from "./edge-cache";
+
+/** A change of an owner's state: banned at a time, unbanned (null), or its account deleted. */
+export type OwnerStateChange = { bannedAt: Date | null } | { deletedAt: Date };
+
+export type OwnerStateWrite = {
+  /** Keep a time already set (a ban of a banned owner keeps the first ban's time, as the directory's write does). */
+  keepFirst?: boolean;
+  /** The write happens only if this holds (a moderator's claim, in the same batch). */
+  onlyIf?: SQL;
+};
+
+/**
+ * The owner's state on its shard: absolute, so the same write again changes nothing (a retry is safe). The row
+ * is made when the owner has none yet (no upload: its albums must still follow the ban).
+ */
+export function ownerStateStatement(db: ShardDb, userId: string, change: OwnerStateChange, write: OwnerStateWrite = {}): Statement {
+  const [column, at] = "bannedAt" in change ? ["banned_at", change.bannedAt] : ["deleted_at", change.deletedAt];
+  const name = sql.raw(column);
+  const value = write.keepFirst ? sql.raw(`COALESCE(owners.${column}, excluded.${column})`) : sql.raw(`excluded.${column}`);
+  // `WHERE`, even when always true: SQLite parses an upsert after an INSERT ... SELECT only after one.
+  return db.run(sql`INSERT INTO owners (user_id, ${name}) SELECT ${userId}, ${at?.getTime() ?? null} WHERE ${write.onlyIf ?? sql`true`}
+    ON CONFLICT (user_id) DO UPDATE SET ${name} = ${value}`);
+}
 
 /**
  * Forgets the records that carry the owner's state, here at once and (when configured) everywhere.

@@ -9,7 +9,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { UPLOADS } from "../config";
 import { files, uploadParts, uploads } from "../db/schema";
-import { runBatch, type CrossDb, type ShardDb } from "../platform/db";
+import { runBatch, type ShardDb } from "../platform/db";
 import { removeStoredBytes } from "./lifecycle";
 import { ENDED_UPLOAD_STATES, LIVE_UPLOAD_STATES, endUpload } from "./records";
 
@@ -44,7 +44,7 @@ export function endedRecordsQuery(db: ShardDb, retainedSince: Date) {
     .limit(UPLOADS.cleanupBatchSize / 2); // two ids per row in one IN list: stays under D1's 100 bound parameters
 }
 
-export async function cleanupUploads(env: Env, db: CrossDb, now = Date.now()): Promise<CleanupResult> {
+export async function cleanupUploads(env: Env, db: ShardDb, now = Date.now()): Promise<CleanupResult> {
   const at = new Date(now);
   const result: CleanupResult = { expired: 0, purged: 0, deleted: 0, errors: 0 };
 

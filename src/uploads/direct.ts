@@ -1,7 +1,7 @@
 // PUT /upload/direct/:fileId: the body streams into R2 at the file's storeKey and is verified against the
 // presign (magic bytes, length, SHA-256). A body that fails any check is not kept and ends the upload.
 import type { UploadMime } from "../config";
-import type { CrossDb } from "../platform/db";
+import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { fileUrl } from "../platform/urls";
@@ -23,7 +23,7 @@ const mediaType = (header: string | null) => header?.split(";")[0].trim().toLowe
  */
 export async function receiveDirectUpload(
   env: Env,
-  db: CrossDb,
+  db: ShardDb,
   uploader: Uploader,
   fileId: string,
   request: Request,

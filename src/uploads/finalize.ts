@@ -5,9 +5,9 @@
 // returns the stored answer brought up to date with the analysis.
 import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { files } from "../db/schema";
-import type { CrossDb, ShardDb } from "../platform/db";
+import type { DirectoryAndShard, ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { blocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
+import { finalizeBlocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { nsfwThreshold } from "../analysis/nsfw";
 import { jobQueue } from "../platform/job-messages";
 import { isId } from "../platform/ids";
@@ -111,7 +111,12 @@ function answerFromState(env: Env, record: UploadWithFile, now: Date): FinalizeR
 const blockedContent = () =>
   new ApiError("blocked_content", "This image matches content removed by moderation; it has been withheld and reported");
 
-export async function finalizeUpload(env: Env, db: CrossDb, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
+/**
+ * On the upload's shard; the directory only for the client's phash hint: the blocklist lookup and, on a match,
+ * the report (the analysis job checks the real hash later).
+ */
+export async function finalizeUpload(env: Env, dbs: DirectoryAndShard, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
+  const db = dbs.shard;
   const record = ownedBy(uploader, isId("upl", input.uploadId) ? await findUploadById(db, input.uploadId) : undefined);
   checkIdentifiers(record, input);
   const { upload, file } = record;
@@ -128,7 +133,7 @@ export async function finalizeUpload(env: Env, db: CrossDb, uploader: Uploader, 
   const clientPhash = input.phash?.toLowerCase() ?? null;
   // decisions.md § Moderation: an upload whose phash is within the blocklist distance of a banned file is
   // refused at finalize and reported. The hint is checked here; the analysis job checks the real hash later.
-  const blocked = clientPhash ? await matchBlocklist(db, clientPhash) : null;
+  const blocked = clientPhash ? await matchBlocklist(dbs.directory, clientPhash) : null;
 
   const body: FinalizeResponse = {
     fileId: file.id,
@@ -180,7 +185,7 @@ export async function finalizeUpload(env: Env, db: CrossDb, uploader: Uploader, 
 
   if (blocked) {
     // Quarantined, not deleted: moderators review the bytes through the report.
-    await blocklistReportStatement(db, file.id, blocked, now.getTime());
+    await finalizeBlocklistReportStatement(dbs.directory, file.id, blocked, now.getTime());
   }
   try {
     await jobQueue(env).send({ type: "analyze", fileId: file.id });

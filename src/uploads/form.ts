@@ -3,7 +3,7 @@
 // the same checks (plan size, quota, mime allow-list, magic bytes, digest), so nothing about the file differs
 // from one uploaded through the direct flow. The body is parsed whole, so it is bounded by the plan's size limit.
 import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
-import type { CrossDb } from "../platform/db";
+import type { DirectoryAndShard } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { bytesToHex } from "../platform/crypto";
 import type { Visibility } from "../db/schema";
@@ -20,7 +20,7 @@ export type FormFields = { title?: string; description?: string; visibility?: Vi
 
 export async function uploadFromForm(
   env: Env,
-  db: CrossDb,
+  dbs: DirectoryAndShard,
   uploader: Uploader,
   request: Request,
   fields: (form: FormData) => FormFields,
@@ -43,7 +43,7 @@ export async function uploadFromForm(
   const bytes = new Uint8Array(await file.arrayBuffer());
   const sha256 = bytesToHex(await crypto.subtle.digest("SHA-256", bytes));
 
-  const started = await startUpload(env, { directory: db, shard: db }, uploader, { filename: file.name || "upload", mime: file.type, bytes: bytes.byteLength, sha256, ...fields(form) }, { kind: "direct" });
+  const started = await startUpload(env, dbs.shard, uploader, { filename: file.name || "upload", mime: file.type, bytes: bytes.byteLength, sha256, ...fields(form) }, { kind: "direct" });
   // Anonymous callers continue as the holder of the new file's upload token, as in the three-step flow.
   const continuing: Uploader = uploader.kind === "anonymous" ? { kind: "token", fileId: started.fileId } : uploader;
   // The bytes are already in memory: they are checked and stored as they are (no streaming tee); the request
@@ -52,8 +52,8 @@ export async function uploadFromForm(
     method: "PUT",
     headers: { "content-type": file.type, "content-length": String(bytes.byteLength) },
   });
-  const stored = await receiveDirectUpload(env, db, continuing, started.fileId, headers, bytes);
-  const body = await finalizeUpload(env, db, continuing, {
+  const stored = await receiveDirectUpload(env, dbs.shard, continuing, started.fileId, headers, bytes);
+  const body = await finalizeUpload(env, dbs, continuing, {
     uploadId: started.uploadId,
     fileId: started.fileId,
     storeKey: started.storeKey,

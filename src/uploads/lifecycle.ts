@@ -1,6 +1,6 @@
 // Shared rules of an upload's life: which state allows what, and how a failed verification ends it so that
 // nothing stays behind (no object, no live record, no reservation).
-import type { CrossDb, ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { UploadRow } from "../db/schema";
 import { endUpload, markFilePurged, type UploadWithFile } from "./records";
@@ -55,7 +55,7 @@ export async function removeStoredBytes(bucket: R2Bucket, db: ShardDb, upload: P
  */
 export async function failVerification(
   env: Env,
-  db: CrossDb,
+  db: ShardDb,
   record: UploadWithFile,
   reason: VerificationFailure,
   receivedBytes?: number,
@@ -65,7 +65,7 @@ export async function failVerification(
 }
 
 /** The state change and clean-up behind every failed upload: failed, reservation released, bytes removed. */
-export async function endFailedUpload(env: Env, db: CrossDb, record: UploadWithFile, reason: string): Promise<void> {
+export async function endFailedUpload(env: Env, db: ShardDb, record: UploadWithFile, reason: string): Promise<void> {
   const now = new Date();
   if (await endUpload(db, record.upload, "failed", now, ["pending"])) {
     // Failing here leaves the file failed and unpurged; the cleanup job retries the removal.

@@ -8,7 +8,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { UPLOADS, type UploadMime } from "../config";
 import { uploadParts, uploads, type UploadRow } from "../db/schema";
-import type { CrossDb, DirectoryAndShard, ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { apiUrl } from "../platform/urls";
@@ -30,14 +30,14 @@ const normalizeEtag = (etag: string) => etag.trim().replace(/^W\//, "").replace(
 
 export type InitInput = Omit<StartInput, "bytes"> & { totalBytes: number; partSize?: number };
 
-export async function initMultipart(env: Env, dbs: DirectoryAndShard, uploader: Uploader, input: InitInput) {
+export async function initMultipart(env: Env, db: ShardDb, uploader: Uploader, input: InitInput) {
   const partSize = input.partSize ?? UPLOADS.multipartPartBytes.default;
   const partCount = Math.ceil(input.totalBytes / partSize);
   if (partCount > UPLOADS.maxParts) {
     throw new ApiError("too_many_parts", `At most ${UPLOADS.maxParts} parts; use a larger partSize`, { partCount, maxParts: UPLOADS.maxParts });
   }
   const { totalBytes, partSize: _ignored, ...rest } = input;
-  const started = await startUpload(env, dbs, uploader, { ...rest, bytes: totalBytes }, {
+  const started = await startUpload(env, db, uploader, { ...rest, bytes: totalBytes }, {
     kind: "multipart",
     partSize,
     partCount,
@@ -65,7 +65,7 @@ async function ownedMultipart(db: ShardDb, uploader: Uploader, uploadId: string)
   return record as never;
 }
 
-export async function receivePart(env: Env, db: CrossDb, uploader: Uploader, uploadId: string, partNumber: number, request: Request) {
+export async function receivePart(env: Env, db: ShardDb, uploader: Uploader, uploadId: string, partNumber: number, request: Request) {
   const record = await ownedMultipart(db, uploader, uploadId);
   const { upload, file } = record;
   assertAcceptingBytes(upload, new Date());
@@ -161,7 +161,7 @@ function partListRefusal(listed: CompleteInput["parts"], recorded: { partNumber:
 
 export type CompleteInput = { uploadId: string; fileId: string; storeKey: string; parts: { partNumber: number; etag: string }[] };
 
-export async function completeMultipart(env: Env, db: CrossDb, uploader: Uploader, input: CompleteInput) {
+export async function completeMultipart(env: Env, db: ShardDb, uploader: Uploader, input: CompleteInput) {
   const record = await ownedMultipart(db, uploader, input.uploadId);
   const { upload, file } = record;
   if (file.id !== input.fileId) throw new ApiError("upload_mismatch", "fileId does not belong to this upload", { field: "fileId" });
@@ -212,7 +212,7 @@ export async function completeMultipart(env: Env, db: CrossDb, uploader: Uploade
   return done(etag);
 }
 
-export async function abortMultipart(env: Env, db: CrossDb, uploader: Uploader, uploadId: string) {
+export async function abortMultipart(env: Env, db: ShardDb, uploader: Uploader, uploadId: string) {
   const { upload, file } = await ownedMultipart(db, uploader, uploadId);
   if (upload.state === "finalized") throw new ApiError("already_finalized", "This upload is finalized; delete the file instead");
   if (upload.state === "aborted") return { message: "Upload aborted" };

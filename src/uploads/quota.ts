@@ -1,5 +1,7 @@
-// Storage quota, money-safe under concurrency. D1 has no interactive transactions, so every change is a
-// single conditional UPDATE whose `meta.changes` says whether it applied:
+// Storage quota, money-safe under concurrency. The counters are the owner's row on its shard (owners, next to
+// the owner's files and uploads: an upload waits on no directory round trip); the limit is the plan's, which the
+// principal carries. D1 has no interactive transactions, so every change is a single conditional UPDATE whose
+// `meta.changes` says whether it applied:
 //   reserve:  used + reserved + n <= quota   (presign / multipart init)
 //   commit:   reserved -= n, used += n        (finalize)
 //   release:  reserved -= n                   (abort, failed verification, expiry)
@@ -7,47 +9,69 @@
 //
 // The *Statement helpers return drizzle update builders: `await` one to run it alone, or put it in a
 // `runBatch(db, [...])` with the state change it belongs to (test/uploads/quota.test.ts runs each inside one).
-// The quota columns are in no edge-cached principal record (auth/principal-records.ts): changing them needs no
-// invalidation.
+// The quota columns are in no edge-cached record: changing them needs no invalidation.
 import { and, eq, gt, inArray, sql } from "drizzle-orm";
-import type { CrossDb, DirectoryDb, ShardDb } from "../platform/db";
-import { uploads, users } from "../db/schema";
+import { runBatch, type ShardDb } from "../platform/db";
+import { owners, uploads } from "../db/schema";
 import { PLAN_LIMITS, type Plan } from "../config";
+import { ensureOwnerKeyStatement } from "../analysis/band-rows";
 
-/** Reserves `bytes` of the user's plan quota; false when it would not fit. */
-export async function reserveQuota(db: DirectoryDb, userId: string, plan: Plan, bytes: number): Promise<boolean> {
+/**
+ * Reserves `bytes` of the user's plan quota; false when it would not fit. The owner's row is made in the same
+ * batch when this is its first upload on the shard.
+ */
+export async function reserveQuota(db: ShardDb, userId: string, plan: Plan, bytes: number): Promise<boolean> {
   const quota = PLAN_LIMITS[plan].storageQuotaBytes;
-  if (quota === null) return true;
-  const res = await db
-    .update(users)
-    .set({ storageReserved: sql`${users.storageReserved} + ${bytes}` })
-    .where(and(eq(users.id, userId), sql`${users.storageUsed} + ${users.storageReserved} + ${bytes} <= ${quota}`))
-    .run();
-  return res.meta.changes === 1;
+  const ensure = ensureOwnerKeyStatement(db, userId);
+  if (quota === null) {
+    await runBatch(db, [ensure]);
+    return true;
+  }
+  const reserve = db
+    .update(owners)
+    .set({ storageReserved: sql`${owners.storageReserved} + ${bytes}` })
+    .where(and(eq(owners.userId, userId), sql`${owners.storageUsed} + ${owners.storageReserved} + ${bytes} <= ${quota}`));
+  const [, reserved] = await runBatch(db, [ensure, reserve]);
+  return reserved.meta.changes === 1;
 }
 
 /** Turns a reservation into used storage (finalize). */
-export function commitQuotaStatement(db: DirectoryDb, userId: string, bytes: number) {
+export function commitQuotaStatement(db: ShardDb, userId: string, bytes: number) {
   return db
-    .update(users)
-    .set({ storageReserved: sql`MAX(0, ${users.storageReserved} - ${bytes})`, storageUsed: sql`${users.storageUsed} + ${bytes}` })
-    .where(eq(users.id, userId));
+    .update(owners)
+    .set({ storageReserved: sql`MAX(0, ${owners.storageReserved} - ${bytes})`, storageUsed: sql`${owners.storageUsed} + ${bytes}` })
+    .where(eq(owners.userId, userId));
 }
 
 /** Gives a reservation back (abort, failed verification, expiry). */
-export function releaseReservationStatement(db: DirectoryDb, userId: string, bytes: number) {
+export function releaseReservationStatement(db: ShardDb, userId: string, bytes: number) {
   return db
-    .update(users)
-    .set({ storageReserved: sql`MAX(0, ${users.storageReserved} - ${bytes})` })
-    .where(eq(users.id, userId));
+    .update(owners)
+    .set({ storageReserved: sql`MAX(0, ${owners.storageReserved} - ${bytes})` })
+    .where(eq(owners.userId, userId));
 }
 
 /** Frees used storage once a file's objects are purged. */
-export function freeStorageStatement(db: DirectoryDb, userId: string, bytes: number) {
+export function freeStorageStatement(db: ShardDb, userId: string, bytes: number) {
   return db
-    .update(users)
-    .set({ storageUsed: sql`MAX(0, ${users.storageUsed} - ${bytes})` })
-    .where(eq(users.id, userId));
+    .update(owners)
+    .set({ storageUsed: sql`MAX(0, ${owners.storageUsed} - ${bytes})` })
+    .where(eq(owners.userId, userId));
+}
+
+export type Usage = { used: number; reserved: number };
+
+/** The owners' counters on one shard, by user id; an owner without a row there has used and reserved nothing. */
+export async function ownerUsage(db: ShardDb, userIds: readonly string[]): Promise<Map<string, Usage>> {
+  const usage = new Map<string, Usage>(userIds.map((id) => [id, { used: 0, reserved: 0 }]));
+  if (userIds.length === 0) return usage;
+  // An admin page lists at most 100 users: under D1's 100 bound parameters.
+  const rows = await db
+    .select({ userId: owners.userId, used: owners.storageUsed, reserved: owners.storageReserved })
+    .from(owners)
+    .where(inArray(owners.userId, [...userIds]));
+  for (const r of rows) usage.set(r.userId, { used: r.used, reserved: r.reserved });
+  return usage;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -59,7 +83,7 @@ export function freeStorageStatement(db: DirectoryDb, userId: string, bytes: num
 
 type UploadState = (typeof uploads.$inferSelect)["state"];
 
-/** The user holding the upload's reservation, while the upload is in `fromStates` (else no row matches). */
+/** The owner holding the upload's reservation, while the upload is in `fromStates` (else no row matches). */
 const holder = (db: ShardDb, uploadId: string, fromStates: readonly UploadState[]) =>
   db
     .select({ userId: uploads.userId })
@@ -69,20 +93,20 @@ const holder = (db: ShardDb, uploadId: string, fromStates: readonly UploadState[
 const heldBytes = (db: ShardDb, uploadId: string) => db.select({ bytes: uploads.reservedBytes }).from(uploads).where(eq(uploads.id, uploadId));
 
 /** Finalize: the upload's reservation becomes used storage. */
-export function commitUploadReservationStatement(db: CrossDb, uploadId: string, fromStates: readonly UploadState[]) {
+export function commitUploadReservationStatement(db: ShardDb, uploadId: string, fromStates: readonly UploadState[]) {
   return db
-    .update(users)
+    .update(owners)
     .set({
-      storageReserved: sql`MAX(0, ${users.storageReserved} - (${heldBytes(db, uploadId)}))`,
-      storageUsed: sql`${users.storageUsed} + (${heldBytes(db, uploadId)})`,
+      storageReserved: sql`MAX(0, ${owners.storageReserved} - (${heldBytes(db, uploadId)}))`,
+      storageUsed: sql`${owners.storageUsed} + (${heldBytes(db, uploadId)})`,
     })
-    .where(eq(users.id, sql`(${holder(db, uploadId, fromStates)})`));
+    .where(eq(owners.userId, sql`(${holder(db, uploadId, fromStates)})`));
 }
 
 /** Abort, failed verification, expiry: the upload's reservation is given back. */
-export function releaseUploadReservationStatement(db: CrossDb, uploadId: string, fromStates: readonly UploadState[]) {
+export function releaseUploadReservationStatement(db: ShardDb, uploadId: string, fromStates: readonly UploadState[]) {
   return db
-    .update(users)
-    .set({ storageReserved: sql`MAX(0, ${users.storageReserved} - (${heldBytes(db, uploadId)}))` })
-    .where(eq(users.id, sql`(${holder(db, uploadId, fromStates)})`));
+    .update(owners)
+    .set({ storageReserved: sql`MAX(0, ${owners.storageReserved} - (${heldBytes(db, uploadId)}))` })
+    .where(eq(owners.userId, sql`(${holder(db, uploadId, fromStates)})`));
 }

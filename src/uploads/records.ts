@@ -1,7 +1,7 @@
 // D1 access for upload and file records. Every state change is a conditional UPDATE inside one db.batch
 // (D1 has no interactive transactions), so racing requests and the cleanup job can never both win.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { runBatch, type CrossDb, type ShardDb, type Statement } from "../platform/db";
+import { runBatch, type ShardDb, type Statement } from "../platform/db";
 import { files, uploadParts, uploads, type FileRow, type UploadRow } from "../db/schema";
 import { commitUploadReservationStatement, releaseUploadReservationStatement } from "./quota";
 
@@ -49,7 +49,7 @@ export type Transition = {
 };
 
 /** pending -> uploaded once the bytes are in R2 (direct PUT, multipart complete); the quota stays reserved. */
-export function markBytesReceived(db: CrossDb, upload: UploadRow, etag: string, now: Date, extra: Statement[] = []) {
+export function markBytesReceived(db: ShardDb, upload: UploadRow, etag: string, now: Date, extra: Statement[] = []) {
   return transitionUpload(db, {
     upload,
     from: ["pending"],
@@ -67,7 +67,7 @@ export function markBytesReceived(db: CrossDb, upload: UploadRow, etag: string, 
  * Moves an upload from one of `from` to `to` (and its file along), settling the quota in the same batch.
  * Returns false when the upload was not in `from` any more (someone else changed it first): nothing changed.
  */
-export async function transitionUpload(db: CrossDb, t: Transition): Promise<boolean> {
+export async function transitionUpload(db: ShardDb, t: Transition): Promise<boolean> {
   const { upload, from, to, now } = t;
   const statements: Statement[] = [];
   // The quota statement reads uploads.reserved_bytes, so it must run before the UPDATE that zeroes it.
@@ -101,7 +101,7 @@ export async function transitionUpload(db: CrossDb, t: Transition): Promise<bool
 }
 
 /** Ends an upload without a file (verification failed, aborted, expired): reservation released, file failed. */
-export function endUpload(db: CrossDb, upload: Pick<UploadRow, "id" | "fileId">, to: "failed" | "aborted" | "expired", now: Date, from = LIVE_UPLOAD_STATES) {
+export function endUpload(db: ShardDb, upload: Pick<UploadRow, "id" | "fileId">, to: "failed" | "aborted" | "expired", now: Date, from = LIVE_UPLOAD_STATES) {
   return transitionUpload(db, {
     upload,
     from,

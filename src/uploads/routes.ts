@@ -59,7 +59,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const started = await startUpload(c.env, c.var.dbs.directoryAndShard(0), uploaderOf(c.get("principal")), input, { kind: "direct" });
+    const started = await startUpload(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), input, { kind: "direct" });
     return c.json(
       {
         uploadId: started.uploadId,
@@ -91,7 +91,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const { fileId } = c.req.valid("param");
-    const result = await receiveDirectUpload(c.env, c.var.dbs.cross(), uploaderOf(c.get("principal")), fileId, c.req.raw);
+    const result = await receiveDirectUpload(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), fileId, c.req.raw);
     c.header("ETag", result.etag);
     return c.json(result.body, 200);
   },
@@ -112,7 +112,7 @@ uploadRoutes.openapi(
     responses: { 200: json(FinalizeResponse, "Finalized"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
   async (c) => {
-    const body = await finalizeUpload(c.env, c.var.dbs.cross(), uploaderOf(c.get("principal")), c.req.valid("json"));
+    const body = await finalizeUpload(c.env, c.var.dbs.directoryAndShard(0), uploaderOf(c.get("principal")), c.req.valid("json"));
     return c.json(body as z.infer<typeof FinalizeResponse>, 200);
   },
 );
@@ -132,7 +132,7 @@ uploadRoutes.openapi(
     responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 413, 415, 429) },
   }),
   async (c) => {
-    const result = await initMultipart(c.env, c.var.dbs.directoryAndShard(0), uploaderOf(c.get("principal")), c.req.valid("json"));
+    const result = await initMultipart(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), c.req.valid("json"));
     return c.json(result, 201);
   },
 );
@@ -151,7 +151,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const { uploadId, partNumber } = c.req.valid("param");
-    const result = await receivePart(c.env, c.var.dbs.cross(), uploaderOf(c.get("principal")), uploadId, Number(partNumber), c.req.raw);
+    const result = await receivePart(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), uploadId, Number(partNumber), c.req.raw);
     return c.json(result, 200);
   },
 );
@@ -187,7 +187,7 @@ uploadRoutes.openapi(
     responses: { 200: json(MultipartCompleteResponse, "Assembled and verified"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
   async (c) => {
-    return c.json(await completeMultipart(c.env, c.var.dbs.cross(), uploaderOf(c.get("principal")), c.req.valid("json")), 200);
+    return c.json(await completeMultipart(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), c.req.valid("json")), 200);
   },
 );
 
@@ -204,7 +204,7 @@ uploadRoutes.openapi(
     responses: { 200: json(MessageBody, "Aborted"), ...errors(401, 403, 404, 409, 410) },
   }),
   async (c) => {
-    return c.json(await abortMultipart(c.env, c.var.dbs.cross(), uploaderOf(c.get("principal")), c.req.valid("param").uploadId), 200);
+    return c.json(await abortMultipart(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), c.req.valid("param").uploadId), 200);
   },
 );
 
@@ -224,7 +224,7 @@ uploadRoutes.openapi(
     responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 411, 413, 415, 429) },
   }),
   async (c) => {
-    const body = await uploadFromForm(c.env, c.var.dbs.cross(), uploaderOf(c.get("principal")), c.req.raw, (form) => {
+    const body = await uploadFromForm(c.env, c.var.dbs.directoryAndShard(0), uploaderOf(c.get("principal")), c.req.raw, (form) => {
       const text: Record<string, string> = {};
       for (const key of ["title", "description", "visibility", "expiresIn"]) {
         const value = form.get(key);

@@ -4,7 +4,7 @@
 import { jwtConfig } from "../platform/env";
 import { PLAN_LIMITS, UPLOADS, type PlanOrAnonymous, type UploadMime } from "../config";
 import type { Visibility } from "../db/schema";
-import type { DirectoryAndShard } from "../platform/db";
+import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
@@ -63,8 +63,11 @@ export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: numb
   return type;
 }
 
-/** The quota is the directory's (users), the records the shard's: separate writes, as they always were. */
-export async function startUpload(env: Env, dbs: DirectoryAndShard, uploader: Uploader, input: StartInput, opts: StartOptions): Promise<Started> {
+/**
+ * On the owner's shard alone: the quota reservation (with the owner's row, on a first upload), then the file and
+ * upload records. The plan, and so the limit, comes with the uploader (the principal).
+ */
+export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, input: StartInput, opts: StartOptions): Promise<Started> {
   if (uploader.kind === "token") throw new Error("upload tokens cannot start uploads"); // the guard refuses them
   const user = uploader.kind === "user" ? uploader.user : null;
   const plan: PlanOrAnonymous = user ? user.plan : "anonymous";
@@ -84,7 +87,7 @@ export async function startUpload(env: Env, dbs: DirectoryAndShard, uploader: Up
   const expiresAt = new Date(now.getTime() + ttl * 1000);
   const deleteToken = user ? undefined : randomToken();
 
-  if (user && !(await reserveQuota(dbs.directory, user.id, user.plan, input.bytes))) {
+  if (user && !(await reserveQuota(db, user.id, user.plan, input.bytes))) {
     throw new ApiError("quota_exceeded", "This upload would exceed your storage quota", {
       quota: PLAN_LIMITS[user.plan].storageQuotaBytes,
       requested: input.bytes,
@@ -95,7 +98,7 @@ export async function startUpload(env: Env, dbs: DirectoryAndShard, uploader: Up
   try {
     if (opts.kind === "multipart") r2UploadId = await opts.createMultipart(storeKey, mime);
     await insertUploadRecords(
-      dbs.shard,
+      db,
       {
         id: fileId,
         userId: user?.id ?? null,
@@ -131,7 +134,7 @@ export async function startUpload(env: Env, dbs: DirectoryAndShard, uploader: Up
       },
     );
   } catch (err) {
-    if (user) await releaseReservationStatement(dbs.directory, user.id, input.bytes).catch(() => undefined);
+    if (user) await releaseReservationStatement(db, user.id, input.bytes).catch(() => undefined);
     if (r2UploadId && opts.kind === "multipart") await opts.abortMultipart(storeKey, r2UploadId).catch(() => undefined);
     throw err;
   }

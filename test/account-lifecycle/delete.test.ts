@@ -5,6 +5,7 @@ import { PASSWORD, call, createKey, uniqueUsername, verifiedUser } from "../supp
 import { auditFor, storedFile, userRow } from "../admin/helpers";
 import { atNextStep, enableTotp } from "../support/totp";
 import { creationOptions, signInWith, withPasskey } from "../support/passkeys";
+import { ownerRow, setStorage } from "../support/owners";
 
 afterEach(() => vi.useRealTimers());
 
@@ -23,7 +24,7 @@ describe("DELETE /account", () => {
     const { key } = await createKey(u, { permissions: ["read", "upload", "manage"] });
     const f1 = await storedFile(u.id, "public");
     const f2 = await storedFile(u.id, "unlisted");
-    await env.DB.prepare("UPDATE users SET storage_used = 5000 WHERE id = ?").bind(u.id).run();
+    await setStorage(u.id, 5000);
     const album = await call("/albums", { token: u.access, body: { title: "Mine", fileIds: [f1.id], visibility: "public" } });
     expect(album.status).toBe(201);
     expect((await call("/billing/subscription", { token: u.access, body: { plan: "pro" } })).status).toBe(202);
@@ -53,7 +54,8 @@ describe("DELETE /account", () => {
     expect([404, 410]).toContain((await call(`/albums/${album.body.id}`)).status);
     const row = await userRow(u.id);
     expect(row?.deleted_at).toBeTypeOf("number");
-    expect(row?.storage_used).toBe(5000);
+    // The owner's shard has the same deletion (what its files' reads decide from), and the usage is kept.
+    expect(await ownerRow(u.id)).toMatchObject({ deleted_at: row?.deleted_at, storage_used: 5000 });
     const fileRows = await env.DB.prepare("SELECT deleted_at, purged_at FROM files WHERE user_id = ?").bind(u.id).all<{ deleted_at: number; purged_at: number | null }>();
     expect(fileRows.results.every((r) => r.deleted_at === row?.deleted_at && r.purged_at === null)).toBe(true);
     const pending = await env.DB.prepare("SELECT status FROM plan_changes WHERE user_id = ?").bind(u.id).all<{ status: string }>();
@@ -88,6 +90,13 @@ describe("DELETE /account", () => {
       const left = await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE user_id = ?`).bind(u.id).first<{ n: number }>();
       expect(left?.n, table).toBe(0);
     }
+  });
+
+  it("an owner the shard has no row for yet (no upload) gets one, marked deleted", async () => {
+    const u = await verifiedUser();
+    expect(await ownerRow(u.id)).toBeNull();
+    expect((await del(u.access)).status).toBe(200);
+    expect(await ownerRow(u.id)).toMatchObject({ deleted_at: (await userRow(u.id))?.deleted_at, banned_at: null, storage_used: 0 });
   });
 
   it("refuses a wrong password and changes nothing", async () => {

@@ -6,6 +6,7 @@ import { storedFile, userWithRole } from "../admin/helpers";
 import { EXPORT_PAGE_SIZE } from "../../src/account/export";
 import { atNextStep, enableTotp } from "../support/totp";
 import { withPasskey } from "../support/passkeys";
+import { setStorage } from "../support/owners";
 
 let owner: TestUser;
 let other: TestUser;
@@ -29,6 +30,9 @@ beforeAll(async () => {
   files = [await storedFile(owner.id, "public"), await storedFile(owner.id, "private"), await storedFile(owner.id, "unlisted")];
   await storedFile(other.id, "public");
   await env.DB.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), files[2].id).run();
+  // The usage is the owner's counters on its shard; the directory's old copy (kept for the previous deploy) is not.
+  await setStorage(owner.id, 4096, 512);
+  await env.DB.prepare("UPDATE users SET storage_used = 1, storage_reserved = 1 WHERE id = ?").bind(owner.id).run();
   const album = await call("/albums", { token: owner.access, body: { title: "Holiday", fileIds: [files[0].id, files[1].id], visibility: "private", password: "album secret 1" } });
   expect(album.status).toBe(201);
   albumId = album.body.id;
@@ -60,7 +64,7 @@ describe("GET /account/export", () => {
   it("holds the profile and every section", () => {
     expect(Object.keys(exported)).toEqual(["format", "exportedAt", "profile", "files", "albums", "albumFiles", "apiKeys", "sessions", "secondFactors", "reports", "planChanges", "accountHistory", "mail"]);
     expect(exported.format).toBe("image-host-export/1");
-    expect(exported.profile).toMatchObject({ id: owner.id, email: owner.email, role: "moderator", plan: "free", emailVerified: true, storageUsed: 0 });
+    expect(exported.profile).toMatchObject({ id: owner.id, email: owner.email, role: "moderator", plan: "free", emailVerified: true, storageUsed: 4096, storageReserved: 512 });
   });
 
   it("lists the caller's files with their links, deleted ones included, nobody else's", () => {

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PASSWORD, call, createKey, uniqueEmail, verifiedUser, type TestUser } from "../support/api";
 import { auditFor, planChangesOf, roleCast, storedFile, userRow } from "./helpers";
+import { ownerRow, setStorage } from "../support/owners";
 
 const IMAGE = "http://localhost:8787/i";
 
@@ -63,6 +64,21 @@ describe("GET /admin/users", () => {
       ["bannedAt", "banned", "createdAt", "email", "emailVerified", "id", "plan", "role", "storageReserved", "storageUsed", "updatedAt", "username"].sort(),
     );
     expect(JSON.stringify(all.body)).not.toMatch(/password|pbkdf2/i);
+  });
+
+  it("shows each account's usage from its shard's owners row (none: 0), in the list and alone", async () => {
+    const [a, b] = [await verifiedUser(), await verifiedUser()];
+    await setStorage(a.id, 4321, 12);
+    // The directory's old counters (kept for the previous deploy) are not the usage any more.
+    await env.DB.prepare("UPDATE users SET storage_used = 99, storage_reserved = 99 WHERE id IN (?, ?)").bind(a.id, b.id).run();
+    const list = await call("/admin/users?limit=100", { token: cast.admin.access });
+    const usage = (id: string) => list.body.users.filter((u: any) => u.id === id).map((u: any) => [u.storageUsed, u.storageReserved]);
+    expect(usage(a.id)).toEqual([[4321, 12]]);
+    expect(usage(b.id)).toEqual([[0, 0]]);
+    const one = await call(`/admin/users/${a.id}`, { token: cast.admin.access });
+    expect(one.body.user).toMatchObject({ storageUsed: 4321, storageReserved: 12 });
+    const patched = await patch(a.id, { role: "moderator" });
+    expect(patched.body.user).toMatchObject({ storageUsed: 4321, storageReserved: 12 });
   });
 
   it("searches by part of the e-mail, case-insensitively, with literal % and _", async () => {
@@ -153,6 +169,9 @@ describe("bans", () => {
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ banned: true });
     expect(res.body.user.bannedAt).toMatch(/Z$/);
+    // The owner's shard first has the same time: what the files' reads decide from.
+    expect(await ownerRow(u.id)).toMatchObject({ banned_at: Date.parse(res.body.user.bannedAt) });
+    expect((await userRow(u.id))?.banned_at).toBe(Date.parse(res.body.user.bannedAt));
 
     const session = await call("/account", { token: u.access });
     expect(session.status).toBe(401);
@@ -170,11 +189,25 @@ describe("bans", () => {
 
     const lifted = await patch(u.id, { banned: false });
     expect(lifted.body.user).toMatchObject({ banned: false, bannedAt: null });
+    expect(await ownerRow(u.id)).toMatchObject({ banned_at: null });
     expect((await call("/account", { token: u.access })).status).toBe(200);
     expect((await call("/files", { token: key })).status).toBe(200);
     expect((await call(`/files/${pub.id}`)).status).toBe(200);
     expect((await call(`${IMAGE}/${pub.id}`)).status).toBe(200);
     expect((await auditFor(u.id)).map((a) => a.action)).toEqual(["user.ban", "user.unban"]);
+  });
+
+  it("reach an owner the shard has no row for yet: its albums go, and come back with the unban", async () => {
+    const u = await verifiedUser();
+    const album = await call("/albums", { token: u.access, body: { title: "Only an album", visibility: "public" } });
+    expect(album.status).toBe(201);
+    expect(await ownerRow(u.id)).toBeNull();
+    expect((await patch(u.id, { banned: true })).status).toBe(200);
+    expect((await ownerRow(u.id))?.banned_at).toBeTypeOf("number");
+    expect((await call(`/albums/${album.body.id}`)).status).toBe(404);
+    expect((await patch(u.id, { plan: "pro", banned: false })).status).toBe(200); // through the plan change's batch
+    expect((await ownerRow(u.id))?.banned_at).toBeNull();
+    expect((await call(`/albums/${album.body.id}`)).status).toBe(200);
   });
 
   it("a moderator's own file ban survives the owner's unban", async () => {

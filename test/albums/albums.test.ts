@@ -5,9 +5,10 @@ import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } fro
 import { seedFile, settledCount } from "../support/files";
 import { checkAlbumPassword } from "../../src/albums/service";
 import { loadAlbum } from "../../src/albums/queries";
-import { crossDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import { ANONYMOUS_VIEWER } from "../../src/serving/access";
 import { RateLimitError } from "../../src/platform/errors";
+import { setOwnerBan, setOwnerDeleted } from "../support/owners";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -217,7 +218,20 @@ describe("GET /albums/:id", () => {
     expect((await call("/albums/whatever")).status).toBe(404);
     const u = await signup();
     const a = await newAlbum({}, u.access);
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), u.id).run();
+    await setOwnerBan(u.id);
+    expect((await call(`/albums/${a.id}`)).status).toBe(404);
+  });
+
+  it("the owner's state on its shard decides whether its albums show, not the directory's copy", async () => {
+    const u = await signup();
+    const a = await newAlbum({}, u.access);
+    await setOwnerBan(u.id, Date.now(), "directory");
+    expect((await call(`/albums/${a.id}`)).status).toBe(200);
+    await setOwnerBan(u.id, Date.now(), "shard");
+    expect((await call(`/albums/${a.id}`)).status).toBe(404);
+    await setOwnerBan(u.id, null, "shard");
+    expect((await call(`/albums/${a.id}`)).status).toBe(200);
+    await setOwnerDeleted(u.id, Date.now(), "shard");
     expect((await call(`/albums/${a.id}`)).status).toBe(404);
   });
 });
@@ -262,7 +276,7 @@ describe("password-protected albums", () => {
 
   it("the gate itself: 100 parallel checks verify at most the window's 10 guesses; the right one last is refused", async () => {
     const a = await newAlbum({ password: "the right one" });
-    const loaded = await loadAlbum(crossDb(env), a.id);
+    const loaded = await loadAlbum(shardDb(env, 0), a.id);
     const guesses = Array.from({ length: 99 }, (_, i) => `guess ${i}`).concat("the right one");
     const outcomes = await Promise.all(
       guesses.map((g) =>

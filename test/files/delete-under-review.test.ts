@@ -11,7 +11,7 @@ import worker from "../../src/index";
 import type { FileRow } from "../../src/db/schema";
 import { PURGE } from "../../src/config";
 import { purgeGoneFiles } from "../../src/jobs/purge";
-import { crossDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import { sha256Hex } from "../../src/platform/crypto";
 import { cdnUrl } from "../../src/platform/urls";
 import { BASE, call, createKey, verifiedUser, type TestUser } from "../support/api";
@@ -156,7 +156,7 @@ describe.each([
 
 describe("what moderation keeps of a file deleted under review: the same as of any deleted file", () => {
   it("the purge keeps the objects for the retention window after the owner's delete, then removes them", async () => {
-    const db = crossDb(env);
+    const db = shardDb(env, 0);
     const hidden = await seedFile(owner.id, { content: CONTENT, thumb: pngLikeBytes(300, 5) });
     const plain = await seedFile(owner.id, { content: CONTENT, thumb: pngLikeBytes(300, 5) });
     const hiddenReport = (await report({ fileId: hidden.id, reason: "csam" }, { ip: "203.0.113.121" })).body.reportId;

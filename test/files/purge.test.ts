@@ -3,22 +3,19 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, signup } from "../support/api";
+import { setStorage, storage } from "../support/owners";
 import { bandRowsOf, fileRow, indexBands, pngLikeBytes, seedFile } from "../support/files";
-import { crossDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import { purgeCandidateQueries, purgeGoneFiles } from "../../src/jobs/purge";
 import { runScheduled, scheduledTasks } from "../../src/jobs/scheduled";
 import { PURGE } from "../../src/config";
 
-const db = crossDb(env);
+const db = shardDb(env, 0);
 const RETENTION = PURGE.retentionSeconds * 1000;
 
-async function storageUsed(userId: string) {
-  return (await env.DB.prepare("SELECT storage_used AS n FROM users WHERE id = ?").bind(userId).first<{ n: number }>())!.n;
-}
-
-async function setStorageUsed(userId: string, n: number) {
-  await env.DB.prepare("UPDATE users SET storage_used = ? WHERE id = ?").bind(n, userId).run();
-}
+// The counters are the owner's row on its shard (test/support/owners.ts).
+const storageUsed = async (userId: string) => (await storage(userId)).used;
+const setStorageUsed = (userId: string, n: number) => setStorage(userId, n);
 
 async function exists(key: string) {
   return (await env.BUCKET.head(key)) !== null;

@@ -8,6 +8,7 @@ import { shardDb } from "../../src/platform/db";
 import { listPageQuery } from "../../src/files/queries";
 import { encodeFeatures } from "../../src/analysis/embedding";
 import { ANALYSIS } from "../../src/config";
+import { setOwnerBan, setOwnerDeleted } from "../support/owners";
 
 const db = shardDb(env, 0);
 
@@ -204,7 +205,21 @@ describe("GET /files/:id", () => {
     it("a file whose owner is banned", async () => {
       const u = await signup();
       const f = await seedFile(u.id);
-      await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), u.id).run();
+      await setOwnerBan(u.id);
+      expect((await call(`/files/${f.id}`)).status).toBe(410);
+    });
+
+    it("the owner's state on its shard decides: banned or deleted there 410, the directory's copy alone nothing", async () => {
+      const u = await signup();
+      const f = await seedFile(u.id);
+      await setOwnerBan(u.id, Date.now(), "directory");
+      await setOwnerDeleted(u.id, Date.now(), "directory");
+      expect((await call(`/files/${f.id}`)).status).toBe(200);
+      await setOwnerBan(u.id, Date.now(), "shard");
+      expect((await call(`/files/${f.id}`)).body.details.code).toBe("file_unavailable");
+      await setOwnerBan(u.id, null, "shard");
+      expect((await call(`/files/${f.id}`)).status).toBe(200);
+      await setOwnerDeleted(u.id, Date.now(), "shard");
       expect((await call(`/files/${f.id}`)).status).toBe(410);
     });
   });

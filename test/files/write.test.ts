@@ -5,6 +5,7 @@ import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } fro
 import { IMAGE, fetchRaw, fileRow, pngLikeBytes, seedFile, settledCount } from "../support/files";
 import { sha256Hex } from "../../src/platform/crypto";
 import { SMALL_PNG, finalize, presign, putDirect } from "../uploads/helpers";
+import { storage } from "../support/owners";
 import { BASE } from "../support/api";
 
 let owner: TestUser;
@@ -142,7 +143,7 @@ describe("PATCH /files/:id", () => {
 describe("DELETE /files/:id", () => {
   it("soft-deletes for the owner: 410 afterwards everywhere, out of lists, objects kept until the purge", async () => {
     const f = await seedFile(owner.id);
-    const used = await env.DB.prepare("SELECT storage_used AS n FROM users WHERE id = ?").bind(owner.id).first<{ n: number }>();
+    const used = await storage(owner.id);
     const res = await call(`/files/${f.id}`, { method: "DELETE", token: owner.access });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: "File deleted" });
@@ -157,8 +158,7 @@ describe("DELETE /files/:id", () => {
     expect(row!.deletedAt).not.toBeNull();
     expect(row!.purgedAt).toBeNull();
     expect(await env.BUCKET.head(f.storeKey)).not.toBeNull(); // removed by the purge job after retention
-    const after = await env.DB.prepare("SELECT storage_used AS n FROM users WHERE id = ?").bind(owner.id).first<{ n: number }>();
-    expect(after!.n).toBe(used!.n); // quota is released when the objects are purged
+    expect(await storage(owner.id)).toEqual(used); // quota is released when the objects are purged
   });
 
   it("works with a manage key; refused for read keys, strangers, anonymous and revoked keys", async () => {

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createKey, isErrorBody, verifiedUser, type TestUser } from "../support/api";
 import { freshIp, useRealLimits } from "./support";
+import { setStorage } from "../support/owners";
 
 useRealLimits();
 
@@ -12,8 +13,10 @@ beforeAll(async () => {
 });
 
 describe("GET /account/limits", () => {
-  it("shows the free plan's figures and the storage quota", async () => {
-    await env.DB.prepare("UPDATE users SET storage_used = 1234, storage_reserved = 100 WHERE id = ?").bind(user.id).run();
+  it("shows the free plan's figures and the storage quota (the owner's counters on its shard)", async () => {
+    await setStorage(user.id, 1234, 100);
+    // The directory's old counters are no longer the quota's (migration 0010 copied them to the shard).
+    await env.DB.prepare("UPDATE users SET storage_used = 7, storage_reserved = 7 WHERE id = ?").bind(user.id).run();
     const res = await call("/account/limits", { token: user.access });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({

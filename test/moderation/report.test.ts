@@ -9,6 +9,7 @@ import { exports } from "cloudflare:workers";
 import { leaveOnly, setMultiplier } from "../limits/support";
 import { reporterIpHash } from "../../src/moderation/reports";
 import { newId } from "../../src/platform/ids";
+import { setOwnerBan } from "../support/owners";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -174,7 +175,7 @@ describe("what a report reveals", () => {
 
   it("files already gone (deleted, banned, expired, owner suspended) give the read's 410", async () => {
     const banned = await signup();
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), banned.id).run();
+    await setOwnerBan(banned.id);
     const gone = [
       await seedFile(owner.id, { deletedAt: new Date() }),
       await seedFile(owner.id, { bannedAt: new Date() }),

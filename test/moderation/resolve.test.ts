@@ -9,6 +9,7 @@ import { bandValues } from "../../src/analysis/bands";
 import { directoryDb } from "../../src/platform/db";
 import { newId } from "../../src/platform/ids";
 import type { FileRow } from "../../src/db/schema";
+import { ownerRow } from "../support/owners";
 
 let owner: TestUser;
 let moderator: TestUser;
@@ -289,6 +290,8 @@ describe("ban_user", () => {
 
     const user = await env.DB.prepare("SELECT banned_at FROM users WHERE id = ?").bind(victim.id).first<any>();
     expect(user.banned_at).toBeGreaterThan(0);
+    // The owner's shard has the same ban: what its files' reads decide from.
+    expect(await ownerRow(victim.id)).toMatchObject({ banned_at: user.banned_at });
     // Access token: refused on the next request.
     const session = await call("/account", { token: victim.access });
     expect(session.status).toBe(401);
@@ -312,6 +315,24 @@ describe("ban_user", () => {
     expect(userAudit).toHaveLength(1);
     expect(userAudit[0]).toMatchObject({ actor_id: moderator.id, action: "user.ban" });
     expect(userAudit[0].details).toMatchObject({ reportId: id, fileId: reportedFile.id, note: "repeat offender" });
+  });
+
+  it("racing bans of one owner: one claim wins, both copies of the ban hold its time, a later ban keeps it", async () => {
+    const victim = await verifiedUser();
+    const first = await seedFile(victim.id);
+    const id = await reported(first);
+    const later = await reported(await seedFile(victim.id)); // filed before the ban
+    const replies = await Promise.all([moderator, admin].map((m) => resolve(m.access, id, { action: "ban_user" })));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
+    const winner = replies.find((r) => r.status === 200)!;
+    const claimedAt = Date.parse(winner.body.report.resolvedAt);
+    const directory = () => env.DB.prepare("SELECT banned_at FROM users WHERE id = ?").bind(victim.id).first<{ banned_at: number }>();
+    expect((await directory())!.banned_at).toBe(claimedAt);
+    expect((await ownerRow(victim.id))!.banned_at).toBe(claimedAt);
+    // Banning the banned owner again (another report) moves neither copy.
+    expect((await resolve(admin.access, later, { action: "ban_user" })).status).toBe(200);
+    expect((await directory())!.banned_at).toBe(claimedAt);
+    expect((await ownerRow(victim.id))!.banned_at).toBe(claimedAt);
   });
 
   it("409 for an anonymous upload (no account to ban); the report stays open", async () => {

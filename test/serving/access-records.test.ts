@@ -11,7 +11,7 @@ import { ownerStates } from "../../src/auth/principal-records";
 import { purgeGlobally } from "../../src/platform/global-purge";
 import { fillFileRecords } from "../../src/serving/access-records";
 import { loadFile } from "../../src/serving/access";
-import { crossDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import { cdnUrl } from "../../src/platform/urls";
 import type { FileRow } from "../../src/db/schema";
 import { PASSWORD, call, verifiedUser, type TestUser } from "../support/api";
@@ -20,6 +20,8 @@ import { report, resolve, userWithRole } from "../support/moderation";
 import { makePng } from "../uploads/helpers";
 import { unreachableBindings } from "../support/unreachable";
 import { expectCached, recordsOn, view } from "../support/records";
+import { setOwnerBan } from "../support/owners";
+import { SERVING } from "../../src/config";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;
@@ -85,8 +87,24 @@ describe("every access rule holds on the cached path", () => {
       await expectCached(short(await seedFile(owner.id, state)), 410);
     }
     const banned = await verifiedUser();
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), banned.id).run();
+    await setOwnerBan(banned.id);
     await expectCached(short(await seedFile(banned.id)), 410);
+  });
+
+  it("the owner's state on its shard decides, carried by the file's record or read for the owner's own", async () => {
+    for (const [copies, status] of [["shard", 410], ["directory", 200]] as const) {
+      const carried = await verifiedUser();
+      await setOwnerBan(carried.id, Date.now(), copies);
+      await expectCached(short(await seedFile(carried.id)), status);
+      // A file past the bound decides by the owner's record: read from D1 again when it is missing.
+      const other = await verifiedUser();
+      await setOwnerBan(other.id, Date.now(), copies);
+      const later = await seedFile(other.id, { ownerOrdinal: SERVING.ownerStateCarriedFiles + 1 });
+      await expectCached(short(later), status);
+      await cache().delete(ownerStates.key(env, other.id));
+      expect((await view(short(later))).status, copies).toBe(status);
+      expect((await cache().match(ownerStates.key(env, other.id))) !== undefined).toBe(true);
+    }
   });
 
   it("hotlink policies judge each Referer against the record", async () => {
@@ -195,7 +213,7 @@ describe("a record written after a change does not outlive it", () => {
   it("records whose row changed between the read and the write are deleted once written (file, owner)", async () => {
     const user = await verifiedUser();
     const f = await seedFile(user.id);
-    const before = (await loadFile(crossDb(env), f.id))!;
+    const before = (await loadFile(shardDb(env, 0), f.id))!;
     await env.DB.prepare("UPDATE files SET visibility = 'private' WHERE id = ?").bind(f.id).run(); // its delete ran already
     await fillFileRecords(env, before, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();
@@ -203,14 +221,14 @@ describe("a record written after a change does not outlive it", () => {
     expect((await view(short(f))).status).toBe(404);
 
     const g = await seedFile(user.id);
-    const live = (await loadFile(crossDb(env), g.id))!;
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), user.id).run();
+    const live = (await loadFile(shardDb(env, 0), g.id))!;
+    await setOwnerBan(user.id);
     await fillFileRecords(env, live, Date.now(), 30);
     expect(await cache().match(ownerStates.key(env, user.id))).toBeUndefined();
     expect((await view(short(g))).status).toBe(410);
 
     const h = await seedFile(owner.id);
-    await fillFileRecords(env, (await loadFile(crossDb(env), h.id))!, Date.now(), 30);
+    await fillFileRecords(env, (await loadFile(shardDb(env, 0), h.id))!, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, h.id))).toBeDefined(); // unchanged: kept
   });
 });

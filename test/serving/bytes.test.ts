@@ -7,6 +7,7 @@ import { cdnUrl } from "../../src/platform/urls";
 import { edgeCacheKey } from "../../src/serving/edge-cache";
 import { accessChanged } from "../../src/serving/access-changed";
 import type { FileRow } from "../../src/db/schema";
+import { setOwnerBan } from "../support/owners";
 
 let owner: TestUser;
 let file: FileRow;
@@ -135,8 +136,20 @@ describe("gone and private files on byte links", () => {
   it("a banned owner's files are 410", async () => {
     const banned = await signup();
     const f = await seedFile(banned.id);
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), banned.id).run();
+    await setOwnerBan(banned.id);
     expect((await fetchRaw(`${IMAGE}/${f.id}`)).status).toBe(410);
+  });
+
+  it("the ban on the owner's shard decides, not the directory's copy; lifting it there restores the bytes", async () => {
+    const u = await signup();
+    const f = await seedFile(u.id);
+    const links = [`${IMAGE}/${f.id}`, cdnUrl(env, f.storeKey)];
+    await setOwnerBan(u.id, Date.now(), "directory");
+    for (const url of links) expect((await fetchRaw(url)).status, url).toBe(200);
+    await setOwnerBan(u.id, Date.now(), "shard");
+    for (const url of links) expect((await fetchRaw(url)).status, url).toBe(410);
+    await setOwnerBan(u.id, null, "shard");
+    for (const url of links) expect((await fetchRaw(url)).status, url).toBe(200);
   });
 
   it("a file whose expiry is in the future still serves", async () => {

@@ -10,7 +10,7 @@ import { ownerStates } from "../../src/auth/principal-records";
 import { fillFileRecords } from "../../src/serving/access-records";
 import { fillByteEntry } from "../../src/serving/byte-entries";
 import { loadFile } from "../../src/serving/access";
-import { crossDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import { SERVING } from "../../src/config";
 import type { FileRow } from "../../src/db/schema";
 import { BASE, call, verifiedUser, type TestUser } from "../support/api";
@@ -18,6 +18,7 @@ import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
 import { userWithRole } from "../support/moderation";
 import { expectCached, view } from "../support/records";
 import { fileRow, presign } from "../uploads/helpers";
+import { setOwnerBan } from "../support/owners";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;
@@ -120,8 +121,8 @@ describe("a write that lands after the owner's state changed does not outlive it
   it("a file record or an entry carrying the old state is deleted once written", async () => {
     const user = await verifiedUser();
     const f = await seedFile(user.id);
-    const live = (await loadFile(crossDb(env), f.id))!;
-    await env.DB.prepare("UPDATE users SET banned_at = ? WHERE id = ?").bind(Date.now(), user.id).run(); // its deletes ran already
+    const live = (await loadFile(shardDb(env, 0), f.id))!;
+    await setOwnerBan(user.id); // straight in D1: its deletes ran already
     await fillFileRecords(env, live, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();
 

@@ -2,6 +2,7 @@
 import { env } from "cloudflare:workers";
 import { call, type Reply } from "../support/api";
 import { crc32 } from "../../src/platform/crc32";
+import { setStorage, storage } from "../support/owners";
 
 // ---------------------------------------------------------------------------------------------------------
 // A real PNG of any size: RGB pixels from a seeded PRNG (so it does not compress), zlib with stored blocks.
@@ -147,14 +148,8 @@ export async function directUpload(token?: string, bytes: Uint8Array = SMALL_PNG
 // ---------------------------------------------------------------------------------------------------------
 // Looking at D1 / R2 directly
 
-export async function storage(userId: string) {
-  const row = await env.DB.prepare("SELECT storage_used AS used, storage_reserved AS reserved FROM users WHERE id = ?").bind(userId).first<{ used: number; reserved: number }>();
-  return row!;
-}
-
-export async function setStorage(userId: string, used: number, reserved = 0) {
-  await env.DB.prepare("UPDATE users SET storage_used = ?, storage_reserved = ? WHERE id = ?").bind(used, reserved, userId).run();
-}
+// The quota counters live on the owner's shard (owners), see test/support/owners.ts.
+export { setStorage, storage };
 
 export async function uploadRow(uploadId: string) {
   return env.DB.prepare("SELECT * FROM uploads WHERE id = ?").bind(uploadId).first<Record<string, any>>();

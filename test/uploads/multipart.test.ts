@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, signup, type TestUser } from "../support/api";
-import { SMALL_PNG, fileRow, sameBytes, finalize, makePng, objectExists, randomIp, sha256, storage, uploadRow } from "./helpers";
+import { SMALL_PNG, fileRow, sameBytes, finalize, makePng, objectExists, randomIp, setStorage, sha256, storage, uploadRow } from "./helpers";
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;
@@ -164,7 +164,7 @@ describe("multipart checks", () => {
     expect(over.status).toBe(413);
     expect(over.body.details.code).toBe("file_too_large");
     expect((await init(user.access, { totalBytes: 1000, mime: "application/pdf" })).status).toBe(415);
-    await env.DB.prepare("UPDATE users SET storage_used = 2000000000 - 100 WHERE id = ?").bind(user.id).run();
+    await setStorage(user.id, 2_000_000_000 - 100);
     const quota = await init(user.access, { totalBytes: 1000 });
     expect(quota.status).toBe(402);
     expect(quota.body).toMatchObject({ error: "Payment Required", details: { code: "quota_exceeded" } });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PLAN_LIMITS } from "../../src/config";
-import { crossDb, directoryDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/db";
 import {
   commitQuotaStatement,
   commitUploadReservationStatement,
@@ -10,8 +10,9 @@ import {
   releaseUploadReservationStatement,
   reserveQuota,
 } from "../../src/uploads/quota";
-import { signup } from "../support/api";
-import { SMALL_PNG, directUpload, presign, setStorage, storage } from "./helpers";
+import { call, signup } from "../support/api";
+import { ownerRow } from "../support/owners";
+import { SMALL_PNG, directUpload, makePng, presign, randomIp, setStorage, storage } from "./helpers";
 
 const FREE_QUOTA = PLAN_LIMITS.free.storageQuotaBytes!;
 
@@ -51,7 +52,7 @@ describe("storage quota", () => {
 
   it("the statement helpers work alone and inside db.batch", async () => {
     const user = await signup();
-    const db = directoryDb(env);
+    const db = shardDb(env, 0);
     expect(await reserveQuota(db, user.id, "free", 1000)).toBe(true);
     expect(await reserveQuota(db, user.id, "free", FREE_QUOTA)).toBe(false);
     await db.batch([commitQuotaStatement(db, user.id, 600), releaseReservationStatement(db, user.id, 100)]);
@@ -64,7 +65,7 @@ describe("storage quota", () => {
 
   it("upload-bound settling moves a reservation at most once, and only from the given states", async () => {
     const user = await signup();
-    const db = crossDb(env);
+    const db = shardDb(env, 0);
     const pre = await presign({ token: user.access });
     const id = pre.body.uploadId;
     const size = SMALL_PNG.byteLength;
@@ -78,5 +79,40 @@ describe("storage quota", () => {
     await zero().run();
     await db.batch([commitUploadReservationStatement(db, id, ["pending", "finalized"]), releaseUploadReservationStatement(db, id, ["finalized"])]);
     expect(await storage(user.id)).toEqual({ used: size, reserved: 0 });
+  });
+
+  it("lives on the owner's shard: the first upload makes the owner's row there, the directory's counters stay 0", async () => {
+    const user = await signup();
+    expect(await ownerRow(user.id)).toBeNull();
+    const pre = await presign({ token: user.access });
+    expect(pre.status).toBe(201);
+    expect(await ownerRow(user.id)).toMatchObject({ storage_used: 0, storage_reserved: SMALL_PNG.byteLength, banned_at: null, deleted_at: null });
+    const users = () => env.DB.prepare("SELECT storage_used AS used, storage_reserved AS reserved FROM users WHERE id = ?").bind(user.id).first();
+    expect(await users()).toEqual({ used: 0, reserved: 0 });
+    await directUpload(user.access);
+    expect(await storage(user.id)).toEqual({ used: SMALL_PNG.byteLength, reserved: SMALL_PNG.byteLength });
+    expect(await users()).toEqual({ used: 0, reserved: 0 });
+  });
+
+  it("a first upload through multipart init or the form makes the row too; an anonymous upload makes none", async () => {
+    const viaInit = await signup();
+    const init = await call("/upload/multipart/init", { token: viaInit.access, body: { filename: "a.png", mime: "image/png", totalBytes: 1000 } });
+    expect(init.status, init.text).toBe(201);
+    expect(await ownerRow(viaInit.id)).toMatchObject({ storage_reserved: 1000 });
+
+    const viaForm = await signup();
+    const png = makePng(8, 8, 11);
+    const body = new FormData();
+    body.set("file", new File([png], "a.png", { type: "image/png" }));
+    const req = new Request("http://x/", { method: "POST", body });
+    const raw = new Uint8Array(await req.arrayBuffer());
+    const headers = { "content-type": req.headers.get("content-type")!, "content-length": String(raw.byteLength) };
+    const form = await call("/upload/form", { method: "POST", raw, token: viaForm.access, ip: randomIp(), headers });
+    expect(form.status, form.text).toBe(201);
+    expect(await ownerRow(viaForm.id)).toMatchObject({ storage_used: png.byteLength, storage_reserved: 0 });
+
+    const before = (await env.DB.prepare("SELECT COUNT(*) AS n FROM owners").first<{ n: number }>())!.n;
+    expect((await presign()).status).toBe(201);
+    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM owners").first<{ n: number }>())!.n).toBe(before);
   });
 });
