@@ -24,7 +24,7 @@ const MIN_LEASE_SHARE = 256;
 const MAX_LEASE = 1 << 20;
 /** Buckets remembered per isolate; the oldest are dropped first (their unspent tickets lapse). */
 const MAX_BUCKETS = 10_000;
-/** Lease replies granting nothing one request waits for before giving up (only clock skew causes them). */
+/** Lease replies granting nothing one request waits for before giving up (a safety bound: a reply with room grants at least one). */
 const MAX_FRUITLESS = 3;
 /** A lease call not answered within this is given up (the object answers in well under a second from anywhere). */
 const LEASE_TIMEOUT_MS = 5_000;
@@ -173,16 +173,17 @@ export class LeaseHolder {
     return b.size;
   }
 
-  /** Takes in what the object said; a reply for a later window starts a new bucket. */
+  /**
+   * Takes in what the object said. The object's clock decides the window: a reply for another window than
+   * the bucket's (a later one, or an earlier one when this isolate's clock ran ahead) starts a bucket for it.
+   */
   private absorb(subject: string, spec: BucketSpec, b: Bucket, g: LeaseGrant): Bucket {
     if (b.reset === 0) b.reset = g.reset;
-    else if (g.reset > b.reset) {
-      const next = new Bucket(spec.limit, g.reset);
-      next.size = b.size;
-      this.remember(keyOf(subject, spec), next);
-      b = next;
-    } else if (g.reset < b.reset) {
-      return b; // an older window (the object's clock behind ours): its tickets are of no use here
+    else if (g.reset !== b.reset) {
+      const other = new Bucket(spec.limit, g.reset);
+      other.size = b.size;
+      this.remember(keyOf(subject, spec), other);
+      b = other;
     }
     b.add(g);
     return b;

@@ -153,6 +153,26 @@ describe("LeaseHolder", () => {
     }
   });
 
+  it("the object's clock decides the window: an isolate that saw the next window still gets this one's tickets", async () => {
+    // A clock that ran ahead (skew; in tests, a fake time across the top of the hour) left this isolate a
+    // bucket of the next window. The object answers for its own window: those tickets are spent, not refused.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const i = isolate();
+      const holder = new LeaseHolder();
+      const now = Date.now();
+      const nextHour = (Math.floor(now / 3_600_000) + 1) * 3_600_000;
+      vi.setSystemTime(nextHour + 1_000);
+      expect((await holder.countCall(i.source, i.subject, api(1_000), uploads(5))).allowed).toBe(true);
+      vi.setSystemTime(now);
+      const back = await holder.countCall(i.source, i.subject, api(1_000), uploads(5));
+      expect(back).toMatchObject({ allowed: true, api: { reset: nextHour / 1000 } });
+      expect((await holder.countCall(i.source, i.subject, api(1_000), uploads(5))).allowed).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("an upload start takes from both buckets in one object call, and a refused one costs no API call", async () => {
     const i = isolate();
     const holder = new LeaseHolder();
