@@ -37,6 +37,7 @@ export default defineConfig(async () => {
             RATE_LIMIT_MULTIPLIER: "1000",
             BILLING_WEBHOOK_SECRET: "test-webhook-secret-for-vitest-only",
             TOTP_ENCRYPTION_SECRET: "test-totp-sealing-secret-for-vitest-only-0123456789",
+            SIGNED_URL_SECRET: "test-signed-link-secret-for-vitest-only-0123456789",
             // Finalize answers at once (analysis "pending") unless a test asks for the wait: most suites upload
             // many files and don't need their analysis. test/uploads/finalize-wait.test.ts sets its own.
             FINALIZE_WAIT_MS: "0",

@@ -18,7 +18,7 @@ export function offlineEnv(extra = {}) {
 }
 
 /** Local secrets that .dev.vars must hold: each gets a fresh random value when missing. */
-const LOCAL_SECRETS = ["JWT_SECRET", "BILLING_WEBHOOK_SECRET", "TOTP_ENCRYPTION_SECRET"];
+const LOCAL_SECRETS = ["JWT_SECRET", "BILLING_WEBHOOK_SECRET", "TOTP_ENCRYPTION_SECRET", "SIGNED_URL_SECRET"];
 
 /**
  * Creates .dev.vars with fresh random local secrets when it is missing, and appends any secret a newer

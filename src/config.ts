@@ -190,6 +190,12 @@ export const SERVING = {
   ownerStateCarriedFiles: 100,
 };
 
+/** Signed, expiring links to private files (extensions.md § 3, serving/signed-links.ts). */
+export const SIGNED_LINKS = {
+  minSeconds: 60,
+  maxSeconds: 7 * 24 * 3600,
+};
+
 /** Variants by URL ({image_url}/<id>?w=640, serving/variants.ts; docs/files-and-serving.md § Variants). */
 export const VARIANTS = {
   /** Widths (and heights) snap up to the next step; above the last one, or above the source, is the source's size. */

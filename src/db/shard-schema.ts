@@ -81,6 +81,12 @@ export const files = sqliteTable(
      * owner's state, so an owner's ban names a bounded list of them (serving/owner-state.ts).
      */
     ownerOrdinal: integer("owner_ordinal"),
+    /**
+     * Random, per file: with the server's SIGNED_URL_SECRET it keys the HMAC of the file's signed links
+     * (serving/signed-links.ts). Null until the first link is made; replaced on revoke, which voids every
+     * link made so far. Not secret on its own: it travels in the edge-cached access records.
+     */
+    signingSalt: text("signing_salt"),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },

@@ -99,6 +99,10 @@ export const ERROR_CODES = {
   invalid_album_password: { status: 403, where: ["GET /albums/{id}"], description: "The album password is wrong" },
   email_not_verified: { status: 403, where: ["POST /keys"], description: "Verify the e-mail address first" },
   hotlink_refused: { status: 403, where: [], description: "The file may not be embedded on the referring site" },
+  // Signed links (serving/signed-links.ts) on byte links, outside the API: the contract's invalid_signature is also
+  // billing's 400 above, so this key only tells the two statuses apart.
+  signed_url_expired: { status: 403, where: [], description: "The signed link is past its exp" },
+  invalid_link_signature: { status: 403, wire: "invalid_signature", where: [], description: "A signed link's parameters were changed, its signature is wrong, or it was revoked" },
   // 404
   totp_not_enabled: { status: 404, where: ["DELETE /auth/2fa/totp$"], description: "The account has no TOTP factor" },
   passkey_not_found: { status: 404, where: ["DELETE /auth/passkeys/", "POST /auth/passkeys/login/options$"], description: "No such passkey on this account (or, for a second step, the account has none)" },
