@@ -27,6 +27,7 @@ import { devRoutes } from "./dev/routes";
 import { uploadRoutes } from "./uploads/routes";
 import { siteRoutes, notFoundPage } from "./pages/routes";
 import { fileRoutes } from "./files/routes";
+import { signedUrlRoutes } from "./files/signed-url-routes";
 import { albumRoutes } from "./albums/routes";
 import { moderationRoutes } from "./moderation/routes";
 import { imageRoutes, cdnRoutes } from "./serving/routes";
@@ -64,6 +65,7 @@ export function createApi() {
   api.route("/dev", devRoutes);
   api.route("/upload", uploadRoutes);
   api.route("/files", fileRoutes);
+  api.route("/files", signedUrlRoutes);
   api.route("/albums", albumRoutes);
   api.route("/moderation", moderationRoutes);
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

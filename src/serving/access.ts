@@ -185,6 +185,9 @@ export const SERVED_FIELDS = [
   "quarantinedAt",
   "purgedAt",
   "ownerOrdinal",
+  // Keys the file's signed links (signed-links.ts): a revoke replaces it, and a record that still holds the old one
+  // must not outlive the check after its write (sameServed).
+  "signingSalt",
 ] as const satisfies readonly (keyof FileRow)[];
 
 export type ServedFile = Pick<FileRow, (typeof SERVED_FIELDS)[number]>;

@@ -24,6 +24,7 @@ import { bearerViewer, decide, type Decision, type EntrySource } from "./decide"
 import { byteHeaders, notModified, servedType } from "./headers";
 import { parseVariantQuery, type VariantQuery } from "./variants";
 import { FALLBACK_HEADER, tryVariant } from "./variant-serve";
+import { assertNotExpired, signedFile, signedQuery, type SignedQuery } from "./signed-links";
 
 export { BYTES_CSP, servedType } from "./headers";
 
@@ -49,8 +50,9 @@ function cacheScope(file: ServedFile): "public" | "private" {
   return file.visibility === "private" || file.hotlinkPolicy !== "allow" ? "private" : "public";
 }
 
-function cacheControl(file: ServedFile, req: ServeRequest): string {
-  if (file.visibility === "private") return "private, no-cache";
+/** `signed`: answered to a signed link, which is its holder's alone (and may be revoked): never a shared cache's. */
+function cacheControl(file: ServedFile, req: ServeRequest, signed: boolean): string {
+  if (file.visibility === "private" || signed) return "private, no-cache";
   const scope = cacheScope(file);
   if (req.link === "cdn") return `${scope}, max-age=${SERVING.cdnMaxAgeSeconds}, immutable`;
   return `${scope}, max-age=${SERVING.shortLinkMaxAgeSeconds}`;
@@ -86,11 +88,15 @@ export async function serveFile(c: Context<AppEnv>, req: ServeRequest): Promise<
 async function serve(c: Context<AppEnv>, req: ServeRequest): Promise<Response> {
   const now = Date.now();
   // A bad ?w= is a 400 whether or not the file exists (decided before the lookup, so it tells nothing).
-  const variantQuery = parseVariantQuery(new URL(c.req.url));
+  const url = new URL(c.req.url);
+  const variantQuery = parseVariantQuery(url);
+  // A signed link (short links): past its exp is 403 before the lookup too; its signature is checked after.
+  const signed = req.link === "short" ? signedQuery(url) : undefined;
+  if (signed) assertNotExpired(signed, now);
   const viewer = await bearerViewer(c);
   const decision = await decide(c, req.fileId, viewer, wantsWholeObject(c, variantQuery) ? req.variant : undefined, now);
   try {
-    return await respond(c, req, viewer, decision, variantQuery, now);
+    return await respond(c, req, { viewer, signed }, decision, variantQuery, now);
   } finally {
     const entry = decision.entry;
     if (entry && !entry.taken) await entry.response.body?.cancel(); // looked up, then not needed
@@ -106,24 +112,27 @@ function wantsWholeObject(c: Context<AppEnv>, variantQuery: VariantQuery | undef
   return !variantQuery && c.req.method === "GET" && !c.req.header("if-none-match") && !c.req.header("range");
 }
 
-async function respond(c: Context<AppEnv>, req: ServeRequest, viewer: Viewer, decision: Decision, variantQuery: VariantQuery | undefined, now: number): Promise<Response> {
+type Caller = { viewer: Viewer; signed: SignedQuery | undefined };
+
+async function respond(c: Context<AppEnv>, req: ServeRequest, caller: Caller, decision: Decision, variantQuery: VariantQuery | undefined, now: number): Promise<Response> {
   const { loaded } = decision;
   // A CDN path must name this file's object exactly; any other date/filename does not exist.
   const wrongPath = req.link === "cdn" && loaded !== undefined && loaded.file.storeKey !== req.storeKeyPath;
   // Safe mode is a signed-in viewer's preference and byte links carry no identity, so it is applied by
   // the API and the pages, not here (see docs/files-and-serving.md).
   const target = wrongPath ? undefined : loaded;
-  assertReadable(target, viewer, now, { safeMode: false });
-  const file = target.file;
+  const { signed } = caller;
+  // A signed link stands in for the visibility rule only: deleted, hidden and the rest stay refused.
+  const file = signed ? await signedFile(c.env.SIGNED_URL_SECRET, target, req.variant, new URL(c.req.url), signed, now) : readable(target, caller.viewer, now);
 
   if (!hotlinkAllowed(file, c.req.header("referer"), cachedOwnHosts(c.env))) {
     throw new ApiError("hotlink_refused", "This file may not be embedded on that site");
   }
 
-  if (req.variant === "thumb" && !file.thumbKey) return placeholderResponse(placeholderKind(file), c.req.raw, cacheScope(file));
+  if (req.variant === "thumb" && !file.thumbKey) return placeholderResponse(placeholderKind(file), c.req.raw, signed ? "private" : cacheScope(file));
   const objectKey = req.variant === "thumb" && file.thumbKey ? file.thumbKey : file.storeKey;
   const objectVariant: Variant = objectKey === file.storeKey ? "original" : "thumb";
-  const cache = cacheControl(file, req);
+  const cache = cacheControl(file, req, signed !== undefined);
   const known = objectVariant === "original" ? originalMeta(file) : undefined;
   if (!variantQuery) return serveObject(c, file, req, { objectKey, cache, known, source: decision });
 
@@ -135,6 +144,11 @@ async function respond(c: Context<AppEnv>, req: ServeRequest, viewer: Viewer, de
   if ("fallback" in outcome) res.headers.set(FALLBACK_HEADER, outcome.fallback);
   if (outcome.vary) res.headers.set("Vary", "Accept");
   return res;
+}
+
+function readable(target: Decision["loaded"], viewer: Viewer, now: number): ServedFile {
+  assertReadable(target, viewer, now, { safeMode: false });
+  return target.file;
 }
 
 type ObjectRequest = { objectKey: string; cache: string; known: Meta | undefined; source: EntrySource };

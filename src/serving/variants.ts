@@ -25,7 +25,7 @@ const BOX_FILL: Record<Fit, BoxFill> = { "scale-down": "inside", contain: "insid
 /** What the URL asked for, validated (400 on nonsense) but not yet fitted to a source. */
 export type VariantQuery = { width: number | null; height: number | null; fit: Fit; quality: number; format: OutputType | null };
 
-const VARIANT_PARAMS = ["w", "h", "fit", "q", "format"] as const;
+export const VARIANT_PARAMS = ["w", "h", "fit", "q", "format"] as const;
 
 function dimension(name: string, raw: string | null): number | null {
   if (raw === null || raw === "" || raw === "original") return null;

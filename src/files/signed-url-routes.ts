@@ -1,0 +1,111 @@
+// Signed, expiring links to a file (extensions.md § 3): POST /files/:id/signed-url and
+// POST /files/:id/signed-url/revoke. The owner, or an API key with `read`; anyone else gets 404 (a private
+// file's existence is not told). Signing and checking: serving/signed-links.ts.
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Principal } from "../platform/env";
+import { requirePermission } from "../middleware/guards";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { apiRouter } from "../platform/router";
+import type { ShardDb } from "../platform/db";
+import type { FileRow } from "../db/schema";
+import { fileUrl } from "../platform/urls";
+import { SIGNED_LINKS } from "../config";
+import { FileIdParam } from "./schemas";
+import { ensureSigningSalt, rotateSigningSalt } from "./signing-salts";
+import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf } from "../serving/access";
+import { accessChanged } from "../serving/access-changed";
+import { newSigningSalt, signLink } from "../serving/signed-links";
+
+export const signedUrlRoutes = apiRouter();
+const tags = ["Files"];
+
+const Pixels = z.number().int().min(1).max(99_999);
+
+export const SignedUrlRequest = z
+  .object({
+    expiresIn: z.number().min(SIGNED_LINKS.minSeconds).max(SIGNED_LINKS.maxSeconds).openapi({ description: "Seconds the link works: 60 to 604800 (7 days)", example: 86_400 }),
+    w: Pixels.optional().openapi({ description: "Variant width (snaps up the ladder, as ?w= does)" }),
+    h: Pixels.optional().openapi({ description: "Variant height" }),
+    fit: z.enum(["scale-down", "contain", "cover", "crop", "pad"]).optional(),
+    format: z.enum(["auto", "avif", "webp", "jpeg", "png"]).optional(),
+  })
+  .strict()
+  .openapi("SignedUrlRequest");
+
+export const SignedUrl = z
+  .object({
+    url: z.string().openapi({ example: "https://i.example.com/file_V1StGXR8_Z5jdHi6B-myT?w=640&exp=1767225600&sig=..." }),
+    expiresAt: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("SignedUrl");
+
+/** The caller's own live file; 404 for anyone else's, whatever its visibility. */
+async function ownFileForLinks(db: ShardDb, principal: Principal, id: string, now: number): Promise<FileRow> {
+  const loaded = await loadFile(db, id);
+  if (!loaded || loaded.file.state !== "finalized" || !isOwner(loaded.file, viewerOf(principal))) throw fileNotFound();
+  // Under review is no reason to refuse: serving refuses the link while the file is hidden (410).
+  const gone = goneApartFromReview(loaded, now);
+  if (gone) throw goneError(gone);
+  return loaded.file;
+}
+
+signedUrlRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/{id}/signed-url",
+    tags,
+    summary: "Make a signed, expiring link",
+    description:
+      "A link to the file's bytes (or a variant) that works for anyone holding it until expiresAt, whatever the file's visibility; " +
+      "never for a deleted or moderation-hidden file. Changing any parameter of it gives 403 invalid_signature, using it after expiresAt " +
+      "403 signed_url_expired. The owner, or an API key with read.",
+    security: bearer,
+    middleware: [requirePermission("read")] as const,
+    request: { params: FileIdParam, body: jsonBody(SignedUrlRequest) },
+    responses: { 200: json(SignedUrl, "The link"), ...errors(400, 401, 403, 404, 410, 429) },
+  }),
+  async (c) => {
+    const now = Date.now();
+    const db = c.var.dbs.shard(0);
+    const file = await ownFileForLinks(db, c.get("principal"), c.req.valid("param").id, now);
+    const body = c.req.valid("json");
+    let salt = file.signingSalt;
+    if (!salt) {
+      salt = (await ensureSigningSalt(db, file.id, newSigningSalt()))?.signingSalt ?? null;
+      if (!salt) throw fileNotFound(); // the row went away between the two statements
+      // Records cached so far hold no salt: forgotten, so the very next view of the link is checked against it.
+      await accessChanged(c.env, { files: [file] });
+    }
+    const params = new URLSearchParams();
+    if (body.w !== undefined) params.set("w", String(body.w));
+    if (body.h !== undefined) params.set("h", String(body.h));
+    if (body.fit !== undefined) params.set("fit", body.fit);
+    if (body.format !== undefined) params.set("format", body.format);
+    const exp = Math.floor(now / 1000 + body.expiresIn);
+    const sig = await signLink(c.env.SIGNED_URL_SECRET, salt, file.id, "original", params, exp);
+    params.set("exp", String(exp));
+    params.set("sig", sig);
+    return c.json({ url: `${fileUrl(c.env, file.id)}?${params}`, expiresAt: new Date(exp * 1000).toISOString() }, 200);
+  },
+);
+
+signedUrlRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/{id}/signed-url/revoke",
+    tags,
+    summary: "Revoke the file's signed links",
+    description: "Voids every signed link made for the file so far (a new salt keys the ones made after). The owner, or an API key with read.",
+    security: bearer,
+    middleware: [requirePermission("read")] as const,
+    request: { params: FileIdParam },
+    responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404, 410, 429) },
+  }),
+  async (c) => {
+    const db = c.var.dbs.shard(0);
+    const file = await ownFileForLinks(db, c.get("principal"), c.req.valid("param").id, Date.now());
+    if (!(await rotateSigningSalt(db, file.id, newSigningSalt()))) throw fileNotFound();
+    await accessChanged(c.env, { files: [file] }); // before answering: the very next view of an old link is refused
+    return c.json({ message: "Signed links revoked" }, 200);
+  },
+);
