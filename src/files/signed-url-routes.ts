@@ -9,8 +9,8 @@ import { apiRouter } from "../platform/router";
 import type { ShardDb } from "../platform/db";
 import type { FileRow } from "../db/schema";
 import { fileUrl } from "../platform/urls";
-import { SIGNED_LINKS } from "../config";
 import { FileIdParam } from "./schemas";
+import { SignedUrl, SignedUrlRequest } from "./signed-url-schemas";
 import { ensureSigningSalt, rotateSigningSalt } from "./signing-salts";
 import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf } from "../serving/access";
 import { accessChanged } from "../serving/access-changed";
@@ -18,26 +18,6 @@ import { newSigningSalt, signLink } from "../serving/signed-links";
 
 export const signedUrlRoutes = apiRouter();
 const tags = ["Files"];
-
-const Pixels = z.number().int().min(1).max(99_999);
-
-export const SignedUrlRequest = z
-  .object({
-    expiresIn: z.number().min(SIGNED_LINKS.minSeconds).max(SIGNED_LINKS.maxSeconds).openapi({ description: "Seconds the link works: 60 to 604800 (7 days)", example: 86_400 }),
-    w: Pixels.optional().openapi({ description: "Variant width (snaps up the ladder, as ?w= does)" }),
-    h: Pixels.optional().openapi({ description: "Variant height" }),
-    fit: z.enum(["scale-down", "contain", "cover", "crop", "pad"]).optional(),
-    format: z.enum(["auto", "avif", "webp", "jpeg", "png"]).optional(),
-  })
-  .strict()
-  .openapi("SignedUrlRequest");
-
-export const SignedUrl = z
-  .object({
-    url: z.string().openapi({ example: "https://i.example.com/file_V1StGXR8_Z5jdHi6B-myT?w=640&exp=1767225600&sig=..." }),
-    expiresAt: z.string().openapi({ format: "date-time" }),
-  })
-  .openapi("SignedUrl");
 
 /** The caller's own live file; 404 for anyone else's, whatever its visibility. */
 async function ownFileForLinks(db: ShardDb, principal: Principal, id: string, now: number): Promise<FileRow> {

@@ -41,6 +41,8 @@ export const ENDPOINTS = {
   getFile: at("GET", "/files/{id}"),
   patchFile: at("PATCH", "/files/{id}"),
   deleteFile: at("DELETE", "/files/{id}"),
+  signFile: at("POST", "/files/{id}/signed-url"),
+  revokeSignedLinks: at("POST", "/files/{id}/signed-url/revoke"),
   listAlbums: at("GET", "/albums"),
   createAlbum: at("POST", "/albums"),
   getAlbum: at("GET", "/albums/{id}"),

@@ -27,6 +27,7 @@ import type {
 } from "../../auth/schemas";
 import type { PasskeyAdded, PasskeyList, PasskeyRegistrationRequest, PasskeyRemovalRequest, PasskeySignInRequest } from "../../auth/passkey-schemas";
 import type { FileList, FileSchema, FileListItemSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "../../files/schemas";
+import type { SignedUrl, SignedUrlRequest } from "../../files/signed-url-schemas";
 import type { AddFilesRequest, AlbumDetailSchema, AlbumFilesAdded, AlbumList, AlbumSchema, AlbumUpdated, CreateAlbumRequest, PatchAlbumRequest } from "../../albums/schemas";
 import type { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "../../account/schemas";
 import type { ApiKey as ApiKeySchema, ApiKeyList, CreatedKey as CreatedKeySchema, CreateKeyRequest } from "../../keys/schemas";
@@ -138,6 +139,8 @@ export const api = {
   getFile: (c: Context<AppEnv>, fileId: string) => call<FileFull>(c, ...at(ENDPOINTS.getFile, { id: fileId })),
   patchFile: (c: Context<AppEnv>, fileId: string, body: In<typeof PatchFileRequest>) => call<Out<typeof FileUpdated>>(c, ...at(ENDPOINTS.patchFile, { id: fileId }), body),
   deleteFile: (c: Context<AppEnv>, fileId: string) => call<Message>(c, ...at(ENDPOINTS.deleteFile, { id: fileId })),
+  signFile: (c: Context<AppEnv>, fileId: string, body: In<typeof SignedUrlRequest>) => call<Out<typeof SignedUrl>>(c, ...at(ENDPOINTS.signFile, { id: fileId }), body),
+  revokeSignedLinks: (c: Context<AppEnv>, fileId: string) => call<Message>(c, ...at(ENDPOINTS.revokeSignedLinks, { id: fileId })),
 
   listAlbums: (c: Context<AppEnv>) => call<Out<typeof AlbumList>>(c, ...at(ENDPOINTS.listAlbums, {}, "?limit=100")),
   getAlbum: (c: Context<AppEnv>, albumId: string, limit = 100) => call<AlbumDetail>(c, ...at(ENDPOINTS.getAlbum, { id: albumId }, `?limit=${limit}`)),

@@ -4,15 +4,17 @@ import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { api, apiMessage, type FileFull } from "./api";
 import { requireFormToken, str, type Form } from "./context";
+import { ShareSection } from "./share-link";
 
 type Editable = Pick<FileFull, "id" | "title" | "description" | "visibility" | "tags"> & Partial<Pick<FileFull, "duplicates" | "thumbnailUrl">>;
 
-function EditPage(props: { c: Context<AppEnv>; file: Editable; error?: string }) {
+function EditPage(props: { c: Context<AppEnv>; file: Editable; error?: string; revoked?: boolean }) {
   const { c, file: f } = props;
   return (
     <AppLayout c={c} title="Edit file">
       <h1>Edit “{f.title || "Untitled image"}”</h1>
       {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      {props.revoked ? <Notice kind="ok">Private links revoked: the links made so far no longer work.</Notice> : null}
       <p>
         <a href={`/f/${f.id}`}>Open the file's page</a>
       </p>
@@ -32,6 +34,7 @@ function EditPage(props: { c: Context<AppEnv>; file: Editable; error?: string })
         </select>
         <button type="submit">Save</button>
       </form>
+      <ShareSection c={c} fileId={f.id} />
       {f.duplicates && f.duplicates.length > 0 ? (
         <section aria-labelledby="dups">
           <h2 id="dups">Duplicates among your files</h2>
@@ -63,7 +66,7 @@ export const fileEditPages = new Hono<AppEnv>();
 fileEditPages.get("/app/files/:id/edit", async (c) => {
   const r = await api.getFile(c, c.req.param("id"));
   if (!r.ok) return failure(c, "Edit file", apiMessage(r), 404);
-  return c.html(<EditPage c={c} file={r.body} />);
+  return c.html(<EditPage c={c} file={r.body} revoked={c.req.query("revoked") === "1"} />);
 });
 
 fileEditPages.post("/app/files/:id/edit", requireFormToken, async (c) => {

@@ -8,6 +8,7 @@ import { requireSession } from "./context";
 import { bulkPages } from "./files-bulk";
 import { GridImage } from "../picture";
 import { fileEditPages } from "./files-edit";
+import { shareLinkPages } from "./share-link";
 
 const PAGE_SIZE = 24;
 const SORTS = ["created", "views", "size"] as const;
@@ -162,3 +163,4 @@ filePages.get("/app/files", async (c) => {
 
 filePages.route("/", bulkPages);
 filePages.route("/", fileEditPages);
+filePages.route("/", shareLinkPages);
