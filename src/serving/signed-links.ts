@@ -46,7 +46,7 @@ async function hmac(key: CryptoKey, message: string): Promise<Uint8Array> {
 
 /** The file's link key: HMAC(SIGNED_URL_SECRET, purpose ‖ salt). The secret's CryptoKey is kept per isolate. */
 async function fileKey(secret: string, salt: string): Promise<CryptoKey> {
-  if (!secret) throw new Error("SIGNED_URL_SECRET is not set");
+  if (!secret || secret.length < 32) throw new Error("SIGNED_URL_SECRET must be at least 32 characters");
   if (secretKey?.secret !== secret) secretKey = { secret, key: hmacKey(utf8(secret)) };
   return hmacKey(await hmac(await secretKey.key, KEY_PURPOSE + salt));
 }

@@ -134,7 +134,7 @@ describe("what a signed link never grants", () => {
 
   it("a moderation-hidden or quarantined file: 410 file_unavailable, as the plain link answers its owner", async () => {
     for (const column of ["hiddenAt", "quarantinedAt"] as const) {
-      const f = await seedFile(owner.id, { visibility: "private" });
+      const f = await jpeg();
       const url = await signedUrl(f, { w: 160 });
       expect((await view(url, { records: true })).status).toBe(200);
       await shardDb(env, 0).update(files).set({ [column]: new Date() }).where(eq(files.id, f.id));
@@ -152,6 +152,26 @@ describe("what a signed link never grants", () => {
     const exp = Math.floor(Date.now() / 1000) - 1;
     const sig = await signLink(env.SIGNED_URL_SECRET, salt, f.id, "original", new URLSearchParams(), exp);
     await expectEverywhere(`${IMAGE}/${f.id}?exp=${exp}&sig=${sig}`, refused(403, "signed_url_expired"));
+  });
+
+  it("both halves of the key count: another secret, or another file's salt, signs nothing", async () => {
+    const f = await seedFile(owner.id, { visibility: "private" });
+    const other = await seedFile(owner.id, { visibility: "private" });
+    await signedUrl(f);
+    await signedUrl(other);
+    const salt = (await fileRow(f.id))!.signingSalt!;
+    const otherSalt = (await fileRow(other.id))!.signingSalt!;
+    expect(otherSalt).not.toBe(salt);
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    const none = new URLSearchParams();
+    const right = await signLink(env.SIGNED_URL_SECRET, salt, f.id, "original", none, exp);
+    await expectEverywhere(`${IMAGE}/${f.id}?exp=${exp}&sig=${right}`, (v, path) => expect(v.status, path).toBe(200));
+    for (const sig of [
+      await signLink("another-secret-of-at-least-32-characters-0123", salt, f.id, "original", none, exp),
+      await signLink(env.SIGNED_URL_SECRET, otherSalt, f.id, "original", none, exp),
+    ]) {
+      await expectEverywhere(`${IMAGE}/${f.id}?exp=${exp}&sig=${sig}`, refused(403, "invalid_signature"));
+    }
   });
 
   it("any parameter changed, added or dropped, a wrong or missing signature: 403 invalid_signature", async () => {
