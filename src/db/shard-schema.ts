@@ -91,7 +91,23 @@ export const files = sqliteTable(
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
   (t) => [
-    index("files_user_created").on(t.userId, t.createdAt),
+    // The owner's list (files/queries.ts): by date, and every column its filters read after it, so the total and
+    // the rows an offset skips are decided from the index alone: an owner's files rows lie across the whole table
+    // (bench/README.md § fill: ~20 bytes a file, the list of a 9,000-file owner 10x faster).
+    index("files_user_created").on(
+      t.userId,
+      t.createdAt,
+      t.state,
+      t.visibility,
+      t.deletedAt,
+      t.bannedAt,
+      t.hiddenAt,
+      t.quarantinedAt,
+      t.purgedAt,
+      t.expiresAt,
+      t.ageRestricted,
+      t.ageRestrictedOverride,
+    ),
     uniqueIndex("files_user_ordinal").on(t.userId, t.ownerOrdinal),
     index("files_user_views").on(t.userId, t.viewCount),
     index("files_user_bytes").on(t.userId, t.bytes),

@@ -83,12 +83,21 @@ export function listPageQuery(db: ShardDb, userId: string, q: ListQuery, now: nu
 }
 
 /**
+ * How many of the caller's files the list's filters keep. Without a search or tag filter it reads
+ * files_user_created alone: that index carries every column the filters read, so the count touches no files row
+ * (an owner's rows lie across the whole table; reading each was most of a list's time: bench/README.md § fill).
+ */
+export function listCountQuery(db: ShardDb, userId: string, q: ListQuery, now: number) {
+  return db.select({ n: count() }).from(files).where(listWhere(userId, q, now));
+}
+
+/**
  * The caller's live files, one page of them, and how many there are in all: one D1 batch (one round trip).
  * The one read batch not through runBatch: its rows need drizzle's mapping (column names, dates), which
  * runBatch's raw results do not have; it binds no raw SQL, the reason runBatch exists.
  */
 export async function listOwnFiles(db: ShardDb, userId: string, q: ListQuery, now: number) {
-  const [rows, total] = await db.batch([listPageQuery(db, userId, q, now), db.select({ n: count() }).from(files).where(listWhere(userId, q, now))]);
+  const [rows, total] = await db.batch([listPageQuery(db, userId, q, now), listCountQuery(db, userId, q, now)]);
   return { rows, total: total[0]?.n ?? 0 };
 }
 

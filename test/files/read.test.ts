@@ -5,7 +5,7 @@ import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } fro
 import { indexBands, pngLikeBytes, seedFile, settledCount } from "../support/files";
 import type { FileRow } from "../../src/db/schema";
 import { shardDb } from "../../src/platform/db";
-import { listPageQuery } from "../../src/files/queries";
+import { listCountQuery, listPageQuery } from "../../src/files/queries";
 import { encodeFeatures } from "../../src/analysis/embedding";
 import { ANALYSIS } from "../../src/config";
 import { setOwnerBan, setOwnerDeleted } from "../support/owners";
@@ -363,6 +363,18 @@ describe("GET /files", () => {
         const details = plan.results.map((r) => r.detail).join(" | ");
         expect(details, sort).toContain(index);
         expect(details).not.toContain("TEMP B-TREE");
+      }
+    }
+  });
+
+  it("counts the total from files_user_created alone, reading no files row", async () => {
+    for (const excludeNsfw of [true, false]) {
+      for (const visibility of [undefined, "public"] as const) {
+        const q = listCountQuery(db, lister.id, { limit: 50, offset: 0, sort: "created", order: "desc", excludeNsfw, visibility }, Date.now()).toSQL();
+        const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+          .bind(...q.params)
+          .all<{ detail: string }>();
+        expect(plan.results.map((r) => r.detail).join(" | ")).toContain("USING COVERING INDEX files_user_created (user_id=?)");
       }
     }
   });
