@@ -1,4 +1,5 @@
 import { drizzle } from "drizzle-orm/d1";
+import { shardBinding, type D1Env } from "./shards";
 
 // Handles say which database they read (docs/sharding.md): a query on the directory's tables
 // (src/db/directory-schema.ts) takes a DirectoryDb, a query on a shard's (src/db/shard-schema.ts) a ShardDb, so
@@ -47,19 +48,16 @@ export function database0(d1: D1Client): Database0 {
 /** The directory's primary (no session): for jobs, Durable Objects, crons and reads that must see the latest. */
 export const directoryDb = (env: Pick<Env, "DB">): DirectoryDb => database0(env.DB).directory;
 
-/** A shard's primary. Shard 0 is database DB; there are no others yet (docs/sharding.md). */
-export function shardDb(env: Pick<Env, "DB">, shard: number): ShardDb {
-  return database0(shardBinding(env, shard)).shard;
+/** A shard's primary: shard 0 is database DB, shard n the binding SHARD_n (platform/shards.ts). */
+export function shardDb(env: D1Env, shard: number): ShardDb {
+  return shardHandle(shardBinding(env, shard));
 }
+
+/** A handle on a shard database other than DB (a binding or one of its sessions). */
+export const shardHandle = (d1: D1Client): ShardDb => createDb(d1) as ShardDb;
 
 /** Database DB's primary as the directory and shard 0 together: only for the cross-database queries (CrossDb). */
 export const crossDb = (env: Pick<Env, "DB">): CrossDb => database0(env.DB).cross;
-
-/** The binding of shard `shard`. */
-export function shardBinding(env: Pick<Env, "DB">, shard: number): D1Database {
-  if (shard === 0) return env.DB;
-  throw new RangeError(`no shard ${shard}: this deployment has one database`);
-}
 
 /** A request's handles, per database, each over that database's session, opened on first use (middleware/db.ts). */
 export type RequestDbs = {
@@ -69,7 +67,10 @@ export type RequestDbs = {
   cross(): CrossDb;
   /** The directory's handle and a shard's, for a function that reads each in queries of its own. */
   directoryAndShard(shard: number): DirectoryAndShard;
-  /** The latest bookmark of the sessions opened so far (database 0's: the one database), for x-d1-bookmark. */
+  /**
+   * x-d1-bookmark's value: for each database, the later of the client's bookmark and the session's, when either
+   * is known (platform/bookmarks.ts: a bare bookmark when database 0's is the only one).
+   */
   bookmark(): string | undefined;
 };
 
