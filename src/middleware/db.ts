@@ -15,7 +15,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../platform/env";
 import { database0, laterBookmark, shardHandle, type Database0, type RequestDbs, type ShardDb } from "../platform/db";
 import { formatBookmarks, parseBookmarks } from "../platform/bookmarks";
-import { shardBinding, shardCount } from "../platform/shards";
+import { shardBinding, shardCount, shardOfIdIn } from "../platform/shards";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -67,11 +67,13 @@ export function requestDbs(c: Context<AppEnv>): RequestDbs {
     shard: (n) => {
       if (n === 0) return open().shard;
       let handle = shards.get(n);
-      if (!handle) shards.set(n, (handle = shardHandle(session(n)))); // throws for a shard this deployment lacks
+      if (!handle) shards.set(n, (handle = shardHandle(session(n), n))); // throws for a shard this deployment lacks
       return handle;
     },
+    shardOf: (prefix, id) => dbs.shard(shardOfIdIn(c.env, prefix, id)),
     cross: () => open().cross,
     directoryAndShard: (n) => ({ directory: dbs.directory(), shard: dbs.shard(n) }),
+    directoryAndShards: () => ({ directory: dbs.directory(), shard: (n) => dbs.shard(n) }),
     bookmark: () => {
       const known = new Map<number, string | undefined>(sent);
       for (const [n, s] of sessions) known.set(n, laterBookmark(known.get(n), s.getBookmark()));

@@ -1,6 +1,6 @@
 // The deployment's databases (docs/sharding.md): DB, the directory and shard 0, and the shards SHARD_1,
 // SHARD_2, ... that wrangler.toml binds, without gaps. The shard count is that list; nothing else names it.
-import { MAX_SHARDS } from "./shard-ids";
+import { MAX_SHARDS, shardOfId, type ShardedPrefix } from "./shard-ids";
 
 /** What the database handles need of the environment: DB (the shard bindings are looked up by name). */
 export type D1Env = Pick<Env, "DB">;
@@ -30,3 +30,25 @@ export function shardBinding(env: D1Env, shard: number): D1Database {
 
 /** Every shard's number, 0 first. */
 export const allShards = (env: D1Env): number[] => Array.from({ length: shardCount(env) }, (_, i) => i);
+
+/**
+ * The shard that holds the owner data `id` names: the shard its id carries, 0 for an id from before shards. An id
+ * that names a shard this deployment does not have can only be an old id that passed the check by chance (or
+ * none of ours): it is looked up on shard 0. docs/sharding.md § Ids carry their shard.
+ */
+export function shardOfIdIn(env: D1Env, prefix: ShardedPrefix, id: string): number {
+  const found = shardOfId(prefix, id);
+  return found && found.shard < shardCount(env) ? found.shard : 0;
+}
+
+/** File ids grouped by the shard that holds them. */
+export function groupByShard(env: D1Env, ids: readonly string[], prefix: ShardedPrefix = "file"): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const id of ids) {
+    const n = shardOfIdIn(env, prefix, id);
+    const list = out.get(n);
+    if (list) list.push(id);
+    else out.set(n, [id]);
+  }
+  return out;
+}
