@@ -11,6 +11,7 @@ export default defineConfig(async () => {
   // wrangler.toml [assets] serves dist/site: build it (and src/pages/assets.gen.ts) before the pool starts.
   buildAssets();
   const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+  const shardMigrations = await readD1Migrations(path.join(import.meta.dirname, "migrations-shard"));
   // The one-off SQL run after the deploy of migration 0010 (test/db/migration-0010.test.ts runs it).
   const ownerStateResync = readFileSync(path.join(import.meta.dirname, "scripts/owner-state-resync.sql"), "utf8");
   return {
@@ -29,6 +30,7 @@ export default defineConfig(async () => {
           d1Databases: { MIGRATION_TEST_DB: "migration-test" },
           bindings: {
             TEST_MIGRATIONS: migrations,
+            TEST_SHARD_MIGRATIONS: shardMigrations,
             OWNER_STATE_RESYNC: ownerStateResync,
             ENVIRONMENT: "test",
             JWT_SECRET: "test-secret-for-vitest-only-0123456789abcdef",

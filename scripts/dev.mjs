@@ -6,7 +6,8 @@ import { devArgs } from "./dev-args.mjs";
 
 ensureDevVars();
 const env = offlineEnv({ WRANGLER_LOG: process.env.WRANGLER_LOG ?? "log" });
-const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local"], { cwd: root, stdio: "inherit", env });
+// Every local database gets its chain: DB migrations/, each SHARD_n migrations-shard/ (scripts/d1-migrate.mjs).
+const migrate = spawnSync(process.execPath, ["scripts/d1-migrate.mjs", "--local"], { cwd: root, stdio: "inherit", env });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 const { port, rest, vars } = devArgs(process.argv.slice(2), process.env);

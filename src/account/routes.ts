@@ -97,7 +97,7 @@ accountRoutes.openapi(
       "Cache-Control": "no-store",
     };
     // A streamed body, not c.json(): the route's typing expects JSON built in memory, hence the cast.
-    return new Response(exportStream(c.var.dbs.directoryAndShard(0), c.env, user.id), { status: 200, headers }) as never;
+    return new Response(exportStream(c.var.dbs.directoryAndShard(user.shard), c.env, user.id), { status: 200, headers }) as never;
   },
 );
 

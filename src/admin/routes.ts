@@ -25,7 +25,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset, ...filter } = c.req.valid("query");
-    return c.json(await listUsers(c.var.dbs.directoryAndShard(0), filter, limit, offset), 200);
+    return c.json(await listUsers(c.var.dbs.directoryAndShards(), filter, limit, offset), 200);
   },
 );
 
@@ -40,7 +40,7 @@ adminRoutes.openapi(
     request: { params: UserIdParam },
     responses: { 200: json(z.object({ user: AdminUser }), "The account"), ...errors(401, 403, 404, 429) },
   }),
-  async (c) => c.json({ user: await adminUser(c.var.dbs.directoryAndShard(0), c.req.valid("param").id) }, 200),
+  async (c) => c.json({ user: await adminUser(c.var.dbs.directoryAndShards(), c.req.valid("param").id) }, 200),
 );
 
 adminRoutes.openapi(
@@ -59,7 +59,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const admin = sessionPrincipal(c.get("principal")).user;
-    const user = await updateUser(c.var.dbs.directoryAndShard(0), c.env, admin.id, c.req.valid("param").id, c.req.valid("json"));
+    const user = await updateUser(c.var.dbs.directoryAndShards(), c.env, admin.id, c.req.valid("param").id, c.req.valid("json"));
     return c.json({ message: "User updated", user }, 200);
   },
 );

@@ -2,7 +2,7 @@
 // audit records on the directory; a ban or an unban writes the owner's shard first (serving/owner-state.ts).
 // An account's usage is its shard's (owners), read beside the directory's rows.
 import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
-import { runBatch, type DirectoryAndShard, type DirectoryDb, type Statement } from "../platform/db";
+import { runBatch, type DirectoryAndShards, type DirectoryDb, type Statement } from "../platform/db";
 import { users, type UserRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
@@ -38,7 +38,7 @@ export type UserFilter = { search?: string; role?: Role; plan?: Plan; banned?: b
 /** `%` and `_` in the search text are literal, not wildcards. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (m) => `\\${m}`);
 
-export async function listUsers(dbs: DirectoryAndShard, filter: UserFilter, limit: number, offset: number) {
+export async function listUsers(dbs: DirectoryAndShards, filter: UserFilter, limit: number, offset: number) {
   const db = dbs.directory;
   const where: SQL[] = [isNull(users.deletedAt)];
   if (filter.search) where.push(sql`${users.email} LIKE ${`%${likeEscape(filter.search.toLowerCase())}%`} ESCAPE '\\'`);
@@ -51,8 +51,8 @@ export async function listUsers(dbs: DirectoryAndShard, filter: UserFilter, limi
     db.select({ n: count() }).from(users).where(cond).get(),
   ]);
   const n = total?.n ?? 0;
-  // The page's usage in a query of its own on the owners' shard (step 2b: one per shard, concurrently).
-  const usage = await ownerUsage(dbs.shard, rows.map((u) => u.id));
+  // The page's usage from each owner's shard: one query per shard, concurrently.
+  const usage = await usageOf(dbs, rows);
   return { users: rows.map((u) => adminUserResource(u, usage.get(u.id)!)), pagination: { total: n, limit, offset, hasMore: offset + rows.length < n } };
 }
 
@@ -63,9 +63,18 @@ export async function findLiveUser(db: DirectoryDb, id: string): Promise<UserRow
 }
 
 /** One account as the admin API shows it: the directory's row and its shard's usage, read side by side. */
-export async function adminUser(dbs: DirectoryAndShard, id: string) {
-  const [user, usage] = await Promise.all([findLiveUser(dbs.directory, id), ownerUsage(dbs.shard, [id])]);
+export async function adminUser(dbs: DirectoryAndShards, id: string) {
+  const user = await findLiveUser(dbs.directory, id);
+  const usage = await ownerUsage(dbs.shard(user.shard), [id]);
   return adminUserResource(user, usage.get(id)!);
+}
+
+/** The users' usage, each from their own shard: one query per shard, concurrently. */
+async function usageOf(dbs: DirectoryAndShards, rows: Pick<UserRow, "id" | "shard">[]): Promise<Map<string, Usage>> {
+  const byShard = new Map<number, string[]>();
+  for (const u of rows) byShard.set(u.shard, [...(byShard.get(u.shard) ?? []), u.id]);
+  const found = await Promise.all([...byShard].map(([n, ids]) => ownerUsage(dbs.shard(n), ids)));
+  return new Map(found.flatMap((m) => [...m]));
 }
 
 export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
@@ -76,7 +85,7 @@ export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
  * reads the owner's ban with each file from the shard's copy (so their files answer 410 without rewriting every
  * file row, and an unban restores them exactly).
  */
-export async function updateUser(dbs: DirectoryAndShard, env: Env, actorId: string, id: string, patch: UserPatch): Promise<AdminUserResource> {
+export async function updateUser(dbs: DirectoryAndShards, env: Env, actorId: string, id: string, patch: UserPatch): Promise<AdminUserResource> {
   const db = dbs.directory;
   const target = await findLiveUser(db, id);
   if (target.id === actorId && (patch.banned === true || (patch.role !== undefined && patch.role !== "admin"))) {
@@ -100,7 +109,8 @@ export async function updateUser(dbs: DirectoryAndShard, env: Env, actorId: stri
   }
   // A ban or an unban reaches the owner's shard first: its files and albums follow it from there. Both writes
   // are absolute, so a retry after the directory's write failed simply writes both again.
-  if (set.bannedAt !== undefined) await runBatch(dbs.shard, [ownerStateStatement(dbs.shard, id, { bannedAt: set.bannedAt })]);
+  const shard = dbs.shard(target.shard);
+  if (set.bannedAt !== undefined) await runBatch(shard, [ownerStateStatement(shard, id, { bannedAt: set.bannedAt })]);
   if (patch.plan !== undefined && patch.plan !== target.plan) {
     // Through the plan history, like every plan change; pending requests of the user are superseded.
     await applyPlanChange(db, env, {
@@ -118,6 +128,6 @@ export async function updateUser(dbs: DirectoryAndShard, env: Env, actorId: stri
   }
   // A ban or an unban also reaches the records of the files that carry the owner's state (either branch).
   if (set.bannedAt !== undefined) await accessChanged(env, { userId: id });
-  const [row, usage] = await Promise.all([db.select().from(users).where(eq(users.id, id)).get(), ownerUsage(dbs.shard, [id])]);
+  const [row, usage] = await Promise.all([db.select().from(users).where(eq(users.id, id)).get(), ownerUsage(shard, [id])]);
   return adminUserResource(row ?? target, usage.get(id)!);
 }

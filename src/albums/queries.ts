@@ -3,7 +3,7 @@
 import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { runBatch, type ShardDb } from "../platform/db";
 import { albumFiles, albums, files, owners, type AlbumRow, type Visibility } from "../db/schema";
-import { newId } from "../platform/ids";
+import { newShardedId } from "../platform/shard-ids";
 import { isId } from "../platform/ids";
 import { LIST_COLUMNS, liveFileCondition, notAgeRestricted } from "../files/queries";
 
@@ -66,7 +66,7 @@ export type NewAlbum = {
 };
 
 export async function createAlbum(db: ShardDb, userId: string, input: NewAlbum, now: number): Promise<AlbumRow> {
-  const id = newId("alb");
+  const id = newShardedId("alb", db.shardNumber);
   const at = new Date(now);
   await runBatch(db, [
     db.insert(albums).values({

@@ -46,7 +46,7 @@ albumRoutes.openapi(
     const body = c.req.valid("json");
     const user = callerUser(c.get("principal"));
     const album = await createAlbum(
-      c.var.dbs.shard(0),
+      c.var.dbs.shard(user.shard),
       user.id,
       {
         title: body.title,
@@ -75,7 +75,8 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset } = c.req.valid("query");
-    const { rows, total } = await listAlbums(c.var.dbs.shard(0), callerUser(c.get("principal")).id, limit, offset);
+    const owner = callerUser(c.get("principal"));
+    const { rows, total } = await listAlbums(c.var.dbs.shard(owner.shard), owner.id, limit, offset);
     return c.json({ albums: rows.map((a) => albumResource(c.env, a)), pagination: { total, limit, offset, hasMore: offset + rows.length < total } }, 200);
   },
 );
@@ -102,13 +103,15 @@ albumRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
-    const { album } = await visibleAlbum(c.var.dbs.shard(0), c.req.valid("param").id, viewer);
+    const id = c.req.valid("param").id;
+    const db = c.var.dbs.shardOf("alb", id);
+    const { album } = await visibleAlbum(db, id, viewer);
     await checkAlbumPassword(c.env, album, viewer, c.get("principal").ip, c.req.header("x-album-password"));
     const { limit, offset } = c.req.valid("query");
     const sees = { owner: isAlbumOwner(album, viewer), adult: viewer.adult };
     const [{ rows, total }, cover] = await Promise.all([
-      albumFilesPage(c.var.dbs.shard(0), album.id, sees, limit, offset, now),
-      album.coverFileId ? visibleCover(c.var.dbs.shard(0), album, sees, now) : undefined,
+      albumFilesPage(db, album.id, sees, limit, offset, now),
+      album.coverFileId ? visibleCover(db, album, sees, now) : undefined,
     ]);
     countHit(c.env, c.executionCtx, "album_view", album.id);
     // Count and cover follow what this viewer may read, never the files hidden from them.
@@ -137,10 +140,12 @@ albumRoutes.openapi(
     responses: { 200: json(AlbumUpdated, "Updated"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
-    const album = await ownAlbum(c.var.dbs.shard(0), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const albumId = c.req.valid("param").id;
+    const db = c.var.dbs.shardOf("alb", albumId);
+    const album = await ownAlbum(db, albumId, viewerOf(c.get("principal")));
     const body = c.req.valid("json");
     const outcome = await updateAlbum(
-      c.var.dbs.shard(0),
+      db,
       album.id,
       {
         title: body.title,
@@ -173,8 +178,10 @@ albumRoutes.openapi(
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 429) },
   }),
   async (c) => {
-    const album = await ownAlbum(c.var.dbs.shard(0), c.req.valid("param").id, viewerOf(c.get("principal")));
-    if (!(await deleteAlbum(c.var.dbs.shard(0), album.id))) throw albumNotFound();
+    const albumId = c.req.valid("param").id;
+    const db = c.var.dbs.shardOf("alb", albumId);
+    const album = await ownAlbum(db, albumId, viewerOf(c.get("principal")));
+    if (!(await deleteAlbum(db, album.id))) throw albumNotFound();
     return c.json({ message: "Album deleted" }, 200);
   },
 );
@@ -197,9 +204,11 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const user = callerUser(c.get("principal"));
-    const album = await ownAlbum(c.var.dbs.shard(0), c.req.valid("param").id, viewerOf(c.get("principal")));
+    const albumId = c.req.valid("param").id;
+    const db = c.var.dbs.shardOf("alb", albumId);
+    const album = await ownAlbum(db, albumId, viewerOf(c.get("principal")));
     const ids = [...new Set(c.req.valid("json").fileIds)];
-    const added = await addFilesToAlbum(c.var.dbs.shard(0), album.id, user.id, ids, Date.now());
+    const added = await addFilesToAlbum(db, album.id, user.id, ids, Date.now());
     return c.json({ message: `${added} of ${ids.length} files added to the album`, added, requested: ids.length }, 200);
   },
 );
@@ -218,8 +227,9 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const { id, fileId } = c.req.valid("param");
-    const album = await ownAlbum(c.var.dbs.shard(0), id, viewerOf(c.get("principal")));
-    if (!(await removeFileFromAlbum(c.var.dbs.shard(0), album.id, fileId, Date.now()))) {
+    const db = c.var.dbs.shardOf("alb", id);
+    const album = await ownAlbum(db, id, viewerOf(c.get("principal")));
+    if (!(await removeFileFromAlbum(db, album.id, fileId, Date.now()))) {
       throw new ApiError("file_not_in_album", "That file is not in this album");
     }
     return c.json({ message: "File removed from the album" }, 200);

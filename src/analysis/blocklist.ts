@@ -1,10 +1,10 @@
 // Blocklist check (decisions.md § Moderation): a file whose phash is within ANALYSIS.blocklistDistance of a
 // banned file's is quarantined and gets a high-priority report. Blocklist entries are indexed in blocklist_bands
 // (the same bands as an owner's files, bands.ts, but global: a table of its own), so the check is an indexed lookup.
-import { and, eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { blocklist, blocklistBands, reports } from "../db/schema";
-import { runBatch, type CrossDb, type DirectoryDb, type Statement } from "../platform/db";
+import { runBatch, type DirectoryDb, type Statement } from "../platform/db";
 import { newId } from "../platform/ids";
 import { bandValues } from "./bands";
 import { probeLists } from "./duplicates";
@@ -79,15 +79,13 @@ export async function matchBlocklist(db: DirectoryDb, phash: string, maxDistance
 }
 
 /**
- * The high-priority report for a blocklist match, aggregated into the file's open report if there is one
- * (reports_open_per_file). Runs in the job's final batch BEFORE the file is marked done, and only while it
- * is not, so a redelivered job does not count the match twice. `await` it to run it alone.
- *
- * Raw SQL: the row is inserted only if the file is not yet done (INSERT ... SELECT ... WHERE EXISTS), which
- * drizzle's insert builder can express only by selecting every one of the report's 16 columns as a constant.
+ * The high-priority report for a blocklist match found by the analysis job, aggregated into the file's open
+ * report if there is one (reports_open_per_file). The directory's alone: the job files it before its shard's
+ * batch marks the file done (analysis/job-steps.ts recordResult), and the same match filed again by a redelivered
+ * job is counted once (reportStatement). `await runBatch` it.
  */
-export function blocklistReportStatement(db: CrossDb, fileId: string, match: BlocklistMatch, now: number) {
-  return reportStatement(db, fileId, match, now, sql`WHERE EXISTS (SELECT 1 FROM files WHERE id = ${fileId} AND analysis <> 'done')`);
+export function blocklistReportStatement(db: DirectoryDb, fileId: string, match: BlocklistMatch, now: number) {
+  return reportStatement(db, fileId, match, now);
 }
 
 /**
@@ -96,17 +94,17 @@ export function blocklistReportStatement(db: CrossDb, fileId: string, match: Blo
  * checking and the statement is the directory's alone.
  */
 export function finalizeBlocklistReportStatement(db: DirectoryDb, fileId: string, match: BlocklistMatch, now: number) {
-  return reportStatement(db, fileId, match, now, sql`WHERE true`); // (an upsert after a SELECT needs its WHERE)
+  return reportStatement(db, fileId, match, now);
 }
 
-function reportStatement(db: DirectoryDb, fileId: string, match: BlocklistMatch, now: number, condition: SQL) {
+function reportStatement(db: DirectoryDb, fileId: string, match: BlocklistMatch, now: number) {
   const details = `Automatic: phash within distance ${match.distance} of blocklist entry ${match.entryId}`;
   return db.run(sql`INSERT INTO reports (id, file_id, reason, details, priority, status, report_count, created_at, updated_at)
     SELECT ${newId("rep")}, ${fileId}, ${match.reason}, ${details}, 'high', 'pending', 1, ${now}, ${now}
-    ${condition}
+    WHERE true
     ON CONFLICT (file_id) WHERE status = 'pending' DO UPDATE SET
-      report_count = report_count + 1,
+      report_count = report_count + (instr(details, excluded.details) = 0),
       priority = 'high',
-      details = CASE WHEN details = '' THEN excluded.details ELSE details || char(10) || excluded.details END,
+      details = CASE WHEN instr(details, excluded.details) > 0 THEN details WHEN details = '' THEN excluded.details ELSE details || char(10) || excluded.details END,
       updated_at = excluded.updated_at`) satisfies Statement;
 }

@@ -5,7 +5,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
-import { runBatch, type CrossDb, type ShardDb, type Statement } from "../platform/db";
+import { runBatch, type DirectoryAndShard, type ShardDb, type Statement } from "../platform/db";
 import { blocklistReportStatement, matchBlocklist } from "./blocklist";
 import { indexFileStatements } from "./band-rows";
 import { embeddingCode, encodeFeatures } from "./embedding";
@@ -143,14 +143,20 @@ export async function scoreNsfw(input: Derived["decoded"]["nsfwInput"], stepErro
 
 type Result = Derived & { thumbKey: string | null; placeholder: Placeholder | null; nsfw: NsfwResult };
 
-/** The blocklist lookup, then every write in one transaction. The client's NSFW hint stays the floor. */
-export async function recordResult(env: Env, db: CrossDb, file: FileRow, r: Result, force: boolean, now: number) {
+/**
+ * The blocklist lookup and its report (the directory's), then every write of the file's shard in one
+ * transaction. The client's NSFW hint stays the floor. The report comes first and only for a file whose analysis
+ * was not done when the job read it: a job that dies between the two is redelivered, finds the file not done,
+ * and files the same report again, which the report's upsert counts once (analysis/blocklist.ts).
+ */
+export async function recordResult(env: Env, dbs: DirectoryAndShard, file: FileRow, r: Result, force: boolean, now: number) {
+  const db = dbs.shard;
   const nsfwScore = combinedScore(r.nsfw.score, file.clientNsfwScore);
   const ageRestricted = isAgeRestricted(nsfwScore, nsfwThreshold(env), file.ageRestrictedOverride);
-  const blocklist = await matchBlocklist(db, r.phash);
+  const blocklist = await matchBlocklist(dbs.directory, r.phash);
   const at = new Date(now);
+  if (blocklist && file.analysis !== "done") await runBatch(dbs.directory, [blocklistReportStatement(dbs.directory, file.id, blocklist, at.getTime())]);
   const statements: Statement[] = [];
-  if (blocklist) statements.push(blocklistReportStatement(db, file.id, blocklist, at.getTime()));
   statements.push(
     db
       .update(files)
@@ -178,7 +184,6 @@ export async function recordResult(env: Env, db: CrossDb, file: FileRow, r: Resu
   // The band rows move from the values `file` was read with to these, in this transaction: a redelivered or
   // forced job leaves exactly the rows of what the files row holds.
   statements.push(...indexFileStatements(db, file, { phash: r.phash, embeddingCode: r.nsfw.code }));
-  // runBatch: the blocklist report is raw SQL, which drizzle's db.batch cannot bind (platform/db.ts).
   await runBatch(db, statements);
   return { nsfwScore, blocklist };
 }

@@ -15,7 +15,8 @@ import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
 import type { AnalyzeMessage, JobHandler } from "../platform/job-messages";
-import { crossDb, shardDb, type ShardDb } from "../platform/db";
+import { directoryDb, shardDb, type ShardDb } from "../platform/db";
+import { shardOfIdIn } from "../platform/shards";
 import { isId } from "../platform/ids";
 import type { BlocklistMatch } from "./blocklist";
 import { inspectImage } from "./header";
@@ -64,8 +65,9 @@ async function recordFailure(env: Env, db: ShardDb, fileId: string, code: Failur
 /** Analyses one file; returns what it did. Throws on errors worth retrying. */
 export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOptions = {}): Promise<AnalysisOutcome> {
   const now = options.now ?? Date.now;
-  // The primary (no session): the consumer writes, and finalize's wait reads what it wrote from there.
-  const db = crossDb(env);
+  // The primary (no session) of the file's shard (its id names it): the consumer writes, and finalize's wait
+  // reads what it wrote from there.
+  const db = shardDb(env, shardOfIdIn(env, "file", fileId));
   const found = await fileToAnalyse(db, fileId, options.force === true);
   if ("skipped" in found) return { status: "skipped", reason: found.skipped };
   const { file } = found;
@@ -84,7 +86,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   const placeholder = await derivePlaceholder(derived.decoded.thumbnail, derived.stepErrors);
   const nsfw = await scoreNsfw(derived.decoded.nsfwInput, derived.stepErrors);
   const result = { ...derived, thumbKey, placeholder, nsfw };
-  const recorded = await recordResult(env, db, file, result, options.force === true, now());
+  const recorded = await recordResult(env, { directory: directoryDb(env), shard: db }, file, result, options.force === true, now());
   await accessChanged(env, { fileIds: [fileId] }); // byte links see the thumbnail (and a blocklist quarantine) at once
 
   const { width, height, phash, stepErrors } = derived;
@@ -108,7 +110,7 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
       if (outcome.status !== "done") console.log(`analyze ${fileId}: ${outcome.status} (${outcome.reason})`);
     } catch (err) {
       // Keep the last error so the dead-letter handler can say why the analysis gave up.
-      await shardDb(env, 0)
+      await shardDb(env, shardOfIdIn(env, "file", fileId))
         .update(files)
         .set({ analysisError: message(err) })
         .where(and(eq(files.id, fileId), inArray(files.analysis, ["none", "pending"])))
@@ -120,7 +122,7 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
     const fileId = fileIdOf(body);
     if (!fileId) return;
     const now = new Date();
-    await shardDb(env, 0)
+    await shardDb(env, shardOfIdIn(env, "file", fileId))
       .update(files)
       .set({
         analysis: "failed",

@@ -30,6 +30,16 @@ const keyRecords = namespace<KeyFacts>("principals/keys");
  */
 export const ownerStates = namespace<{ goneAt: Date | null; bookmark?: string }>("access/owners");
 
+/**
+ * A user's record. One written by the code before shards has no `shard`: every owner was on shard 0 then, so
+ * that is what it means (such records live one TTL after the deploy).
+ */
+async function readUser(env: RecordEnv, userId: string): Promise<PrincipalUser | undefined> {
+  const u = await userRecords.read(env, userId);
+  if (u) u.authUser.shard ??= 0;
+  return u;
+}
+
 function principalUser(u: UserRow): PrincipalUser {
   return { authUser: toAuthUser(u), bannedAt: u.bannedAt, deletedAt: u.deletedAt };
 }
@@ -48,7 +58,7 @@ async function sessionFromDb(db: DirectoryDb, userId: string, sessionId: string)
 export async function findSession(env: RecordEnv, db: DirectoryDb, ctx: WaitUntil, userId: string, sessionId: string): Promise<FoundSession | undefined> {
   const on = recordsOn(env);
   if (!on) return sessionFromDb(db, userId, sessionId);
-  const [s, u] = await Promise.all([sessionRecords.read(env, sessionId), userRecords.read(env, userId)]);
+  const [s, u] = await Promise.all([sessionRecords.read(env, sessionId), readUser(env, userId)]);
   if (s && u) return s.userId === userId ? { session: s, user: u } : undefined;
   const found = await sessionFromDb(db, userId, sessionId);
   if (found) ctx.waitUntil(fillSession(env, on, userId, sessionId, { session: !s, user: !u }));
@@ -99,7 +109,7 @@ async function keyFromDb(db: DirectoryDb, keyHash: string): Promise<FoundKey | u
 export async function findKey(env: RecordEnv, db: DirectoryDb, ctx: WaitUntil, keyHash: string, stampDue: (found: FoundKey) => boolean): Promise<FoundKey | undefined> {
   const on = recordsOn(env);
   const k = on ? await keyRecords.read(env, keyHash) : undefined;
-  const u = on && k ? await userRecords.read(env, k.userId) : undefined;
+  const u = on && k ? await readUser(env, k.userId) : undefined;
   const found = k && u ? { key: k, user: u } : await keyFromDb(db, keyHash);
   if (!found) return undefined;
   const stamp = stampDue(found);

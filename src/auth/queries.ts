@@ -13,6 +13,7 @@ export function toAuthUser(u: UserRow): AuthUser {
     ageConfirmed: u.ageConfirmed,
     safeMode: u.safeMode,
     emailVerified: u.emailVerifiedAt !== null,
+    shard: u.shard,
   };
 }
 

@@ -42,7 +42,9 @@ authRoutes.openapi(
     responses: { 201: json(AuthResponse, "Account created"), ...errors(400, 403, 409) },
   }),
   async (c) => {
-    const { user, session } = await signup(c.var.dbs.directory(), c.env, c.req.valid("json"));
+    // request.cf's continent places the new owner on a shard of their region (platform/placement.ts).
+    const continent = (c.req.raw.cf as { continent?: string } | undefined)?.continent;
+    const { user, session } = await signup(c.var.dbs.directory(), c.env, c.req.valid("json"), continent);
     return c.json({ user: userResource(user), session }, 201);
   },
 );

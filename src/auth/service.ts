@@ -2,6 +2,8 @@ import { and, eq, gt, isNull } from "drizzle-orm";
 import { directoryDb, type DirectoryDb } from "../platform/db";
 import { emailTokens, users, type UserRow } from "../db/schema";
 import { newId } from "../platform/ids";
+import { placeOwner } from "../platform/placement";
+import { readShardFill } from "../platform/shard-fill";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "../platform/passwords";
 import { ApiError } from "../platform/errors";
@@ -28,11 +30,12 @@ function isUniqueViolation(err: unknown): boolean {
   return String((err as { cause?: unknown })?.cause ?? err).includes("UNIQUE constraint failed");
 }
 
-export async function signup(db: DirectoryDb, env: Env, input: SignupInput) {
+export async function signup(db: DirectoryDb, env: Env, input: SignupInput, continent?: string) {
   const email = normalizeEmail(input.email);
   const now = new Date();
+  const id = newId("usr");
   const user: UserRow = {
-    id: newId("usr"),
+    id,
     email,
     username: input.username,
     firstName: input.firstName ?? "",
@@ -40,6 +43,7 @@ export async function signup(db: DirectoryDb, env: Env, input: SignupInput) {
     passwordHash: await hashPassword(input.password),
     role: "user",
     plan: "free",
+    shard: placeOwner(env, continent, await readShardFill(db), id),
     ageConfirmed: input.ageConfirmed ?? false,
     safeMode: true,
     emailVerifiedAt: null,

@@ -17,6 +17,8 @@ export const users = sqliteTable(
     passwordHash: text("password_hash").notNull(),
     role: text("role", { enum: ["user", "moderator", "admin"] }).notNull().default("user"),
     plan: text("plan", { enum: ["free", "pro", "enterprise"] }).notNull().default("free"),
+    /** The shard that holds this owner's files, uploads and albums (docs/sharding.md); 0 for every owner from before shards. */
+    shard: integer("shard").notNull().default(0),
     ageConfirmed: integer("age_confirmed", { mode: "boolean" }).notNull().default(false),
     safeMode: integer("safe_mode", { mode: "boolean" }).notNull().default(true),
     emailVerifiedAt: integer("email_verified_at", { mode: "timestamp_ms" }),
@@ -285,6 +287,16 @@ export const webhookEvents = sqliteTable("webhook_events", {
   id: text("id").primaryKey(),
   provider: text("provider").notNull(),
   receivedAt: integer("received_at", { mode: "timestamp_ms" }).notNull(),
+});
+
+/**
+ * How full each shard is, as the cron last measured it (D1's size of the database): new owners go to the least
+ * full of the open shards (platform/placement.ts). A shard with no row has not been measured yet.
+ */
+export const shardFill = sqliteTable("shard_fill", {
+  shard: integer("shard").primaryKey(),
+  bytes: integer("bytes").notNull(),
+  measuredAt: integer("measured_at", { mode: "timestamp_ms" }).notNull(),
 });
 
 export type ReportRow = typeof reports.$inferSelect;

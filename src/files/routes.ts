@@ -59,7 +59,7 @@ fileRoutes.openapi(
     const q = c.req.valid("query");
     const user = callerUser(c.get("principal"));
     const { rows, total } = await listOwnFiles(
-      c.var.dbs.shard(0),
+      c.var.dbs.shard(user.shard),
       user.id,
       { limit: q.limit, offset: q.offset, sort: q.sort, order: q.order, visibility: q.visibility, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1", search: q.q, tag: q.tag },
       Date.now(),
@@ -98,10 +98,11 @@ fileRoutes.openapi(
     // A change through this API forgets the record here at once. D1 instead, for a signed-in caller that
     // asks for read-your-writes (x-d1-bookmark), and for the owner while the analysis has not landed: the
     // job forgets the record in its own data centre, and a polling owner elsewhere would wait out the TTL.
-    const fromDb = () => loadFile(c.var.dbs.shard(0), id);
+    const db = c.var.dbs.shardOf("file", id);
+    const fromDb = () => loadFile(db, id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
     const cached = fresh ? undefined : await cachedAccess(c.env, c.executionCtx, id, fromDb);
-    noteBookmark(c, cached?.bookmark); // an answer from a record carries the bookmark of the record's read
+    noteBookmark(c, cached?.bookmark, db.shardNumber); // an answer from a record carries the bookmark of the record's read
     let loaded: CachedAccess | undefined = fresh ? await fromDb() : cached;
     if (!fresh && loaded && isOwner(loaded.file, viewer) && !analysisLanded(loaded.file)) loaded = await fromDb();
     assertReadable(loaded, viewer, now, { safeMode: true });
@@ -109,7 +110,7 @@ fileRoutes.openapi(
     countHit(c.env, c.executionCtx, "file_view", file.id);
     // recordedAt: the row is (or was just read to fill) an access record, not this request's read of D1.
     const rowFromDb = loaded.recordedAt === undefined;
-    return c.json(await fullResource(c.env, c.var.dbs.shard(0), file, isOwner(file, viewer), now, rowFromDb), 200);
+    return c.json(await fullResource(c.env, db, file, isOwner(file, viewer), now, rowFromDb), 200);
   },
 );
 
@@ -129,11 +130,13 @@ fileRoutes.openapi(
   }),
   async (c) => {
     const now = Date.now();
-    const file = await ownFile(c.var.dbs.shard(0), c.get("principal"), c.req.valid("param").id, now);
+    const id = c.req.valid("param").id;
+    const db = c.var.dbs.shardOf("file", id);
+    const file = await ownFile(db, c.get("principal"), id, now);
     if (reviewReason(file)) throw underReview(); // refused, not recorded, until the review ends (owner-changes.ts)
     const body = c.req.valid("json");
     const updated = await updateFile(
-      c.var.dbs.shard(0),
+      db,
       file.id,
       {
         title: body.title,
@@ -146,9 +149,9 @@ fileRoutes.openapi(
       },
       now,
     );
-    if (!updated) throw await patchRefusal(c.var.dbs.shard(0), file.id, now); // stopped being live between the read and the write
+    if (!updated) throw await patchRefusal(db, file.id, now); // stopped being live between the read and the write
     await accessChanged(c.env, { files: [updated] }); // visibility, hotlink policy and expiry decide byte links
-    return c.json({ message: "File updated", file: await fullResource(c.env, c.var.dbs.shard(0), updated, true, now) }, 200);
+    return c.json({ message: "File updated", file: await fullResource(c.env, db, updated, true, now) }, 200);
   },
 );
 
@@ -184,9 +187,10 @@ fileRoutes.openapi(
     const now = Date.now();
     const id = c.req.valid("param").id;
     const token = c.req.header("x-delete-token");
+    const db = c.var.dbs.shardOf("file", id);
     let file: FileRow;
     if (token !== undefined) {
-      const loaded = await loadFile(c.var.dbs.shard(0), id);
+      const loaded = await loadFile(db, id);
       if (!loaded || loaded.file.state !== "finalized") throw fileNotFound();
       // Hash then compare in constant time: the stored value is the token's SHA-256, never the token.
       const presented = await sha256Hex(token);
@@ -201,9 +205,9 @@ fileRoutes.openapi(
       file = loaded.file;
     } else {
       if (c.get("principal").kind === "anonymous") throw unauthorized();
-      file = await ownFile(c.var.dbs.shard(0), c.get("principal"), id, now);
+      file = await ownFile(db, c.get("principal"), id, now);
     }
-    if (!(await softDeleteFile(c.var.dbs.shard(0), file.id, now))) throw goneError("deleted");
+    if (!(await softDeleteFile(db, file.id, now))) throw goneError("deleted");
     await accessChanged(c.env, { files: [file] }); // before answering: the next view must see the delete
     return c.json({ message: "File deleted" }, 200);
   },
@@ -228,7 +232,8 @@ fileRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
-    const { file } = await readableFile(c.var.dbs.shard(0), c.req.valid("param").id, viewer, now, { safeMode: true });
+    const id = c.req.valid("param").id;
+    const { file } = await readableFile(c.var.dbs.shardOf("file", id), id, viewer, now, { safeMode: true });
     const obj = await c.env.BUCKET.get(file.storeKey);
     if (!obj) throw new ApiError("content_missing", "File content not found");
     countHit(c.env, c.executionCtx, "file_download", file.id);

@@ -46,8 +46,9 @@ signedUrlRoutes.openapi(
   }),
   async (c) => {
     const now = Date.now();
-    const db = c.var.dbs.shard(0);
-    const file = await ownFileForLinks(db, c.get("principal"), c.req.valid("param").id, now);
+    const id = c.req.valid("param").id;
+    const db = c.var.dbs.shardOf("file", id);
+    const file = await ownFileForLinks(db, c.get("principal"), id, now);
     const body = c.req.valid("json");
     let salt = file.signingSalt;
     if (!salt) {
@@ -82,8 +83,9 @@ signedUrlRoutes.openapi(
     responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404, 410, 429) },
   }),
   async (c) => {
-    const db = c.var.dbs.shard(0);
-    const file = await ownFileForLinks(db, c.get("principal"), c.req.valid("param").id, Date.now());
+    const id = c.req.valid("param").id;
+    const db = c.var.dbs.shardOf("file", id);
+    const file = await ownFileForLinks(db, c.get("principal"), id, Date.now());
     if (!(await rotateSigningSalt(db, file.id, newSigningSalt()))) throw fileNotFound();
     await accessChanged(c.env, { files: [file] }); // before answering: the very next view of an old link is refused
     return c.json({ message: "Signed links revoked" }, 200);

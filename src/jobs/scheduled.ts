@@ -1,6 +1,8 @@
 // The cron trigger's work. Each task is a plain function over the database/bindings so tests can call it.
 import { and, isNotNull, lt, or } from "drizzle-orm";
-import { directoryDb, shardDb, type DirectoryDb } from "../platform/db";
+import { directoryDb, shardDb, type DirectoryDb, type ShardDb } from "../platform/db";
+import { allShards } from "../platform/shards";
+import { measureShards } from "../platform/shard-fill";
 import { emailTokens, mfaTokens, refreshTokens } from "../db/schema";
 import { cleanupUploads } from "../uploads/cleanup";
 import { purgeGoneFiles } from "./purge";
@@ -23,12 +25,29 @@ export async function purgeDeadTokens(db: DirectoryDb, now = Date.now()): Promis
 
 export type ScheduledTask = (env: Env, now: number) => Promise<unknown>;
 
+type Counts = Record<string, number>;
+
+/**
+ * A task over owner data, run on every shard's primary one after another (each shard's work is bounded per run);
+ * the result is the sum of the shards' counts.
+ */
+function onEveryShard(task: (env: Env, db: ShardDb, now: number) => Promise<Counts>): ScheduledTask {
+  return async (env, now) => {
+    const total: Counts = {};
+    for (const n of allShards(env)) {
+      for (const [k, v] of Object.entries(await task(env, shardDb(env, n), now))) total[k] = (total[k] ?? 0) + v;
+    }
+    return total;
+  };
+}
+
 /** Later features add their tasks (upload cleanup, purge) here, each on the primary of the database it works on. */
 export const scheduledTasks: Record<string, ScheduledTask> = {
   purgeDeadTokens: (env, now) => purgeDeadTokens(directoryDb(env), now),
-  uploads: (env, now) => cleanupUploads(env, shardDb(env, 0), now),
-  purgeGoneFiles: (env, now) => purgeGoneFiles(env, shardDb(env, 0), now),
-  requeueStalledAnalysis: (env, now) => requeueStalledAnalysis(env, shardDb(env, 0), now),
+  uploads: onEveryShard(cleanupUploads),
+  purgeGoneFiles: onEveryShard(purgeGoneFiles),
+  requeueStalledAnalysis: onEveryShard(requeueStalledAnalysis),
+  measureShards: async (env, now) => Object.fromEntries(await measureShards(env, now)),
 };
 
 export async function runScheduled(env: Env, now = Date.now()): Promise<Record<string, unknown>> {

@@ -40,7 +40,7 @@ limitRoutes.openapi(
     const caller = callerUser(principal);
     // The plan from the principal, the usage from the owner's shard: no directory read. No row there: no upload yet.
     const usage = await c.var.dbs
-      .shard(0)
+      .shard(caller.shard)
       .select({ used: owners.storageUsed, reserved: owners.storageReserved })
       .from(owners)
       .where(eq(owners.userId, caller.id))

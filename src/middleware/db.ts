@@ -7,17 +7,18 @@
 // client's own, if it sent one) and the record's (noteBookmark).
 //
 // `c.var.dbs` hands out a handle per database (docs/sharding.md): the directory, a shard, or (for the queries
-// that still span both, CrossDb) database DB as both. There is one database today, DB, the directory and
-// shard 0 alike: every handle is over its one session, so a request has one bookmark, sent bare, as before.
+// that still span both, CrossDb) database DB as both. Database DB is the directory and shard 0: its handles share
+// one session. Each further shard (SHARD_n) gets a session of its own when first asked for, read at least as
+// fresh as the client's bookmark for it; `x-d1-bookmark` carries one bookmark per database (platform/bookmarks.ts).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../platform/env";
-import { database0, laterBookmark, shardBinding, type Database0, type RequestDbs } from "../platform/db";
+import { database0, laterBookmark, shardHandle, type Database0, type RequestDbs, type ShardDb } from "../platform/db";
+import { formatBookmarks, parseBookmarks } from "../platform/bookmarks";
+import { shardBinding, shardCount, shardOfIdIn } from "../platform/shards";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
-/** D1 bookmarks are short hex-and-dash strings; anything else is ignored rather than passed to D1. */
-const BOOKMARK = /^[0-9a-f][0-9a-f-]{0,127}$/i;
 
 /** Reads by nature: the method changes nothing (byte links, public pages, API GETs). */
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -25,7 +26,7 @@ const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const OWNER_PAGES = /^\/(app(\/|$)|verify-email)/;
 
 function openSession(d1: D1Database, bookmark: string | undefined, method: string, path: string): D1DatabaseSession {
-  if (bookmark && BOOKMARK.test(bookmark)) {
+  if (bookmark) {
     try {
       return d1.withSession(bookmark);
     } catch {
@@ -37,8 +38,8 @@ function openSession(d1: D1Database, bookmark: string | undefined, method: strin
 
 declare module "hono" {
   interface ContextVariableMap {
-    /** The bookmark of a D1 read that an answer was decided from outside the session (an edge-cached record). */
-    recordBookmark?: string;
+    /** Bookmarks of D1 reads, by database, that an answer was decided from outside the sessions (edge-cached records). */
+    recordBookmarks?: Map<number, string>;
   }
 }
 
@@ -50,29 +51,50 @@ declare module "hono" {
 export function requestDbs(c: Context<AppEnv>): RequestDbs {
   const made = c.var.dbs as RequestDbs | undefined;
   if (made) return made;
-  let session: D1DatabaseSession | undefined;
+  const databases = shardCount(c.env);
+  const sent = parseBookmarks(c.req.header(BOOKMARK_HEADER), databases);
+  const sessions = new Map<number, D1DatabaseSession>();
+  const session = (n: number) => {
+    let s = sessions.get(n);
+    if (!s) sessions.set(n, (s = openSession(shardBinding(c.env, n), sent.get(n), c.req.method, c.req.path)));
+    return s;
+  };
   let db0: Database0 | undefined;
-  const open = () => (db0 ??= database0((session = openSession(c.env.DB, c.req.header(BOOKMARK_HEADER), c.req.method, c.req.path))));
+  const open = () => (db0 ??= database0(session(0)));
+  const shards = new Map<number, ShardDb>();
   const dbs: RequestDbs = {
     directory: () => open().directory,
-    shard: (shard) => {
-      shardBinding(c.env, shard); // throws for a shard this deployment does not have
-      return open().shard;
+    shard: (n) => {
+      if (n === 0) return open().shard;
+      let handle = shards.get(n);
+      if (!handle) shards.set(n, (handle = shardHandle(session(n), n))); // throws for a shard this deployment lacks
+      return handle;
     },
+    shardOf: (prefix, id) => dbs.shard(shardOfIdIn(c.env, prefix, id)),
     cross: () => open().cross,
-    directoryAndShard: (shard) => ({ directory: dbs.directory(), shard: dbs.shard(shard) }),
-    bookmark: () => session?.getBookmark() ?? undefined,
+    directoryAndShard: (n) => ({ directory: dbs.directory(), shard: dbs.shard(n) }),
+    directoryAndShards: () => ({ directory: dbs.directory(), shard: (n) => dbs.shard(n) }),
+    bookmark: () => {
+      const known = new Map<number, string | undefined>(sent);
+      for (const [n, s] of sessions) known.set(n, laterBookmark(known.get(n), s.getBookmark()));
+      for (const [n, bm] of c.var.recordBookmarks ?? []) known.set(n, laterBookmark(known.get(n), bm));
+      return formatBookmarks(known);
+    },
   };
   c.set("dbs", dbs);
   return dbs;
 }
 
 /**
- * The answer was decided from data read at `bookmark` (an edge-cached record's read of D1's primary): the
- * response's bookmark is then at least that, so a client that sends it back reads no older state than it saw.
+ * The answer was decided from data of database `db` read at `bookmark` (an edge-cached record's read of that
+ * database's primary): the response's bookmark for it is then at least that, so a client that sends it back
+ * reads no older state than it saw.
  */
-export function noteBookmark(c: Context<AppEnv>, bookmark: string | undefined): void {
-  if (bookmark) c.set("recordBookmark", laterBookmark(c.var.recordBookmark, bookmark));
+export function noteBookmark(c: Context<AppEnv>, bookmark: string | undefined, db = 0): void {
+  if (!bookmark) return;
+  const known = c.var.recordBookmarks ?? new Map<number, string>();
+  known.set(db, laterBookmark(known.get(db), bookmark)!);
+  c.set("recordBookmarks", known);
 }
 
 export const dbHandle = () =>
@@ -81,6 +103,6 @@ export const dbHandle = () =>
     // client's own bookmark (the session's, until a read moves it).
     requestDbs(c).directory();
     await next();
-    const bookmark = laterBookmark(c.var.dbs.bookmark(), c.var.recordBookmark);
+    const bookmark = c.var.dbs.bookmark();
     if (bookmark && c.req.path.startsWith("/api/")) c.res.headers.set(BOOKMARK_HEADER, bookmark);
   });

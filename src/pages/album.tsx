@@ -103,7 +103,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
 
 /** The cover for link previews: the chosen cover, else the first image, among those an anonymous visitor sees. */
 async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage | undefined> {
-  const f = await visibleCover(c.var.dbs.shard(0), album, ANONYMOUS_SEES, Date.now());
+  const f = await visibleCover(c.var.dbs.shardOf("alb", album.id), album, ANONYMOUS_SEES, Date.now());
   return f && !isUnsafeToRender(f) ? { ...previewImage(c.env, f), alt: f.title || album.title } : undefined;
 }
 
@@ -114,7 +114,8 @@ export function albumPages(deps: PageDeps) {
   async function render(c: Context<AppEnv>, form: Submitted | undefined, download = false) {
     const submitted = form !== undefined;
     try {
-      const { album } = await visibleAlbum(c.var.dbs.shard(0), c.req.param("id") ?? "", ANONYMOUS_VIEWER);
+      const albumId = c.req.param("id") ?? "";
+      const { album } = await visibleAlbum(c.var.dbs.shardOf("alb", albumId), albumId, ANONYMOUS_VIEWER);
       deps.headers(c);
       if (album.passwordHash !== null) {
         // Protected pages are per visitor: never stored by shared caches.
@@ -141,7 +142,7 @@ export function albumPages(deps: PageDeps) {
       // shows one larger page (the API pages through any size).
       const size = submitted ? PROTECTED_PAGE_SIZE : PAGE_SIZE;
       const pageNo = submitted ? 1 : Math.min(10_000, Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
-      const { rows, total } = await albumFilesPage(c.var.dbs.shard(0), album.id, ANONYMOUS_SEES, size, (pageNo - 1) * size, Date.now());
+      const { rows, total } = await albumFilesPage(c.var.dbs.shardOf("alb", album.id), album.id, ANONYMOUS_SEES, size, (pageNo - 1) * size, Date.now());
       const cover = album.passwordHash === null ? await coverImage(c, album) : undefined;
       countHit(c.env, c.executionCtx, "album_view", album.id);
       return c.html(

@@ -209,7 +209,8 @@ export function filePages(deps: PageDeps) {
   pages.get("/f/:id", async (c) => {
     try {
       // Pages carry no credentials: they show what an anonymous visitor may see (private -> 404).
-      const loaded = await loadFile(c.var.dbs.shard(0), c.req.param("id"));
+      const fileId = c.req.param("id");
+      const loaded = await loadFile(c.var.dbs.shardOf("file", fileId), fileId);
       assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: false });
       deps.headers(c);
       // The <img> on the page counts the view when it loads the short link; the page itself does not.

@@ -41,7 +41,7 @@ export async function oembed(c: Context<AppEnv>) {
 
   const fileId = /^\/(?:f|i)\/([^/]+)(?:\/thumb)?$/.exec(path)?.[1] ?? /^\/cdn\/uploads\/[^/]+\/([^/]+)\/[^/]+$/.exec(path)?.[1];
   if (fileId) {
-    const loaded = await loadFile(c.var.dbs.shard(0), fileId);
+    const loaded = await loadFile(c.var.dbs.shardOf("file", fileId), fileId);
     try {
       assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
     } catch {
@@ -67,10 +67,11 @@ export async function oembed(c: Context<AppEnv>) {
   const albumId = /^\/a\/([^/]+)$/.exec(path)?.[1];
   if (albumId) {
     try {
-      const { album } = await visibleAlbum(c.var.dbs.shard(0), albumId, ANONYMOUS_VIEWER);
+      const db = c.var.dbs.shardOf("alb", albumId);
+      const { album } = await visibleAlbum(db, albumId, ANONYMOUS_VIEWER);
       if (album.passwordHash) return notFound();
       // The preview is a file the album page itself shows an anonymous visitor, never a private one.
-      const cover = await visibleCover(c.var.dbs.shard(0), album, ANONYMOUS_SEES, Date.now());
+      const cover = await visibleCover(db, album, ANONYMOUS_SEES, Date.now());
       return c.json({
         ...base,
         type: "link",

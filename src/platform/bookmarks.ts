@@ -25,8 +25,12 @@ export function parseBookmarks(header: string | null | undefined, databases: num
   return out;
 }
 
-/** The header's value for the bookmarks a response knows, database 0 first; undefined when it knows none. */
+/**
+ * The header's value for the bookmarks a response knows, database 0 first; undefined when it knows none. When
+ * database 0's is the only one, it is sent bare, as before shards: a client that reads one value sees no change.
+ */
 export function formatBookmarks(bookmarks: ReadonlyMap<number, string | undefined>): string | undefined {
   const parts = [...bookmarks.entries()].filter((e): e is [number, string] => Boolean(e[1])).sort((a, b) => a[0] - b[0]);
+  if (parts.length === 1 && parts[0][0] === 0) return parts[0][1];
   return parts.length ? parts.map(([db, bm]) => `${db}:${bm}`).join(",") : undefined;
 }

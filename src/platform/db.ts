@@ -1,4 +1,6 @@
 import { drizzle } from "drizzle-orm/d1";
+import { shardBinding, type D1Env } from "./shards";
+import type { ShardedPrefix } from "./shard-ids";
 
 // Handles say which database they read (docs/sharding.md): a query on the directory's tables
 // (src/db/directory-schema.ts) takes a DirectoryDb, a query on a shard's (src/db/shard-schema.ts) a ShardDb, so
@@ -11,8 +13,11 @@ declare const shardBrand: unique symbol;
 export type Db = ReturnType<typeof createDb>;
 /** A handle on the directory (database DB): users, credentials, mail, reports, the blocklist, audit, billing. */
 export type DirectoryDb = Db & { readonly [directoryBrand]: true };
-/** A handle on one shard: its owners' files, uploads, albums and near-duplicate indexes. */
-export type ShardDb = Db & { readonly [shardBrand]: true };
+/**
+ * A handle on one shard: its owners' files, uploads, albums and near-duplicate indexes. It knows which shard it
+ * is (`shardNumber`), so what it creates can carry that shard in its id (platform/shard-ids.ts).
+ */
+export type ShardDb = Db & { readonly [shardBrand]: true; readonly shardNumber: number };
 /**
  * A handle on database DB as the directory and shard 0 at once: only for the queries and batches that still
  * span both, each listed in docs/sharding.md § Status. They work because DB is both today; the next step
@@ -22,6 +27,9 @@ export type CrossDb = DirectoryDb & ShardDb;
 
 /** Both kinds of handle, for a function that reads each database in queries of its own (never one batch). */
 export type DirectoryAndShard = { directory: DirectoryDb; shard: ShardDb };
+
+/** The directory's handle and every shard's, for a function over owners on any shard (admin lists, moderation). */
+export type DirectoryAndShards = { directory: DirectoryDb; shard(shard: number): ShardDb };
 
 /** What a handle reads through: a binding (D1's primary) or one of its read-replication sessions. */
 export type D1Client = D1Database | D1DatabaseSession;
@@ -41,35 +49,40 @@ export type Database0 = { directory: DirectoryDb; shard: ShardDb; cross: CrossDb
 
 export function database0(d1: D1Client): Database0 {
   const db = createDb(d1);
-  return { directory: db as DirectoryDb, shard: db as ShardDb, cross: db as CrossDb };
+  const asShard = Object.assign(db, { shardNumber: 0 });
+  return { directory: db as DirectoryDb, shard: asShard as ShardDb, cross: asShard as unknown as CrossDb };
 }
 
 /** The directory's primary (no session): for jobs, Durable Objects, crons and reads that must see the latest. */
 export const directoryDb = (env: Pick<Env, "DB">): DirectoryDb => database0(env.DB).directory;
 
-/** A shard's primary. Shard 0 is database DB; there are no others yet (docs/sharding.md). */
-export function shardDb(env: Pick<Env, "DB">, shard: number): ShardDb {
-  return database0(shardBinding(env, shard)).shard;
+/** A shard's primary: shard 0 is database DB, shard n the binding SHARD_n (platform/shards.ts). */
+export function shardDb(env: D1Env, shard: number): ShardDb {
+  return shard === 0 ? database0(env.DB).shard : shardHandle(shardBinding(env, shard), shard);
 }
+
+/** A handle on shard `shard`, a database other than DB (its binding or one of its sessions). */
+export const shardHandle = (d1: D1Client, shard: number): ShardDb => Object.assign(createDb(d1), { shardNumber: shard }) as ShardDb;
 
 /** Database DB's primary as the directory and shard 0 together: only for the cross-database queries (CrossDb). */
 export const crossDb = (env: Pick<Env, "DB">): CrossDb => database0(env.DB).cross;
-
-/** The binding of shard `shard`. */
-export function shardBinding(env: Pick<Env, "DB">, shard: number): D1Database {
-  if (shard === 0) return env.DB;
-  throw new RangeError(`no shard ${shard}: this deployment has one database`);
-}
 
 /** A request's handles, per database, each over that database's session, opened on first use (middleware/db.ts). */
 export type RequestDbs = {
   directory(): DirectoryDb;
   shard(shard: number): ShardDb;
+  /** The shard that holds the owner data with this id (platform/shard-ids.ts): no lookup. */
+  shardOf(prefix: ShardedPrefix, id: string): ShardDb;
   /** Database DB as the directory and shard 0 at once: only for the cross-database queries (CrossDb). */
   cross(): CrossDb;
   /** The directory's handle and a shard's, for a function that reads each in queries of its own. */
   directoryAndShard(shard: number): DirectoryAndShard;
-  /** The latest bookmark of the sessions opened so far (database 0's: the one database), for x-d1-bookmark. */
+  /** The directory's handle and every shard's. */
+  directoryAndShards(): DirectoryAndShards;
+  /**
+   * x-d1-bookmark's value: for each database, the later of the client's bookmark and the session's, when either
+   * is known (platform/bookmarks.ts: a bare bookmark when database 0's is the only one).
+   */
   bookmark(): string | undefined;
 };
 

@@ -15,6 +15,8 @@ export type AuthUser = {
   ageConfirmed: boolean;
   safeMode: boolean;
   emailVerified: boolean;
+  /** The shard that holds the user's files, uploads and albums (docs/sharding.md). */
+  shard: number;
 };
 
 /** Who is calling. Exactly one place (auth/middleware.ts) builds it; guards in middleware/guards.ts read it. */

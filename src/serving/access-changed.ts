@@ -5,6 +5,7 @@
 import { inArray } from "drizzle-orm";
 import { files } from "../db/schema";
 import { shardDb } from "../platform/db";
+import { groupByShard } from "../platform/shards";
 import { forget, type EdgeEnv } from "../platform/edge-records";
 import { forgetUser } from "../auth/principal-records";
 import { fileCacheKeys, fileRecordKeys, type PurgedFile } from "./edge-cache";
@@ -34,12 +35,14 @@ export async function accessChanged(env: EdgeEnv & Pick<Env, "DB">, change: Acce
 }
 
 async function rowsOf(env: Pick<Env, "DB">, ids: string[]): Promise<PurgedFile[]> {
-  const db = shardDb(env, 0); // the primary: the write just made is there
   const rows: PurgedFile[] = [];
   try {
-    for (let i = 0; i < ids.length; i += IDS_PER_READ) {
-      const chunk = ids.slice(i, i + IDS_PER_READ);
-      rows.push(...(await db.select({ id: files.id, storeKey: files.storeKey, thumbKey: files.thumbKey, mime: files.mime }).from(files).where(inArray(files.id, chunk))));
+    for (const [shard, ofShard] of groupByShard(env, ids)) {
+      const db = shardDb(env, shard); // the primary: the write just made is there
+      for (let i = 0; i < ofShard.length; i += IDS_PER_READ) {
+        const chunk = ofShard.slice(i, i + IDS_PER_READ);
+        rows.push(...(await db.select({ id: files.id, storeKey: files.storeKey, thumbKey: files.thumbKey, mime: files.mime }).from(files).where(inArray(files.id, chunk))));
+      }
     }
   } catch (err) {
     console.error("access changed: the files' rows could not be read; their variants live out their cache time", err);

@@ -9,7 +9,8 @@
 // Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
 import { owners, type FileRow } from "../db/schema";
-import { database0, laterBookmark, shardDb } from "../platform/db";
+import { laterBookmark, shardDb, shardHandle } from "../platform/db";
+import { shardBinding, shardOfIdIn } from "../platform/shards";
 import { namespace, recordsOn, writeThenVerify } from "../platform/edge-records";
 import { accessRecord, carriedOwnerGoneAt, carriesOwnerState, loadFile, sameServed, type AccessRecord, type LoadedFile } from "./access";
 import { ownerStates } from "../auth/principal-records";
@@ -20,17 +21,17 @@ export const fileRecords = namespace<FileRecord>("access/files");
 
 type WaitUntil = Pick<ExecutionContext, "waitUntil">;
 
-/** A read of D1's primary through a session, so that its bookmark is known once it is done. */
-function primarySession(env: Env) {
-  const session = env.DB.withSession("first-primary");
-  return { ...database0(session), bookmark: () => session.getBookmark() ?? undefined };
+/** A read of a shard's primary through a session, so that its bookmark is known once it is done. */
+function primarySession(env: Env, shard: number) {
+  const session = shardBinding(env, shard).withSession("first-primary");
+  return { shard: shardHandle(session, shard), bookmark: () => session.getBookmark() ?? undefined };
 }
 
 type OwnerRead = { goneAt: Date | null; bookmark?: string };
 
 /** The owner's state as its shard has it (owners), what loadFile joins to the file. */
-async function ownerGoneAt(env: Env, userId: string): Promise<OwnerRead> {
-  const primary = primarySession(env);
+async function ownerGoneAt(env: Env, shard: number, userId: string): Promise<OwnerRead> {
+  const primary = primarySession(env, shard);
   const row = await primary.shard.select({ bannedAt: owners.bannedAt, deletedAt: owners.deletedAt }).from(owners).where(eq(owners.userId, userId)).get();
   return { goneAt: row?.bannedAt ?? row?.deletedAt ?? null, bookmark: primary.bookmark() };
 }
@@ -56,7 +57,7 @@ export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fal
   const record = await fileRecords.read(env, fileId);
   if (!record) {
     const at = Date.now(); // before the read: a record is never younger than what it says
-    const primary = primarySession(env);
+    const primary = primarySession(env, shardOfIdIn(env, "file", fileId));
     const loaded = await loadFile(primary.shard, fileId);
     const bookmark = primary.bookmark();
     if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, loaded, at, on.seconds, bookmark));
@@ -66,7 +67,7 @@ export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fal
   const carried = carriedOwnerGoneAt(record);
   if (carried !== undefined) return { file, ownerGoneAt: carried, recordedAt, ownerReadWithFile: true, bookmark };
   if (!file.userId) return { file, ownerGoneAt: null, recordedAt, bookmark };
-  const owner = await cachedOwnerState(env, ctx, file.userId);
+  const owner = await cachedOwnerState(env, ctx, shardOfIdIn(env, "file", file.id), file.userId);
   // Two reads decided it: the later bookmark covers both, but only when both are known.
   return { file, ownerGoneAt: owner.goneAt, recordedAt, bookmark: bookmark && owner.bookmark ? laterBookmark(bookmark, owner.bookmark) : undefined };
 }
@@ -85,7 +86,7 @@ export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, 
     ownerKey ? [fileKey, ownerKey] : [fileKey],
     () => Promise.all([fileRecords.write(env, file.id, record, seconds), file.userId && ownerStates.write(env, file.userId, { goneAt, bookmark }, seconds)]),
     async () => {
-      const current = await loadFile(shardDb(env, 0), file.id);
+      const current = await loadFile(shardDb(env, shardOfIdIn(env, "file", file.id)), file.id);
       const ownerChanged = !sameTime(current?.ownerGoneAt, goneAt);
       const stale: string[] = [];
       if (!current || !sameServed(current.file, file) || (ownerChanged && carriesOwnerState(file))) stale.push(fileKey);
@@ -95,21 +96,24 @@ export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, 
   );
 }
 
-/** When a file's owner was banned or deleted (null while live): from the owner's record, else D1's primary. */
-export async function cachedOwnerGoneAt(env: Env, ctx: WaitUntil, userId: string): Promise<Date | null> {
-  return (await cachedOwnerState(env, ctx, userId)).goneAt;
+/**
+ * When a file's owner was banned or deleted (null while live): from the owner's record, else the primary of the
+ * owner's shard (`shard`: the file's, which is its owner's).
+ */
+export async function cachedOwnerGoneAt(env: Env, ctx: WaitUntil, shard: number, userId: string): Promise<Date | null> {
+  return (await cachedOwnerState(env, ctx, shard, userId)).goneAt;
 }
 
 /** The owner's state as cachedOwnerGoneAt finds it, with the bookmark of the read it came from. */
-async function cachedOwnerState(env: Env, ctx: WaitUntil, userId: string): Promise<OwnerRead> {
+async function cachedOwnerState(env: Env, ctx: WaitUntil, shard: number, userId: string): Promise<OwnerRead> {
   const on = recordsOn(env);
   const record = on ? await ownerStates.read(env, userId) : undefined;
   if (record) return record;
-  const read = await ownerGoneAt(env, userId);
+  const read = await ownerGoneAt(env, shard, userId);
   if (on) {
     const key = ownerStates.key(env, userId);
     const write = () => ownerStates.write(env, userId, read, on.seconds);
-    ctx.waitUntil(writeThenVerify([key], write, async () => (sameTime((await ownerGoneAt(env, userId)).goneAt, read.goneAt) ? [] : [key])));
+    ctx.waitUntil(writeThenVerify([key], write, async () => (sameTime((await ownerGoneAt(env, shard, userId)).goneAt, read.goneAt) ? [] : [key])));
   }
   return read;
 }

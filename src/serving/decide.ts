@@ -14,6 +14,7 @@ import { accessRecord, ANONYMOUS_VIEWER, carriedOwnerGoneAt, loadFile, viewerOf,
 import { recordSeconds } from "../platform/edge-records";
 import { isId } from "../platform/ids";
 import { cachedAccess, cachedOwnerGoneAt } from "./access-records";
+import { shardOfIdIn } from "../platform/shards";
 import { freshRecord, readByteEntry, type ByteEntry, type EntryRecord } from "./byte-entries";
 import type { Variant } from "./edge-cache";
 
@@ -52,7 +53,7 @@ export type Decision = EntrySource & { loaded: LoadedFile<ServedFile> | undefine
  * variants, which are decided from the records and never need the original's bytes.
  */
 export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer, entryVariant: Variant | undefined, now: number): Promise<Decision> {
-  const fromDb = () => loadFile(requestDbs(c).shard(0), fileId);
+  const fromDb = () => loadFile(requestDbs(c).shardOf("file", fileId), fileId);
   if (viewer.userId !== null) return { loaded: await fromDb(), read: false, recordSeconds: 0 };
 
   const seconds = recordSeconds(c.env);
@@ -62,7 +63,7 @@ export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer,
     const fresh = freshRecord(entry, seconds, now);
     if (fresh) {
       const carried = carriedOwnerGoneAt(fresh);
-      const ownerGoneAt = carried !== undefined ? carried : fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, fresh.file.userId) : null;
+      const ownerGoneAt = carried !== undefined ? carried : fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, shardOfIdIn(c.env, "file", fileId), fresh.file.userId) : null;
       return { loaded: { file: fresh.file, ownerGoneAt }, read, entry, record: fresh, recordSeconds: seconds };
     }
     const loaded = await cachedAccess(c.env, c.executionCtx, fileId, fromDb);

@@ -7,6 +7,7 @@
 import { and, eq, lte, sql, type SQL } from "drizzle-orm";
 import { files } from "../db/schema";
 import { shardDb, type ShardDb, type Statement } from "../platform/db";
+import { allShards } from "../platform/shards";
 import { SERVING } from "../config";
 import type { EdgeEnv } from "../platform/edge-records";
 import { forgetFileAccess } from "./edge-cache";
@@ -45,11 +46,17 @@ export async function forgetOwnerState(env: EdgeEnv & Pick<Env, "DB">, userId: s
   for (let attempt = 1; attempt <= 3 && !carried; attempt++) {
     try {
       // The primary: a replica behind the change could miss a file just created, whose record a view then fills.
-      carried = await shardDb(env, 0)
-        .select({ id: files.id })
-        .from(files)
-        .where(and(eq(files.userId, userId), lte(files.ownerOrdinal, SERVING.ownerStateCarriedFiles)))
-        .all();
+      // Every shard, concurrently: an owner's files are on its own shard, but this is not told which (a rare path).
+      const found = await Promise.all(
+        allShards(env).map((n) =>
+          shardDb(env, n)
+            .select({ id: files.id })
+            .from(files)
+            .where(and(eq(files.userId, userId), lte(files.ownerOrdinal, SERVING.ownerStateCarriedFiles)))
+            .all(),
+        ),
+      );
+      carried = found.flat();
     } catch (err) {
       if (attempt === 3) console.error(`owner ${userId}: the files carrying its state could not be listed; their records live out their TTL`, err);
     }

@@ -18,6 +18,13 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { VIEW_COUNTER } from "../config";
 import { albums, files } from "../db/schema";
 import { runBatch, shardDb, type ShardDb, type Statement } from "../platform/db";
+import { shardOfIdIn } from "../platform/shards";
+
+function groupBy<T>(items: readonly T[], key: (item: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) out.set(key(item), [...(out.get(key(item)) ?? []), item]);
+  return out;
+}
 
 export type CounterKind = "file_view" | "file_download" | "album_view";
 
@@ -50,15 +57,12 @@ const IDS_PER_QUERY = 90;
 
 export class ViewCounter extends DurableObject<Env> {
   private readonly sql: SqlStorage;
-  /** D1's primary: the shard writes, and reads back what it wrote. */
-  private readonly db: ShardDb;
   private alarmArmed = false;
   private flushing: Promise<number> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.db = shardDb(env, 0);
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS counters (
          kind TEXT NOT NULL, id TEXT NOT NULL, base INTEGER, counted INTEGER NOT NULL, flushed INTEGER NOT NULL DEFAULT 0,
@@ -146,9 +150,13 @@ export class ViewCounter extends DurableObject<Env> {
       .filter((r): r is Row => !!r && r.base !== null && r.counted > r.flushed);
     if (ready.length === 0) return 0;
 
-    await runBatch(
-      this.db,
-      ready.map((r) => TARGETS[r.kind].raise(this.db, r.id, (r.base ?? 0) + r.counted)),
+    // One batch per database the counted rows live on (an id names its shard), concurrently.
+    const byShard = groupBy(ready, (r) => this.shardOf(r));
+    await Promise.all(
+      [...byShard].map(([n, group]) => {
+        const db = shardDb(this.env, n);
+        return runBatch(db, group.map((r) => TARGETS[r.kind].raise(db, r.id, (r.base ?? 0) + r.counted)));
+      }),
     );
 
     for (const r of ready) {
@@ -161,16 +169,26 @@ export class ViewCounter extends DurableObject<Env> {
   /** Reads D1's current value for keys this shard has not based yet; keys whose row is gone are dropped. */
   private async loadBases(rows: Row[]) {
     for (const kind of KINDS) {
-      const ids = rows.filter((r) => r.kind === kind).map((r) => r.id);
-      for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-        const chunk = ids.slice(i, i + IDS_PER_QUERY);
-        const found = await TARGETS[kind].read(this.db, chunk);
-        const values = new Map(found.map((r) => [r.id, r.value]));
-        for (const id of chunk) {
-          const value = values.get(id);
-          if (value === undefined) this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);
-          else this.sql.exec("UPDATE counters SET base = ? WHERE kind = ? AND id = ? AND base IS NULL", value, kind, id);
-        }
+      for (const [n, group] of groupBy(rows.filter((r) => r.kind === kind), (r) => this.shardOf(r))) {
+        await this.loadBasesOn(kind, shardDb(this.env, n), group.map((r) => r.id));
+      }
+    }
+  }
+
+  /** D1's primary of the shard the row's id names: it writes, and reads back what it wrote. */
+  private shardOf(row: Pick<Row, "kind" | "id">): number {
+    return shardOfIdIn(this.env, row.kind === "album_view" ? "alb" : "file", row.id);
+  }
+
+  private async loadBasesOn(kind: CounterKind, db: ShardDb, ids: string[]) {
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+      const chunk = ids.slice(i, i + IDS_PER_QUERY);
+      const found = await TARGETS[kind].read(db, chunk);
+      const values = new Map(found.map((r) => [r.id, r.value]));
+      for (const id of chunk) {
+        const value = values.get(id);
+        if (value === undefined) this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);
+        else this.sql.exec("UPDATE counters SET base = ? WHERE kind = ? AND id = ? AND base IS NULL", value, kind, id);
       }
     }
   }

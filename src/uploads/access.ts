@@ -7,6 +7,7 @@ import type { AppEnv, AuthUser, Principal } from "../platform/env";
 import { requirePermission } from "../middleware/guards";
 import { ApiError, unauthorized } from "../platform/errors";
 import type { UploadWithFile } from "./records";
+import { placeAnonymous } from "../platform/placement";
 
 export type Uploader = { kind: "user"; user: AuthUser } | { kind: "anonymous" } | { kind: "token"; fileId: string };
 
@@ -38,6 +39,14 @@ export function uploaderOf(p: Principal): Uploader {
     case "anonymous":
       return { kind: "anonymous" };
   }
+}
+
+/**
+ * The shard a new upload goes to: the user's own, or for an anonymous one (no account to place) a shard picked by
+ * a random seed among those open to new data (platform/placement.ts). Its ids then carry that shard.
+ */
+export function startShard(env: Env, uploader: Uploader): number {
+  return uploader.kind === "user" ? uploader.user.shard : placeAnonymous(env, crypto.randomUUID());
 }
 
 export const wrongUploadToken = () => new ApiError("invalid_upload_token", "This upload token is not valid for this upload");

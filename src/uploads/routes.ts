@@ -6,7 +6,7 @@ import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi
 import { apiRouter } from "../platform/router";
 import { apiUrl } from "../platform/urls";
 import { UPLOADS } from "../config";
-import { canContinueUpload, canStartUpload, uploaderOf } from "./access";
+import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { startUpload } from "./start";
 import { receiveDirectUpload } from "./direct";
 import { finalizeUpload } from "./finalize";
@@ -59,7 +59,8 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const started = await startUpload(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), input, { kind: "direct" });
+    const uploader = uploaderOf(c.get("principal"));
+    const started = await startUpload(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, input, { kind: "direct" });
     return c.json(
       {
         uploadId: started.uploadId,
@@ -91,7 +92,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const { fileId } = c.req.valid("param");
-    const result = await receiveDirectUpload(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), fileId, c.req.raw);
+    const result = await receiveDirectUpload(c.env, c.var.dbs.shardOf("file", fileId), uploaderOf(c.get("principal")), fileId, c.req.raw);
     c.header("ETag", result.etag);
     return c.json(result.body, 200);
   },
@@ -112,7 +113,9 @@ uploadRoutes.openapi(
     responses: { 200: json(FinalizeResponse, "Finalized"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
   async (c) => {
-    const body = await finalizeUpload(c.env, c.var.dbs.directoryAndShard(0), uploaderOf(c.get("principal")), c.req.valid("json"));
+    const input = c.req.valid("json");
+    const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", input.uploadId) };
+    const body = await finalizeUpload(c.env, dbs, uploaderOf(c.get("principal")), input);
     return c.json(body as z.infer<typeof FinalizeResponse>, 200);
   },
 );
@@ -132,7 +135,8 @@ uploadRoutes.openapi(
     responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 413, 415, 429) },
   }),
   async (c) => {
-    const result = await initMultipart(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), c.req.valid("json"));
+    const uploader = uploaderOf(c.get("principal"));
+    const result = await initMultipart(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, c.req.valid("json"));
     return c.json(result, 201);
   },
 );
@@ -151,7 +155,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const { uploadId, partNumber } = c.req.valid("param");
-    const result = await receivePart(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), uploadId, Number(partNumber), c.req.raw);
+    const result = await receivePart(c.env, c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId, Number(partNumber), c.req.raw);
     return c.json(result, 200);
   },
 );
@@ -168,7 +172,8 @@ uploadRoutes.openapi(
     responses: { 200: json(MultipartStatus, "The upload and its parts"), ...errors(401, 403, 404, 409) },
   }),
   async (c) => {
-    return c.json(await describeMultipart(c.var.dbs.shard(0), uploaderOf(c.get("principal")), c.req.valid("param").uploadId), 200);
+    const { uploadId } = c.req.valid("param");
+    return c.json(await describeMultipart(c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId), 200);
   },
 );
 
@@ -187,7 +192,8 @@ uploadRoutes.openapi(
     responses: { 200: json(MultipartCompleteResponse, "Assembled and verified"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
   async (c) => {
-    return c.json(await completeMultipart(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), c.req.valid("json")), 200);
+    const input = c.req.valid("json");
+    return c.json(await completeMultipart(c.env, c.var.dbs.shardOf("upl", input.uploadId), uploaderOf(c.get("principal")), input), 200);
   },
 );
 
@@ -204,7 +210,8 @@ uploadRoutes.openapi(
     responses: { 200: json(MessageBody, "Aborted"), ...errors(401, 403, 404, 409, 410) },
   }),
   async (c) => {
-    return c.json(await abortMultipart(c.env, c.var.dbs.shard(0), uploaderOf(c.get("principal")), c.req.valid("param").uploadId), 200);
+    const { uploadId } = c.req.valid("param");
+    return c.json(await abortMultipart(c.env, c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId), 200);
   },
 );
 
@@ -224,7 +231,8 @@ uploadRoutes.openapi(
     responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 411, 413, 415, 429) },
   }),
   async (c) => {
-    const body = await uploadFromForm(c.env, c.var.dbs.directoryAndShard(0), uploaderOf(c.get("principal")), c.req.raw, (form) => {
+    const uploader = uploaderOf(c.get("principal"));
+    const body = await uploadFromForm(c.env, c.var.dbs.directoryAndShard(startShard(c.env, uploader)), uploader, c.req.raw, (form) => {
       const text: Record<string, string> = {};
       for (const key of ["title", "description", "visibility", "expiresIn"]) {
         const value = form.get(key);

@@ -6,7 +6,7 @@ import { PLAN_LIMITS, UPLOADS, type PlanOrAnonymous, type UploadMime } from "../
 import type { Visibility } from "../db/schema";
 import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { newId } from "../platform/ids";
+import { newShardedId } from "../platform/shard-ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { signToken } from "../platform/jwt";
 import { SESSION } from "../config";
@@ -78,8 +78,9 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
   }
 
   const now = new Date();
-  const fileId = newId("file");
-  const uploadId = newId("upl");
+  // The ids carry the shard that holds them, so every later request finds it with no lookup.
+  const fileId = newShardedId("file", db.shardNumber);
+  const uploadId = newShardedId("upl", db.shardNumber);
   const filename = sanitizeFilename(input.filename, mime);
   const storeKey = buildStoreKey(fileId, filename, now);
   // An anonymous uploader can only act while its upload token lives, so its upload ends with the token.

@@ -26,5 +26,10 @@ describe("x-d1-bookmark with one bookmark per database", () => {
     expect(header).toBe(`0:${A},1:${B}`);
     expect([...parseBookmarks(header, 3)]).toEqual([[0, A], [1, B]]);
     expect(formatBookmarks(new Map())).toBeUndefined();
+    expect(formatBookmarks(new Map([[1, B]]))).toBe(`1:${B}`);
+  });
+
+  it("database 0's alone is sent bare, as before shards", () => {
+    expect(formatBookmarks(new Map([[0, A], [1, undefined]]))).toBe(A);
   });
 });
