@@ -1,4 +1,7 @@
-// DELETE /account: the password again, then one transaction that ends the account. Sessions and keys are
+// DELETE /account: the password again, then two transactions that end the account: the owner's shard first
+// (the owner's state, files and albums: what reads decide from), then the directory. A request that stops
+// between leaves a live account whose data is gone; the account's retry runs both again (each write is
+// conditional or absolute), whereas the other order could leave a signed-out account with live files. Sessions and keys are
 // revoked (the auth middleware also refuses a deleted user's tokens), files and albums are soft-deleted
 // (reads give 410 at once; the purge job (jobs/purge.ts) removes their objects after its retention window
 // and gives the storage quota back, so nothing is released early), pending plan requests are cancelled, and the
@@ -6,7 +9,7 @@
 // The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
 // only cover live rows, so the address and the username can sign up again at once.
 import { and, eq, isNull } from "drizzle-orm";
-import { runBatch, type CrossDb } from "../platform/db";
+import { runBatch, type DirectoryAndShards } from "../platform/db";
 import { albums, apiKeys, files, planChanges, sessions, users } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
 import { reenteredPasswordOk } from "../auth/login-guard";
@@ -17,25 +20,32 @@ import { ownerStateStatement } from "../serving/owner-state";
 
 export type DeletionResult = { files: number; albums: number; sessions: number; apiKeys: number };
 
-export async function deleteAccount(db: CrossDb, env: Env, userId: string, password: string, ip: string, now = new Date()): Promise<DeletionResult> {
+export async function deleteAccount(dbs: DirectoryAndShards, env: Env, userId: string, password: string, ip: string, now = new Date()): Promise<DeletionResult> {
+  const db = dbs.directory;
   const user = await db.select().from(users).where(and(eq(users.id, userId), isNull(users.deletedAt))).get();
   if (!user) throw unauthorized();
   if (!(await reenteredPasswordOk(env, user, password, ip))) throw new ApiError("invalid_password", "The password is not correct");
 
-  const results = await runBatch(db, [
-    // The owner's shard's copy first: what its files' and albums' reads decide from (serving/owner-state.ts).
-    ownerStateStatement(db, userId, { deletedAt: now }, { keepFirst: true }),
-    db.update(users).set({ deletedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.deletedAt))),
-    db.update(sessions).set({ revokedAt: now, revokedReason: "account_deleted" }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))),
-    db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))),
-    db.update(files).set({ deletedAt: now, updatedAt: now }).where(and(eq(files.userId, userId), isNull(files.deletedAt))),
-    db.update(albums).set({ deletedAt: now, updatedAt: now }).where(and(eq(albums.userId, userId), isNull(albums.deletedAt))),
-    db.update(planChanges).set({ status: "cancelled", decidedAt: now }).where(and(eq(planChanges.userId, userId), eq(planChanges.status, "pending"))),
-    auditInsert(db, { actorId: userId, action: "account.delete", targetType: "user", targetId: userId, at: now }),
-    // The sealed TOTP seed and the recovery codes are of no use to anyone now: they go at once.
-    ...secondFactorDeletions(db, userId),
-  ]);
-  const [, , revokedSessions, revokedKeys, deletedFiles, deletedAlbums] = results.map((r) => (r as D1Result).meta.changes);
+  const shard = dbs.shard(user.shard);
+  const [, deletedFiles, deletedAlbums] = (
+    await runBatch(shard, [
+      // The owner's state first: what its files' and albums' reads decide from (serving/owner-state.ts).
+      ownerStateStatement(shard, userId, { deletedAt: now }, { keepFirst: true }),
+      shard.update(files).set({ deletedAt: now, updatedAt: now }).where(and(eq(files.userId, userId), isNull(files.deletedAt))),
+      shard.update(albums).set({ deletedAt: now, updatedAt: now }).where(and(eq(albums.userId, userId), isNull(albums.deletedAt))),
+    ])
+  ).map((r) => r.meta.changes);
+  const [, revokedSessions, revokedKeys] = (
+    await runBatch(db, [
+      db.update(users).set({ deletedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.deletedAt))),
+      db.update(sessions).set({ revokedAt: now, revokedReason: "account_deleted" }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))),
+      db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))),
+      db.update(planChanges).set({ status: "cancelled", decidedAt: now }).where(and(eq(planChanges.userId, userId), eq(planChanges.status, "pending"))),
+      auditInsert(db, { actorId: userId, action: "account.delete", targetType: "user", targetId: userId, at: now }),
+      // The sealed TOTP seed and the recovery codes are of no use to anyone now: they go at once.
+      ...secondFactorDeletions(db, userId),
+    ])
+  ).map((r) => r.meta.changes);
   // Their sessions and keys stop at once (the user record says deleted) and their files answer 410 on byte links.
   await accessChanged(env, { userId });
   return { files: deletedFiles, albums: deletedAlbums, sessions: revokedSessions, apiKeys: revokedKeys };

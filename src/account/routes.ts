@@ -120,7 +120,7 @@ accountRoutes.openapi(
   }),
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
-    const deleted = await deleteAccount(c.var.dbs.cross(), c.env, p.user.id, c.req.valid("json").password, p.ip);
+    const deleted = await deleteAccount(c.var.dbs.directoryAndShards(), c.env, p.user.id, c.req.valid("json").password, p.ip);
     return c.json({ message: "Your account has been deleted", deleted }, 200);
   },
 );

@@ -232,11 +232,17 @@ export const reports = sqliteTable(
     resolvedBy: text("resolved_by"),
     resolvedAt: integer("resolved_at", { mode: "timestamp_ms" }),
     note: text("note"),
+    /**
+     * When the resolution's effects on the file's shard were applied (moderation/resolve-effects.ts): null on a
+     * resolved report until then, so the cron applies what a resolution that stopped half-way left undone.
+     */
+    effectsAppliedAt: integer("effects_applied_at", { mode: "timestamp_ms" }),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
   (t) => [
     index("reports_queue").on(t.status, t.priority, t.createdAt),
+    index("reports_effects_pending").on(t.resolvedAt).where(sql`status = 'resolved' AND effects_applied_at IS NULL`),
     uniqueIndex("reports_open_per_file").on(t.fileId).where(sql`status = 'pending'`),
     index("reports_reporter").on(t.reporterUserId),
   ],

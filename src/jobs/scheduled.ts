@@ -1,6 +1,7 @@
 // The cron trigger's work. Each task is a plain function over the database/bindings so tests can call it.
 import { and, isNotNull, lt, or } from "drizzle-orm";
-import { directoryDb, shardDb, type DirectoryDb, type ShardDb } from "../platform/db";
+import { directoryDb, primaries, shardDb, type DirectoryDb, type ShardDb } from "../platform/db";
+import { applyPendingEffects } from "../moderation/resolve-effects";
 import { allShards } from "../platform/shards";
 import { measureShards } from "../platform/shard-fill";
 import { emailTokens, mfaTokens, refreshTokens } from "../db/schema";
@@ -48,6 +49,7 @@ export const scheduledTasks: Record<string, ScheduledTask> = {
   purgeGoneFiles: onEveryShard(purgeGoneFiles),
   requeueStalledAnalysis: onEveryShard(requeueStalledAnalysis),
   measureShards: async (env, now) => Object.fromEntries(await measureShards(env, now)),
+  resolutionEffects: (env, now) => applyPendingEffects(env, primaries(env), now),
 };
 
 export async function runScheduled(env: Env, now = Date.now()): Promise<Record<string, unknown>> {

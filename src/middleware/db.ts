@@ -6,9 +6,8 @@
 // the answer was decided from an edge-cached record without a D1 query, the later of the session's (the
 // client's own, if it sent one) and the record's (noteBookmark).
 //
-// `c.var.dbs` hands out a handle per database (docs/sharding.md): the directory, a shard, or (for the queries
-// that still span both, CrossDb) database DB as both. Database DB is the directory and shard 0: its handles share
-// one session. Each further shard (SHARD_n) gets a session of its own when first asked for, read at least as
+// `c.var.dbs` hands out a handle per database (docs/sharding.md): the directory or a shard; no query spans two.
+// Database DB is the directory and shard 0: its handles share one session. Each further shard (SHARD_n) gets a session of its own when first asked for, read at least as
 // fresh as the client's bookmark for it; `x-d1-bookmark` carries one bookmark per database (platform/bookmarks.ts).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
@@ -71,7 +70,6 @@ export function requestDbs(c: Context<AppEnv>): RequestDbs {
       return handle;
     },
     shardOf: (prefix, id) => dbs.shard(shardOfIdIn(c.env, prefix, id)),
-    cross: () => open().cross,
     directoryAndShard: (n) => ({ directory: dbs.directory(), shard: dbs.shard(n) }),
     directoryAndShards: () => ({ directory: dbs.directory(), shard: (n) => dbs.shard(n) }),
     bookmark: () => {

@@ -1,6 +1,6 @@
 // The moderators' view of a reported file's bytes. Hidden, quarantined and banned files read 410 on every
 // public address, so reviewing them needs a way in that only the moderation role has. Every view is audited.
-import type { CrossDb } from "../platform/db";
+import type { DirectoryAndShards } from "../platform/db";
 import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
@@ -10,13 +10,13 @@ import { contentDisposition } from "../serving/content-disposition";
 import { findReport } from "./queue";
 import { reportNotFound } from "./resolve";
 
-export async function reportedContent(env: Env, db: CrossDb, actor: AuthUser, reportId: string, now: number): Promise<Response> {
-  const found = isId("rep", reportId) ? await findReport(db, reportId) : undefined;
+export async function reportedContent(env: Env, dbs: DirectoryAndShards, actor: AuthUser, reportId: string, now: number): Promise<Response> {
+  const found = isId("rep", reportId) ? await findReport(env, dbs, reportId) : undefined;
   if (!found) throw reportNotFound();
   const file = found.file;
   const obj = file ? await env.BUCKET.get(file.storeKey) : null;
   if (!file || !obj) throw new ApiError("content_missing", "The file's content is no longer stored");
-  await auditInsert(db, {
+  await auditInsert(dbs.directory, {
     actorId: actor.id,
     action: "report.content_viewed",
     targetType: "report",

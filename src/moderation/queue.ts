@@ -1,6 +1,7 @@
 // The moderation queue: reports with the state of their file, high priority first, then oldest first.
-import { and, asc, count, eq, type SQL } from "drizzle-orm";
-import type { CrossDb } from "../platform/db";
+import { and, asc, count, eq, inArray, type SQL } from "drizzle-orm";
+import type { DirectoryAndShards } from "../platform/db";
+import { groupByShard } from "../platform/shards";
 import { files, owners, reports, type FileRow, type ReportRow } from "../db/schema";
 import { goneReason } from "../serving/access";
 import { apiUrl, cdnUrl, fileUrl } from "../platform/urls";
@@ -62,30 +63,47 @@ export function reportItem(env: Env, r: ReportWithFile, now: number) {
 
 export type ReportItemOut = ReturnType<typeof reportItem>;
 
-/** A report (directory) with its file and the owner's state as the file's shard has it (owners), as reads see it. */
-function selectWithFile(db: CrossDb) {
-  return db
-    .select({ report: reports, file: files, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt })
-    .from(reports)
-    .leftJoin(files, eq(files.id, reports.fileId))
-    .leftJoin(owners, eq(owners.userId, files.userId));
+/**
+ * The reports' files with their owners' state as each file's shard has it (owners): one query per shard the
+ * files are on, concurrently (a file id names its shard).
+ */
+async function filesOf(env: Env, dbs: DirectoryAndShards, fileIds: string[]): Promise<Map<string, Omit<ReportWithFile, "report">>> {
+  const found = await Promise.all(
+    [...groupByShard(env, [...new Set(fileIds)])].map(([n, ids]) =>
+      dbs
+        .shard(n)
+        .select({ file: files, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt })
+        .from(files)
+        .leftJoin(owners, eq(owners.userId, files.userId))
+        .where(inArray(files.id, ids)),
+    ),
+  );
+  return new Map(found.flat().map((r) => [r.file.id, r]));
 }
 
-export async function findReport(db: CrossDb, id: string): Promise<ReportWithFile | undefined> {
-  return selectWithFile(db).where(eq(reports.id, id)).get();
+async function withFiles(env: Env, dbs: DirectoryAndShards, rows: ReportRow[]): Promise<ReportWithFile[]> {
+  const byId = await filesOf(env, dbs, rows.map((r) => r.fileId));
+  return rows.map((report) => ({ report, ...(byId.get(report.fileId) ?? { file: null, ownerBannedAt: null, ownerDeletedAt: null }) }));
 }
 
-export async function listQueue(db: CrossDb, q: QueueFilter): Promise<{ rows: ReportWithFile[]; total: number }> {
+export async function findReport(env: Env, dbs: DirectoryAndShards, id: string): Promise<ReportWithFile | undefined> {
+  const report = await dbs.directory.select().from(reports).where(eq(reports.id, id)).get();
+  return report && (await withFiles(env, dbs, [report]))[0];
+}
+
+/** A page of the queue from the directory, then its files from their shards (a page has at most 100). */
+export async function listQueue(env: Env, dbs: DirectoryAndShards, q: QueueFilter): Promise<{ rows: ReportWithFile[]; total: number }> {
   const conditions: SQL[] = [];
   if (q.status !== "all") conditions.push(eq(reports.status, q.status));
   if (q.reason) conditions.push(eq(reports.reason, q.reason));
   if (q.priority) conditions.push(eq(reports.priority, q.priority));
   if (q.fileId) conditions.push(eq(reports.fileId, q.fileId));
   const where = conditions.length ? and(...conditions) : undefined;
-  // Two queries, not one db.batch: drizzle maps a batched joined select by column name, and the joined
-  // tables share names (id, created_at, ...), which shifts the columns.
-  const [rows, [{ total }]] = await Promise.all([
-    selectWithFile(db)
+  const db = dbs.directory;
+  const [page, [{ total }]] = await Promise.all([
+    db
+      .select()
+      .from(reports)
       .where(where)
       // 'high' sorts before 'normal', so ascending priority is "high first" and follows the
       // reports_queue index (status, priority, created_at).
@@ -94,5 +112,5 @@ export async function listQueue(db: CrossDb, q: QueueFilter): Promise<{ rows: Re
       .offset(q.offset),
     db.select({ total: count() }).from(reports).where(where),
   ]);
-  return { rows, total };
+  return { rows: await withFiles(env, dbs, page), total };
 }

@@ -1,7 +1,7 @@
 // Filing a report (POST /moderation/report): who may report which file, aggregation into the file's one
 // open report, and the automatic actions of high-priority reasons (decisions.md § Moderation).
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { runBatch, type CrossDb } from "../platform/db";
+import { runBatch, type DirectoryAndShard } from "../platform/db";
 import { files, reports, type REPORT_REASONS } from "../db/schema";
 import { MODERATION } from "../config";
 import { ApiError } from "../platform/errors";
@@ -56,8 +56,15 @@ export function reporterIpHash(env: Pick<Env, "JWT_SECRET">, ip: string): Promis
   return sha256Hex(`report-ip:${env.JWT_SECRET}:${ip}`);
 }
 
-export async function fileReport(env: Env, db: CrossDb, input: ReportInput, reporter: Reporter, now: number): Promise<FiledReport> {
-  const loaded = await loadFile(db, input.fileId);
+/**
+ * `dbs`: the directory (reports) and the file's shard. The report is filed first (the directory's transaction:
+ * escalate an open normal report, then insert-or-aggregate), then a high-priority report hides the file on its
+ * shard: a request that stops between leaves a report for moderators and a visible file, and the reporter's
+ * retry aggregates into the same report and hides it; never a hidden file nobody is asked to review.
+ */
+export async function fileReport(env: Env, dbs: DirectoryAndShard, input: ReportInput, reporter: Reporter, now: number): Promise<FiledReport> {
+  const db = dbs.directory;
+  const loaded = await loadFile(dbs.shard, input.fileId);
   assertReportable(loaded, reporter.viewer, now);
   const file = loaded.file;
   const high = isHighPriority(input.reason);
@@ -68,9 +75,8 @@ export async function fileReport(env: Env, db: CrossDb, input: ReportInput, repo
   const appended = input.details ? `[${input.reason}] ${input.details}` : "";
   const cap = MODERATION.aggregatedDetailsMaxLength;
 
-  // One transaction: hide the file, escalate an open normal report, then insert-or-aggregate. The partial
-  // unique index reports_open_per_file makes "one open report per file" hold under concurrent reports.
-  const hide = db
+  // The partial unique index reports_open_per_file makes "one open report per file" hold under concurrent reports.
+  const hide = dbs.shard
     .update(files)
     .set({ hiddenAt: at, updatedAt: at })
     .where(and(eq(files.id, file.id), isNull(files.hiddenAt)));
@@ -113,10 +119,10 @@ export async function fileReport(env: Env, db: CrossDb, input: ReportInput, repo
   let row: { id: string; priority: "high" | "normal" } | undefined;
   if (high) {
     // runBatch, not db.batch: the hide and the raise are known to apply by D1's `changes`, which drizzle drops.
-    const [hid, rose, upserted] = await runBatch<{ id: string; priority: "high" | "normal" }>(db, [hide, raise, upsert]);
-    hidden = hid.meta.changes === 1;
+    const [rose, upserted] = await runBatch<{ id: string; priority: "high" | "normal" }>(db, [raise, upsert]);
     raised = rose.meta.changes === 1;
     row = upserted.results[0];
+    hidden = (await hide.run()).meta.changes === 1;
   } else {
     [row] = await upsert;
   }

@@ -1,20 +1,19 @@
 // Resolving a report (POST /moderation/reports/:id/resolve): dismiss | remove_file | ban_file | ban_user.
 //
-// One D1 batch (one transaction) claims the report (pending -> resolved, only if still pending) and applies
-// the action; every other statement of the batch carries the condition "this very claim happened", so two
-// moderators resolving the same report at once cannot both act: the loser's statements change nothing and
-// it answers 409. The batch runs through runBatch (platform/db.ts), whose results keep each statement's
-// `changes`: what this resolution did.
-import { and, eq, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
-import { runBatch, type CrossDb, type DirectoryDb, type ShardDb, type Statement } from "../platform/db";
-import { blocklist, files, reports, users } from "../db/schema";
+// One batch of the directory (one transaction) claims the report (pending -> resolved, only if still pending)
+// with the directory's part of the action (the blocklist entry, the user's ban, the audit); every other
+// statement of the batch carries the condition "this very claim happened", so two moderators resolving the same
+// report at once cannot both act: the loser's statements change nothing and it answers 409. Then the claimer
+// applies the file's shard's part (resolve-effects.ts), retry-safe, and the cron finishes it if the request
+// stopped in between. runBatch (platform/db.ts) keeps each statement's `changes`: what this resolution did.
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { runBatch, type DirectoryAndShards, type DirectoryDb, type Statement } from "../platform/db";
+import { blocklist, reports, users } from "../db/schema";
 import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../platform/audit";
-import { accessChanged } from "../serving/access-changed";
-import { ownerStateStatement } from "../serving/owner-state";
-import { detachFileFromAlbumsStatements } from "../files/album-membership";
+import { applyShardEffects } from "./resolve-effects";
 import { indexBlocklistEntryStatements, unindexBlocklistEntryStatement } from "../analysis/blocklist";
 import { isPhash } from "../analysis/phash";
 import { findReport, type ReportWithFile } from "./queue";
@@ -40,14 +39,15 @@ type Resolution = { found: ReportWithFile; file: ReportWithFile["file"]; fileId:
 
 export async function resolveReport(
   env: Env,
-  db: CrossDb,
+  dbs: DirectoryAndShards,
   actor: AuthUser,
   reportId: string,
   action: ResolveActionName,
   note: string,
   now: number,
 ): Promise<{ report: ReportWithFile; effects: ResolveEffects }> {
-  const target = await resolvable(db, actor, reportId, action);
+  const db = dbs.directory;
+  const target = await resolvable(env, dbs, actor, reportId, action);
   const plan = resolutionStatements(db, actor, reportId, action, note, now, target);
   const results = await runBatch(db, plan.statements);
   const changed = (i: number) => i >= 0 && results[i].meta.changes > 0;
@@ -55,22 +55,27 @@ export async function resolveReport(
     if (plan.blocklist) await runBatch(db, [unindexBlocklistEntryStatement(db, plan.blocklist.entryId, plan.blocklist.phash)]);
     throw new ApiError("report_already_resolved", "This report has already been resolved");
   }
+  // A dismissal unhides unless another high-priority report of the file is open (one can only be: a report
+  // filed after this one was claimed).
+  const otherOpen =
+    action === "dismiss" &&
+    (await db.select({ id: reports.id }).from(reports).where(and(eq(reports.fileId, target.fileId), eq(reports.status, "pending"), eq(reports.priority, "high"))).get()) !== undefined;
+  const resolved = { id: reportId, fileId: target.fileId, action, resolvedAt: new Date(now) };
+  const shard = await applyShardEffects(env, dbs, resolved, { restore: !otherOpen, ownerId: target.ownerId, file: target.file });
   const effects: ResolveEffects = {
-    fileRestored: changed(plan.restore),
-    fileRemoved: changed(plan.remove),
-    fileBanned: changed(plan.ban),
+    ...shard,
     userBanned: changed(plan.banUser) ? target.ownerId : null,
     blocklistEntryId: plan.blocklist?.entryId ?? null,
   };
-  await afterResolution(env, db, target, effects, now);
-  const report = await findReport(db, reportId);
+  const report = await findReport(env, dbs, reportId);
   if (!report) throw new ApiError("internal_error", "Report vanished while resolving");
   return { report, effects };
 }
 
 /** The report, pending, and what the action needs: its file, and for a ban, an owner the actor may ban. */
-async function resolvable(db: CrossDb, actor: AuthUser, reportId: string, action: ResolveActionName): Promise<Resolution> {
-  const found = isId("rep", reportId) ? await findReport(db, reportId) : undefined;
+async function resolvable(env: Env, dbs: DirectoryAndShards, actor: AuthUser, reportId: string, action: ResolveActionName): Promise<Resolution> {
+  const db = dbs.directory;
+  const found = isId("rep", reportId) ? await findReport(env, dbs, reportId) : undefined;
   if (!found) throw reportNotFound();
   if (found.report.status !== "pending") throw new ApiError("report_already_resolved", "This report has already been resolved");
   const file = found.file;
@@ -92,19 +97,16 @@ async function resolvable(db: CrossDb, actor: AuthUser, reportId: string, action
 type Plan = {
   statements: Statement[];
   claim: number;
-  restore: number;
-  remove: number;
-  ban: number;
   banUser: number;
   /** The blocklist entry this resolution adds, with its phash (its index rows are keyed by it). */
   blocklist: { entryId: string; phash: string } | null;
 };
 
 /**
- * One transaction: the claim (pending -> resolved, only if still pending), then the action, every statement of
- * which holds only if this very claim happened, then the audit records.
+ * The directory's transaction: the claim (pending -> resolved, only if still pending), then the directory's part
+ * of the action, every statement of which holds only if this very claim happened, then the audit records.
  */
-function resolutionStatements(db: CrossDb, actor: AuthUser, reportId: string, action: ResolveActionName, note: string, now: number, t: Resolution): Plan {
+function resolutionStatements(db: DirectoryDb, actor: AuthUser, reportId: string, action: ResolveActionName, note: string, now: number, t: Resolution): Plan {
   const at = new Date(now);
   const { fileId, file, ownerId } = t;
   // True exactly when the claim below was made by this request (same actor, same instant, same action).
@@ -112,7 +114,7 @@ function resolutionStatements(db: CrossDb, actor: AuthUser, reportId: string, ac
     AND resolved_by = ${actor.id} AND resolved_at = ${now} AND action = ${action})`;
   const statements: Statement[] = [];
   const slot = (s: Statement) => statements.push(s) - 1;
-  const plan: Plan = { statements, claim: -1, restore: -1, remove: -1, ban: -1, banUser: -1, blocklist: null };
+  const plan: Plan = { statements, claim: -1, banUser: -1, blocklist: null };
 
   plan.claim = slot(
     db
@@ -120,35 +122,13 @@ function resolutionStatements(db: CrossDb, actor: AuthUser, reportId: string, ac
       .set({ status: "resolved", action, resolvedBy: actor.id, resolvedAt: at, note, updatedAt: at })
       .where(and(eq(reports.id, reportId), eq(reports.status, "pending"))),
   );
-  if (action === "dismiss") {
-    // Unhide, unless another high-priority report of the file is open (one can only be: a report filed
-    // after this one was claimed). A dismissal also lifts a blocklist quarantine: the moderator looked.
-    plan.restore = slot(
-      db
-        .update(files)
-        .set({ hiddenAt: null, quarantinedAt: null, updatedAt: at })
-        .where(
-          and(
-            eq(files.id, fileId),
-            or(isNotNull(files.hiddenAt), isNotNull(files.quarantinedAt)),
-            sql`NOT EXISTS (SELECT 1 FROM reports WHERE file_id = ${fileId} AND status = 'pending' AND priority = 'high')`,
-            claimed,
-          ),
-        ),
-    );
-  } else if (action === "remove_file") {
-    plan.remove = slot(db.update(files).set({ deletedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.deletedAt), claimed)));
-  } else {
-    plan.ban = slot(db.update(files).set({ bannedAt: at, updatedAt: at }).where(and(eq(files.id, fileId), isNull(files.bannedAt), claimed)));
+  if (action === "ban_file" || action === "ban_user") {
     const phash = file!.phash ?? file!.clientPhash;
     if (phash && isPhash(phash)) {
       plan.blocklist = { entryId: newId("blk"), phash };
       for (const s of blocklistStatements(db, plan.blocklist.entryId, phash, fileId, reportId, actor.id, now, claimed)) slot(s);
     }
     if (action === "ban_user") {
-      // The owner's shard first (what its files' reads decide from), then the directory; both keep a ban's first
-      // time. One transaction today (database DB is both); across databases each write stands alone, retry-safe.
-      slot(ownerStateStatement(db, ownerId!, { bannedAt: at }, { keepFirst: true, onlyIf: claimed }));
       plan.banUser = slot(db.update(users).set({ bannedAt: at, updatedAt: at }).where(and(eq(users.id, ownerId!), isNull(users.bannedAt), claimed)));
     }
   }
@@ -179,19 +159,4 @@ function blocklistStatements(db: DirectoryDb, entryId: string, phash: string, fi
   // Unconditional (the analysis feature's statements): removed again if the claim fails; an index row without
   // its blocklist row is ignored by matchBlocklist meanwhile.
   return [entry, ...indexBlocklistEntryStatements(db, entryId, phash)];
-}
-
-/** After the transaction: byte links and principals forget what changed; a gone file leaves its albums. */
-async function afterResolution(env: Env, db: ShardDb, t: Resolution, effects: ResolveEffects, now: number): Promise<void> {
-  if (effects.fileRestored) await accessChanged(env, { fileIds: [t.fileId] });
-  if (effects.userBanned) await accessChanged(env, { userId: effects.userBanned });
-  if (t.file && (effects.fileRemoved || effects.fileBanned)) {
-    await accessChanged(env, { files: [t.file] });
-    // Idempotent and outside the claim, as a delete does it.
-    try {
-      await runBatch(db, detachFileFromAlbumsStatements(db, t.fileId, now));
-    } catch (err) {
-      console.error(`moderation: could not detach ${t.fileId} from its albums`, err);
-    }
-  }
 }

@@ -12,6 +12,7 @@ import { complianceMessage, fileReport } from "./reports";
 import { listQueue, reportItem } from "./queue";
 import { resolveReport } from "./resolve";
 import { reportedContent } from "./content";
+import { shardOfIdIn } from "../platform/shards";
 
 export const moderationRoutes = apiRouter();
 const tags = ["Moderation"];
@@ -35,7 +36,7 @@ moderationRoutes.openapi(
   async (c) => {
     const input = c.req.valid("json");
     const principal = c.get("principal");
-    const filed = await fileReport(c.env, c.var.dbs.cross(), input, { viewer: viewerOf(principal), ip: principal.ip }, Date.now());
+    const filed = await fileReport(c.env, c.var.dbs.directoryAndShard(shardOfIdIn(c.env, "file", input.fileId)), input, { viewer: viewerOf(principal), ip: principal.ip }, Date.now());
     return c.json(
       {
         message: filed.created ? "Report received; our moderators will review it" : "Report received and added to the open report of this file",
@@ -65,7 +66,7 @@ moderationRoutes.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const now = Date.now();
-    const { rows, total } = await listQueue(c.var.dbs.cross(), q);
+    const { rows, total } = await listQueue(c.env, c.var.dbs.directoryAndShards(), q);
     return c.json(
       {
         reports: rows.map((r) => reportItem(c.env, r, now)),
@@ -97,7 +98,7 @@ moderationRoutes.openapi(
     const { action, note } = c.req.valid("json");
     const actor = sessionPrincipal(c.get("principal")).user;
     const now = Date.now();
-    const { report, effects } = await resolveReport(c.env, c.var.dbs.cross(), actor, c.req.valid("param").id, action, note, now);
+    const { report, effects } = await resolveReport(c.env, c.var.dbs.directoryAndShards(), actor, c.req.valid("param").id, action, note, now);
     return c.json({ message: `Report resolved: ${action}`, report: reportItem(c.env, report, now), effects }, 200);
   },
 );
@@ -120,6 +121,6 @@ moderationRoutes.openapi(
   }),
   async (c) => {
     const actor = sessionPrincipal(c.get("principal")).user;
-    return (await reportedContent(c.env, c.var.dbs.cross(), actor, c.req.valid("param").id, Date.now()));
+    return (await reportedContent(c.env, c.var.dbs.directoryAndShards(), actor, c.req.valid("param").id, Date.now()));
   },
 );

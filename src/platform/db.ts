@@ -18,12 +18,6 @@ export type DirectoryDb = Db & { readonly [directoryBrand]: true };
  * is (`shardNumber`), so what it creates can carry that shard in its id (platform/shard-ids.ts).
  */
 export type ShardDb = Db & { readonly [shardBrand]: true; readonly shardNumber: number };
-/**
- * A handle on database DB as the directory and shard 0 at once: only for the queries and batches that still
- * span both, each listed in docs/sharding.md § Status. They work because DB is both today; the next step
- * replaces each one, and then this type goes.
- */
-export type CrossDb = DirectoryDb & ShardDb;
 
 /** Both kinds of handle, for a function that reads each database in queries of its own (never one batch). */
 export type DirectoryAndShard = { directory: DirectoryDb; shard: ShardDb };
@@ -45,12 +39,12 @@ export function createDb(d1: D1Client) {
 }
 
 /** Database DB's handles, one drizzle handle over `d1` seen as each thing DB is: the directory, shard 0, both. */
-export type Database0 = { directory: DirectoryDb; shard: ShardDb; cross: CrossDb };
+export type Database0 = { directory: DirectoryDb; shard: ShardDb };
 
 export function database0(d1: D1Client): Database0 {
   const db = createDb(d1);
   const asShard = Object.assign(db, { shardNumber: 0 });
-  return { directory: db as DirectoryDb, shard: asShard as ShardDb, cross: asShard as unknown as CrossDb };
+  return { directory: db as DirectoryDb, shard: asShard as ShardDb };
 }
 
 /** The directory's primary (no session): for jobs, Durable Objects, crons and reads that must see the latest. */
@@ -61,11 +55,12 @@ export function shardDb(env: D1Env, shard: number): ShardDb {
   return shard === 0 ? database0(env.DB).shard : shardHandle(shardBinding(env, shard), shard);
 }
 
+/** Every database's primary: the directory's handle and each shard's (jobs and crons over owners of any shard). */
+export const primaries = (env: D1Env): DirectoryAndShards => ({ directory: directoryDb(env), shard: (n) => shardDb(env, n) });
+
 /** A handle on shard `shard`, a database other than DB (its binding or one of its sessions). */
 export const shardHandle = (d1: D1Client, shard: number): ShardDb => Object.assign(createDb(d1), { shardNumber: shard }) as ShardDb;
 
-/** Database DB's primary as the directory and shard 0 together: only for the cross-database queries (CrossDb). */
-export const crossDb = (env: Pick<Env, "DB">): CrossDb => database0(env.DB).cross;
 
 /** A request's handles, per database, each over that database's session, opened on first use (middleware/db.ts). */
 export type RequestDbs = {
@@ -73,8 +68,6 @@ export type RequestDbs = {
   shard(shard: number): ShardDb;
   /** The shard that holds the owner data with this id (platform/shard-ids.ts): no lookup. */
   shardOf(prefix: ShardedPrefix, id: string): ShardDb;
-  /** Database DB as the directory and shard 0 at once: only for the cross-database queries (CrossDb). */
-  cross(): CrossDb;
   /** The directory's handle and a shard's, for a function that reads each in queries of its own. */
   directoryAndShard(shard: number): DirectoryAndShard;
   /** The directory's handle and every shard's. */

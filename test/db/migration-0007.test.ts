@@ -14,7 +14,8 @@ import { database0 } from "../../src/platform/db";
 import { storedAnswer, type FinalizeResponse, type StoredFinalize } from "../../src/uploads/finalize-answer";
 
 const old = () => env.MIGRATION_TEST_DB;
-const db = () => database0(old()).cross; // the migrated database: the directory and shard 0
+const db = () => database0(old()).shard; // the migrated database: shard 0 (and the directory)
+const directory = () => database0(old()).directory;
 const NOW = Date.now();
 
 const P = "c53f706a9e352968"; // A's phash; B's is 1 bit away
@@ -122,7 +123,7 @@ describe("migration 0007 on rows of the shape before it", () => {
     ]);
     expect(found.map((d) => d.fileId)).not.toContain(D.id);
     expect(found.map((d) => d.fileId)).not.toContain(X.id);
-    expect(await matchBlocklist(db(), BLOCKED)).toMatchObject({ entryId: "blk_old0000000000000000", distance: 0 });
+    expect(await matchBlocklist(directory(), BLOCKED)).toMatchObject({ entryId: "blk_old0000000000000000", distance: 0 });
   });
 
   it("keeps what a repeated finalize answers, and drops what a finished upload no longer needs", async () => {

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { BOOKMARK_HEADER, dbHandle } from "../../src/middleware/db";
 import { parseBookmarks } from "../../src/platform/bookmarks";
-import { createDb, crossDb, database0, directoryDb, shardDb, type DirectoryDb, type ShardDb } from "../../src/platform/db";
+import { createDb, database0, directoryDb, shardDb, type DirectoryDb, type ShardDb } from "../../src/platform/db";
 import type { AppEnv } from "../../src/platform/env";
 import { allShards, shardCount } from "../../src/platform/shards";
 
@@ -22,9 +22,6 @@ describe("database handles", () => {
     onShard(directoryDb(env));
     // @ts-expect-error a plain handle is neither
     onShard(createDb(env.DB));
-    // the cross-database handle is both, for the queries that still span them
-    expect(onDirectory(crossDb(env))).toBe(env.DB);
-    expect(onShard(crossDb(env))).toBe(env.DB);
   });
 
   it("database DB is the directory and shard 0: every handle reads it", () => {
@@ -32,7 +29,7 @@ describe("database handles", () => {
     expect(shardDb(env, 0).$client).toBe(env.DB);
     const session = env.DB.withSession("first-primary");
     const db0 = database0(session);
-    expect([db0.directory.$client, db0.shard.$client, db0.cross.$client]).toEqual([session, session, session]);
+    expect([db0.directory.$client, db0.shard.$client]).toEqual([session, session]);
   });
 
   it("the shards are DB and each SHARD_n: two in tests and in npm run dev", () => {
