@@ -27,8 +27,14 @@ function checkSymbols(head: string): string {
 
 /** A new id of owner data that lives on `shard`. */
 export function newShardedId(prefix: ShardedPrefix, shard: number): string {
+  return shardedId(prefix, shard, randomId(CHECKED - 1));
+}
+
+/** The id on `shard` whose 18 characters after the shard's symbol are `middle` (tests give ids an order). */
+export function shardedId(prefix: ShardedPrefix, shard: number, middle: string): string {
   if (!Number.isInteger(shard) || shard < 0 || shard >= MAX_SHARDS) throw new RangeError(`no shard ${shard}`);
-  const head = URL_SAFE[shard] + randomId(CHECKED - 1);
+  if (middle.length !== CHECKED - 1) throw new RangeError(`an id's middle is ${CHECKED - 1} characters`);
+  const head = URL_SAFE[shard] + middle;
   return `${prefix}_${head}${checkSymbols(head)}`;
 }
 

@@ -6,6 +6,7 @@ import { auditFor, storedFile, userRow } from "../admin/helpers";
 import { atNextStep, enableTotp } from "../support/totp";
 import { creationOptions, signInWith, withPasskey } from "../support/passkeys";
 import { ownerRow, setStorage } from "../support/owners";
+import { ownerDb } from "../support/shard-db";
 
 afterEach(() => vi.useRealTimers());
 
@@ -56,7 +57,7 @@ describe("DELETE /account", () => {
     expect(row?.deleted_at).toBeTypeOf("number");
     // The owner's shard has the same deletion (what its files' reads decide from), and the usage is kept.
     expect(await ownerRow(u.id)).toMatchObject({ deleted_at: row?.deleted_at, storage_used: 5000 });
-    const fileRows = await env.DB.prepare("SELECT deleted_at, purged_at FROM files WHERE user_id = ?").bind(u.id).all<{ deleted_at: number; purged_at: number | null }>();
+    const fileRows = await ownerDb.prepare("SELECT deleted_at, purged_at FROM files WHERE user_id = ?").bind(u.id).all<{ deleted_at: number; purged_at: number | null }>();
     expect(fileRows.results.every((r) => r.deleted_at === row?.deleted_at && r.purged_at === null)).toBe(true);
     const pending = await env.DB.prepare("SELECT status FROM plan_changes WHERE user_id = ?").bind(u.id).all<{ status: string }>();
     expect(pending.results.map((r) => r.status)).toEqual(["cancelled"]);

@@ -7,6 +7,7 @@ import { EXPORT_PAGE_SIZE } from "../../src/account/export";
 import { atNextStep, enableTotp } from "../support/totp";
 import { withPasskey } from "../support/passkeys";
 import { setStorage } from "../support/owners";
+import { databaseOf, ownerDb } from "../support/shard-db";
 
 let owner: TestUser;
 let other: TestUser;
@@ -29,7 +30,7 @@ beforeAll(async () => {
   vi.useRealTimers();
   files = [await storedFile(owner.id, "public"), await storedFile(owner.id, "private"), await storedFile(owner.id, "unlisted")];
   await storedFile(other.id, "public");
-  await env.DB.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), files[2].id).run();
+  await ownerDb.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), files[2].id).run();
   // The usage is the owner's counters on its shard; the directory's old copy (kept for the previous deploy) is not.
   await setStorage(owner.id, 4096, 512);
   await env.DB.prepare("UPDATE users SET storage_used = 1, storage_reserved = 1 WHERE id = ?").bind(owner.id).run();
@@ -126,17 +127,18 @@ describe("GET /account/export", () => {
     const u = await verifiedUser();
     const count = EXPORT_PAGE_SIZE * 2 + 37;
     const t0 = Date.now() - 100_000;
+    const db = (await databaseOf(u.id))!; // the owner's shard
     const stmts = [];
     for (let i = 0; i < count; i++) {
       // Pairs share a timestamp, so the keyset's id tie-break is exercised.
       const id = `file_bulk${String(i).padStart(5, "0")}${u.id.slice(4, 11)}`;
       stmts.push(
-        env.DB.prepare(
+        db.prepare(
           "INSERT INTO files (id, user_id, filename, mime, bytes, store_key, state, created_at, updated_at) VALUES (?, ?, 'x.png', 'image/png', 1, ?, 'finalized', ?, ?)",
         ).bind(id, u.id, `uploads/2026-01-01/${id}/x.png`, t0 + Math.floor(i / 2), t0),
       );
     }
-    await env.DB.batch(stmts);
+    await db.batch(stmts);
     const res = await exports.default.fetch(`${BASE}/account/export`, { headers: { authorization: `Bearer ${u.access}` } });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();

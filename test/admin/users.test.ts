@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PASSWORD, call, createKey, uniqueEmail, verifiedUser, type TestUser } from "../support/api";
 import { auditFor, planChangesOf, roleCast, storedFile, userRow } from "./helpers";
 import { ownerRow, setStorage } from "../support/owners";
+import { ownerDb } from "../support/shard-db";
 
 const IMAGE = "http://localhost:8787/i";
 
@@ -213,7 +214,7 @@ describe("bans", () => {
   it("a moderator's own file ban survives the owner's unban", async () => {
     const u = await verifiedUser();
     const f = await storedFile(u.id);
-    await env.DB.prepare("UPDATE files SET banned_at = ? WHERE id = ?").bind(Date.now() - 1000, f.id).run();
+    await ownerDb.prepare("UPDATE files SET banned_at = ? WHERE id = ?").bind(Date.now() - 1000, f.id).run();
     await patch(u.id, { banned: true });
     await patch(u.id, { banned: false });
     expect((await call(`/files/${f.id}`)).status).toBe(410);

@@ -6,9 +6,11 @@ import { seedFile, settledCount } from "../support/files";
 import { checkAlbumPassword } from "../../src/albums/service";
 import { loadAlbum } from "../../src/albums/queries";
 import { shardDb } from "../../src/platform/db";
+import { shardOfIdIn } from "../../src/platform/shards";
 import { ANONYMOUS_VIEWER } from "../../src/serving/access";
 import { RateLimitError } from "../../src/platform/errors";
 import { setOwnerBan, setOwnerDeleted } from "../support/owners";
+import { ownerDb } from "../support/shard-db";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -37,7 +39,7 @@ async function newAlbum(body: Record<string, unknown> = {}, token = owner.access
 }
 
 async function albumRow(id: string) {
-  return env.DB.prepare("SELECT file_count, view_count, updated_at, cover_file_id FROM albums WHERE id = ?").bind(id).first<any>();
+  return ownerDb.prepare("SELECT file_count, view_count, updated_at, cover_file_id FROM albums WHERE id = ?").bind(id).first<any>();
 }
 
 describe("POST /albums", () => {
@@ -183,7 +185,7 @@ describe("GET /albums/:id", () => {
     const priv = await seedFile(owner.id, { visibility: "private" });
     const nsfw = await seedFile(owner.id, { ageRestricted: true });
     const a = await newAlbum({ fileIds: [pub.id, priv.id, nsfw.id] });
-    await env.DB.prepare("UPDATE files SET banned_at = ? WHERE id = ?").bind(Date.now(), pub.id).run();
+    await ownerDb.prepare("UPDATE files SET banned_at = ? WHERE id = ?").bind(Date.now(), pub.id).run();
     const pub2 = await seedFile(owner.id);
     await call(`/albums/${a.id}/files`, { token: owner.access, body: { fileIds: [pub2.id] } });
     // Files added in one request share their time (then ordered by id), so compare as sets.
@@ -252,7 +254,7 @@ describe("password-protected albums", () => {
     expect(right.body.files.map((x: any) => x.id)).toEqual([f.id]);
     expect((await call(`/albums/${a.id}`, { token: owner.access })).status).toBe(200);
     // Stored hashed, never in clear.
-    const row = await env.DB.prepare("SELECT password_hash AS h FROM albums WHERE id = ?").bind(a.id).first<{ h: string }>();
+    const row = await ownerDb.prepare("SELECT password_hash AS h FROM albums WHERE id = ?").bind(a.id).first<{ h: string }>();
     expect(row!.h).toMatch(/^pbkdf2-sha256\$/);
     expect(row!.h).not.toContain("open sesame");
   });
@@ -276,7 +278,7 @@ describe("password-protected albums", () => {
 
   it("the gate itself: 100 parallel checks verify at most the window's 10 guesses; the right one last is refused", async () => {
     const a = await newAlbum({ password: "the right one" });
-    const loaded = await loadAlbum(shardDb(env, 0), a.id);
+    const loaded = await loadAlbum(shardDb(env, shardOfIdIn(env, "alb", a.id)), a.id);
     const guesses = Array.from({ length: 99 }, (_, i) => `guess ${i}`).concat("the right one");
     const outcomes = await Promise.all(
       guesses.map((g) =>
@@ -386,7 +388,7 @@ describe("DELETE /albums/:id", () => {
     expect(res.body).toEqual({ message: "Album deleted" });
     expect((await call(`/albums/${a.id}`, { token: owner.access })).status).toBe(404);
     expect((await call(`/files/${f.id}`)).status).toBe(200);
-    const left = await env.DB.prepare("SELECT COUNT(*) AS n FROM album_files WHERE album_id = ?").bind(a.id).first<{ n: number }>();
+    const left = await ownerDb.prepare("SELECT COUNT(*) AS n FROM album_files WHERE album_id = ?").bind(a.id).first<{ n: number }>();
     expect(left!.n).toBe(0);
     expect((await call(`/albums/${a.id}`, { method: "DELETE", token: owner.access })).status).toBe(404);
   });

@@ -16,6 +16,7 @@ import { newId } from "../../src/platform/ids";
 import { bandRowsOf } from "../support/files";
 import { EXPECTED_PHASH, fixture } from "./fixtures";
 import { db, fileRow, seedFinalizedFile, seedUser } from "./support";
+import { ownerDb } from "../support/shard-db";
 
 const hex64 = fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 0xffffffff })).map(([a, b]) => a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0"));
 const flipBits = (hex: string, bits: number[]) => {
@@ -76,7 +77,7 @@ describe("a file's band rows", () => {
     const neighbour: IndexedFile = { userId: owner, ownerOrdinal: 8, phash: null, embeddingCode: null };
     const [p0, p1, c0, c1] = ["0000000000000000", "ffffffffffffffff", code(1), code(2)];
     const rows = async (ordinal: number) => {
-      const r = await env.DB.prepare(
+      const r = await ownerDb.prepare(
         "SELECT 'p' AS t, band, value FROM phash_bands WHERE owner = (SELECT id FROM owners WHERE user_id = ?1) AND ordinal = ?2 UNION ALL SELECT 'e', band, value FROM embedding_bands WHERE owner = (SELECT id FROM owners WHERE user_id = ?1) AND ordinal = ?2 ORDER BY 1, 2",
       )
         .bind(owner, ordinal)
@@ -115,7 +116,7 @@ describe("a file's band rows", () => {
     const seeded = await seedFinalizedFile(owner, "wood.jpg", fixture("wood.jpg"));
     // As if an earlier analysis (an older hash) had stored and indexed another phash.
     const stale = flipBits(EXPECTED_PHASH["wood.jpg"], [0, 10, 20, 30, 40, 50, 60]);
-    await env.DB.prepare("UPDATE files SET phash = ?1 WHERE id = ?2").bind(stale, seeded.id).run();
+    await ownerDb.prepare("UPDATE files SET phash = ?1 WHERE id = ?2").bind(stale, seeded.id).run();
     await runBatch(db(), indexFileStatements(db(), { ...seeded, phash: null, embeddingCode: null }, { phash: stale, embeddingCode: null }));
     expect(await bandRowsOf("phash_bands", seeded.id)).toEqual(bandValues(stale).map((value, band) => ({ owner, band, value })));
 

@@ -11,6 +11,7 @@ import { runBatch } from "../../src/platform/db";
 import { newId } from "../../src/platform/ids";
 import { EXPECTED_PHASH, fixture } from "./fixtures";
 import { db, deliver, directory, fileRow, seedFinalizedFile, seedUser } from "./support";
+import { ownerDb } from "../support/shard-db";
 
 const hex64 = fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 0xffffffff })).map(([a, b]) => a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0"));
 
@@ -126,10 +127,10 @@ describe("findDuplicates: exact and similar among the owner's files", () => {
     expect(hammingDistance(EXPECTED_PHASH["cubes.jpg"], EXPECTED_PHASH["wood.jpg"])).toBeGreaterThan(8);
 
     // Deleted files drop out; anonymous files have no duplicates.
-    await env.DB.prepare("UPDATE files SET deleted_at = ?1 WHERE id = ?2").bind(Date.now(), copies.webp.id).run();
+    await ownerDb.prepare("UPDATE files SET deleted_at = ?1 WHERE id = ?2").bind(Date.now(), copies.webp.id).run();
     expect((await findDuplicates(db(), env, await fileRow(original.id))).map((d) => d.fileId)).not.toContain(copies.webp.id);
     const anonymous = await seedFinalizedFile(null, "cubes.jpg", fixture("cubes.jpg"));
-    const bandRows = async () => (await env.DB.prepare("SELECT (SELECT count(*) FROM phash_bands) + (SELECT count(*) FROM embedding_bands) AS n").first<{ n: number }>())!.n;
+    const bandRows = async () => (await ownerDb.prepare("SELECT (SELECT count(*) FROM phash_bands) + (SELECT count(*) FROM embedding_bands) AS n").first<{ n: number }>())!.n;
     const before = await bandRows();
     await analyze(anonymous.id);
     expect(await findDuplicates(db(), env, await fileRow(anonymous.id))).toEqual([]);

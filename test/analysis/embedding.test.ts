@@ -14,6 +14,7 @@ import { hammingDistance } from "../../src/analysis/phash";
 import { photo } from "./fixtures";
 import { bandRowsOf } from "../support/files";
 import { db, deliver, fileRow, seedFinalizedFile, seedUser } from "./support";
+import { ownerDb } from "../support/shard-db";
 
 beforeAll(async () => {
   await loadNsfwModel();
@@ -86,7 +87,7 @@ describe("duplicates found by the embedding", () => {
     expect(await findDuplicates(db(), env, row)).toEqual([]);
 
     // Deleted files drop out.
-    await env.DB.prepare("UPDATE files SET deleted_at = ?1 WHERE id = ?2").bind(Date.now(), cropped.id).run();
+    await ownerDb.prepare("UPDATE files SET deleted_at = ?1 WHERE id = ?2").bind(Date.now(), cropped.id).run();
     expect((await findDuplicates(db(), env, await fileRow(original.id))).map((d) => d.fileId)).toEqual([rotated.id]);
   });
 

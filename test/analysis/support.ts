@@ -9,11 +9,12 @@ import type { JobMessage } from "../../src/platform/job-messages";
 import worker from "../../src/index";
 import { sha256Hex } from "../../src/platform/crypto";
 import { directoryDb, shardDb } from "../../src/platform/db";
+import { shardOfIdIn } from "../../src/platform/shards";
 import { newId } from "../../src/platform/ids";
 import { readExifTags, readXmp } from "../../src/analysis/metadata";
 import { nextOwnerOrdinal } from "../../src/uploads/records";
 
-/** Shard 0, where the tests' owners' files are; `directory()` for the blocklist. */
+/** Shard 0, where seedUser's owners' files are (users.shard 0); `directory()` for the blocklist. */
 export const db = () => shardDb(env, 0);
 export const directory = () => directoryDb(env);
 
@@ -63,7 +64,8 @@ export async function seedFinalizedFile(userId: string | null, filename: string,
 }
 
 export async function fileRow(id: string): Promise<FileRow> {
-  const [row] = await db().select().from(files).where(eq(files.id, id));
+  // The id's shard: files uploaded through the API are on their owner's (seedUser's owners are on shard 0).
+  const [row] = await shardDb(env, shardOfIdIn(env, "file", id)).select().from(files).where(eq(files.id, id));
   return row;
 }
 

@@ -12,6 +12,7 @@ import type { FileRow } from "../../src/db/schema";
 import { PURGE } from "../../src/config";
 import { purgeGoneFiles } from "../../src/jobs/purge";
 import { shardDb } from "../../src/platform/db";
+import { shardOfIdIn } from "../../src/platform/shards";
 import { sha256Hex } from "../../src/platform/crypto";
 import { cdnUrl } from "../../src/platform/urls";
 import { BASE, call, createKey, verifiedUser, type TestUser } from "../support/api";
@@ -19,6 +20,7 @@ import { IMAGE, SITE, fetchRaw, fileRow, pngLikeBytes, seedFile } from "../suppo
 import { queue, report, reportRow, resolve, userWithRole } from "../support/moderation";
 import { expectCached, recordsOn, view } from "../support/records";
 import { unreachableBindings } from "../support/unreachable";
+import { ownerDb } from "../support/shard-db";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -96,7 +98,7 @@ const deleters: Deleter[] = [
 ];
 
 const fileState = (id: string) =>
-  env.DB.prepare("SELECT hidden_at, deleted_at, visibility, title FROM files WHERE id = ?").bind(id).first<{ hidden_at: number | null; deleted_at: number | null; visibility: string; title: string | null }>();
+  ownerDb.prepare("SELECT hidden_at, deleted_at, visibility, title FROM files WHERE id = ?").bind(id).first<{ hidden_at: number | null; deleted_at: number | null; visibility: string; title: string | null }>();
 
 async function moderatorContent(reportId: string) {
   return fetchRaw(`${BASE}/moderation/reports/${reportId}/content`, { headers: { authorization: `Bearer ${moderator.access}` } });
@@ -156,8 +158,8 @@ describe.each([
 
 describe("what moderation keeps of a file deleted under review: the same as of any deleted file", () => {
   it("the purge keeps the objects for the retention window after the owner's delete, then removes them", async () => {
-    const db = shardDb(env, 0);
     const hidden = await seedFile(owner.id, { content: CONTENT, thumb: pngLikeBytes(300, 5) });
+    const db = shardDb(env, shardOfIdIn(env, "file", hidden.id)); // the owner's shard
     const plain = await seedFile(owner.id, { content: CONTENT, thumb: pngLikeBytes(300, 5) });
     const hiddenReport = (await report({ fileId: hidden.id, reason: "csam" }, { ip: "203.0.113.121" })).body.reportId;
     const plainReport = (await report({ fileId: plain.id, reason: "spam" }, { ip: "203.0.113.121" })).body.reportId;

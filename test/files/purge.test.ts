@@ -6,11 +6,13 @@ import { call, signup } from "../support/api";
 import { setStorage, storage } from "../support/owners";
 import { bandRowsOf, fileRow, indexBands, pngLikeBytes, seedFile } from "../support/files";
 import { shardDb } from "../../src/platform/db";
-import { purgeCandidateQueries, purgeGoneFiles } from "../../src/jobs/purge";
+import { purgeCandidateQueries, type PurgeResult } from "../../src/jobs/purge";
 import { runScheduled, scheduledTasks } from "../../src/jobs/scheduled";
 import { PURGE } from "../../src/config";
 
-const db = shardDb(env, 0);
+const db = shardDb(env, 0); // for the query plans (the same schema on every shard)
+/** The purge as the cron runs it: on every shard, the counts summed. */
+const purge = (now: number) => scheduledTasks.purgeGoneFiles(env, now) as Promise<PurgeResult>;
 const RETENTION = PURGE.retentionSeconds * 1000;
 
 // The counters are the owner's row on its shard (test/support/owners.ts).
@@ -30,13 +32,13 @@ describe("purgeGoneFiles", () => {
     const deletedAt = (await fileRow(f.id))!.deletedAt!.getTime();
 
     for (const now of [deletedAt, deletedAt + RETENTION - 1000, deletedAt + RETENTION - 1]) {
-      await purgeGoneFiles(env, db, now);
+      await purge(now);
       expect(await exists(f.storeKey), `not purged at +${now - deletedAt}ms`).toBe(true);
       expect((await fileRow(f.id))!.purgedAt).toBeNull();
     }
     expect(await storageUsed(u.id)).toBe(10_000);
 
-    const result = await purgeGoneFiles(env, db, deletedAt + RETENTION + 1000);
+    const result = await purge(deletedAt + RETENTION + 1000);
     expect(result.purged).toBeGreaterThanOrEqual(1);
     expect(await exists(f.storeKey)).toBe(false);
     expect(await exists(f.thumbKey!)).toBe(false);
@@ -52,9 +54,9 @@ describe("purgeGoneFiles", () => {
     const expiresAt = Date.now() - 60_000;
     const f = await seedFile(u.id, { expiresAt: new Date(expiresAt), content: pngLikeBytes(1234) });
     await setStorageUsed(u.id, 5000);
-    await purgeGoneFiles(env, db, expiresAt + RETENTION - 1);
+    await purge(expiresAt + RETENTION - 1);
     expect(await exists(f.storeKey)).toBe(true);
-    await purgeGoneFiles(env, db, expiresAt + RETENTION);
+    await purge(expiresAt + RETENTION);
     expect(await exists(f.storeKey)).toBe(false);
     expect(await storageUsed(u.id)).toBe(5000 - 1234);
   });
@@ -65,8 +67,8 @@ describe("purgeGoneFiles", () => {
     const files = await Promise.all([1, 2, 3].map((i) => seedFile(u.id, { deletedAt: new Date(deletedAt), content: pngLikeBytes(1000 * i) })));
     await setStorageUsed(u.id, 100_000);
     const now = Date.now();
-    await Promise.all([purgeGoneFiles(env, db, now), purgeGoneFiles(env, db, now)]);
-    await purgeGoneFiles(env, db, now + 1000);
+    await Promise.all([purge(now), purge(now)]);
+    await purge(now + 1000);
     expect(await storageUsed(u.id)).toBe(100_000 - 6000);
     for (const f of files) {
       expect(await exists(f.storeKey)).toBe(false);
@@ -79,7 +81,7 @@ describe("purgeGoneFiles", () => {
     const live = await seedFile(u.id);
     const later = await seedFile(u.id, { expiresAt: new Date(Date.now() + 3_600_000) });
     const anon = await seedFile(null, { deletedAt: new Date(Date.now() - RETENTION - 1) });
-    await purgeGoneFiles(env, db, Date.now());
+    await purge(Date.now());
     expect(await exists(live.storeKey)).toBe(true);
     expect(await exists(later.storeKey)).toBe(true);
     expect(await exists(anon.storeKey)).toBe(false);
@@ -94,7 +96,7 @@ describe("purgeGoneFiles", () => {
     const album = await call("/albums", { token: u.access, body: { title: "a", fileIds: [keep.id, soon.id] } });
     expect(album.body.fileCount).toBe(2);
     await call(`/albums/${album.body.id}`, { method: "PATCH", token: u.access, body: { coverImageId: soon.id } });
-    const result = await purgeGoneFiles(env, db, Date.now() + 10_000);
+    const result = await purge(Date.now() + 10_000);
     expect(result.detached).toBeGreaterThanOrEqual(1);
     const after = await call(`/albums/${album.body.id}`, { token: u.access });
     expect(after.body.fileCount).toBe(1);
@@ -111,10 +113,10 @@ describe("purgeGoneFiles", () => {
     await indexBands(gone, kept);
     const rows = async (fileId: string) => [...(await bandRowsOf("phash_bands", fileId)), ...(await bandRowsOf("embedding_bands", fileId))].length;
     expect([await rows(gone.id), await rows(kept.id)]).toEqual([3 + 16, 3 + 16]);
-    await purgeGoneFiles(env, db, Date.now());
+    await purge(Date.now());
     expect((await fileRow(gone.id))!.purgedAt).toBeInstanceOf(Date);
     expect([await rows(gone.id), await rows(kept.id)]).toEqual([0, 3 + 16]);
-    await purgeGoneFiles(env, db, Date.now()); // a repeat finds nothing to delete
+    await purge(Date.now()); // a repeat finds nothing to delete
     expect(await rows(kept.id)).toBe(3 + 16);
   });
 

@@ -8,6 +8,7 @@ import { CDN, IMAGE, SITE, fetchRaw, pngLikeBytes, seedFile } from "../support/f
 import { auditOf, outboxOfKind, report, reportsOfFile, userWithRole } from "../support/moderation";
 import { edgeCacheKey } from "../../src/serving/edge-cache";
 import type { FileRow } from "../../src/db/schema";
+import { ownerDb } from "../support/shard-db";
 
 let owner: TestUser;
 let moderator: TestUser;
@@ -113,7 +114,7 @@ describe.each(["csam", "terrorism"] as const)("a %s report", (reason) => {
   it("stores the report high priority and marks the file hidden", async () => {
     const [row] = await reportsOfFile(file.id);
     expect(row).toMatchObject({ id: reportId, reason, priority: "high", status: "pending", report_count: 1 });
-    const f = await env.DB.prepare("SELECT hidden_at, banned_at, deleted_at FROM files WHERE id = ?").bind(file.id).first<any>();
+    const f = await ownerDb.prepare("SELECT hidden_at, banned_at, deleted_at FROM files WHERE id = ?").bind(file.id).first<any>();
     expect(f.hidden_at).toBeGreaterThan(0);
     expect(f.banned_at).toBeNull();
     expect(f.deleted_at).toBeNull();

@@ -10,6 +10,7 @@ import { leaveOnly, setMultiplier } from "../limits/support";
 import { reporterIpHash } from "../../src/moderation/reports";
 import { newId } from "../../src/platform/ids";
 import { setOwnerBan } from "../support/owners";
+import { ownerDb } from "../support/shard-db";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -159,7 +160,7 @@ describe("what a report reveals", () => {
     expect(read.body).toEqual(unknown.body);
     // ... and nothing happened to the private file.
     expect(await reportsOfFile(priv.id)).toEqual([]);
-    const row = await env.DB.prepare("SELECT hidden_at FROM files WHERE id = ?").bind(priv.id).first<{ hidden_at: number | null }>();
+    const row = await ownerDb.prepare("SELECT hidden_at FROM files WHERE id = ?").bind(priv.id).first<{ hidden_at: number | null }>();
     expect(row!.hidden_at).toBeNull();
   });
 

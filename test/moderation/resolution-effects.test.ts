@@ -7,6 +7,7 @@ import { verifiedUser, type TestUser } from "../support/api";
 import { seedFile } from "../support/files";
 import { report, reportRow, resolve, userWithRole } from "../support/moderation";
 import { runScheduled } from "../../src/jobs/scheduled";
+import { ownerDb } from "../support/shard-db";
 
 let owner: TestUser;
 let moderator: TestUser;
@@ -16,7 +17,7 @@ beforeAll(async () => {
   moderator = await userWithRole("moderator");
 });
 
-const fileState = (id: string) => env.DB.prepare("SELECT hidden_at, banned_at, deleted_at FROM files WHERE id = ?").bind(id).first<Record<string, number | null>>();
+const fileState = (id: string) => ownerDb.prepare("SELECT hidden_at, banned_at, deleted_at FROM files WHERE id = ?").bind(id).first<Record<string, number | null>>();
 
 /** The claim as a resolution's first transaction writes it, as if the request stopped right after it. */
 async function claimOnly(reportId: string, action: string, at: number) {

@@ -10,6 +10,9 @@ import { directoryDb } from "../../src/platform/db";
 import { newId } from "../../src/platform/ids";
 import type { FileRow } from "../../src/db/schema";
 import { ownerRow } from "../support/owners";
+import { databaseOf, ownerDb } from "../support/shard-db";
+import { newShardedId } from "../../src/platform/shard-ids";
+import { shardOfIdIn } from "../../src/platform/shards";
 
 let owner: TestUser;
 let moderator: TestUser;
@@ -28,7 +31,7 @@ async function reported(file: FileRow, reason = "spam"): Promise<string> {
 }
 
 const fileState = (id: string) =>
-  env.DB.prepare("SELECT hidden_at, quarantined_at, banned_at, deleted_at FROM files WHERE id = ?").bind(id).first<Record<string, number | null>>();
+  ownerDb.prepare("SELECT hidden_at, quarantined_at, banned_at, deleted_at FROM files WHERE id = ?").bind(id).first<Record<string, number | null>>();
 
 /** Flips `bits` distinct bits of a 16-hex-digit hash. */
 function flipBits(hex: string, bits: number[]): string {
@@ -161,7 +164,7 @@ describe("dismiss", () => {
   it("does not restore a file removed for other reasons", async () => {
     const file = await seedFile(owner.id);
     const id = await reported(file, "terrorism");
-    await env.DB.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), file.id).run();
+    await ownerDb.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), file.id).run();
     const res = await resolve(moderator.access, id, { action: "dismiss" });
     expect(res.body.effects.fileRestored).toBe(true); // hidden_at cleared ...
     expect((await call(`/files/${file.id}`)).status).toBe(410); // ... but the owner's delete stands
@@ -171,17 +174,18 @@ describe("dismiss", () => {
 describe("remove_file", () => {
   it("soft-deletes the file (410 'deleted' everywhere), takes it out of its albums, audits", async () => {
     const file = await seedFile(owner.id);
-    const albumId = newId("alb");
+    const albumId = newShardedId("alb", shardOfIdIn(env, "file", file.id)); // on the file's (its owner's) shard
     const now = Date.now();
-    await env.DB.batch([
-      env.DB.prepare("INSERT INTO albums (id, user_id, title, file_count, cover_file_id, created_at, updated_at) VALUES (?, ?, 'a', 1, ?, ?, ?)").bind(
+    const shard = (await databaseOf(file.id))!;
+    await shard.batch([
+      shard.prepare("INSERT INTO albums (id, user_id, title, file_count, cover_file_id, created_at, updated_at) VALUES (?, ?, 'a', 1, ?, ?, ?)").bind(
         albumId,
         owner.id,
         file.id,
         now,
         now,
       ),
-      env.DB.prepare("INSERT INTO album_files (album_id, file_id, added_at) VALUES (?, ?, ?)").bind(albumId, file.id, now),
+      shard.prepare("INSERT INTO album_files (album_id, file_id, added_at) VALUES (?, ?, ?)").bind(albumId, file.id, now),
     ]);
     const id = await reported(file, "copyright");
     const res = await resolve(moderator.access, id, { action: "remove_file", note: "DMCA notice 42" });
@@ -196,9 +200,9 @@ describe("remove_file", () => {
     expect((await fetchRaw(`${CDN}/${file.storeKey}`)).status).toBe(410);
     expect((await fetchRaw(`${SITE}/f/${file.id}`)).status).toBe(410);
 
-    const album = await env.DB.prepare("SELECT file_count, cover_file_id FROM albums WHERE id = ?").bind(albumId).first<any>();
+    const album = await ownerDb.prepare("SELECT file_count, cover_file_id FROM albums WHERE id = ?").bind(albumId).first<any>();
     expect(album).toEqual({ file_count: 0, cover_file_id: null });
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM album_files WHERE file_id = ?").bind(file.id).first<any>()).n).toBe(0);
+    expect((await ownerDb.prepare("SELECT COUNT(*) AS n FROM album_files WHERE file_id = ?").bind(file.id).first<any>()).n).toBe(0);
 
     const audit = await auditOf("report", id);
     expect(audit.at(-1)).toMatchObject({ actor_id: moderator.id, action: "report.remove_file" });

@@ -22,6 +22,7 @@ import { unreachableBindings } from "../support/unreachable";
 import { expectCached, recordsOn, view } from "../support/records";
 import { setOwnerBan } from "../support/owners";
 import { SERVING } from "../../src/config";
+import { ownerDb } from "../support/shard-db";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;
@@ -214,7 +215,7 @@ describe("a record written after a change does not outlive it", () => {
     const user = await verifiedUser();
     const f = await seedFile(user.id);
     const before = (await loadFile(shardDb(env, 0), f.id))!;
-    await env.DB.prepare("UPDATE files SET visibility = 'private' WHERE id = ?").bind(f.id).run(); // its delete ran already
+    await ownerDb.prepare("UPDATE files SET visibility = 'private' WHERE id = ?").bind(f.id).run(); // its delete ran already
     await fillFileRecords(env, before, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();
     expect(await cache().match(ownerStates.key(env, user.id))).toBeDefined(); // the owner did not change

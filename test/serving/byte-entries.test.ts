@@ -14,6 +14,7 @@ import { verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
 import { recordsOn, view } from "../support/records";
 import { unreachableBindings } from "../support/unreachable";
+import { ownerDb } from "../support/shard-db";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
 const short = (f: FileRow) => `${IMAGE}/${f.id}`;
@@ -22,7 +23,7 @@ const carried = (entry: Response | undefined) => decodeRecord<EntryRecord>(decod
 const entryOf = (f: FileRow, variant: "original" | "thumb" = "original") => cache().match(edgeCacheKey(env, f.id, variant));
 /** What the file's own access record would say is gone: only the entry can decide now. */
 const dropFileRecord = (f: FileRow) => cache().delete(fileAccessKey(env, f.id));
-const setRow = (f: FileRow, sql: string, ...values: unknown[]) => env.DB.prepare(`UPDATE files SET ${sql} WHERE id = ?`).bind(...values, f.id).run();
+const setRow = (f: FileRow, sql: string, ...values: unknown[]) => ownerDb.prepare(`UPDATE files SET ${sql} WHERE id = ?`).bind(...values, f.id).run();
 
 /** The D1 calls a request attempts with D1 unreachable (whatever it then answers). */
 async function d1CallsOf(url: string): Promise<string[]> {

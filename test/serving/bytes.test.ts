@@ -8,6 +8,7 @@ import { edgeCacheKey } from "../../src/serving/edge-cache";
 import { accessChanged } from "../../src/serving/access-changed";
 import type { FileRow } from "../../src/db/schema";
 import { setOwnerBan } from "../support/owners";
+import { ownerDb } from "../support/shard-db";
 
 let owner: TestUser;
 let file: FileRow;
@@ -319,7 +320,7 @@ describe("edge cache", () => {
     expect(hit.status).toBe(200);
     expect(hit.bytes.byteLength).toBe(f.bytes);
     // ...but never past the access checks: a deleted file is 410 although its bytes are cached.
-    await env.DB.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), f.id).run();
+    await ownerDb.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), f.id).run();
     expect((await fetchRaw(`${IMAGE}/${f.id}`)).status).toBe(410);
 
     await accessChanged(env, { files: [(await fileRow(f.id))!] });

@@ -11,6 +11,7 @@ import { fillFileRecords } from "../../src/serving/access-records";
 import { fillByteEntry } from "../../src/serving/byte-entries";
 import { loadFile } from "../../src/serving/access";
 import { shardDb } from "../../src/platform/db";
+import { shardOfIdIn } from "../../src/platform/shards";
 import { SERVING } from "../../src/config";
 import type { FileRow } from "../../src/db/schema";
 import { BASE, call, verifiedUser, type TestUser } from "../support/api";
@@ -121,7 +122,7 @@ describe("a write that lands after the owner's state changed does not outlive it
   it("a file record or an entry carrying the old state is deleted once written", async () => {
     const user = await verifiedUser();
     const f = await seedFile(user.id);
-    const live = (await loadFile(shardDb(env, 0), f.id))!;
+    const live = (await loadFile(shardDb(env, shardOfIdIn(env, "file", f.id)), f.id))!;
     await setOwnerBan(user.id); // straight in D1: its deletes ran already
     await fillFileRecords(env, live, Date.now(), 30);
     expect(await cache().match(fileAccessKey(env, f.id))).toBeUndefined();

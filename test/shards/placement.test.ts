@@ -6,6 +6,7 @@ import { candidateShards, openShards, placeAnonymous, placeOwner } from "../../s
 import { measureShards, readShardFill } from "../../src/platform/shard-fill";
 import { directoryDb } from "../../src/platform/db";
 import { runScheduled } from "../../src/jobs/scheduled";
+import { signup } from "../support/api";
 
 const withVars = (vars: { SHARDS_OPEN?: string; SHARD_REGIONS?: string }) => ({ ...env, SHARDS_OPEN: "", SHARD_REGIONS: "", ...vars });
 
@@ -41,6 +42,17 @@ describe("placement", () => {
     for (let i = 0; i < 400; i++) counts[placeAnonymous(withVars({}), crypto.randomUUID())] += 1;
     expect(Math.min(...counts)).toBeGreaterThan(140);
     expect(placeAnonymous(withVars({ SHARDS_OPEN: "1" }), "x")).toBe(1);
+  });
+});
+
+describe("signup with this configuration (both shards open, as in npm run dev)", () => {
+  it("puts owners on both shards", async () => {
+    const shards = new Set<number>();
+    for (let i = 0; i < 16; i++) {
+      const user = await signup();
+      shards.add((await env.DB.prepare("SELECT shard FROM users WHERE id = ?").bind(user.id).first<{ shard: number }>())!.shard);
+    }
+    expect([...shards].sort()).toEqual([0, 1]); // 1 in 2^15 to fail by chance
   });
 });
 

@@ -4,11 +4,13 @@ import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { shardDb, runBatch } from "../../src/platform/db";
 import { files, type FileRow } from "../../src/db/schema";
-import { newId } from "../../src/platform/ids";
+import { newShardedId } from "../../src/platform/shard-ids";
+import { shardOfIdIn } from "../../src/platform/shards";
 import { sha256Hex } from "../../src/platform/crypto";
 import { viewCounterFor, type CounterKind } from "../../src/serving/view-counter";
 import { nextOwnerOrdinal } from "../../src/uploads/records";
 import { indexFileStatements } from "../../src/analysis/band-rows";
+import { ownerDb, shardOfUser } from "./shard-db";
 
 export const IMAGE = "http://localhost:8787/i";
 export const CDN = "http://localhost:8787/cdn";
@@ -27,7 +29,9 @@ export type SeedOptions = Partial<typeof files.$inferInsert> & { content?: Uint8
 /** Inserts a finalized file owned by `ownerId` (null: an anonymous upload) and stores its bytes. */
 export async function seedFile(ownerId: string | null, overrides: SeedOptions = {}): Promise<FileRow> {
   const { content: givenContent, thumb, date = "2026-01-15", ...row } = overrides;
-  const id = row.id ?? newId("file");
+  // On the owner's shard (an anonymous file on shard 0), with an id that names it, as an upload makes it.
+  const shard = row.id ? shardOfIdIn(env, "file", row.id) : ownerId ? await shardOfUser(ownerId) : 0;
+  const id = row.id ?? newShardedId("file", shard);
   const filename = row.filename ?? "photo.png";
   const content = givenContent ?? pngLikeBytes(2048);
   const storeKey = row.storeKey ?? `uploads/${date}/${id}/${filename}`;
@@ -60,12 +64,12 @@ export async function seedFile(ownerId: string | null, overrides: SeedOptions = 
   };
   // Numbered as an upload numbers it (uploads/records.ts), unless `row` says otherwise.
   const ownerOrdinal = ownerId ? nextOwnerOrdinal(ownerId) : null;
-  return (await shardDb(env, 0).insert(files).values({ ownerOrdinal, ...values }).returning().get())!;
+  return (await shardDb(env, shard).insert(files).values({ ownerOrdinal, ...values }).returning().get())!;
 }
 
 /** A file's rows in one of the owners' band indexes, as (owner's user id, band, value), band 0 first. */
 export async function bandRowsOf(table: "phash_bands" | "embedding_bands", fileId: string) {
-  const rows = await env.DB.prepare(
+  const rows = await ownerDb.prepare(
     `SELECT o.user_id AS owner, b.band, b.value FROM files AS f JOIN owners AS o ON o.user_id = f.user_id
      JOIN ${table} AS b ON b.owner = o.id AND b.ordinal = f.owner_ordinal WHERE f.id = ?1 ORDER BY b.band, b.value`,
   )
@@ -76,12 +80,14 @@ export async function bandRowsOf(table: "phash_bands" | "embedding_bands", fileI
 
 /** Writes seeded files' near-duplicate band rows from the phash and embedding code their rows hold, as the analysis job does. */
 export async function indexBands(...rows: FileRow[]): Promise<void> {
-  const db = shardDb(env, 0);
-  await runBatch(db, rows.flatMap((f) => indexFileStatements(db, { ...f, phash: null, embeddingCode: null }, { phash: f.phash!, embeddingCode: f.embeddingCode })));
+  for (const f of rows) {
+    const db = shardDb(env, shardOfIdIn(env, "file", f.id));
+    await runBatch(db, indexFileStatements(db, { ...f, phash: null, embeddingCode: null }, { phash: f.phash!, embeddingCode: f.embeddingCode }));
+  }
 }
 
 export async function fileRow(id: string): Promise<FileRow | undefined> {
-  return shardDb(env, 0).select().from(files).where(eq(files.id, id)).get();
+  return shardDb(env, shardOfIdIn(env, "file", id)).select().from(files).where(eq(files.id, id)).get();
 }
 
 export type RawReply = { status: number; headers: Headers; bytes: Uint8Array; text: string; json: any };
@@ -119,7 +125,7 @@ export async function settledCount(kind: CounterKind, id: string, atLeast: numbe
 
 export async function d1Count(kind: CounterKind, id: string): Promise<number> {
   const [table, column] = kind === "album_view" ? ["albums", "view_count"] : ["files", kind === "file_view" ? "view_count" : "download_count"];
-  const row = await env.DB.prepare(`SELECT ${column} AS n FROM ${table} WHERE id = ?`).bind(id).first<{ n: number }>();
+  const row = await ownerDb.prepare(`SELECT ${column} AS n FROM ${table} WHERE id = ?`).bind(id).first<{ n: number }>();
   return row?.n ?? 0;
 }
 

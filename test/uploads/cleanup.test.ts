@@ -6,6 +6,7 @@ import { endedRecordsQuery, staleUploadsQuery } from "../../src/uploads/cleanup"
 import { shardDb } from "../../src/platform/db";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, objectExists, presign, putDirect, randomIp, sha256, storage, uploadRow } from "./helpers";
+import { ownerDb } from "../support/shard-db";
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -67,7 +68,7 @@ describe("scheduled upload clean-up", () => {
     expect(second.uploads).toEqual({ expired: 1, purged: 1, deleted: 0, errors: 0 });
     expect(await uploadRow(multipart.uploadId)).toMatchObject({ state: "expired", reserved_bytes: 0 });
     expect(await multipartOpen(multipart.storeKey, r2UploadId)).toBe(false);
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM upload_parts WHERE upload_id = ?").bind(multipart.uploadId).first<{ n: number }>())!.n).toBe(0);
+    expect((await ownerDb.prepare("SELECT COUNT(*) AS n FROM upload_parts WHERE upload_id = ?").bind(multipart.uploadId).first<{ n: number }>())!.n).toBe(0);
     expect(await storage(user.id)).toEqual({ used: size, reserved: 0 });
 
     // the finalized upload is untouched
@@ -90,8 +91,8 @@ describe("scheduled upload clean-up", () => {
     const pre = await presign({ token: user.access });
     expect((await putDirect(pre.body.fileId, SMALL_PNG, user.access)).status).toBe(200);
     // as if a request failed the upload but crashed before deleting the object
-    await env.DB.prepare("UPDATE uploads SET state = 'failed', reserved_bytes = 0 WHERE id = ?").bind(pre.body.uploadId).run();
-    await env.DB.prepare("UPDATE files SET state = 'failed' WHERE id = ?").bind(pre.body.fileId).run();
+    await ownerDb.prepare("UPDATE uploads SET state = 'failed', reserved_bytes = 0 WHERE id = ?").bind(pre.body.uploadId).run();
+    await ownerDb.prepare("UPDATE files SET state = 'failed' WHERE id = ?").bind(pre.body.fileId).run();
     const res = await runScheduled(env, Date.now());
     expect(res.uploads).toMatchObject({ purged: 1, errors: 0 });
     expect(await objectExists(pre.body.storeKey)).toBe(false);
@@ -101,7 +102,7 @@ describe("scheduled upload clean-up", () => {
   it("a stale upload finalized just before the run is left alone", async () => {
     const user = await signup();
     const { pre } = await directUpload(user.access);
-    await env.DB.prepare("UPDATE uploads SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, pre.body.uploadId).run();
+    await ownerDb.prepare("UPDATE uploads SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, pre.body.uploadId).run();
     const res = await runScheduled(env, Date.now());
     expect(res.uploads).toMatchObject({ expired: 0 });
     expect(await objectExists(pre.body.storeKey)).toBe(true);

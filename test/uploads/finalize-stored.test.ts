@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { jobHandlers } from "../../src/jobs/queue";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, finalize, makePng, presign, putDirect, uploadRow } from "./helpers";
+import { ownerDb } from "../support/shard-db";
 
 // The analysis would bring a repeated answer up to date (decisions.md); these tests look at the stored answer.
 beforeAll(() => {
@@ -55,7 +56,7 @@ describe("a finalized upload's row", () => {
     const user = await signup();
     const { pre, put, fin } = await directUpload(user.access, makePng(9, 9, 3));
     // As the code before migration 0007 stored it, during a deploy.
-    await env.DB.prepare("UPDATE uploads SET finalize_response = ?1 WHERE id = ?2").bind(JSON.stringify(fin.body), pre.body.uploadId).run();
+    await ownerDb.prepare("UPDATE uploads SET finalize_response = ?1 WHERE id = ?2").bind(JSON.stringify(fin.body), pre.body.uploadId).run();
     const again = await finalize(pre.body, put.headers.get("etag")!, user.access);
     expect(again.body).toEqual(fin.body);
   });

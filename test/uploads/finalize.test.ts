@@ -5,6 +5,7 @@ import { directoryDb } from "../../src/platform/db";
 import type { JobMessage } from "../../src/platform/job-messages";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, finalize, makePng, presign, putDirect, storage, uploadRow } from "./helpers";
+import { ownerDb } from "../support/shard-db";
 
 // A test-only consumer for the analysis job's messages: the real queue delivers them to the worker's
 // queue handler, which dispatches on `type`. (The analysis feature's own handler is replaced in this file.)
@@ -57,7 +58,7 @@ describe("POST /upload/finalize", () => {
     expect((await directUpload((await signup()).access)).fin.body.duplicates).toEqual([]);
     expect((await directUpload()).fin.body.duplicates).toEqual([]);
     // a deleted duplicate is not reported
-    await env.DB.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), first.pre.body.fileId).run();
+    await ownerDb.prepare("UPDATE files SET deleted_at = ? WHERE id = ?").bind(Date.now(), first.pre.body.fileId).run();
     const fourth = await directUpload(user.access);
     expect(fourth.fin.body.duplicates.map((d: { fileId: string }) => d.fileId)).not.toContain(first.pre.body.fileId);
   });
@@ -97,7 +98,7 @@ describe("POST /upload/finalize", () => {
     const user = await signup();
     const pre = await presign({ token: user.access });
     const put = await putDirect(pre.body.fileId, SMALL_PNG, user.access);
-    await env.DB.prepare("UPDATE uploads SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, pre.body.uploadId).run();
+    await ownerDb.prepare("UPDATE uploads SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, pre.body.uploadId).run();
     const res = await finalize(pre.body, put.headers.get("etag")!, user.access);
     expect(res.status).toBe(410);
     expect(res.body.details.code).toBe("upload_expired");

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { call, type Reply } from "../support/api";
 import { crc32 } from "../../src/platform/crc32";
 import { setStorage, storage } from "../support/owners";
+import { ownerDb } from "../support/shard-db";
 
 // ---------------------------------------------------------------------------------------------------------
 // A real PNG of any size: RGB pixels from a seeded PRNG (so it does not compress), zlib with stored blocks.
@@ -152,11 +153,11 @@ export async function directUpload(token?: string, bytes: Uint8Array = SMALL_PNG
 export { setStorage, storage };
 
 export async function uploadRow(uploadId: string) {
-  return env.DB.prepare("SELECT * FROM uploads WHERE id = ?").bind(uploadId).first<Record<string, any>>();
+  return ownerDb.prepare("SELECT * FROM uploads WHERE id = ?").bind(uploadId).first<Record<string, any>>();
 }
 
 export async function fileRow(fileId: string) {
-  return env.DB.prepare("SELECT * FROM files WHERE id = ?").bind(fileId).first<Record<string, any>>();
+  return ownerDb.prepare("SELECT * FROM files WHERE id = ?").bind(fileId).first<Record<string, any>>();
 }
 
 export async function objectExists(key: string) {

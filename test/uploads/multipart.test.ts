@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, signup, type TestUser } from "../support/api";
 import { SMALL_PNG, fileRow, sameBytes, finalize, makePng, objectExists, randomIp, setStorage, sha256, storage, uploadRow } from "./helpers";
+import { ownerDb } from "../support/shard-db";
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;
@@ -107,7 +108,7 @@ describe("multipart upload, end to end", () => {
     expect(stored!.httpEtag).toBe(done.body.storeEtag);
     expect(stored!.httpMetadata?.contentType).toBe("image/png");
     expect(await fileRow(up.fileId)).toMatchObject({ state: "uploaded", sha256: BIG_SHA });
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM upload_parts WHERE upload_id = ?").bind(up.uploadId).first<{ n: number }>())!.n).toBe(0);
+    expect((await ownerDb.prepare("SELECT COUNT(*) AS n FROM upload_parts WHERE upload_id = ?").bind(up.uploadId).first<{ n: number }>())!.n).toBe(0);
 
     const fin = await finalize(up, done.body.storeEtag, user.access, { width: 1200, height: 3000 });
     expect(fin.status).toBe(200);
@@ -235,7 +236,7 @@ describe("multipart checks", () => {
     expect((await fileRow(up.fileId))!.state).toBe("failed");
     expect((await fileRow(up.fileId))!.purged_at).not.toBeNull();
     expect(await storage(user.id)).toEqual({ used: 0, reserved: 0 });
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM upload_parts WHERE upload_id = ?").bind(up.uploadId).first<{ n: number }>())!.n).toBe(0);
+    expect((await ownerDb.prepare("SELECT COUNT(*) AS n FROM upload_parts WHERE upload_id = ?").bind(up.uploadId).first<{ n: number }>())!.n).toBe(0);
     // aborting twice is fine; parts and complete after abort are 410
     expect((await call(`/upload/multipart/${up.uploadId}`, { method: "DELETE", token: user.access })).status).toBe(200);
     expect((await putPart(up.parts[0].url, slice(BIG, PART, 1), user.access)).status).toBe(410);

@@ -13,6 +13,7 @@ import {
 import { call, signup } from "../support/api";
 import { ownerRow } from "../support/owners";
 import { SMALL_PNG, directUpload, makePng, presign, randomIp, setStorage, storage } from "./helpers";
+import { ownerDb, shardOfUser } from "../support/shard-db";
 
 const FREE_QUOTA = PLAN_LIMITS.free.storageQuotaBytes!;
 
@@ -30,7 +31,7 @@ describe("storage quota", () => {
       expect(r.body).toMatchObject({ error: "Payment Required", details: { code: "quota_exceeded" } });
     }
     expect(await storage(user.id)).toEqual({ used: FREE_QUOTA - fits * size - (size - 1), reserved: fits * size });
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM uploads WHERE user_id = ?").bind(user.id).first<{ n: number }>();
+    const rows = await ownerDb.prepare("SELECT COUNT(*) AS n FROM uploads WHERE user_id = ?").bind(user.id).first<{ n: number }>();
     expect(rows!.n).toBe(fits);
   });
 
@@ -52,7 +53,7 @@ describe("storage quota", () => {
 
   it("the statement helpers work alone and inside db.batch", async () => {
     const user = await signup();
-    const db = shardDb(env, 0);
+    const db = shardDb(env, await shardOfUser(user.id));
     expect(await reserveQuota(db, user.id, "free", 1000)).toBe(true);
     expect(await reserveQuota(db, user.id, "free", FREE_QUOTA)).toBe(false);
     await db.batch([commitQuotaStatement(db, user.id, 600), releaseReservationStatement(db, user.id, 100)]);
@@ -65,7 +66,7 @@ describe("storage quota", () => {
 
   it("upload-bound settling moves a reservation at most once, and only from the given states", async () => {
     const user = await signup();
-    const db = shardDb(env, 0);
+    const db = shardDb(env, await shardOfUser(user.id));
     const pre = await presign({ token: user.access });
     const id = pre.body.uploadId;
     const size = SMALL_PNG.byteLength;
@@ -74,7 +75,7 @@ describe("storage quota", () => {
     await db.batch([commitUploadReservationStatement(db, id, ["uploaded"])]);
     expect(await storage(user.id)).toEqual({ used: 0, reserved: size });
     // commit then zero in one batch, twice: moved once
-    const zero = () => env.DB.prepare("UPDATE uploads SET reserved_bytes = 0, state = 'finalized' WHERE id = ? AND state = 'pending'").bind(id);
+    const zero = () => ownerDb.prepare("UPDATE uploads SET reserved_bytes = 0, state = 'finalized' WHERE id = ? AND state = 'pending'").bind(id);
     await db.batch([commitUploadReservationStatement(db, id, ["pending"])]);
     await zero().run();
     await db.batch([commitUploadReservationStatement(db, id, ["pending", "finalized"]), releaseUploadReservationStatement(db, id, ["finalized"])]);
@@ -111,8 +112,8 @@ describe("storage quota", () => {
     expect(form.status, form.text).toBe(201);
     expect(await ownerRow(viaForm.id)).toMatchObject({ storage_used: png.byteLength, storage_reserved: 0 });
 
-    const before = (await env.DB.prepare("SELECT COUNT(*) AS n FROM owners").first<{ n: number }>())!.n;
+    const before = (await ownerDb.prepare("SELECT COUNT(*) AS n FROM owners").first<{ n: number }>())!.n;
     expect((await presign()).status).toBe(201);
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM owners").first<{ n: number }>())!.n).toBe(before);
+    expect((await ownerDb.prepare("SELECT COUNT(*) AS n FROM owners").first<{ n: number }>())!.n).toBe(before);
   });
 });
