@@ -2,11 +2,13 @@
 // when the handler succeeds and retried with exponential backoff when it throws; after max_retries the
 // platform moves them to the dead-letter queue, whose consumer runs the type's `onDeadLetter`.
 import { analyzeJob } from "../analysis/job";
+import { webhookJob } from "../webhooks/deliver";
 import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "../platform/job-messages";
 
 /** Features register their handlers here, one per message type (the compiler checks every type has one). */
 export const jobHandlers = {
   analyze: analyzeJob,
+  webhook: webhookJob,
 } satisfies JobHandlers as JobHandlers;
 
 export const DEAD_LETTER_QUEUE = "image-jobs-dlq";

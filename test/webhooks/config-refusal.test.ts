@@ -26,7 +26,7 @@ describe("OUTBOUND_ALLOW_HOSTS in production", () => {
     const batch = { queue: "image-jobs", messages: [], retryAll: () => {}, ackAll: () => {} } as unknown as MessageBatch<never>;
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
-      await expect(worker.queue(batch, misconfigured, createExecutionContext())).rejects.toThrow(/OUTBOUND_ALLOW_HOSTS/);
+      await expect(worker.queue(batch, misconfigured)).rejects.toThrow(/OUTBOUND_ALLOW_HOSTS/);
     } finally {
       logged.mockRestore();
     }
