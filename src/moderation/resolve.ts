@@ -13,6 +13,8 @@ import { ApiError } from "../platform/errors";
 import { isId, newId } from "../platform/ids";
 import { auditInsertIf } from "../platform/audit";
 import { accessChanged } from "../serving/access-changed";
+import { emitWebhookEvent } from "../webhooks/emit";
+import type { FlagReason } from "../webhooks/events";
 import { ownerStateStatement } from "../serving/owner-state";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
 import { indexBlocklistEntryStatements, unindexBlocklistEntryStatement } from "../analysis/blocklist";
@@ -62,7 +64,7 @@ export async function resolveReport(
     userBanned: changed(plan.banUser) ? target.ownerId : null,
     blocklistEntryId: plan.blocklist?.entryId ?? null,
   };
-  await afterResolution(env, db, target, effects, now);
+  await afterResolution(env, db, db, target, effects, now);
   const report = await findReport(db, reportId);
   if (!report) throw new ApiError("internal_error", "Report vanished while resolving");
   return { report, effects };
@@ -182,11 +184,12 @@ function blocklistStatements(db: DirectoryDb, entryId: string, phash: string, fi
 }
 
 /** After the transaction: byte links and principals forget what changed; a gone file leaves its albums. */
-async function afterResolution(env: Env, db: ShardDb, t: Resolution, effects: ResolveEffects, now: number): Promise<void> {
+async function afterResolution(env: Env, db: ShardDb, directory: DirectoryDb, t: Resolution, effects: ResolveEffects, now: number): Promise<void> {
   if (effects.fileRestored) await accessChanged(env, { fileIds: [t.fileId] });
   if (effects.userBanned) await accessChanged(env, { userId: effects.userBanned });
   if (t.file && (effects.fileRemoved || effects.fileBanned)) {
     await accessChanged(env, { files: [t.file] });
+    await emitWebhookEvent(env, directory, t.file.userId, "file.flagged", { fileId: t.fileId, reason: "removed" satisfies FlagReason });
     // Idempotent and outside the claim, as a delete does it.
     try {
       await runBatch(db, detachFileFromAlbumsStatements(db, t.fileId, now));

@@ -52,3 +52,15 @@ export async function emitWebhookEvent(env: Env, db: DirectoryDb, userId: string
     console.error(`webhooks: could not queue ${type} for ${userId}`, err);
   }
 }
+
+/** From a request handler: the event is queued after the answer (waitUntil), so the caller does not wait for it. */
+export function emitAfterResponse(
+  executionCtx: Pick<ExecutionContext, "waitUntil">,
+  env: Env,
+  db: DirectoryDb,
+  userId: string | null,
+  type: WebhookEventType,
+  data: Record<string, unknown>,
+): void {
+  if (userId) executionCtx.waitUntil(emitWebhookEvent(env, db, userId, type, data));
+}
