@@ -1,8 +1,8 @@
 // Which URLs the worker may fetch on a user's behalf (extensions.md § 2 "What may be fetched"): webhook endpoints
 // now, upload from a URL later. Pure functions over the WHATWG URL parser, which already normalises IPv4 written
 // in decimal, hex or short forms ("http://2130706433/" is 127.0.0.1), so a literal is judged in its one form.
-// Names that resolve to private addresses cannot be seen here (Workers have no DNS API); Cloudflare's own
-// egress does not reach private networks, which is what makes a name-only check enough on Workers.
+// Names that resolve to private addresses cannot be seen here (Workers have no DNS API): a Worker's fetch leaves
+// from Cloudflare's network, not from inside ours, so the rules judge what the URL itself names.
 
 export type OutboundRules = {
   /** `host:port` pairs let through the address rules (OUTBOUND_ALLOW_HOSTS, development only). */
