@@ -2,7 +2,7 @@
 // folders in layers (an import points down the list, type imports included, so folders form no circle either),
 // no feature importing another feature's routes, nothing importing the app's composition root, and the base
 // layer (platform/, db/, config) importing no feature.
-const FEATURES = "account|admin|albums|analysis|auth|billing|dev|files|jobs|keys|limits|mail|middleware|moderation|pages|serving|uploads";
+const FEATURES = "account|admin|albums|analysis|auth|billing|dev|files|jobs|keys|limits|mail|middleware|moderation|pages|serving|uploads|webhooks";
 
 // The layers of src/, bottom to top (README § Architecture). Within a layer the order counts too: a top-level
 // folder (or file) may import its own, any listed before it, never one listed after. A total order, so any
@@ -11,7 +11,7 @@ const LAYERS = [
   ["config.ts", "db", "platform"],
   ["middleware"],
   ["limits", "mail", "auth", "keys"],
-  ["serving", "analysis", "files"],
+  ["webhooks", "serving", "analysis", "files"],
   ["uploads", "albums", "moderation", "billing", "account", "admin"],
   ["jobs", "pages", "dev"],
   ["app.ts", "index.ts"],

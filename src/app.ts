@@ -31,6 +31,7 @@ import { signedUrlRoutes } from "./files/signed-url-routes";
 import { albumRoutes } from "./albums/routes";
 import { moderationRoutes } from "./moderation/routes";
 import { imageRoutes, cdnRoutes } from "./serving/routes";
+import { webhookRoutes } from "./webhooks/routes";
 
 /** Routes that stream file bytes and so are exempt from the JSON body limit. */
 const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+|form)$/;
@@ -68,6 +69,7 @@ export function createApi() {
   api.route("/files", signedUrlRoutes);
   api.route("/albums", albumRoutes);
   api.route("/moderation", moderationRoutes);
+  api.route("/webhooks", webhookRoutes);
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",

@@ -298,3 +298,19 @@ export const MODERATION = {
   /** Escalation mail goes to at most this many moderators/admins (oldest accounts first). */
   escalationMaxRecipients: 50,
 };
+
+/** Webhooks (extensions.md § 4; src/webhooks/). */
+export const WEBHOOKS = {
+  maxEndpointsPerUser: 10,
+  /** One try's whole time, answer included. */
+  timeoutMs: 10_000,
+  /** Failed tries in a row, across deliveries, after which the endpoint is disabled and its owner mailed. */
+  disableAfterFailures: 20,
+  /**
+   * The wait before each retry, in seconds: try n+1 follows try n by the n-th entry (none after the last).
+   * 23.7 h in all (under the contract's 24 h), each within the queue's 12 h limit on delaySeconds.
+   */
+  retryDelaysSeconds: [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800],
+  /** How many bytes of an endpoint's answer are kept in the attempt's error. */
+  errorBodyChars: 200,
+};

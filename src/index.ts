@@ -4,20 +4,34 @@ import { dispatch } from "./platform/dispatch";
 import { handleQueue } from "./jobs/queue";
 import type { JobMessage } from "./platform/job-messages";
 import { runScheduled } from "./jobs/scheduled";
+import { outboundConfigProblem } from "./platform/outbound-address";
 
 export { RateLimiter } from "./limits/rate-limiter";
 export { ViewCounter } from "./serving/view-counter";
 
 const app = createApp();
 
+/** A setting that must not reach production stops the worker, loudly, on every entry (Workers have no start). */
+function refusedConfig(env: Env): string | null {
+  const problem = outboundConfigProblem(env);
+  if (problem) console.error(`refusing to run: ${problem}`);
+  return problem;
+}
+
 export default {
   fetch(request, env, ctx) {
+    const refused = refusedConfig(env);
+    if (refused) return new Response(`Service misconfigured: ${refused}\n`, { status: 503, headers: { "content-type": "text/plain" } });
     return app.fetch(dispatch(request, env), env, ctx);
   },
   async queue(batch, env) {
+    const refused = refusedConfig(env);
+    if (refused) throw new Error(refused);
     await handleQueue(batch, env);
   },
   async scheduled(controller, env, ctx) {
+    const refused = refusedConfig(env);
+    if (refused) throw new Error(refused);
     ctx.waitUntil(runScheduled(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env, JobMessage>;

@@ -26,6 +26,7 @@ import {
 } from "./schemas";
 import { addFilesToAlbum, albumFilesPage, createAlbum, deleteAlbum, listAlbums, removeFileFromAlbum, updateAlbum, visibleCover } from "./queries";
 import { albumNotFound, albumResource, checkAlbumPassword, isAlbumOwner, ownAlbum, visibleAlbum } from "./service";
+import { emitAfterResponse } from "../webhooks/emit";
 
 export const albumRoutes = apiRouter();
 const tags = ["Albums"];
@@ -58,7 +59,9 @@ albumRoutes.openapi(
       },
       Date.now(),
     );
-    return c.json(albumResource(c.env, album), 201);
+    const created = albumResource(c.env, album);
+    emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), user.id, "album.created", { album: created });
+    return c.json(created, 201);
   },
 );
 
@@ -161,7 +164,9 @@ albumRoutes.openapi(
       if (outcome.reason === "cover_not_in_album") throw new ApiError("cover_not_in_album", "coverImageId must be a file in this album");
       throw albumNotFound();
     }
-    return c.json({ message: "Album updated", album: albumResource(c.env, outcome.album) }, 200);
+    const updated = albumResource(c.env, outcome.album);
+    emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), album.userId, "album.updated", { album: updated });
+    return c.json({ message: "Album updated", album: updated }, 200);
   },
 );
 
@@ -182,6 +187,7 @@ albumRoutes.openapi(
     const db = c.var.dbs.shardOf("alb", albumId);
     const album = await ownAlbum(db, albumId, viewerOf(c.get("principal")));
     if (!(await deleteAlbum(db, album.id))) throw albumNotFound();
+    emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), album.userId, "album.deleted", { albumId: album.id });
     return c.json({ message: "Album deleted" }, 200);
   },
 );

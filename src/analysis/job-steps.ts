@@ -185,5 +185,5 @@ export async function recordResult(env: Env, dbs: DirectoryAndShard, file: FileR
   // forced job leaves exactly the rows of what the files row holds.
   statements.push(...indexFileStatements(db, file, { phash: r.phash, embeddingCode: r.nsfw.code }));
   await runBatch(db, statements);
-  return { nsfwScore, blocklist };
+  return { nsfwScore, ageRestricted, blocklist };
 }

@@ -33,6 +33,9 @@ export type AnalysisOutcome =
       height: number;
       phash: string;
       nsfwScore: number | null;
+      ageRestricted: boolean;
+      /** The analysis made the file age-restricted (it was not before): file.flagged. */
+      newlyAgeRestricted: boolean;
       /** The near-duplicate code (embedding.ts); null when the model did not run. */
       embeddingCode: string | null;
       thumbKey: string | null;
@@ -90,15 +93,20 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   await accessChanged(env, { fileIds: [fileId] }); // byte links see the thumbnail (and a blocklist quarantine) at once
 
   const { width, height, phash, stepErrors } = derived;
-  return { status: "done", width, height, phash, nsfwScore: recorded.nsfwScore, embeddingCode: nsfw.code, thumbKey, placeholder, scrubbed: scrub.findings, blocklist: recorded.blocklist, stepErrors };
+  const { ageRestricted } = recorded;
+  const newlyAgeRestricted = ageRestricted && !file.ageRestricted;
+  return { status: "done", width, height, phash, nsfwScore: recorded.nsfwScore, ageRestricted, newlyAgeRestricted, embeddingCode: nsfw.code, thumbKey, placeholder, scrubbed: scrub.findings, blocklist: recorded.blocklist, stepErrors };
 }
 
 function fileIdOf(body: AnalyzeMessage): string | null {
   return typeof body.fileId === "string" && isId("file", body.fileId) ? body.fileId : null;
 }
 
-/** The queue handler: jobHandlers.analyze (src/jobs/queue.ts). */
-export const analyzeJob: JobHandler<AnalyzeMessage> = {
+/** Told of each analysis that ended (done or failed), e.g. to send file.analyzed; a failure here is only logged. */
+export type AnalysisListener = (env: Env, fileId: string, outcome: Exclude<AnalysisOutcome, { status: "skipped" }>) => Promise<void>;
+
+/** The queue handler: jobHandlers.analyze (src/jobs/queue.ts), which adds the listener from above this layer. */
+export const analyzeJobWith = (listener?: AnalysisListener): JobHandler<AnalyzeMessage> => ({
   async run(env, body) {
     const fileId = fileIdOf(body);
     if (!fileId) {
@@ -108,6 +116,9 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
     try {
       const outcome = await analyzeFile(env, fileId, { force: body.force === true });
       if (outcome.status !== "done") console.log(`analyze ${fileId}: ${outcome.status} (${outcome.reason})`);
+      if (listener && outcome.status !== "skipped") {
+        await listener(env, fileId, outcome).catch((err) => console.error(`analyze ${fileId}: listener failed`, err));
+      }
     } catch (err) {
       // Keep the last error so the dead-letter handler can say why the analysis gave up.
       await shardDb(env, shardOfIdIn(env, "file", fileId))
@@ -133,5 +144,7 @@ export const analyzeJob: JobHandler<AnalyzeMessage> = {
       })
       .where(and(eq(files.id, fileId), inArray(files.analysis, ["none", "pending"])));
   },
-};
+});
+
+export const analyzeJob = analyzeJobWith();
 

@@ -23,6 +23,7 @@ import { BYTES_CSP, servedType } from "../serving/serve";
 import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
 import type { ShardDb } from "../platform/db";
+import { emitAfterResponse } from "../webhooks/emit";
 
 export const fileRoutes = apiRouter();
 const tags = ["Files"];
@@ -209,6 +210,7 @@ fileRoutes.openapi(
     }
     if (!(await softDeleteFile(db, file.id, now))) throw goneError("deleted");
     await accessChanged(c.env, { files: [file] }); // before answering: the next view must see the delete
+    emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), file.userId, "file.deleted", { fileId: file.id });
     return c.json({ message: "File deleted" }, 200);
   },
 );

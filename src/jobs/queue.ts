@@ -1,12 +1,15 @@
 // The queue consumer: each message names a job type; its handler is a plain function. Messages are acked
 // when the handler succeeds and retried with exponential backoff when it throws; after max_retries the
 // platform moves them to the dead-letter queue, whose consumer runs the type's `onDeadLetter`.
-import { analyzeJob } from "../analysis/job";
+import { analyzeJobWith } from "../analysis/job";
+import { announceAnalysis } from "./analysis-events";
+import { webhookJob } from "../webhooks/deliver";
 import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "../platform/job-messages";
 
 /** Features register their handlers here, one per message type (the compiler checks every type has one). */
 export const jobHandlers = {
-  analyze: analyzeJob,
+  analyze: analyzeJobWith(announceAnalysis),
+  webhook: webhookJob,
 } satisfies JobHandlers as JobHandlers;
 
 export const DEAD_LETTER_QUEUE = "image-jobs-dlq";

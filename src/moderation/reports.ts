@@ -9,6 +9,8 @@ import { newId } from "../platform/ids";
 import { sha256Hex } from "../platform/crypto";
 import { assertReadable, goneReason, loadFile, type LoadedFile, type Viewer } from "../serving/access";
 import { accessChanged } from "../serving/access-changed";
+import { emitWebhookEvent } from "../webhooks/emit";
+import type { FlagReason } from "../webhooks/events";
 import { escalate } from "./escalation";
 
 export type ReportReason = (typeof REPORT_REASONS)[number];
@@ -133,6 +135,7 @@ export async function fileReport(env: Env, dbs: DirectoryAndShard, input: Report
     // Before answering: the cached bytes carry the access record that would still let them through.
     await accessChanged(env, { files: [file] });
   }
+  if (hidden) await emitWebhookEvent(env, db, file.userId, "file.flagged", { fileId: file.id, reason: "hidden" satisfies FlagReason });
   // Escalate once per report: when it is created high, turns high, or hides the file again.
   const escalated = high && (created || raised || hidden);
   if (escalated) {

@@ -10,6 +10,8 @@ import { shardOfIdIn } from "../platform/shards";
 import { accessChanged } from "../serving/access-changed";
 import { ownerStateStatement } from "../serving/owner-state";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";
+import { emitWebhookEvent } from "../webhooks/emit";
+import type { FlagReason } from "../webhooks/events";
 
 export type ShardEffects = { fileRestored: boolean; fileRemoved: boolean; fileBanned: boolean };
 
@@ -39,18 +41,21 @@ export async function applyShardEffects(env: Env, dbs: DirectoryAndShards, r: Re
   if (r.action === "dismiss") effects.fileRestored = changed;
   if (r.action === "remove_file") effects.fileRemoved = changed;
   if (r.action === "ban_file" || r.action === "ban_user") effects.fileBanned = changed;
-  await afterEffects(env, db, r, opts, effects);
+  await afterEffects(env, dbs, db, r, opts, effects);
   await dbs.directory.update(reports).set({ effectsAppliedAt: new Date() }).where(eq(reports.id, r.id));
   return effects;
 }
 
 /** Byte links and principals forget what changed; a gone file leaves its albums (idempotent, as a delete does it). */
-async function afterEffects(env: Env, db: ShardDb, r: Resolved, opts: { ownerId: string | null; file: FileRow | null }, effects: ShardEffects) {
+async function afterEffects(env: Env, dbs: DirectoryAndShards, db: ShardDb, r: Resolved, opts: { ownerId: string | null; file: FileRow | null }, effects: ShardEffects) {
   if (effects.fileRestored) await accessChanged(env, { fileIds: [r.fileId] });
   if (r.action === "ban_user" && opts.ownerId) await accessChanged(env, { userId: opts.ownerId });
   if (r.action === "remove_file" || r.action === "ban_file" || r.action === "ban_user") {
     if (opts.file) await accessChanged(env, { files: [opts.file] });
     else await accessChanged(env, { fileIds: [r.fileId] });
+    if (opts.file && (effects.fileRemoved || effects.fileBanned)) {
+      await emitWebhookEvent(env, dbs.directory, opts.file.userId, "file.flagged", { fileId: r.fileId, reason: "removed" satisfies FlagReason });
+    }
     try {
       await runBatch(db, detachFileFromAlbumsStatements(db, r.fileId, at(r)));
     } catch (err) {

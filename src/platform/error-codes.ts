@@ -28,7 +28,7 @@ const ANY = ["*"] as const;
 const BODY = ["body"] as const;
 const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "POST /upload/form"] as const;
 // Where API keys are accepted (with permissions) and where they are refused (middleware/guards.ts).
-const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$"] as const;
+const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$", "/webhooks"] as const;
 const SESSION_ONLY = ["/auth/", "/account", "/billing/", "/admin/", "/keys", "/moderation/queue", "/moderation/reports/"] as const;
 // Where a file is looked up and its state checked (serving/access.ts); adding files to an album skips unknown ones.
 const FILE_READS = ["/files/", "POST /moderation/report$"] as const;
@@ -61,6 +61,9 @@ export const ERROR_CODES = {
   invalid_passkey_challenge: { status: 400, where: ["POST /auth/passkeys$"], description: "The answer's challenge is unknown, used, expired or another account's: ask for new options" },
   invalid_passkey_registration: { status: 400, where: ["POST /auth/passkeys$"], description: "The authenticator's answer did not verify (origin, relying party, type, user presence or format)" },
   too_many_passkeys: { status: 400, where: ["POST /auth/passkeys$"], description: "The account has the most passkeys allowed; remove one first" },
+  too_many_webhooks: { status: 400, where: ["POST /webhooks$"], description: "The account has the most webhook endpoints allowed; delete one first" },
+  // extensions.md § 2 (upload from a URL) names it; webhook endpoints follow the same address rules.
+  invalid_url: { status: 400, where: ["POST /webhooks$", "PATCH /webhooks/"], description: "The URL is not one the service may call (scheme, port, credentials or an internal host)" },
   // 401
   unauthorized: { status: 401, where: ANY, description: "Credentials are missing or not accepted here" },
   invalid_token: { status: 401, where: ANY, description: "The access token is invalid, expired or its session ended" },
@@ -114,6 +117,8 @@ export const ERROR_CODES = {
   plan_change_not_found: { status: 404, where: ["/admin/plan-changes/"], description: "No such plan change" },
   upload_not_found: { status: 404, where: ["/upload/"], description: "No such upload" },
   album_not_found: { status: 404, where: ["/albums/"], description: "No such album (or not visible to the caller)" },
+  webhook_not_found: { status: 404, where: ["/webhooks/"], description: "No such webhook endpoint on this account" },
+  delivery_not_found: { status: 404, where: ["POST /webhooks/{id}/deliveries/"], description: "No such delivery for this endpoint" },
   file_not_in_album: { status: 404, where: ["DELETE /albums/{id}/files/"], description: "The file is not in this album" },
   // 409
   totp_already_enabled: { status: 409, where: ["POST /auth/2fa/totp$"], description: "TOTP is already on; turn it off first to enrol another authenticator" },
@@ -133,6 +138,7 @@ export const ERROR_CODES = {
   already_finalized: { status: 409, where: ["/upload/multipart/"], description: "The upload is finalized; delete the file instead" },
   multipart_upload: { status: 409, where: ["PUT /upload/direct/"], description: "The file is being uploaded in parts" },
   already_uploaded: { status: 409, where: ["PUT /upload/"], description: "The upload's bytes were already received" },
+  webhook_disabled: { status: 409, where: ["POST /webhooks/{id}/ping$", "POST /webhooks/{id}/deliveries/"], description: "The endpoint is disabled; enable it first (PATCH enabled: true)" },
   // 410
   file_deleted: { status: 410, where: FILE_READS, description: "The file has been deleted" },
   file_expired: { status: 410, where: FILE_READS, description: "The file has expired" },

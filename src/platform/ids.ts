@@ -1,7 +1,7 @@
 // IDs are a prefix plus 21 characters from the URL-safe alphabet (decisions.md § Units and formats).
 export const URL_SAFE = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict";
 
-export type IdPrefix = "usr" | "upl" | "file" | "alb" | "rep" | "key" | "ses" | "msg" | "tok" | "aud" | "pch" | "blk" | "psk";
+export type IdPrefix = "usr" | "upl" | "file" | "alb" | "rep" | "key" | "ses" | "msg" | "tok" | "aud" | "pch" | "blk" | "psk" | "whk" | "whd" | "wha" | "evt";
 
 /** 64 symbols, so masking a random byte with 63 is uniform. */
 export function randomId(size = 21): string {

@@ -5,7 +5,13 @@
 /** Analyse a finalized file (sent by finalize and by the cron that re-sends lost messages). */
 export type AnalyzeMessage = { type: "analyze"; fileId: string; /** Re-analyse even when done or failed. */ force?: boolean };
 
-export type JobMessage = AnalyzeMessage;
+/**
+ * Send try `attempt` (1-based) of one webhook delivery (webhooks/deliver.ts). One message per try: a failed try
+ * sends the next one with the schedule's delay (delaySeconds), so the schedule lives in the queue.
+ */
+export type WebhookMessage = { type: "webhook"; deliveryId: string; attempt: number };
+
+export type JobMessage = AnalyzeMessage | WebhookMessage;
 export type JobType = JobMessage["type"];
 
 export type JobHandler<M extends JobMessage = JobMessage> = {
@@ -17,7 +23,7 @@ export type JobHandler<M extends JobMessage = JobMessage> = {
 /** One handler per message type, each taking exactly its own message. */
 export type JobHandlers = { [T in JobType]: JobHandler<Extract<JobMessage, { type: T }>> };
 
-const JOB_TYPES: ReadonlySet<string> = new Set<JobType>(["analyze"]);
+const JOB_TYPES: ReadonlySet<string> = new Set<JobType>(["analyze", "webhook"]);
 
 /** A queue body is our own message (queues deliver what we sent, but a stray or old one must not crash the consumer). */
 export function isJobMessage(body: unknown): body is JobMessage {

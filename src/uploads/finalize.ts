@@ -10,6 +10,7 @@ import { ApiError } from "../platform/errors";
 import { finalizeBlocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { nsfwThreshold } from "../analysis/nsfw";
 import { jobQueue } from "../platform/job-messages";
+import { emitWebhookEvent } from "../webhooks/emit";
 import { isId } from "../platform/ids";
 import { cdnUrl, fileUrl } from "../platform/urls";
 import { UPLOADS } from "../config";
@@ -108,6 +109,12 @@ function answerFromState(env: Env, record: UploadWithFile, now: Date): FinalizeR
   throw new ApiError("upload_state_changed", "The upload changed state; try again");
 }
 
+/** file.created's data: the finalize answer's description of the file (not its analysis, which comes later). */
+function fileCreatedData(body: FinalizeResponse): Record<string, unknown> {
+  const { fileId, url, cdnUrl, mime, bytes, width, height, visibility, expiresAt } = body;
+  return { fileId, url, cdnUrl, mime, bytes, width, height, visibility, expiresAt };
+}
+
 const blockedContent = () =>
   new ApiError("blocked_content", "This image matches content removed by moderation; it has been withheld and reported");
 
@@ -186,6 +193,8 @@ export async function finalizeUpload(env: Env, dbs: DirectoryAndShard, uploader:
   if (blocked) {
     // Quarantined, not deleted: moderators review the bytes through the report.
     await finalizeBlocklistReportStatement(dbs.directory, file.id, blocked, now.getTime());
+  } else {
+    await emitWebhookEvent(env, dbs.directory, upload.userId, "file.created", fileCreatedData(body));
   }
   try {
     await jobQueue(env).send({ type: "analyze", fileId: file.id });

@@ -62,4 +62,13 @@ export const KEY_PERMISSION_ROUTES: PermissionRoute[] = [
   { method: "DELETE", path: "/albums/alb_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401 },
   { method: "POST", path: "/albums/alb_V1StGXR8_Z5jdHi6B-myT/files", permission: "manage", anonymous: 401, body: { fileIds: ["file_V1StGXR8_Z5jdHi6B-myT"] } },
   { method: "DELETE", path: "/albums/alb_V1StGXR8_Z5jdHi6B-myT/files/file_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401 },
+  // Webhooks (extensions.md § 4): manage, every route.
+  { method: "POST", path: "/webhooks", permission: "manage", anonymous: 401, body: { url: "https://hooks.example.com/x", events: ["file.created"] } },
+  { method: "GET", path: "/webhooks", permission: "manage", anonymous: 401 },
+  { method: "GET", path: "/webhooks/whk_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401 },
+  { method: "PATCH", path: "/webhooks/whk_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401, body: { description: "x" } },
+  { method: "DELETE", path: "/webhooks/whk_V1StGXR8_Z5jdHi6B-myT", permission: "manage", anonymous: 401 },
+  { method: "POST", path: "/webhooks/whk_V1StGXR8_Z5jdHi6B-myT/ping", permission: "manage", anonymous: 401 },
+  { method: "GET", path: "/webhooks/whk_V1StGXR8_Z5jdHi6B-myT/deliveries", permission: "manage", anonymous: 401 },
+  { method: "POST", path: "/webhooks/whk_V1StGXR8_Z5jdHi6B-myT/deliveries/whd_V1StGXR8_Z5jdHi6B-myT/retry", permission: "manage", anonymous: 401 },
 ];

@@ -2,14 +2,14 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { jobHandlers } from "../../src/jobs/queue";
 import { directoryDb } from "../../src/platform/db";
-import type { JobMessage } from "../../src/platform/job-messages";
+import type { AnalyzeMessage } from "../../src/platform/job-messages";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, finalize, makePng, presign, putDirect, storage, uploadRow } from "./helpers";
 import { ownerDb } from "../support/shard-db";
 
 // A test-only consumer for the analysis job's messages: the real queue delivers them to the worker's
 // queue handler, which dispatches on `type`. (The analysis feature's own handler is replaced in this file.)
-const analyzed: JobMessage[] = [];
+const analyzed: AnalyzeMessage[] = [];
 beforeAll(() => {
   jobHandlers.analyze = {
     run: async (_env, body) => {

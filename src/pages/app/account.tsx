@@ -39,6 +39,9 @@ accountPages.get("/app/account", async (c) => {
         Signed in as <strong>{a?.username}</strong> ({a?.email}).{" "}
         {a?.emailVerified ? <span id="verified">E-mail verified.</span> : <span id="unverified">E-mail not verified yet.</span>}
       </p>
+      <p>
+        <a href="/app/webhooks">Webhooks</a>: tell your own server when files are uploaded, analysed, flagged or deleted.
+      </p>
       {a?.role === "moderator" || a?.role === "admin" ? (
         <p>
           <a href="/app/moderation">Moderation queue</a>

@@ -32,6 +32,7 @@ import type { AddFilesRequest, AlbumDetailSchema, AlbumFilesAdded, AlbumList, Al
 import type { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "../../account/schemas";
 import type { ApiKey as ApiKeySchema, ApiKeyList, CreatedKey as CreatedKeySchema, CreateKeyRequest } from "../../keys/schemas";
 import type { LimitsBody } from "../../limits/schemas";
+import type { CreatedWebhook, CreateWebhookRequest, QueuedDelivery, UpdateWebhookRequest, WebhookAttemptList, WebhookEndpoint, WebhookList } from "../../webhooks/schemas";
 import type { FinalizeResponse } from "../../uploads/schemas";
 import type { QueueQuery, ReportCreated, ReportItem, ReportList, ReportRequest, ResolveRequest, ResolveResponse } from "../../moderation/schemas";
 
@@ -62,6 +63,8 @@ export type Report = Out<typeof ReportItem>;
 export type ApiKey = Out<typeof ApiKeySchema>;
 export type CreatedKey = Out<typeof CreatedKeySchema>;
 export type Limits = Out<typeof LimitsBody>;
+export type Webhook = Out<typeof WebhookEndpoint>;
+export type WebhookAttempt = Out<typeof WebhookAttemptList>["deliveries"][number];
 export type SecondFactors = Out<typeof SecondFactorStatus>;
 export type Passkeys = Out<typeof PasskeyList>["passkeys"];
 /** A browser's WebAuthn answer as a form carried it (parsed JSON, unchecked): the API checks it. */
@@ -154,6 +157,16 @@ export const api = {
   // Permissions as the form sent them: the API refuses unknown ones with its own message.
   createKey: (c: Context<AppEnv>, body: Omit<In<typeof CreateKeyRequest>, "permissions"> & { permissions: string[] }) => call<CreatedKey>(c, ...at(ENDPOINTS.createKey), body),
   revokeKey: (c: Context<AppEnv>, keyId: string) => call<Message>(c, ...at(ENDPOINTS.revokeKey, { id: keyId })),
+
+  listWebhooks: (c: Context<AppEnv>) => call<Out<typeof WebhookList>>(c, ...at(ENDPOINTS.listWebhooks)),
+  // Events as the form sent them: the API refuses unknown ones with its own message.
+  createWebhook: (c: Context<AppEnv>, body: Omit<In<typeof CreateWebhookRequest>, "events"> & { events: string[] }) => call<Out<typeof CreatedWebhook>>(c, ...at(ENDPOINTS.createWebhook), body),
+  getWebhook: (c: Context<AppEnv>, id: string) => call<Webhook>(c, ...at(ENDPOINTS.getWebhook, { id })),
+  patchWebhook: (c: Context<AppEnv>, id: string, body: In<typeof UpdateWebhookRequest>) => call<Webhook>(c, ...at(ENDPOINTS.patchWebhook, { id }), body),
+  deleteWebhook: (c: Context<AppEnv>, id: string) => call<Message>(c, ...at(ENDPOINTS.deleteWebhook, { id })),
+  pingWebhook: (c: Context<AppEnv>, id: string) => call<Out<typeof QueuedDelivery>>(c, ...at(ENDPOINTS.pingWebhook, { id })),
+  webhookDeliveries: (c: Context<AppEnv>, id: string) => call<Out<typeof WebhookAttemptList>>(c, ...at(ENDPOINTS.webhookDeliveries, { id }, "?limit=50")),
+  retryDelivery: (c: Context<AppEnv>, id: string, deliveryId: string) => call<Out<typeof QueuedDelivery>>(c, ...at(ENDPOINTS.retryDelivery, { id, deliveryId })),
 
   account: (c: Context<AppEnv>) => call<Out<typeof AccountBody>>(c, ...at(ENDPOINTS.account)),
   limits: (c: Context<AppEnv>) => call<Limits>(c, ...at(ENDPOINTS.limits)),

@@ -8,6 +8,7 @@ import { uploadPages } from "./upload";
 import { filePages } from "./files";
 import { albumPages } from "./albums";
 import { keyPages } from "./keys";
+import { webhookPages } from "./webhooks";
 import { accountPages } from "./account";
 import { moderationPages } from "./moderation";
 import { passwordPages } from "./password";
@@ -21,6 +22,6 @@ export function appPages(deps: { headers: (c: Context<AppEnv>) => void }) {
   app.use("/reset-password", context);
 
   app.get("/app", (c) => c.redirect("/app/upload", 303));
-  for (const area of [authPages, passwordPages, uploadPages, filePages, albumPages, keyPages, accountPages, moderationPages]) app.route("/", area);
+  for (const area of [authPages, passwordPages, uploadPages, filePages, albumPages, keyPages, webhookPages, accountPages, moderationPages]) app.route("/", area);
   return app;
 }

@@ -1,0 +1,66 @@
+// Webhooks in the account area: the endpoints, a create form (the secret shown once), a ping, and each
+// endpoint's recent deliveries with a retry button.
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../../platform/env";
+import { api, apiMessage } from "./api";
+import { requireFormToken, requireSession } from "./context";
+import { DeliveriesPage, WebhooksPage, type CreatedHook } from "./webhook-views";
+
+async function renderList(c: Context<AppEnv>, extra: { created?: CreatedHook; error?: string } = {}) {
+  const r = await api.listWebhooks(c);
+  const error = extra.error ?? (r.ok ? undefined : apiMessage(r));
+  return c.html(<WebhooksPage c={c} hooks={r.ok ? r.body.webhooks : []} created={extra.created} error={error} />, extra.error ? 400 : 200);
+}
+
+async function renderDeliveries(c: Context<AppEnv>, id: string, notice?: { ok?: string; error?: string }) {
+  const hook = await api.getWebhook(c, id);
+  if (!hook.ok) return renderList(c, { error: apiMessage(hook) });
+  const attempts = await api.webhookDeliveries(c, id);
+  const error = notice?.error ?? (attempts.ok ? undefined : apiMessage(attempts));
+  return c.html(<DeliveriesPage c={c} hook={hook.body} attempts={attempts.ok ? attempts.body.deliveries : []} ok={notice?.ok} error={error} />, notice?.error ? 400 : 200);
+}
+
+export const webhookPages = new Hono<AppEnv>();
+webhookPages.use("/app/webhooks", requireSession, requireFormToken);
+webhookPages.use("/app/webhooks/*", requireSession, requireFormToken);
+
+webhookPages.get("/app/webhooks", (c) => renderList(c));
+
+webhookPages.post("/app/webhooks", async (c) => {
+  const all = await c.req.parseBody({ all: true });
+  const events = ([] as unknown[]).concat(all.events ?? []).filter((e): e is string => typeof e === "string");
+  const r = await api.createWebhook(c, {
+    url: typeof all.url === "string" ? all.url : "",
+    events,
+    ...(typeof all.description === "string" && all.description.trim() ? { description: all.description } : {}),
+  });
+  if (!r.ok) return renderList(c, { error: apiMessage(r) });
+  return renderList(c, { created: { id: r.body.id, url: r.body.url, secret: r.body.secret } });
+});
+
+webhookPages.get("/app/webhooks/:id", (c) => renderDeliveries(c, c.req.param("id")));
+
+webhookPages.post("/app/webhooks/:id/ping", async (c) => {
+  const id = c.req.param("id");
+  const r = await api.pingWebhook(c, id);
+  return renderDeliveries(c, id, r.ok ? { ok: "Ping queued: reload in a moment to see how it went." } : { error: apiMessage(r) });
+});
+
+webhookPages.post("/app/webhooks/:id/enabled", async (c) => {
+  const id = c.req.param("id");
+  const form = await c.req.parseBody();
+  const r = await api.patchWebhook(c, id, { enabled: form.enabled === "1" });
+  return renderDeliveries(c, id, r.ok ? { ok: r.body.enabled ? "The endpoint is on." : "The endpoint is off." } : { error: apiMessage(r) });
+});
+
+webhookPages.post("/app/webhooks/:id/deliveries/:deliveryId/retry", async (c) => {
+  const id = c.req.param("id");
+  const r = await api.retryDelivery(c, id, c.req.param("deliveryId"));
+  return renderDeliveries(c, id, r.ok ? { ok: "Retry queued." } : { error: apiMessage(r) });
+});
+
+webhookPages.post("/app/webhooks/:id/delete", async (c) => {
+  const r = await api.deleteWebhook(c, c.req.param("id"));
+  if (!r.ok) return renderList(c, { error: apiMessage(r) });
+  return c.redirect("/app/webhooks?deleted=1", 303);
+});

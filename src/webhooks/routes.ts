@@ -1,0 +1,166 @@
+// /webhooks (extensions.md § 4): a session, or an API key with `manage`. Another user's endpoint is 404.
+import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../platform/env";
+import { callerUser, requirePermission } from "../middleware/guards";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { PageQuery } from "../platform/pagination";
+import { apiRouter } from "../platform/router";
+import { createEndpoint, deleteEndpoint, endpointView, listEndpoints, ownedEndpoint, updateEndpoint } from "./endpoints";
+import { listAttempts, retryDelivery, sendPing } from "./deliveries";
+import {
+  CreatedWebhook,
+  CreateWebhookRequest,
+  DeliveryParams,
+  QueuedDelivery,
+  UpdateWebhookRequest,
+  WebhookAttemptList,
+  WebhookEndpoint,
+  WebhookList,
+  WebhookParams,
+} from "./schemas";
+
+export const webhookRoutes = apiRouter();
+const tags = ["Webhooks"];
+const user = (c: Context<AppEnv>) => callerUser(c.get("principal"));
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/",
+    tags,
+    summary: "Add a webhook endpoint",
+    description: "At most 10 per account. The signing secret is returned once; the URL follows the outbound address rules.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { body: jsonBody(CreateWebhookRequest) },
+    responses: { 201: json(CreatedWebhook, "Created"), ...errors(400, 401, 403) },
+  }),
+  async (c) => {
+    const { row, secret } = await createEndpoint(c.var.dbs.directory(), c.env, user(c).id, c.req.valid("json"));
+    return c.json({ ...endpointView(row), secret }, 201);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    tags,
+    summary: "List your webhook endpoints",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    responses: { 200: json(WebhookList, "Endpoints"), ...errors(401, 403) },
+  }),
+  async (c) => c.json({ webhooks: (await listEndpoints(c.var.dbs.directory(), user(c).id)).map(endpointView) }, 200),
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}",
+    tags,
+    summary: "Read a webhook endpoint",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: WebhookParams },
+    responses: { 200: json(WebhookEndpoint, "Endpoint"), ...errors(401, 403, 404) },
+  }),
+  async (c) => c.json(endpointView(await ownedEndpoint(c.var.dbs.directory(), user(c).id, c.req.valid("param").id)), 200),
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/{id}",
+    tags,
+    summary: "Change a webhook endpoint",
+    description: "`enabled: true` turns a disabled endpoint back on and clears its failure count.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: WebhookParams, body: jsonBody(UpdateWebhookRequest) },
+    responses: { 200: json(WebhookEndpoint, "Updated"), ...errors(400, 401, 403, 404) },
+  }),
+  async (c) => {
+    const row = await updateEndpoint(c.var.dbs.directory(), c.env, user(c).id, c.req.valid("param").id, c.req.valid("json"));
+    return c.json(endpointView(row), 200);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/{id}",
+    tags,
+    summary: "Delete a webhook endpoint",
+    description: "Its delivery history goes with it; tries still queued send nothing.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: WebhookParams },
+    responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404) },
+  }),
+  async (c) => {
+    await deleteEndpoint(c.var.dbs.directory(), user(c).id, c.req.valid("param").id);
+    return c.json({ message: "Webhook endpoint deleted" }, 200);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/{id}/ping",
+    tags,
+    summary: "Send a ping event",
+    description: "Queued at once; its tries show in the deliveries list.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: WebhookParams },
+    responses: { 202: json(QueuedDelivery, "Queued"), ...errors(401, 403, 404, 409) },
+  }),
+  async (c) => {
+    const db = c.var.dbs.directory();
+    const endpoint = await ownedEndpoint(db, user(c).id, c.req.valid("param").id);
+    return c.json({ ...(await sendPing(c.env, db, endpoint)), message: "Ping queued" }, 202);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}/deliveries",
+    tags,
+    summary: "List an endpoint's delivery attempts",
+    description: "Every try, newest first: event, status code, duration, error and when the next try is due.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: WebhookParams, query: PageQuery },
+    responses: { 200: json(WebhookAttemptList, "Attempts"), ...errors(400, 401, 403, 404) },
+  }),
+  async (c) => {
+    const db = c.var.dbs.directory();
+    const endpoint = await ownedEndpoint(db, user(c).id, c.req.valid("param").id);
+    const { limit, offset } = c.req.valid("query");
+    const { items, total } = await listAttempts(db, endpoint.id, limit, offset);
+    return c.json({ deliveries: items, pagination: { total, limit, offset, hasMore: offset + items.length < total } }, 200);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/{id}/deliveries/{deliveryId}/retry",
+    tags,
+    summary: "Send a delivery again",
+    description: "The same event id and body, as the next try.",
+    security: bearer,
+    middleware: [requirePermission("manage")] as const,
+    request: { params: DeliveryParams },
+    responses: { 202: json(QueuedDelivery, "Queued"), ...errors(401, 403, 404, 409) },
+  }),
+  async (c) => {
+    const db = c.var.dbs.directory();
+    const { id, deliveryId } = c.req.valid("param");
+    const endpoint = await ownedEndpoint(db, user(c).id, id);
+    return c.json({ ...(await retryDelivery(c.env, db, endpoint, deliveryId)), message: "Retry queued" }, 202);
+  },
+);

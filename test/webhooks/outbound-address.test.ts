@@ -1,0 +1,72 @@
+// The outbound address rules (platform/outbound-address.ts, extensions.md § 2 "What may be fetched"): shared by
+// webhook endpoints and, later, upload from a URL. Pure functions, no bindings.
+import { describe, expect, it } from "vitest";
+import { checkOutboundUrl, outboundConfigProblem, outboundRules, parseAllowHosts } from "../../src/platform/outbound-address";
+
+const open = { allowHosts: new Set<string>(), httpsOnly: false };
+const reason = (url: string, rules = open) => {
+  const checked = checkOutboundUrl(url, rules);
+  return checked.ok ? null : checked.reason;
+};
+
+describe("checkOutboundUrl", () => {
+  it("lets public http and https URLs on the default ports through, normalised", () => {
+    for (const url of ["https://hooks.example.com/in", "http://example.org", "https://93.184.215.14/x", "https://[2606:4700::1111]/", "https://example.com:443/a?b=c"]) {
+      const checked = checkOutboundUrl(url, open);
+      expect(checked.ok, url).toBe(true);
+    }
+  });
+
+  it("refuses other schemes, other ports, credentials and what does not parse", () => {
+    for (const url of ["ftp://example.com/", "file:///etc/passwd", "javascript:alert(1)", "ws://example.com/", "https://example.com:8443/", "http://example.com:8080/", "https://user:pw@example.com/", "https://user@example.com/", "not a url", "", "//example.com"]) {
+      expect(reason(url), url).not.toBeNull();
+    }
+  });
+
+  it("refuses localhost and IP literals in loopback, private, link-local, CGNAT, multicast and unspecified ranges", () => {
+    const refused = [
+      "http://localhost/", "http://LOCALHOST./", "http://api.localhost/",
+      "http://127.0.0.1/", "http://127.1.2.3/", "http://2130706433/", "http://0x7f.1/", "http://0.0.0.0/",
+      "http://10.0.0.1/", "http://172.16.0.1/", "http://172.31.255.255/", "http://192.168.1.1/",
+      "http://169.254.169.254/latest/meta-data", "http://100.64.0.1/", "http://100.127.255.255/",
+      "http://224.0.0.1/", "http://239.255.255.250/", "http://255.255.255.255/",
+      "http://[::1]/", "http://[::]/", "http://[fe80::1]/", "http://[fc00::1]/", "http://[fd12:3456::1]/", "http://[ff02::1]/",
+      "http://[::ffff:127.0.0.1]/", "http://[::ffff:10.0.0.1]/", "http://[::ffff:a9fe:a9fe]/",
+    ];
+    for (const url of refused) expect(reason(url), url).not.toBeNull();
+    // The ranges' neighbours are public.
+    for (const url of ["http://172.32.0.1/", "http://100.128.0.1/", "http://11.0.0.1/", "http://169.255.0.1/", "http://[2001:db9::1]/"]) {
+      expect(reason(url), url).toBeNull();
+    }
+  });
+
+  it("https only when asked (production)", () => {
+    const https = { allowHosts: new Set<string>(), httpsOnly: true };
+    expect(reason("http://example.com/", https)).toMatch(/https/);
+    expect(reason("https://example.com/", https)).toBeNull();
+  });
+
+  it("OUTBOUND_ALLOW_HOSTS lets exactly the listed host:port through, on http too", () => {
+    const rules = { allowHosts: parseAllowHosts(" 127.0.0.1:9123 , Localhost:8080,"), httpsOnly: false };
+    expect([...rules.allowHosts].sort()).toEqual(["127.0.0.1:9123", "localhost:8080"]);
+    expect(reason("http://127.0.0.1:9123/hook", rules)).toBeNull();
+    expect(reason("http://localhost:8080/", rules)).toBeNull();
+    expect(reason("http://127.0.0.1:9124/hook", rules)).not.toBeNull();
+    expect(reason("http://127.0.0.1/hook", rules)).not.toBeNull();
+    expect(reason("http://u:p@127.0.0.1:9123/hook", rules)).not.toBeNull();
+  });
+});
+
+describe("outboundRules / outboundConfigProblem", () => {
+  it("reads the env: https only in production; the allow list empty by default", () => {
+    expect(outboundRules({ ENVIRONMENT: "production" })).toEqual({ allowHosts: new Set(), httpsOnly: true });
+    expect(outboundRules({ ENVIRONMENT: "development", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:1" })).toEqual({ allowHosts: new Set(["127.0.0.1:1"]), httpsOnly: false });
+  });
+
+  it("refuses OUTBOUND_ALLOW_HOSTS in production, and says so", () => {
+    expect(outboundConfigProblem({ ENVIRONMENT: "production", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:9000" })).toMatch(/OUTBOUND_ALLOW_HOSTS.*production/);
+    expect(outboundConfigProblem({ ENVIRONMENT: "production", OUTBOUND_ALLOW_HOSTS: " " })).toBeNull();
+    expect(outboundConfigProblem({ ENVIRONMENT: "production" })).toBeNull();
+    expect(outboundConfigProblem({ ENVIRONMENT: "development", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:9000" })).toBeNull();
+  });
+});
