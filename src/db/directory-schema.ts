@@ -299,4 +299,17 @@ export const shardFill = sqliteTable("shard_fill", {
   measuredAt: integer("measured_at", { mode: "timestamp_ms" }).notNull(),
 });
 
+/**
+ * Owners being moved to another shard (admin/shard-move): the step the move has reached, so that a run stopped
+ * half-way is run again and goes on. The row stays once the move is done (step "done"), as its record.
+ */
+export const ownerMoves = sqliteTable("owner_moves", {
+  userId: text("user_id").primaryKey(),
+  fromShard: integer("from_shard").notNull(),
+  toShard: integer("to_shard").notNull(),
+  step: text("step", { enum: ["fence", "copy", "verify", "switch", "delete", "done"] }).notNull(),
+  startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+});
+
 export type ReportRow = typeof reports.$inferSelect;
