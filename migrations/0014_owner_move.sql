@@ -6,6 +6,7 @@ CREATE TABLE `owner_moves` (
 	`from_shard` integer NOT NULL,
 	`to_shard` integer NOT NULL,
 	`step` text NOT NULL,
+	`cursor` text,
 	`started_at` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );

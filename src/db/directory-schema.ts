@@ -308,6 +308,8 @@ export const ownerMoves = sqliteTable("owner_moves", {
   fromShard: integer("from_shard").notNull(),
   toShard: integer("to_shard").notNull(),
   step: text("step", { enum: ["fence", "copy", "verify", "switch", "delete", "done"] }).notNull(),
+  /** Where the step's walk over the owner's rows has got to (JSON, admin/shard-move/pages.ts); null: its start. */
+  cursor: text("cursor"),
   startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
 });

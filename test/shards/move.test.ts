@@ -72,8 +72,9 @@ async function expectGoneFrom(db: D1Database, userId: string, movedTo: number) {
 const userShard = async (userId: string) => env.DB.prepare("SELECT shard FROM users WHERE id = ?").bind(userId).first<number>("shard");
 
 /** Every read an owner and the public make, as it answers after a move. */
-async function expectReadsWork(o: Owned, usedBytes: number) {
-  for (const id of o.fileIds) {
+async function expectReadsWork(o: Owned, usedBytes: number, filesOutsideTheAlbum: string[] = []) {
+  const fileIds = [...o.fileIds, ...filesOutsideTheAlbum];
+  for (const id of fileIds) {
     expect((await call(`/files/${id}`, { token: o.user.access })).status).toBe(200);
     expect((await call(`/files/${id}`)).status).toBe(200);
     const bytes = await fetchRaw(`${IMAGE}/${id}`);
@@ -83,7 +84,7 @@ async function expectReadsWork(o: Owned, usedBytes: number) {
   expect(album.status).toBe(200);
   expect(album.body.files.map((f: { id: string }) => f.id).sort()).toEqual([...o.fileIds].sort());
   const list = await call("/files", { token: o.user.access });
-  expect(list.body.files.map((f: { id: string }) => f.id).sort()).toEqual([...o.fileIds].sort());
+  expect(list.body.files.map((f: { id: string }) => f.id).sort()).toEqual(fileIds.sort());
   expect((await call("/albums", { token: o.user.access })).body.albums.map((a: { id: string }) => a.id)).toEqual([o.albumId]);
   expect((await call("/account/limits", { token: o.user.access })).body.quota.used).toBe(usedBytes);
 }
@@ -110,9 +111,9 @@ describe("moving an owner between shards", () => {
     expect(patched.status).toBe(200);
     expect(await env.SHARD_1.prepare("SELECT title FROM files WHERE id = ?").bind(o.fileIds[0]).first("title")).toBe("After the move");
     expect((await call(`/albums/${o.albumId}`, { method: "PATCH", token: o.user.access, body: { title: "Moved album" } })).status).toBe(200);
-    const next = await presign({ token: o.user.access });
-    expect(next.status).toBe(201);
+    const next = (await directUpload(o.user.access, new Uint8Array([...SMALL_PNG, 1]))).pre;
     expect(shardOfId("file", next.body.fileId)?.shard).toBe(1);
+    await analysesLanded(env.SHARD_1, [next.body.fileId]);
 
     // And back home: the forwarding rows of shard 0 go, shard 1's point to 0.
     const moved = await snapshot(env.SHARD_1, o.user.id);
@@ -123,7 +124,7 @@ describe("moving an owner between shards", () => {
     expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM moved_files WHERE id = ?").bind(o.fileIds[0]).first("n")).toBe(0);
     expect(await env.SHARD_1.prepare("SELECT shard FROM moved_files WHERE id = ?").bind(next.body.fileId).first("shard")).toBe(0);
     expect((await call(`/files/${next.body.fileId}`, { token: o.user.access })).status).toBe(200); // made on shard 1, now on 0
-    await expectReadsWork(o, moved.owner!.storage_used as number);
+    await expectReadsWork(o, moved.owner!.storage_used as number, [next.body.fileId]);
   });
 
   it("fences the owner's writes while it moves: 503 owner_moving with Retry-After; reads go on", async () => {
