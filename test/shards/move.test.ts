@@ -6,6 +6,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, signup, type TestUser } from "../support/api";
 import { IMAGE, fetchRaw } from "../support/files";
+import { expectCached } from "../support/records";
 import { SMALL_PNG, directUpload, presign, sha256 } from "../uploads/helpers";
 import { shardOfId } from "../../src/platform/shard-ids";
 import { beginMove, moveOwner, runMoveStep, type MoveStep } from "../../src/admin/shard-move/move";
@@ -105,6 +106,7 @@ describe("moving an owner between shards", () => {
     expect(shardOfId("file", o.fileIds[0])?.shard).toBe(0);
     expect(await env.DB.prepare("SELECT shard FROM moved_files WHERE id = ?").bind(o.fileIds[0]).first("shard")).toBe(1);
     await expectReadsWork(o, before.owner!.storage_used as number);
+    await expectCached(`${IMAGE}/${o.fileIds[1]}`, 200); // the edge-cached records follow the moved id too
 
     // Writes by a moved id reach the new shard; new uploads are made there.
     const patched = await call(`/files/${o.fileIds[0]}`, { method: "PATCH", token: o.user.access, body: { title: "After the move" } });
