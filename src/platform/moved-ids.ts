@@ -3,7 +3,7 @@
 // id's own shard as always; only when it misses there does it read moved_files (one more round trip, only on a
 // miss) and follow it. The handle made for an id (`routedShard`) follows along: every later query through it,
 // the writes included, goes to the shard that holds the row, so callers need not know a row moved.
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { createDb, shardHandle, type D1Client, type ShardDb } from "./db";
 import { shardBinding, shardOfIdIn, type D1Env } from "./shards";
 import { movedFiles } from "../db/schema";
@@ -66,6 +66,13 @@ export async function lookupFollowing<T>(db: ShardDb, id: string, load: () => Pr
     const found = await load();
     if (found !== undefined || hop >= SHARD_MOVE.maxHops || !(await followMoved(db, id))) return found;
   }
+}
+
+/** Of `ids` missing on `db`'s shard, those whose owner moved on, and the shard each now lives on (at most 90 ids). */
+export async function movedShards(db: ShardDb, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: movedFiles.id, shard: movedFiles.shard }).from(movedFiles).where(inArray(movedFiles.id, ids));
+  return new Map(rows.filter((r) => r.shard !== db.shardNumber).map((r) => [r.id, r.shard]));
 }
 
 /** The owner's data is moving to another shard: their changes are refused until it is done. */

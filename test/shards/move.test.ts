@@ -9,6 +9,7 @@ import { IMAGE, fetchRaw } from "../support/files";
 import { expectCached } from "../support/records";
 import { SMALL_PNG, directUpload, presign, sha256 } from "../uploads/helpers";
 import { shardOfId } from "../../src/platform/shard-ids";
+import { viewCounterFor } from "../../src/serving/view-counter";
 import { beginMove, moveOwner, runMoveStep, type MoveStep } from "../../src/admin/shard-move/move";
 
 const shardDb = (n: number): D1Database => (n === 0 ? env.DB : env.SHARD_1);
@@ -182,6 +183,25 @@ describe("moving an owner between shards", () => {
       await expectReadsWork(o, before.owner!.storage_used as number);
     });
   }
+
+  it("counts the views of a moved file and album on the shard that now holds them", async () => {
+    const o = await ownerWithData(0);
+    await moveOwner(env, o.user.id, 1);
+    const counts = async () => ({
+      file: (await env.SHARD_1.prepare("SELECT view_count AS n FROM files WHERE id = ?").bind(o.fileIds[0]).first<number>("n"))!,
+      album: (await env.SHARD_1.prepare("SELECT view_count AS n FROM albums WHERE id = ?").bind(o.albumId).first<number>("n"))!,
+    });
+    const before = await counts();
+    expect((await call(`/files/${o.fileIds[0]}`)).status).toBe(200);
+    expect((await call(`/albums/${o.albumId}`)).status).toBe(200);
+    let after = before;
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 25))) {
+      await Promise.all([viewCounterFor(env, o.fileIds[0]).drain(), viewCounterFor(env, o.albumId).drain()]);
+      after = await counts();
+      if (after.file > before.file && after.album > before.album) break;
+    }
+    expect(after).toEqual({ file: before.file + 1, album: before.album + 1 });
+  });
 
   it("verify fails loudly when the copy lacks a row, and the move copies again before it can switch", async () => {
     const o = await ownerWithData(0);
