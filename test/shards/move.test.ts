@@ -7,9 +7,10 @@ import { describe, expect, it } from "vitest";
 import { call, signup, type TestUser } from "../support/api";
 import { IMAGE, fetchRaw } from "../support/files";
 import { expectCached } from "../support/records";
-import { SMALL_PNG, directUpload, presign, sha256 } from "../uploads/helpers";
+import { SMALL_PNG, directUpload, finalize, presign, putDirect, sha256 } from "../uploads/helpers";
 import { shardOfId } from "../../src/platform/shard-ids";
 import { viewCounterFor } from "../../src/serving/view-counter";
+import { SHARD_MOVE } from "../../src/config";
 import { beginMove, moveOwner, runMoveStep, type MoveStep } from "../../src/admin/shard-move/move";
 
 const shardDb = (n: number): D1Database => (n === 0 ? env.DB : env.SHARD_1);
@@ -43,6 +44,13 @@ async function ownerWithData(shard = 0): Promise<Owned> {
     db.prepare("INSERT INTO upload_parts (upload_id, part_number, etag, bytes, created_at) VALUES (?, 1, 'etag-1', 10, 1)").bind(uploadIds[0]),
     db.prepare("INSERT OR IGNORE INTO phash_bands SELECT id, 2, 4242, 1 FROM owners WHERE user_id = ?").bind(user.id),
     db.prepare("INSERT OR IGNORE INTO embedding_bands SELECT id, 15, 777, 2 FROM owners WHERE user_id = ?").bind(user.id),
+    // More band rows than one page of the walk holds (SHARD_MOVE.bandPageRows): the walk goes on across pages.
+    db
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${SHARD_MOVE.bandPageRows * 2 + 50})
+         INSERT OR IGNORE INTO embedding_bands SELECT (SELECT id FROM owners WHERE user_id = ?), 3, i, 9 FROM n`,
+      )
+      .bind(user.id),
   ]);
   return { user, fileIds, uploadIds, albumId: album.body.id };
 }
@@ -154,9 +162,26 @@ describe("moving an owner between shards", () => {
     expect((await presign({ token: o.user.access })).status).toBe(201); // lifted where the owner now lives
   });
 
-  const STOPS: { after: MoveStep | "copy-page" | "delete-page"; label: string }[] = [
+  it("waits for the owner's uploads begun before the fence: they finish, and then move with the rest", async () => {
+    const o = await ownerWithData(0);
+    const pre = await presign({ token: o.user.access, bytes: new Uint8Array([...SMALL_PNG, 2]) });
+    expect(pre.status).toBe(201);
+    expect(await moveOwner(env, o.user.id, 1)).toMatchObject({ step: "copy", waitingFor: "1 uploads in flight" });
+    const put = await putDirect(pre.body.fileId, new Uint8Array([...SMALL_PNG, 2]), o.user.access);
+    expect(put.status).toBe(200);
+    expect((await finalize(pre.body, put.headers.get("etag")!, o.user.access)).status).toBe(200);
+    await analysesLanded(env.DB, [pre.body.fileId]);
+    const before = await snapshot(env.DB, o.user.id);
+    expect(before.files).toHaveLength(3);
+    expect(await moveOwner(env, o.user.id, 1)).toMatchObject({ step: "done" });
+    expect(await snapshot(env.SHARD_1, o.user.id)).toEqual(before);
+    await expectReadsWork(o, before.owner!.storage_used as number, [pre.body.fileId]);
+  });
+
+  const STOPS: { after: MoveStep | "copy-page" | "copy-bands" | "delete-page"; label: string }[] = [
     { after: "fence", label: "the fence" },
     { after: "copy-page", label: "one page of the copy" },
+    { after: "copy-bands", label: "a page inside the band walk of the copy" },
     { after: "copy", label: "the copy" },
     { after: "verify", label: "verify" },
     { after: "switch", label: "the switch" },
@@ -171,6 +196,12 @@ describe("moving an owner between shards", () => {
         const step = stop.after === "copy-page" ? "copy" : "delete";
         while ((await currentStep(o.user.id)) !== step) await runMoveStep(env, o.user.id);
         expect((await runMoveStep(env, o.user.id, { pages: 1 })).step).toBe(step); // stopped inside the step
+      } else if (stop.after === "copy-bands") {
+        while ((await currentStep(o.user.id)) !== "copy") await runMoveStep(env, o.user.id);
+        // files, albums, phash_bands, then the first page of embedding_bands
+        expect((await runMoveStep(env, o.user.id, { pages: 4 })).step).toBe("copy");
+        const cursor = JSON.parse((await env.DB.prepare("SELECT cursor FROM owner_moves WHERE user_id = ?").bind(o.user.id).first<string>("cursor"))!);
+        expect(cursor).toMatchObject({ phase: "embedding_bands", after: expect.any(String) });
       } else {
         let progress;
         do progress = await runMoveStep(env, o.user.id);

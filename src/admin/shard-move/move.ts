@@ -97,9 +97,14 @@ export async function runMoveStep(env: MoveEnv, userId: string, budget: { pages:
     case "copy": {
       let cursor: Cursor | null = move.cursor ? JSON.parse(move.cursor) : null;
       if (!cursor) {
-        // Uploads begun before the fence still change their rows: the copy waits until they end or expire.
-        const inFlight = await source.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM uploads WHERE user_id = ${userId} AND state IN ('pending', 'uploaded')`);
-        if (inFlight!.n > 0) return progressOf(move, `${inFlight!.n} uploads in flight`);
+        // Uploads begun before the fence, and the analyses of files finalized before it, still write the owner's
+        // rows here: the copy waits until they end (the clean-up expires abandoned uploads, the requeue re-sends
+        // lost analyses).
+        const busy = await source.get<{ uploads: number; analyses: number }>(sql`SELECT
+          (SELECT COUNT(*) FROM uploads WHERE user_id = ${userId} AND state IN ('pending', 'uploaded')) AS uploads,
+          (SELECT COUNT(*) FROM files WHERE user_id = ${userId} AND analysis = 'pending') AS analyses`);
+        if (busy!.uploads > 0) return progressOf(move, `${busy!.uploads} uploads in flight`);
+        if (busy!.analyses > 0) return progressOf(move, `${busy!.analyses} analyses pending`);
         cursor = { phase: PHASES[0], after: null };
       }
       const sourceKey = await ownerKey(source, userId);
