@@ -164,7 +164,7 @@ export const ERROR_CODES = {
   http_error_internal: { status: 500, wire: "http_error", where: [], description: "Hono failed on its side (middleware/error-handler.ts)" },
   owner_moving: {
     status: 503,
-    where: [...UPLOAD_START, "PATCH /files/", "DELETE /files/", "POST /albums", "PATCH /albums/", "DELETE /albums/"],
+    where: [...UPLOAD_START, "PATCH /files/", "DELETE /files/", "POST /files/{id}/signed-url", "POST /albums", "PATCH /albums/", "DELETE /albums/"],
     description: "The owner's data is being moved to another database: their changes wait until it is done (Retry-After)",
   },
   webhook_not_configured: { status: 503, where: ["POST /billing/webhook"], description: "Billing webhooks are not configured" },

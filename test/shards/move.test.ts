@@ -148,6 +148,8 @@ describe("moving an owner between shards", () => {
       await formUpload(o.user.access),
       await call(`/files/${o.fileIds[0]}`, { method: "PATCH", token: o.user.access, body: { title: "no" } }),
       await call(`/files/${o.fileIds[0]}`, { method: "DELETE", token: o.user.access }),
+      await call(`/files/${o.fileIds[0]}/signed-url`, { token: o.user.access, body: { expiresIn: 3600 } }),
+      await call(`/files/${o.fileIds[0]}/signed-url/revoke`, { method: "POST", token: o.user.access }),
       await call(`/albums/${o.albumId}`, { method: "PATCH", token: o.user.access, body: { title: "no" } }),
       await call(`/albums/${o.albumId}`, { method: "DELETE", token: o.user.access }),
       await call("/albums", { token: o.user.access, body: { title: "no", visibility: "public" } }),
