@@ -314,3 +314,17 @@ export const WEBHOOKS = {
   /** How many bytes of an endpoint's answer are kept in the attempt's error. */
   errorBodyChars: 200,
 };
+
+/** Moving an owner to another shard (admin/shard-move, docs/sharding.md § Moving an owner). */
+export const SHARD_MOVE = {
+  /** Retry-After of the owner's writes refused while the owner moves (503 owner_moving). */
+  retryAfterSeconds: 30,
+  /** Rows read per page of files or albums (with their uploads, parts and album links): a D1 batch each way. */
+  pageRows: 40,
+  /** Rows per page of the band indexes (a few integers a row). */
+  bandPageRows: 500,
+  /** Pages one call of the admin route runs before it answers its step (the CLI calls again until done). */
+  pagesPerCall: 200,
+  /** How many moved_files hops a lookup by id follows (an owner moved again and again). */
+  maxHops: 4,
+} as const;

@@ -1,4 +1,4 @@
-// /admin: accounts and plan-change decisions. Admin role, session only (API keys get the contract's 403).
+// /admin: accounts, plan-change decisions and moving an owner to another shard. Admin role, session only (API keys get the contract's 403).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../platform/env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
@@ -7,7 +7,19 @@ import { apiRouter } from "../platform/router";
 import { decidePlanChange, listPlanChanges, planChangeResource } from "../billing/plan-changes";
 import { PlanChangeSchema } from "../billing/schemas";
 import { adminUser, listUsers, updateUser } from "./users";
-import { AdminUser, DecisionBody, PlanChangeList, PlanChangeListQuery, UserIdParam, UserList, UserListQuery, UserPatchBody } from "./schemas";
+import { moveOwner } from "./shard-move/move";
+import {
+  AdminUser,
+  DecisionBody,
+  PlanChangeList,
+  PlanChangeListQuery,
+  ShardMoveBody,
+  ShardMoveProgress,
+  UserIdParam,
+  UserList,
+  UserListQuery,
+  UserPatchBody,
+} from "./schemas";
 
 export const adminRoutes = apiRouter();
 const tags = ["Admin"];
@@ -106,3 +118,23 @@ for (const decision of ["approve", "reject"] as const) {
     },
   );
 }
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/shards/move",
+    tags,
+    summary: "Move an owner's data to another shard, or go on with the move under way (npm run shard:move)",
+    description:
+      "Runs the move a bounded number of steps and pages per call and answers where it stands; call again until `step` is done. " +
+      "While it runs the owner's changes answer 503 owner_moving; reads go on. docs/sharding.md § Moving an owner.",
+    security: bearer,
+    middleware: [requireRole("admin")] as const,
+    request: { body: { required: true, content: { "application/json": { schema: ShardMoveBody } } } },
+    responses: { 200: json(ShardMoveProgress, "Where the move stands"), ...errors(400, 401, 403, 404, 409, 429) },
+  }),
+  async (c) => {
+    const { userId, toShard } = c.req.valid("json");
+    return c.json(await moveOwner(c.env, userId, toShard), 200);
+  },
+);

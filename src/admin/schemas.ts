@@ -48,3 +48,21 @@ export const PlanChangeListQuery = PageQuery.extend({
 export const PlanChangeList = z.object({ planChanges: z.array(PlanChangeSchema), pagination: Pagination }).openapi("PlanChangeList");
 
 export const DecisionBody = z.object({ note: z.string().max(1000).optional() }).strict().openapi("PlanChangeDecision");
+
+export const ShardMoveBody = z
+  .object({
+    userId: z.string().min(1).max(100),
+    toShard: z.number().int().min(0).max(63).openapi({ description: "The shard to move the owner to (0: database DB)" }),
+  })
+  .strict()
+  .openapi("ShardMoveRequest");
+
+export const ShardMoveProgress = z
+  .object({
+    userId: z.string(),
+    fromShard: z.number().int(),
+    toShard: z.number().int(),
+    step: z.enum(["fence", "copy", "verify", "switch", "delete", "done"]).openapi({ description: "The step the move is at: call again until done" }),
+    waitingFor: z.string().optional().openapi({ description: "Why it cannot go on yet (the owner's uploads in flight): call again later" }),
+  })
+  .openapi("ShardMoveProgress");

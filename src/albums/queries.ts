@@ -5,12 +5,14 @@ import { runBatch, type ShardDb } from "../platform/db";
 import { albumFiles, albums, files, owners, type AlbumRow, type Visibility } from "../db/schema";
 import { newShardedId } from "../platform/shard-ids";
 import { isId } from "../platform/ids";
+import { lookupFollowing, ownerMoving } from "../platform/moved-ids";
 import { LIST_COLUMNS, liveFileCondition, notAgeRestricted } from "../files/queries";
 
 /** D1 binds at most 100 parameters per statement; album inserts use a few besides the ids. */
 const IDS_PER_STATEMENT = 90;
 
-export type LoadedAlbum = { album: AlbumRow; ownerGoneAt: Date | null };
+/** ownerMoving: the owner is being moved to another shard (owners.moved_to), their changes wait. */
+export type LoadedAlbum = { album: AlbumRow; ownerGoneAt: Date | null; ownerMoving: boolean };
 
 /**
  * The album and its owner's ban / deletion state, the shard's copy (owners): one query on the album's shard. No
@@ -18,13 +20,15 @@ export type LoadedAlbum = { album: AlbumRow; ownerGoneAt: Date | null };
  */
 export async function loadAlbum(db: ShardDb, id: string): Promise<LoadedAlbum | undefined> {
   if (!isId("alb", id)) return undefined;
-  const row = await db
-    .select({ album: albums, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt })
-    .from(albums)
-    .leftJoin(owners, eq(owners.userId, albums.userId))
-    .where(and(eq(albums.id, id), isNull(albums.deletedAt)))
-    .get();
-  return row ? { album: row.album, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null } : undefined;
+  const row = await lookupFollowing(db, id, () =>
+    db
+      .select({ album: albums, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt, ownerMovedTo: owners.movedTo })
+      .from(albums)
+      .leftJoin(owners, eq(owners.userId, albums.userId))
+      .where(and(eq(albums.id, id), isNull(albums.deletedAt)))
+      .get(),
+  );
+  return row ? { album: row.album, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null, ownerMoving: row.ownerMovedTo !== null } : undefined;
 }
 
 /** Inserts the caller's own live files among `fileIds` that are not in the album yet (one statement per chunk). */
@@ -66,6 +70,9 @@ export type NewAlbum = {
 };
 
 export async function createAlbum(db: ShardDb, userId: string, input: NewAlbum, now: number): Promise<AlbumRow> {
+  // The owner's row says whether they are moving to another shard (docs/sharding.md § Moving an owner).
+  const owner = await db.select({ movedTo: owners.movedTo }).from(owners).where(eq(owners.userId, userId)).get();
+  if (owner && owner.movedTo !== null) throw ownerMoving();
   const id = newShardedId("alb", db.shardNumber);
   const at = new Date(now);
   await runBatch(db, [

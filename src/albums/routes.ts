@@ -41,7 +41,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { body: jsonBody(CreateAlbumRequest) },
-    responses: { 201: json(AlbumSchema, "Created"), ...errors(400, 401, 403, 429) },
+    responses: { 201: json(AlbumSchema, "Created"), ...errors(400, 401, 403, 429, 503) },
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -140,7 +140,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumIdParam, body: jsonBody(PatchAlbumRequest) },
-    responses: { 200: json(AlbumUpdated, "Updated"), ...errors(400, 401, 403, 404, 429) },
+    responses: { 200: json(AlbumUpdated, "Updated"), ...errors(400, 401, 403, 404, 429, 503) },
   }),
   async (c) => {
     const albumId = c.req.valid("param").id;
@@ -180,7 +180,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumIdParam },
-    responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 429) },
+    responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 429, 503) },
   }),
   async (c) => {
     const albumId = c.req.valid("param").id;
@@ -205,7 +205,7 @@ albumRoutes.openapi(
     request: { params: AlbumIdParam, body: jsonBody(AddFilesRequest) },
     responses: {
       200: json(AlbumFilesAdded, "Added"),
-      ...errors(400, 401, 403, 404, 429),
+      ...errors(400, 401, 403, 404, 429, 503),
     },
   }),
   async (c) => {
@@ -229,7 +229,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumFileParams },
-    responses: { 200: json(MessageBody, "Removed"), ...errors(401, 403, 404, 429) },
+    responses: { 200: json(MessageBody, "Removed"), ...errors(401, 403, 404, 429, 503) },
   }),
   async (c) => {
     const { id, fileId } = c.req.valid("param");

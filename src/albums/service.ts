@@ -2,6 +2,7 @@
 import type { ShardDb } from "../platform/db";
 import type { AlbumRow } from "../db/schema";
 import { ApiError, RateLimitError } from "../platform/errors";
+import { ownerMoving } from "../platform/moved-ids";
 import { verifyPassword } from "../platform/passwords";
 import { limiterFor } from "../limits/rate-limiter";
 import { albumUrl } from "../platform/urls";
@@ -48,8 +49,9 @@ export async function visibleAlbum(db: ShardDb, id: string, viewer: Viewer): Pro
 
 /** An album the viewer must own to change: invisible -> 404, visible but someone else's -> 403. */
 export async function ownAlbum(db: ShardDb, id: string, viewer: Viewer): Promise<AlbumRow> {
-  const { album } = await visibleAlbum(db, id, viewer);
+  const { album, ownerMoving: moving } = await visibleAlbum(db, id, viewer);
   if (!isAlbumOwner(album, viewer)) throw new ApiError("not_owner", "Only the album's owner can change it");
+  if (moving) throw ownerMoving();
   return album;
 }
 

@@ -305,6 +305,21 @@ export const shardFill = sqliteTable("shard_fill", {
   measuredAt: integer("measured_at", { mode: "timestamp_ms" }).notNull(),
 });
 
+/**
+ * Owners being moved to another shard (admin/shard-move): the step the move has reached, so that a run stopped
+ * half-way is run again and goes on. The row stays once the move is done (step "done"), as its record.
+ */
+export const ownerMoves = sqliteTable("owner_moves", {
+  userId: text("user_id").primaryKey(),
+  fromShard: integer("from_shard").notNull(),
+  toShard: integer("to_shard").notNull(),
+  step: text("step", { enum: ["fence", "copy", "verify", "switch", "delete", "done"] }).notNull(),
+  /** Where the step's walk over the owner's rows has got to (JSON, admin/shard-move/pages.ts); null: its start. */
+  cursor: text("cursor"),
+  startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+});
+
 export type ReportRow = typeof reports.$inferSelect;
 
 // Webhooks (extensions.md § 4; src/webhooks/). An endpoint belongs to one user; its deliveries are one event each,

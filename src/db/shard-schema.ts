@@ -187,6 +187,21 @@ export const owners = sqliteTable("owners", {
   /** Copies of the directory's users.banned_at / deleted_at, written first: what the read rules decide from. */
   bannedAt: integer("banned_at", { mode: "timestamp_ms" }),
   deletedAt: integer("deleted_at", { mode: "timestamp_ms" }),
+  /**
+   * Set while the owner is being moved to that shard, and kept on the old shard once moved (admin/shard-move):
+   * the owner's writes that reach this shard then answer 503 owner_moving. Null: the owner lives here.
+   */
+  movedTo: integer("moved_to"),
+});
+
+/**
+ * Ids of files, uploads and albums whose owner moved off this shard (admin/shard-move): the shard now holding
+ * them. Ids name the shard they were made on, so a lookup by id that misses here reads this table and follows
+ * it (platform/moved-ids.ts). WITHOUT ROWID (by hand in the migrations, as for the bands): the key is the table.
+ */
+export const movedFiles = sqliteTable("moved_files", {
+  id: text("id").primaryKey(),
+  shard: integer("shard").notNull(),
 });
 
 // The owners' near-duplicate indexes (multi-index hashing, analysis/bands.ts and embedding-index.ts): a row per

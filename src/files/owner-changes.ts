@@ -8,6 +8,7 @@ import type { Principal } from "../platform/env";
 import type { ShardDb } from "../platform/db";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
+import { ownerMoving } from "../platform/moved-ids";
 import { assertReadable, fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf } from "../serving/access";
 
 /**
@@ -24,6 +25,7 @@ export async function ownFile(db: ShardDb, principal: Principal, id: string, now
   }
   const gone = goneApartFromReview(loaded, now);
   if (gone) throw goneError(gone);
+  if (loaded.ownerMoving) throw ownerMoving();
   return loaded.file;
 }
 

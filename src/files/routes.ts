@@ -127,7 +127,7 @@ fileRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: FileIdParam, body: jsonBody(PatchFileRequest) },
-    responses: { 200: json(FileUpdated, "Updated"), ...errors(400, 401, 403, 404, 409, 410, 429) },
+    responses: { 200: json(FileUpdated, "Updated"), ...errors(400, 401, 403, 404, 409, 410, 429, 503) },
   }),
   async (c) => {
     const now = Date.now();
@@ -182,7 +182,7 @@ fileRoutes.openapi(
       params: FileIdParam,
       headers: z.object({ "x-delete-token": z.string().max(256).optional().openapi({ description: "An anonymous uploader's delete token" }) }),
     },
-    responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 410, 429) },
+    responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {
     const now = Date.now();

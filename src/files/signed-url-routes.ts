@@ -12,6 +12,7 @@ import { fileUrl } from "../platform/urls";
 import { FileIdParam } from "./schemas";
 import { SignedUrl, SignedUrlRequest } from "./signed-url-schemas";
 import { ensureSigningSalt, rotateSigningSalt } from "./signing-salts";
+import { ownerMoving } from "../platform/moved-ids";
 import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf } from "../serving/access";
 import { accessChanged } from "../serving/access-changed";
 import { newSigningSalt, signLink } from "../serving/signed-links";
@@ -26,6 +27,8 @@ async function ownFileForLinks(db: ShardDb, principal: Principal, id: string, no
   // Under review is no reason to refuse: serving refuses the link while the file is hidden (410).
   const gone = goneApartFromReview(loaded, now);
   if (gone) throw goneError(gone);
+  // Making the first link or revoking writes the file's signing salt: it waits while the owner moves shards.
+  if (loaded.ownerMoving) throw ownerMoving();
   return loaded.file;
 }
 
@@ -42,7 +45,7 @@ signedUrlRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam, body: jsonBody(SignedUrlRequest) },
-    responses: { 200: json(SignedUrl, "The link"), ...errors(400, 401, 403, 404, 410, 429) },
+    responses: { 200: json(SignedUrl, "The link"), ...errors(400, 401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {
     const now = Date.now();
@@ -80,7 +83,7 @@ signedUrlRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam },
-    responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404, 410, 429) },
+    responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {
     const id = c.req.valid("param").id;

@@ -15,6 +15,7 @@ import type { AppEnv } from "../platform/env";
 import { database0, laterBookmark, shardHandle, type Database0, type RequestDbs, type ShardDb } from "../platform/db";
 import { formatBookmarks, parseBookmarks } from "../platform/bookmarks";
 import { shardBinding, shardCount, shardOfIdIn } from "../platform/shards";
+import { routedShard } from "../platform/moved-ids";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -61,6 +62,9 @@ export function requestDbs(c: Context<AppEnv>): RequestDbs {
   let db0: Database0 | undefined;
   const open = () => (db0 ??= database0(session(0)));
   const shards = new Map<number, ShardDb>();
+  // One handle per id named, so that once a lookup followed the id to the shard its owner moved to, every later
+  // use of the id in this request reads there too (platform/moved-ids.ts).
+  const byId = new Map<string, ShardDb>();
   const dbs: RequestDbs = {
     directory: () => open().directory,
     shard: (n) => {
@@ -69,7 +73,11 @@ export function requestDbs(c: Context<AppEnv>): RequestDbs {
       if (!handle) shards.set(n, (handle = shardHandle(session(n), n))); // throws for a shard this deployment lacks
       return handle;
     },
-    shardOf: (prefix, id) => dbs.shard(shardOfIdIn(c.env, prefix, id)),
+    shardOf: (prefix, id) => {
+      let handle = byId.get(id);
+      if (!handle) byId.set(id, (handle = routedShard(dbs.shard, shardOfIdIn(c.env, prefix, id))));
+      return handle;
+    },
     directoryAndShard: (n) => ({ directory: dbs.directory(), shard: dbs.shard(n) }),
     directoryAndShards: () => ({ directory: dbs.directory(), shard: (n) => dbs.shard(n) }),
     bookmark: () => {

@@ -21,6 +21,8 @@ function fromHttpException(err: HTTPException): ApiError {
 
 /** The contract's response for an ApiError, with the context's headers (request id, security headers). */
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+  // A refusal that passes (owner_moving) says when to come back.
+  if (typeof err.details.retryAfter === "number") c.header("Retry-After", String(err.details.retryAfter));
   return c.json(err.body(), err.status);
 }
 

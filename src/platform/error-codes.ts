@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   invalid_form: { status: 400, where: ["POST /upload/form"], description: "The body is not multipart/form-data" },
   missing_file: { status: 400, where: ["POST /upload/form"], description: "The form has no file in the field `file`" },
   private_requires_account: { status: 400, where: UPLOAD_START, description: "Anonymous uploads cannot be private" },
+  invalid_shard: { status: 400, where: ["POST /admin/shards/move$"], description: "toShard is not a shard of this deployment, or the one the owner is on" },
   cover_not_in_album: { status: 400, where: ["PATCH /albums/"], description: "coverImageId is not a file in this album" },
   too_many_keys: { status: 400, where: ["POST /keys"], description: "The account has the most active API keys allowed" },
   invalid_passkey_challenge: { status: 400, where: ["POST /auth/passkeys$"], description: "The answer's challenge is unknown, used, expired or another account's: ask for new options" },
@@ -110,7 +111,7 @@ export const ERROR_CODES = {
   totp_not_enabled: { status: 404, where: ["DELETE /auth/2fa/totp$"], description: "The account has no TOTP factor" },
   passkey_not_found: { status: 404, where: ["DELETE /auth/passkeys/", "POST /auth/passkeys/login/options$"], description: "No such passkey on this account (or, for a second step, the account has none)" },
   not_found: { status: 404, where: ["DELETE /keys/"], description: "No such route or resource" },
-  user_not_found: { status: 404, where: ["/admin/users/"], description: "No such account" },
+  user_not_found: { status: 404, where: ["/admin/users/", "POST /admin/shards/move$"], description: "No such account" },
   report_not_found: { status: 404, where: ["/moderation/reports/"], description: "No such report" },
   content_missing: { status: 404, where: ["GET /files/{id}/download", "GET /moderation/reports/{id}/content"], description: "The file's bytes are no longer stored" },
   file_not_found: { status: 404, where: FILE_READS, description: "No such file (or not visible to the caller)" },
@@ -121,6 +122,8 @@ export const ERROR_CODES = {
   delivery_not_found: { status: 404, where: ["POST /webhooks/{id}/deliveries/"], description: "No such delivery for this endpoint" },
   file_not_in_album: { status: 404, where: ["DELETE /albums/{id}/files/"], description: "The file is not in this album" },
   // 409
+  owner_move_under_way: { status: 409, where: ["POST /admin/shards/move$"], description: "Another move of this owner, to another shard, is under way: run it to the end first" },
+  owner_move_unverified: { status: 409, where: ["POST /admin/shards/move$"], description: "The copy on the new shard lacks rows: nothing was switched, the move copies again when run again" },
   totp_already_enabled: { status: 409, where: ["POST /auth/2fa/totp$"], description: "TOTP is already on; turn it off first to enrol another authenticator" },
   totp_not_pending: { status: 409, where: ["POST /auth/2fa/totp/confirm$"], description: "No TOTP enrolment is waiting for confirmation" },
   passkey_already_registered: { status: 409, where: ["POST /auth/passkeys$"], description: "This credential is already registered" },
@@ -165,6 +168,11 @@ export const ERROR_CODES = {
   // 5xx
   internal_error: { status: 500, where: [], description: "Something went wrong on our side" },
   http_error_internal: { status: 500, wire: "http_error", where: [], description: "Hono failed on its side (middleware/error-handler.ts)" },
+  owner_moving: {
+    status: 503,
+    where: [...UPLOAD_START, "PATCH /files/", "DELETE /files/", "POST /files/{id}/signed-url", "POST /albums", "PATCH /albums/", "DELETE /albums/"],
+    description: "The owner's data is being moved to another database: their changes wait until it is done (Retry-After)",
+  },
   webhook_not_configured: { status: 503, where: ["POST /billing/webhook"], description: "Billing webhooks are not configured" },
 } as const satisfies Record<string, Spec>;
 

@@ -9,7 +9,8 @@
 // Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
 import { owners, type FileRow } from "../db/schema";
-import { laterBookmark, shardDb, shardHandle } from "../platform/db";
+import { laterBookmark, shardHandle } from "../platform/db";
+import { routedShard, shardDbOf } from "../platform/moved-ids";
 import { shardBinding, shardOfIdIn } from "../platform/shards";
 import { namespace, recordsOn, writeThenVerify } from "../platform/edge-records";
 import { accessRecord, carriedOwnerGoneAt, carriesOwnerState, loadFile, sameServed, type AccessRecord, type LoadedFile } from "./access";
@@ -21,10 +22,20 @@ export const fileRecords = namespace<FileRecord>("access/files");
 
 type WaitUntil = Pick<ExecutionContext, "waitUntil">;
 
-/** A read of a shard's primary through a session, so that its bookmark is known once it is done. */
-function primarySession(env: Env, shard: number) {
-  const session = shardBinding(env, shard).withSession("first-primary");
-  return { shard: shardHandle(session, shard), bookmark: () => session.getBookmark() ?? undefined };
+/**
+ * A read of a shard's primary through a session, so that its bookmark is known once it is done. Given a file id,
+ * the handle follows it when its owner moved to another shard (platform/moved-ids.ts), and the bookmark is then
+ * that shard's.
+ */
+function primarySession(env: Env, shard: number, fileId?: string) {
+  const sessions = new Map<number, D1DatabaseSession>();
+  const open = (n: number) => {
+    let session = sessions.get(n);
+    if (!session) sessions.set(n, (session = shardBinding(env, n).withSession("first-primary")));
+    return shardHandle(session, n);
+  };
+  const handle = fileId === undefined ? open(shard) : routedShard(open, shard);
+  return { shard: handle, bookmark: () => sessions.get(handle.shardNumber)?.getBookmark() ?? undefined };
 }
 
 type OwnerRead = { goneAt: Date | null; bookmark?: string };
@@ -57,7 +68,7 @@ export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fal
   const record = await fileRecords.read(env, fileId);
   if (!record) {
     const at = Date.now(); // before the read: a record is never younger than what it says
-    const primary = primarySession(env, shardOfIdIn(env, "file", fileId));
+    const primary = primarySession(env, shardOfIdIn(env, "file", fileId), fileId);
     const loaded = await loadFile(primary.shard, fileId);
     const bookmark = primary.bookmark();
     if (loaded && loaded.file.state === "finalized") ctx.waitUntil(fillFileRecords(env, loaded, at, on.seconds, bookmark));
@@ -86,7 +97,7 @@ export async function fillFileRecords(env: Env, loaded: LoadedFile, at: number, 
     ownerKey ? [fileKey, ownerKey] : [fileKey],
     () => Promise.all([fileRecords.write(env, file.id, record, seconds), file.userId && ownerStates.write(env, file.userId, { goneAt, bookmark }, seconds)]),
     async () => {
-      const current = await loadFile(shardDb(env, shardOfIdIn(env, "file", file.id)), file.id);
+      const current = await loadFile(shardDbOf(env, "file", file.id), file.id);
       const ownerChanged = !sameTime(current?.ownerGoneAt, goneAt);
       const stale: string[] = [];
       if (!current || !sameServed(current.file, file) || (ownerChanged && carriesOwnerState(file))) stale.push(fileKey);

@@ -8,11 +8,17 @@ import type { Principal } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import type { CodeWithStatus } from "../platform/error-codes";
 import { isId } from "../platform/ids";
+import { lookupFollowing } from "../platform/moved-ids";
 import { encodeRecord } from "../platform/edge-records";
 import { SERVING } from "../config";
 
 /** A file row plus what its owner's account state says about it (a banned owner's files are gone). */
-export type LoadedFile<F extends ReadableFile = FileRow> = { file: F; ownerGoneAt: Date | null };
+export type LoadedFile<F extends ReadableFile = FileRow> = {
+  file: F;
+  ownerGoneAt: Date | null;
+  /** The owner is being moved to another shard (owners.moved_to): their changes wait. Known from loadFile only. */
+  ownerMoving?: boolean;
+};
 
 /** What the read rules look at: byte serving decides from records that hold little more than this. */
 export type ReadableFile = Pick<
@@ -141,14 +147,16 @@ export function assertReadable<F extends ReadableFile>(loaded: LoadedFile<F> | u
  */
 export async function loadFile(db: ShardDb, id: string): Promise<LoadedFile | undefined> {
   if (!isId("file", id)) return undefined;
-  const row = await db
-    .select({ file: files, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt })
-    .from(files)
-    .leftJoin(owners, eq(owners.userId, files.userId))
-    .where(eq(files.id, id))
-    .get();
+  const row = await lookupFollowing(db, id, () =>
+    db
+      .select({ file: files, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt, ownerMovedTo: owners.movedTo })
+      .from(files)
+      .leftJoin(owners, eq(owners.userId, files.userId))
+      .where(eq(files.id, id))
+      .get(),
+  );
   if (!row) return undefined;
-  return { file: row.file, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null };
+  return { file: row.file, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null, ownerMoving: row.ownerMovedTo !== null };
 }
 
 /** Loads and checks in one step; returns the live file. */

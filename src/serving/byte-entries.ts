@@ -7,8 +7,7 @@
 // again; a hot one is stored again once its record has lived two thirds of its time. Every write is guarded
 // (platform/edge-records.ts, writeThenVerify), and stores bytes read from R2 after its record was read, so
 // an original the analysis rewrote in place cannot live on. More: docs/edge-records.md.
-import { shardDb } from "../platform/db";
-import { shardOfIdIn } from "../platform/shards";
+import { shardDbOf } from "../platform/moved-ids";
 import { decodeRecord, encodeRecord, matchEntry, putEntry, writeThenVerify } from "../platform/edge-records";
 import { accessRecord, loadFile, sameServed, servedFields, type AccessRecord, type ServedFile } from "./access";
 import { edgeCacheKey, EDGE_CACHE_SECONDS, type Variant } from "./edge-cache";
@@ -102,7 +101,7 @@ export async function fillByteEntry(env: Env, fileId: string, variant: Variant, 
   const key = edgeCacheKey(env, fileId, variant);
   const owner = write.record?.owner;
   await writeThenVerify([key], () => storeByteEntry(env, fileId, variant, write), async () => {
-    const current = await loadFile(shardDb(env, shardOfIdIn(env, "file", fileId)), fileId);
+    const current = await loadFile(shardDbOf(env, "file", fileId), fileId);
     const sameOwner = !owner || (current?.ownerGoneAt?.getTime() ?? null) === (owner.goneAt?.getTime() ?? null);
     return current && sameServed(current.file, write.decidedBy) && sameOwner ? [] : [key];
   });
@@ -150,7 +149,7 @@ export async function refreshByteEntry(env: Env, fileId: string, variant: Varian
     let record = given;
     if (!record) {
       const at = Date.now(); // before the read: a record is never younger than what it says
-      const loaded = await loadFile(shardDb(env, shardOfIdIn(env, "file", fileId)), fileId);
+      const loaded = await loadFile(shardDbOf(env, "file", fileId), fileId);
       if (loaded?.file.state === "finalized") record = accessRecord(loaded, at, true);
     }
     if (!record) return;

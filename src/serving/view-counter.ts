@@ -13,12 +13,14 @@
 // the shard's SQLite before the RPC answers, nothing acknowledged is lost. Rows whose counts are all
 // written are dropped; the next hit re-reads the base from D1, which by then holds everything written.
 // This is correct because a key is only ever written by its one shard (the mapping never changes at runtime).
+// A key is written on the D1 shard its id names, or, once its owner moved (moved_files), the shard it moved to.
 import { DurableObject } from "cloudflare:workers";
 import { eq, inArray, sql } from "drizzle-orm";
-import { VIEW_COUNTER } from "../config";
+import { SHARD_MOVE, VIEW_COUNTER } from "../config";
 import { albums, files } from "../db/schema";
 import { runBatch, shardDb, type ShardDb, type Statement } from "../platform/db";
 import { shardOfIdIn } from "../platform/shards";
+import { movedShards } from "../platform/moved-ids";
 
 function groupBy<T>(items: readonly T[], key: (item: T) => number): Map<number, T[]> {
   const out = new Map<number, T[]>();
@@ -68,6 +70,8 @@ export class ViewCounter extends DurableObject<Env> {
          kind TEXT NOT NULL, id TEXT NOT NULL, base INTEGER, counted INTEGER NOT NULL, flushed INTEGER NOT NULL DEFAULT 0,
          PRIMARY KEY (kind, id))`,
     );
+    // Ids whose owner moved to another shard (moved_files, learnt when their base was read): written there.
+    this.sql.exec("CREATE TABLE IF NOT EXISTS moved (id TEXT PRIMARY KEY, shard INTEGER NOT NULL)");
   }
 
   /** Counts `n` hits. Stored before the RPC answers (output gate), flushed to D1 by the alarm. */
@@ -163,6 +167,7 @@ export class ViewCounter extends DurableObject<Env> {
       this.sql.exec("UPDATE counters SET flushed = MAX(flushed, ?) WHERE kind = ? AND id = ?", r.counted, r.kind, r.id);
     }
     this.sql.exec("DELETE FROM counters WHERE counted = flushed");
+    this.sql.exec("DELETE FROM moved WHERE id NOT IN (SELECT id FROM counters)");
     return ready.length;
   }
 
@@ -177,18 +182,25 @@ export class ViewCounter extends DurableObject<Env> {
 
   /** D1's primary of the shard the row's id names: it writes, and reads back what it wrote. */
   private shardOf(row: Pick<Row, "kind" | "id">): number {
-    return shardOfIdIn(this.env, row.kind === "album_view" ? "alb" : "file", row.id);
+    const moved = this.sql.exec<{ shard: number }>("SELECT shard FROM moved WHERE id = ?", row.id).toArray()[0];
+    return moved?.shard ?? shardOfIdIn(this.env, row.kind === "album_view" ? "alb" : "file", row.id);
   }
 
-  private async loadBasesOn(kind: CounterKind, db: ShardDb, ids: string[]) {
+  private async loadBasesOn(kind: CounterKind, db: ShardDb, ids: string[], hops = 0) {
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
       const chunk = ids.slice(i, i + IDS_PER_QUERY);
       const found = await TARGETS[kind].read(db, chunk);
       const values = new Map(found.map((r) => [r.id, r.value]));
+      // Missing here: moved with their owner (then counted where they are now), or gone (then dropped).
+      const moved = hops < SHARD_MOVE.maxHops ? await movedShards(db, chunk.filter((id) => !values.has(id))) : new Map<string, number>();
       for (const id of chunk) {
         const value = values.get(id);
-        if (value === undefined) this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);
+        if (moved.has(id)) this.sql.exec("INSERT OR REPLACE INTO moved (id, shard) VALUES (?, ?)", id, moved.get(id)!);
+        else if (value === undefined) this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);
         else this.sql.exec("UPDATE counters SET base = ? WHERE kind = ? AND id = ? AND base IS NULL", value, kind, id);
+      }
+      for (const [n, group] of groupBy([...moved], ([, shard]) => shard)) {
+        await this.loadBasesOn(kind, shardDb(this.env, n), group.map(([id]) => id), hops + 1);
       }
     }
   }

@@ -10,29 +10,34 @@
 // The *Statement helpers return drizzle update builders: `await` one to run it alone, or put it in a
 // `runBatch(db, [...])` with the state change it belongs to (test/uploads/quota.test.ts runs each inside one).
 // The quota columns are in no edge-cached record: changing them needs no invalidation.
-import { and, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { runBatch, type ShardDb } from "../platform/db";
 import { owners, uploads } from "../db/schema";
 import { PLAN_LIMITS, type Plan } from "../config";
 import { ensureOwnerKeyStatement } from "../analysis/band-rows";
+import { ownerMoving } from "../platform/moved-ids";
 
 /**
- * Reserves `bytes` of the user's plan quota; false when it would not fit. The owner's row is made in the same
- * batch when this is its first upload on the shard.
+ * Reserves `bytes` of the user's plan quota; false when it would not fit, 503 owner_moving while the owner is
+ * moved to another shard. The owner's row is made in the same batch when this is its first upload on the shard.
  */
 export async function reserveQuota(db: ShardDb, userId: string, plan: Plan, bytes: number): Promise<boolean> {
   const quota = PLAN_LIMITS[plan].storageQuotaBytes;
   const ensure = ensureOwnerKeyStatement(db, userId);
+  // An owner being moved to another shard (owners.moved_to) reserves nothing: the same batch reads the fence.
+  const fence = db.select({ movedTo: owners.movedTo }).from(owners).where(eq(owners.userId, userId));
+  const moving = (results: D1Result[]) => (results[1].results[0] as { moved_to: number | null } | undefined)?.moved_to != null;
   if (quota === null) {
-    await runBatch(db, [ensure]);
+    if (moving(await runBatch(db, [ensure, fence]))) throw ownerMoving();
     return true;
   }
   const reserve = db
     .update(owners)
     .set({ storageReserved: sql`${owners.storageReserved} + ${bytes}` })
-    .where(and(eq(owners.userId, userId), sql`${owners.storageUsed} + ${owners.storageReserved} + ${bytes} <= ${quota}`));
-  const [, reserved] = await runBatch(db, [ensure, reserve]);
-  return reserved.meta.changes === 1;
+    .where(and(eq(owners.userId, userId), isNull(owners.movedTo), sql`${owners.storageUsed} + ${owners.storageReserved} + ${bytes} <= ${quota}`));
+  const results = await runBatch(db, [ensure, fence, reserve]);
+  if (moving(results)) throw ownerMoving();
+  return results[2].meta.changes === 1;
 }
 
 /** Turns a reservation into used storage (finalize). */

@@ -3,6 +3,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { runBatch, type ShardDb, type Statement } from "../platform/db";
 import { files, uploadParts, uploads, type FileRow, type UploadRow } from "../db/schema";
+import { lookupFollowing } from "../platform/moved-ids";
 import { commitUploadReservationStatement, releaseUploadReservationStatement } from "./quota";
 
 export type UploadState = UploadRow["state"];
@@ -24,13 +25,18 @@ export async function insertUploadRecords(db: ShardDb, file: typeof files.$infer
  */
 export const nextOwnerOrdinal = (userId: string) => sql`(SELECT COALESCE(MAX(${files.ownerOrdinal}), 0) + 1 FROM ${files} WHERE ${files.userId} = ${userId})`;
 
+/** An upload by id; a moved owner's is followed to its shard (platform/moved-ids.ts). */
 export async function findUploadById(db: ShardDb, uploadId: string): Promise<UploadWithFile | undefined> {
-  return db.select({ upload: uploads, file: files }).from(uploads).innerJoin(files, eq(files.id, uploads.fileId)).where(eq(uploads.id, uploadId)).get();
+  return lookupFollowing(db, uploadId, () =>
+    db.select({ upload: uploads, file: files }).from(uploads).innerJoin(files, eq(files.id, uploads.fileId)).where(eq(uploads.id, uploadId)).get(),
+  );
 }
 
 /** A file has exactly one upload (created together at presign / init). */
 export async function findUploadByFileId(db: ShardDb, fileId: string): Promise<UploadWithFile | undefined> {
-  return db.select({ upload: uploads, file: files }).from(uploads).innerJoin(files, eq(files.id, uploads.fileId)).where(eq(uploads.fileId, fileId)).get();
+  return lookupFollowing(db, fileId, () =>
+    db.select({ upload: uploads, file: files }).from(uploads).innerJoin(files, eq(files.id, uploads.fileId)).where(eq(uploads.fileId, fileId)).get(),
+  );
 }
 
 export type Transition = {

@@ -55,7 +55,7 @@ uploadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(PresignRequest) },
-    responses: { 201: json(PresignResponse, "File record created"), ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: json(PresignResponse, "File record created"), ...errors(400, 401, 402, 403, 413, 415, 429, 503) },
   }),
   async (c) => {
     const input = c.req.valid("json");
@@ -132,7 +132,7 @@ uploadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(MultipartInitRequest) },
-    responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 413, 415, 429) },
+    responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 413, 415, 429, 503) },
   }),
   async (c) => {
     const uploader = uploaderOf(c.get("principal"));
@@ -228,7 +228,7 @@ uploadRoutes.openapi(
       "read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.",
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
-    responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 411, 413, 415, 429) },
+    responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 411, 413, 415, 429, 503) },
   }),
   async (c) => {
     const uploader = uploaderOf(c.get("principal"));

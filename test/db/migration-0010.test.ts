@@ -82,7 +82,7 @@ describe("migration 0010 on rows of the shape before it", () => {
   it("leaves the owners table of the schema (the same columns as a fresh database)", async () => {
     const columns = async (db: D1Database) => (await db.prepare("SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info('owners') ORDER BY cid").all()).results;
     expect(await columns(old())).toEqual(await columns(env.DB));
-    expect((await columns(old())).map((c) => c.name)).toEqual(["id", "user_id", "storage_used", "storage_reserved", "banned_at", "deleted_at"]);
+    expect((await columns(old())).map((c) => c.name)).toEqual(["id", "user_id", "storage_used", "storage_reserved", "banned_at", "deleted_at", "moved_to"]);
   });
 
   // Last: it changes the rows the tests above read.
