@@ -7,10 +7,13 @@
 // viewer far from that place; replicas, R2 and the cache stay local. Compare the latency with and without it,
 // and read the tally of the run with RTT: a background call cannot settle within it. One request at a time
 // (the tally is per isolate).
-type Kind = "d1Primary" | "d1Replica" | "durableObject" | "r2" | "cacheRead";
+// d1Primary/d1Replica: database DB, the directory (and shard 0); shardPrimary/shardReplica: SHARD_1, where the
+// bench's owner lives (roundtrips.bench.mjs opens only shard 1 to new owners), so the two are told apart.
+type Kind = "d1Primary" | "d1Replica" | "shardPrimary" | "shardReplica" | "durableObject" | "r2" | "cacheRead";
 export type Tally = Record<Kind, number>;
 
-const emptyTally = (): Tally => ({ d1Primary: 0, d1Replica: 0, durableObject: 0, r2: 0, cacheRead: 0 });
+const emptyTally = (): Tally => ({ d1Primary: 0, d1Replica: 0, shardPrimary: 0, shardReplica: 0, durableObject: 0, r2: 0, cacheRead: 0 });
+const SINGLE_LOCATION = new Set<Kind>(["d1Primary", "shardPrimary", "durableObject"]);
 
 type Run = { tally: Tally; started: Tally; calls: string[]; rttMs: number; returned: boolean };
 let current: Run | null = null;
@@ -24,7 +27,7 @@ async function roundTrip<T>(kind: Kind, what: string, call: () => Promise<T>): P
   run.started[kind]++;
   run.calls.push(`${kind}: ${what.replace(/\s+/g, " ").slice(0, 90)}`);
   try {
-    if (kind === "d1Primary" || kind === "durableObject") await wait(run.rttMs);
+    if (SINGLE_LOCATION.has(kind)) await wait(run.rttMs);
     return await call();
   } finally {
     if (!run.returned) run.tally[kind]++;
@@ -62,7 +65,10 @@ function database<T extends D1Database | D1DatabaseSession>(db: T, kind: Kind): 
       if (prop === "exec") return (...args: unknown[]) => roundTrip(kind, "exec", () => (value as Function).apply(target, args));
       if (prop === "withSession") {
         // Unconstrained and bookmark sessions read the nearest replica in production; "first-primary" starts there.
-        return (constraint?: string) => database((value as Function).call(target, constraint), constraint === "first-primary" ? "d1Primary" : "d1Replica");
+        const shard = kind === "shardPrimary" || kind === "shardReplica";
+        const primary = shard ? "shardPrimary" : "d1Primary";
+        const replica = shard ? "shardReplica" : "d1Replica";
+        return (constraint?: string) => database((value as Function).call(target, constraint), constraint === "first-primary" ? primary : replica);
       }
       return (value as Function).bind(target);
     },
@@ -128,6 +134,7 @@ export async function withTally(request: Request, env: Env, handle: (env: Env) =
   const counted: Env = {
     ...env,
     DB: database(env.DB, "d1Primary"),
+    SHARD_1: database(env.SHARD_1, "shardPrimary"),
     BUCKET: bucket(env.BUCKET),
     RATE_LIMITER: namespace(env.RATE_LIMITER, "RateLimiter"),
     VIEW_COUNTER: namespace(env.VIEW_COUNTER, "ViewCounter"),

@@ -5,13 +5,14 @@
 // The worker is bundled ONCE up front (`wrangler deploy --dry-run --outdir`, the deploy bundler) and served
 // with `wrangler dev --no-bundle`: wrangler dev otherwise watches the sources and restarts the worker in the
 // middle of a measurement whenever anyone edits a file under src/.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { within } from "./bounded.mjs";
 import { hookExit, killGroup, run, running, spawnGroup } from "./processes.mjs";
 import { root } from "./paths.mjs";
+import { d1Bindings } from "../../scripts/d1-migrate.mjs";
 import { appVars, failure, hasD1, portFree, prebuild, requiredSecrets, waitUntilAnswering, wranglerEnv } from "./wrangler.mjs";
 
 export { appVars, root, wranglerEnv };
@@ -122,12 +123,15 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   dirs.push(persistTo);
 
   if (migrate ?? hasD1(configPath)) {
-    const args = ["d1", "migrations", "apply", "DB", "--local", "-c", configPath, "--persist-to", persistTo];
-    // CI=true: no interactive "apply these migrations?" prompt
+    // Every D1 database of the config, each with its chain (DB migrations/, SHARD_n migrations-shard/).
     since = next("applying the D1 migrations");
-    const bound = left();
-    const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound, children });
-    if (m.status !== 0) throw failure("D1 migrations", m, bound);
+    for (const binding of d1Bindings(readFileSync(configPath, "utf8"))) {
+      const args = ["d1", "migrations", "apply", binding, "--local", "-c", configPath, "--persist-to", persistTo];
+      // CI=true: no interactive "apply these migrations?" prompt
+      const bound = left();
+      const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound, children });
+      if (m.status !== 0) throw failure(`D1 migrations (${binding})`, m, bound);
+    }
     stepDone("migrations", since);
   }
 

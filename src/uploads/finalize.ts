@@ -10,7 +10,9 @@ import { ApiError } from "../platform/errors";
 import { finalizeBlocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { nsfwThreshold } from "../analysis/nsfw";
 import { jobQueue } from "../platform/job-messages";
-import { emitWebhookEvent } from "../webhooks/emit";
+import { emitAfterResponse } from "../webhooks/emit";
+
+type WaitUntil = Pick<ExecutionContext, "waitUntil">;
 import { isId } from "../platform/ids";
 import { cdnUrl, fileUrl } from "../platform/urls";
 import { UPLOADS } from "../config";
@@ -120,9 +122,10 @@ const blockedContent = () =>
 
 /**
  * On the upload's shard; the directory only for the client's phash hint: the blocklist lookup and, on a match,
- * the report (the analysis job checks the real hash later).
+ * the report (the analysis job checks the real hash later). The file.created webhook event reads the directory
+ * after the answer (`ctx.waitUntil`), so finalize waits on no directory round trip.
  */
-export async function finalizeUpload(env: Env, dbs: DirectoryAndShard, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
+export async function finalizeUpload(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, uploader: Uploader, input: FinalizeInput): Promise<FinalizeResponse> {
   const db = dbs.shard;
   const record = ownedBy(uploader, isId("upl", input.uploadId) ? await findUploadById(db, input.uploadId) : undefined);
   checkIdentifiers(record, input);
@@ -193,9 +196,9 @@ export async function finalizeUpload(env: Env, dbs: DirectoryAndShard, uploader:
   if (blocked) {
     // Quarantined, not deleted: moderators review the bytes through the report.
     await finalizeBlocklistReportStatement(dbs.directory, file.id, blocked, now.getTime());
-  } else {
-    await emitWebhookEvent(env, dbs.directory, upload.userId, "file.created", fileCreatedData(body));
   }
+  // Started once the answer is known: the event's read of the directory is not waited for.
+  const created = () => emitAfterResponse(ctx, env, dbs.directory, upload.userId, "file.created", fileCreatedData(body));
   try {
     await jobQueue(env).send({ type: "analyze", fileId: file.id });
   } catch (err) {
@@ -203,8 +206,11 @@ export async function finalizeUpload(env: Env, dbs: DirectoryAndShard, uploader:
     // Nothing to wait for: the requeue job re-sends it later.
     console.error(`finalize ${file.id}: could not enqueue the analysis job`, err);
     if (blocked) throw blockedContent();
+    created();
     return body;
   }
   if (blocked) throw blockedContent();
-  return answerWithAnalysis(env, db, body, file.id);
+  const answer = await answerWithAnalysis(env, db, body, file.id);
+  created();
+  return answer;
 }

@@ -20,6 +20,7 @@ export type FormFields = { title?: string; description?: string; visibility?: Vi
 
 export async function uploadFromForm(
   env: Env,
+  ctx: Pick<ExecutionContext, "waitUntil">,
   dbs: DirectoryAndShard,
   uploader: Uploader,
   request: Request,
@@ -53,7 +54,7 @@ export async function uploadFromForm(
     headers: { "content-type": file.type, "content-length": String(bytes.byteLength) },
   });
   const stored = await receiveDirectUpload(env, dbs.shard, continuing, started.fileId, headers, bytes);
-  const body = await finalizeUpload(env, dbs, continuing, {
+  const body = await finalizeUpload(env, ctx, dbs, continuing, {
     uploadId: started.uploadId,
     fileId: started.fileId,
     storeKey: started.storeKey,

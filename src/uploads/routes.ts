@@ -115,7 +115,7 @@ uploadRoutes.openapi(
   async (c) => {
     const input = c.req.valid("json");
     const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", input.uploadId) };
-    const body = await finalizeUpload(c.env, dbs, uploaderOf(c.get("principal")), input);
+    const body = await finalizeUpload(c.env, c.executionCtx, dbs, uploaderOf(c.get("principal")), input);
     return c.json(body as z.infer<typeof FinalizeResponse>, 200);
   },
 );
@@ -232,7 +232,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const uploader = uploaderOf(c.get("principal"));
-    const body = await uploadFromForm(c.env, c.var.dbs.directoryAndShard(startShard(c.env, uploader)), uploader, c.req.raw, (form) => {
+    const body = await uploadFromForm(c.env, c.executionCtx, c.var.dbs.directoryAndShard(startShard(c.env, uploader)), uploader, c.req.raw, (form) => {
       const text: Record<string, string> = {};
       for (const key of ["title", "description", "visibility", "expiresIn"]) {
         const value = form.get(key);
