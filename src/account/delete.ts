@@ -5,12 +5,12 @@
 // revoked (the auth middleware also refuses a deleted user's tokens), files and albums are soft-deleted
 // (reads give 410 at once; the purge job (jobs/purge.ts) removes their objects after its retention window
 // and gives the storage quota back, so nothing is released early), pending plan requests are cancelled, and the
-// second factors (sealed TOTP seed, recovery codes, waiting mfaTokens) deleted.
+// second factors (sealed TOTP seed, recovery codes, waiting mfaTokens) deleted, and webhook endpoints turned off.
 // The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
 // only cover live rows, so the address and the username can sign up again at once.
 import { and, eq, isNull } from "drizzle-orm";
 import { runBatch, type DirectoryAndShards } from "../platform/db";
-import { albums, apiKeys, files, planChanges, sessions, users } from "../db/schema";
+import { albums, apiKeys, files, planChanges, sessions, users, webhookEndpoints } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
 import { reenteredPasswordOk } from "../auth/login-guard";
 import { secondFactorDeletions } from "../auth/second-factor";
@@ -41,6 +41,8 @@ export async function deleteAccount(dbs: DirectoryAndShards, env: Env, userId: s
       db.update(sessions).set({ revokedAt: now, revokedReason: "account_deleted" }).where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt))),
       db.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))),
       db.update(planChanges).set({ status: "cancelled", decidedAt: now }).where(and(eq(planChanges.userId, userId), eq(planChanges.status, "pending"))),
+      // Nothing more is sent for an account that is gone (webhooks/: only enabled endpoints get deliveries).
+      db.update(webhookEndpoints).set({ enabled: false, updatedAt: now }).where(and(eq(webhookEndpoints.userId, userId), eq(webhookEndpoints.enabled, true))),
       auditInsert(db, { actorId: userId, action: "account.delete", targetType: "user", targetId: userId, at: now }),
       // The sealed TOTP seed and the recovery codes are of no use to anyone now: they go at once.
       ...secondFactorDeletions(db, userId),

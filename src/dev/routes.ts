@@ -1,5 +1,6 @@
 // Development-only helpers. Mounted for every environment, but answer 404 unless ENVIRONMENT is
-// development or test, so a production deployment never exposes them.
+// development or test AND the request came to this machine (a loopback host): a deployment that kept
+// wrangler.toml's default ENVIRONMENT = "development" still never shows anyone its outbox (reset links).
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { isDevEnvironment, type AppEnv } from "../platform/env";
@@ -11,9 +12,12 @@ import { normalizeEmail } from "../auth/service";
 
 export const devRoutes = apiRouter();
 
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
 const devOnly = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (!isDevEnvironment(c.env)) throw new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+    const url = new URL(c.req.url);
+    if (!isDevEnvironment(c.env) || !LOOPBACK.has(url.hostname)) throw new ApiError("not_found", `No route for ${c.req.method} ${url.pathname}`);
     await next();
   });
 

@@ -100,6 +100,15 @@ describe("DELETE /account", () => {
     expect(await ownerRow(u.id)).toMatchObject({ deleted_at: (await userRow(u.id))?.deleted_at, banned_at: null, storage_used: 0 });
   });
 
+  it("turns the account's webhook endpoints off: nothing more is sent for it", async () => {
+    const u = await verifiedUser();
+    const made = await call("/webhooks", { token: u.access, body: { url: "https://hooks.example.com/in", events: ["file.deleted"] } });
+    expect(made.status, made.text).toBe(201);
+    expect((await del(u.access)).status).toBe(200);
+    const row = await env.DB.prepare("SELECT enabled FROM webhook_endpoints WHERE id = ?").bind(made.body.id).first<{ enabled: number }>();
+    expect(row!.enabled).toBe(0);
+  });
+
   it("refuses a wrong password and changes nothing", async () => {
     const u = await verifiedUser();
     const res = await del(u.access, { password: "not my password" });

@@ -180,6 +180,22 @@ describe("e-mail verification", () => {
       }
     });
 
+    it("is 404 on any host but this machine's, even in development (a deploy that kept the default var)", async () => {
+      for (const host of ["https://images.example.com", "http://10.0.0.5:8787", "http://localhost.example.com:8787"]) {
+        const ctx = createExecutionContext();
+        const url = `${host}/api/v1/dev/outbox?to=a@example.com`;
+        const res = await createApp().fetch(new Request(url), { ...env, ENVIRONMENT: "development" }, ctx);
+        await waitOnExecutionContext(ctx);
+        expect([host, res.status]).toEqual([host, 404]);
+      }
+      for (const host of ["http://127.0.0.1:8801", "http://[::1]:8787"]) {
+        const ctx = createExecutionContext();
+        const res = await createApp().fetch(new Request(`${host}/api/v1/dev/outbox?to=a@example.com`), { ...env, ENVIRONMENT: "development" }, ctx);
+        await waitOnExecutionContext(ctx);
+        expect([host, res.status]).toEqual([host, 200]);
+      }
+    });
+
     it("is not listed in the OpenAPI document", async () => {
       const doc = (await call("/openapi.json")).body;
       expect(Object.keys(doc.paths).some((p) => p.startsWith("/dev"))).toBe(false);
