@@ -12,7 +12,7 @@ import { sha256Hex } from "../../src/platform/crypto";
 import { BASE, PASSWORD, call, createKey, latestToken, signup, verifiedUser } from "../support/api";
 import { seedFile } from "../support/files";
 import { report, resolve, userWithRole } from "../support/moderation";
-import { unreachableBindings } from "../support/unreachable";
+import { unreachableBindings, isD1Call } from "../support/unreachable";
 import { recordsOn } from "../support/records";
 
 afterEach(() => {
@@ -48,7 +48,7 @@ async function api(path: string, opts: Opts = {}): Promise<Answer> {
   } catch {
     /* not JSON */
   }
-  return { status: res.status, body, headers: res.headers, dbCalls: probe?.calls.filter((c) => c.startsWith("DB.")) ?? [] };
+  return { status: res.status, body, headers: res.headers, dbCalls: probe?.calls.filter((c) => isD1Call(c)) ?? [] };
 }
 
 /** The answer (filling the records), then the same answer decided from the records alone. */

@@ -19,7 +19,7 @@ import { BASE, call, createKey, verifiedUser, type TestUser } from "../support/a
 import { IMAGE, SITE, fetchRaw, fileRow, pngLikeBytes, seedFile } from "../support/files";
 import { queue, report, reportRow, resolve, userWithRole } from "../support/moderation";
 import { expectCached, recordsOn, view } from "../support/records";
-import { unreachableBindings } from "../support/unreachable";
+import { unreachableBindings, isD1Call } from "../support/unreachable";
 import { ownerDb } from "../support/shard-db";
 
 let owner: TestUser;
@@ -55,10 +55,10 @@ async function expectApiFromRecord(url: string, status: number) {
   expect((await view(url)).status, `${url} (filling)`).toBe(status);
   const probe = unreachableBindings(env);
   const request = new Request(url) as Request<unknown, IncomingRequestCfProperties>;
-  const res = await worker.fetch(request, { ...recordsOn, DB: probe.bindings.DB!, VIEW_COUNTER: probe.bindings.VIEW_COUNTER! }, createExecutionContext());
+  const res = await worker.fetch(request, { ...recordsOn, DB: probe.bindings.DB!, SHARD_1: probe.bindings.SHARD_1!, VIEW_COUNTER: probe.bindings.VIEW_COUNTER! }, createExecutionContext());
   await res.arrayBuffer();
   expect(res.status, `${url} (from the record)`).toBe(status);
-  expect(probe.calls.filter((c) => c.startsWith("DB."))).toEqual([]);
+  expect(probe.calls.filter((c) => isD1Call(c))).toEqual([]);
 }
 
 /** Every address answers `status`: from D1 (records off), or filled then decided from the records alone (on). */

@@ -8,7 +8,7 @@ import worker from "../../src/index";
 import type { FileRow } from "../../src/db/schema";
 import { BASE, PASSWORD, call, verifiedUser, type TestUser } from "../support/api";
 import { seedFile } from "../support/files";
-import { unreachableBindings } from "../support/unreachable";
+import { unreachableBindings, isD1Call } from "../support/unreachable";
 import { expectCached, recordsOn, view } from "../support/records";
 import { userWithRole } from "../support/moderation";
 import { ownerDb } from "../support/shard-db";
@@ -35,9 +35,9 @@ describe("anonymous GET /files/:id from the access records", () => {
     const body = await res.json<Record<string, unknown>>();
     expect(body).toEqual(json(filled));
     expect(body).toMatchObject({ id: f.id, title: "Harbour at dusk", duplicates: [] });
-    expect(probe.calls.filter((c) => c.startsWith("DB."))).toEqual([]);
+    expect(probe.calls.filter((c) => isD1Call(c))).toEqual([]);
     // Only the view count's RPC, sent after the response (it never answers here).
-    expect(probe.calls.filter((c) => !c.startsWith("DB.") && c !== "VIEW_COUNTER.add")).toEqual([]);
+    expect(probe.calls.filter((c) => !isD1Call(c) && c !== "VIEW_COUNTER.add")).toEqual([]);
   });
 
   it("private is 404, age-restricted 403, gone states 410, from the record", async () => {
@@ -134,11 +134,11 @@ describe("anonymous GET /files/:id from the access records", () => {
     // request that must lease, and leave the next tests' leases waiting).
     const probe = unreachableBindings(env);
     const withoutD1 = (url: string) =>
-      worker.fetch(new Request(url) as Request<unknown, IncomingRequestCfProperties>, { ...recordsOn, DB: probe.bindings.DB! }, createExecutionContext());
+      worker.fetch(new Request(url) as Request<unknown, IncomingRequestCfProperties>, { ...recordsOn, DB: probe.bindings.DB!, SHARD_1: probe.bindings.SHARD_1! }, createExecutionContext());
     const hit = await withoutD1(api(f));
     expect(hit.status).toBe(200);
     expect(hit.headers.get("x-d1-bookmark")).toBe(recorded);
-    expect(probe.calls.filter((c) => c.startsWith("DB."))).toEqual([]);
+    expect(probe.calls.filter((c) => isD1Call(c))).toEqual([]);
     // Errors decided from a record carry it too.
     const hidden = await seedFile(owner.id, { hiddenAt: new Date() });
     expect((await view(api(hidden))).headers.get("x-d1-bookmark")).toBeTruthy();

@@ -13,7 +13,7 @@ import type { FileRow } from "../../src/db/schema";
 import { verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
 import { recordsOn, view } from "../support/records";
-import { unreachableBindings } from "../support/unreachable";
+import { unreachableBindings, isD1Call } from "../support/unreachable";
 import { ownerDb } from "../support/shard-db";
 
 const cache = () => (caches as unknown as { default: Cache }).default;
@@ -30,7 +30,7 @@ async function d1CallsOf(url: string): Promise<string[]> {
   const probe = unreachableBindings(env);
   const res = await worker.fetch(new Request(url) as Request<unknown, IncomingRequestCfProperties>, { ...recordsOn, ...probe.bindings }, createExecutionContext());
   await res.body?.cancel();
-  return probe.calls.filter((c) => c.startsWith("DB."));
+  return probe.calls.filter((c) => isD1Call(c));
 }
 
 let owner: TestUser;

@@ -8,6 +8,7 @@ import worker from "../../src/index";
 import { accessChanged } from "../../src/serving/access-changed";
 import { signLink } from "../../src/serving/signed-links";
 import { shardDb } from "../../src/platform/db";
+import { shardOfIdIn } from "../../src/platform/shards";
 import { files, type FileRow } from "../../src/db/schema";
 import { eq } from "drizzle-orm";
 import { call, verifiedUser, type TestUser } from "../support/api";
@@ -137,7 +138,7 @@ describe("what a signed link never grants", () => {
       const f = await jpeg();
       const url = await signedUrl(f, { w: 160 });
       expect((await view(url, { records: true })).status).toBe(200);
-      await shardDb(env, 0).update(files).set({ [column]: new Date() }).where(eq(files.id, f.id));
+      await shardDb(env, shardOfIdIn(env, "file", f.id)).update(files).set({ [column]: new Date() }).where(eq(files.id, f.id));
       await accessChanged(env, { fileIds: [f.id] }); // what the hide does
       await expectEverywhere(url, refused(410, "file_unavailable"));
       const owners = await view(`${IMAGE}/${f.id}`, { headers: { authorization: `Bearer ${owner.access}` } });

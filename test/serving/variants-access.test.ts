@@ -9,7 +9,7 @@ import { accessChanged } from "../../src/serving/access-changed";
 import type { FileRow } from "../../src/db/schema";
 import { call, verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, seedFile } from "../support/files";
-import { unreachableBindings } from "../support/unreachable";
+import { unreachableBindings, isD1Call } from "../support/unreachable";
 import { fixture } from "../analysis/fixtures";
 
 type View = { status: number; bytes: Uint8Array; headers: Headers };
@@ -92,7 +92,7 @@ describe("the edge cache", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("x-variant")).toBe("w160.webp");
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(first.bytes);
-    expect(probe.calls.filter((c) => c.startsWith("DB."))).toEqual([]);
+    expect(probe.calls.filter((c) => isD1Call(c))).toEqual([]);
   });
 
   it("only the plain ladder in AVIF, WebP or the original's type is cached; the rest is made per request", async () => {

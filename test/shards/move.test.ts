@@ -31,7 +31,8 @@ async function analysesLanded(db: D1Database, fileIds: string[]) {
 /** An owner on shard `shard` with two uploaded files, an album of both, an upload part and band rows. */
 async function ownerWithData(shard = 0): Promise<Owned> {
   const user = await signup();
-  if (shard !== 0) await env.DB.prepare("UPDATE users SET shard = ? WHERE id = ?").bind(shard, user.id).run();
+  // Placed where the test says (signup spreads owners over both shards), before any data is made.
+  await env.DB.prepare("UPDATE users SET shard = ? WHERE id = ?").bind(shard, user.id).run();
   const a = await directUpload(user.access);
   const b = await directUpload(user.access, new Uint8Array([...SMALL_PNG, 0]));
   const fileIds = [a.pre.body.fileId, b.pre.body.fileId];

@@ -25,12 +25,16 @@ export function unreachableBindings(env: Env): { bindings: Partial<Env>; calls: 
     throw new Error(`${label}: D1 is unreachable in this test`);
   };
   // Opening a session and reading its bookmark are local (no round trip); its queries are not.
-  const session = new Proxy(recorder("DB", calls, failing), {
-    get: (target, prop, receiver) => (prop === "getBookmark" ? () => null : Reflect.get(target, prop, receiver)),
-  });
-  const DB = new Proxy(recorder("DB", calls, failing), {
-    get: (target, prop, receiver) => (prop === "withSession" ? () => session : Reflect.get(target, prop, receiver)),
-  }) as unknown as D1Database;
+  // Every D1 database: DB (the directory and shard 0) and each further shard.
+  const database = (label: string) => {
+    const session = new Proxy(recorder(label, calls, failing), {
+      get: (target, prop, receiver) => (prop === "getBookmark" ? () => null : Reflect.get(target, prop, receiver)),
+    });
+    return new Proxy(recorder(label, calls, failing), {
+      get: (target, prop, receiver) => (prop === "withSession" ? () => session : Reflect.get(target, prop, receiver)),
+    }) as unknown as D1Database;
+  };
+  const DB = database("DB");
   const heldNamespace = (name: string, real: DurableObjectNamespace) =>
     new Proxy(real, {
       get(target, prop) {
@@ -44,8 +48,12 @@ export function unreachableBindings(env: Env): { bindings: Partial<Env>; calls: 
     calls,
     bindings: {
       DB,
+      SHARD_1: database("SHARD_1"),
       VIEW_COUNTER: heldNamespace("VIEW_COUNTER", env.VIEW_COUNTER as unknown as DurableObjectNamespace) as unknown as Env["VIEW_COUNTER"],
       RATE_LIMITER: heldNamespace("RATE_LIMITER", env.RATE_LIMITER as unknown as DurableObjectNamespace) as unknown as Env["RATE_LIMITER"],
     },
   };
 }
+
+/** A recorded call to any D1 database (DB or a shard). */
+export const isD1Call = (call: string) => /^(DB|SHARD_\d+)\./.test(call);
