@@ -15,14 +15,14 @@ import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
 import type { AnalyzeMessage, JobHandler } from "../platform/job-messages";
-import { directoryDb, shardDb, type ShardDb } from "../platform/db";
-import { shardOfIdIn } from "../platform/shards";
+import { directoryDb, type ShardDb } from "../platform/db";
 import { isId } from "../platform/ids";
 import type { BlocklistMatch } from "./blocklist";
 import { inspectImage } from "./header";
 import type { Placeholder } from "./placeholder";
 import { accessChanged } from "../serving/access-changed";
 import { decodeAndDerive, derivePlaceholder, fileToAnalyse, message, readObject, recordResult, scoreNsfw, scrubPrivateMetadata, storeThumbnail } from "./job-steps";
+import { shardDbOf } from "../platform/moved-ids";
 
 export type AnalysisOutcome =
   | { status: "skipped"; reason: string }
@@ -70,7 +70,7 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   const now = options.now ?? Date.now;
   // The primary (no session) of the file's shard (its id names it): the consumer writes, and finalize's wait
   // reads what it wrote from there.
-  const db = shardDb(env, shardOfIdIn(env, "file", fileId));
+  const db = shardDbOf(env, "file", fileId);
   const found = await fileToAnalyse(db, fileId, options.force === true);
   if ("skipped" in found) return { status: "skipped", reason: found.skipped };
   const { file } = found;
@@ -121,7 +121,7 @@ export const analyzeJobWith = (listener?: AnalysisListener): JobHandler<AnalyzeM
       }
     } catch (err) {
       // Keep the last error so the dead-letter handler can say why the analysis gave up.
-      await shardDb(env, shardOfIdIn(env, "file", fileId))
+      await shardDbOf(env, "file", fileId)
         .update(files)
         .set({ analysisError: message(err) })
         .where(and(eq(files.id, fileId), inArray(files.analysis, ["none", "pending"])))
@@ -133,7 +133,7 @@ export const analyzeJobWith = (listener?: AnalysisListener): JobHandler<AnalyzeM
     const fileId = fileIdOf(body);
     if (!fileId) return;
     const now = new Date();
-    await shardDb(env, shardOfIdIn(env, "file", fileId))
+    await shardDbOf(env, "file", fileId)
       .update(files)
       .set({
         analysis: "failed",

@@ -5,13 +5,13 @@ import { eq } from "drizzle-orm";
 import { files } from "../db/schema";
 import type { AnalysisListener } from "../analysis/job";
 import { fileDuplicates } from "../files/duplicates";
-import { directoryDb, shardDb } from "../platform/db";
-import { shardOfIdIn } from "../platform/shards";
+import { directoryDb } from "../platform/db";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { FlagReason } from "../webhooks/events";
+import { shardDbOf } from "../platform/moved-ids";
 
 export const announceAnalysis: AnalysisListener = async (env, fileId, outcome) => {
-  const db = shardDb(env, shardOfIdIn(env, "file", fileId));
+  const db = shardDbOf(env, "file", fileId);
   const file = await db.select().from(files).where(eq(files.id, fileId)).get();
   if (!file?.userId) return;
   const directory = directoryDb(env);
