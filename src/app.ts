@@ -25,6 +25,7 @@ import { accountRoutes } from "./account/routes";
 import { keyRoutes } from "./keys/routes";
 import { devRoutes } from "./dev/routes";
 import { uploadRoutes } from "./uploads/routes";
+import { tusRoutes } from "./uploads/tus/routes";
 import { siteRoutes, notFoundPage } from "./pages/routes";
 import { fileRoutes } from "./files/routes";
 import { signedUrlRoutes } from "./files/signed-url-routes";
@@ -34,7 +35,7 @@ import { imageRoutes, cdnRoutes } from "./serving/routes";
 import { webhookRoutes } from "./webhooks/routes";
 
 /** Routes that stream file bytes and so are exempt from the JSON body limit. */
-const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+|form)$/;
+const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+|form|tus(\/[^/]+)?)$/;
 
 /** JSON bodies over REQUEST_LIMITS.jsonBodyBytes are refused (413) before they are read; byte uploads stream. */
 const jsonBodyLimit = () =>
@@ -64,6 +65,7 @@ export function createApi() {
   api.route("/admin", adminRoutes);
   api.route("/keys", keyRoutes);
   api.route("/dev", devRoutes);
+  api.route("/upload/tus", tusRoutes);
   api.route("/upload", uploadRoutes);
   api.route("/files", fileRoutes);
   api.route("/files", signedUrlRoutes);

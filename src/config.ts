@@ -144,6 +144,18 @@ export const UPLOADS = {
 };
 export type UploadMime = (typeof UPLOADS.mimeTypes)[number];
 
+/** tus 1.0 resumable uploads (uploads/tus/, extensions.md § 1), assembled into R2 multipart parts. */
+export const TUS = {
+  /** The part size chunks are assembled into: R2's smallest, so the bytes held back between chunks stay few. */
+  partBytes: UPLOADS.multipartPartBytes.min,
+  /** Held-back bytes are stored in rows of this size (a Durable Object's SQLite row holds at most 2 MB). */
+  heldRowBytes: MiB,
+  /** How long a PATCH waits for another PATCH of the same upload to end before it answers 423. */
+  lockWaitMs: 3_000,
+  /** An upload's object keeps its state this long past the upload's expiry, then deletes itself (alarm). */
+  stateGraceSeconds: 24 * 3600,
+};
+
 /** How the site's upload script (src/pages/client/, bundled with these numbers inlined) sends files. */
 export const BROWSER_UPLOADS = {
   /** Files of this size and more go multipart (parallel parts, each retried); smaller ones in one direct PUT.

@@ -8,6 +8,7 @@ import { outboundConfigProblem } from "./platform/outbound-address";
 
 export { RateLimiter } from "./limits/rate-limiter";
 export { ViewCounter } from "./serving/view-counter";
+export { TusUploadState } from "./uploads/tus/upload-state";
 
 const app = createApp();
 

@@ -128,7 +128,7 @@ export const uploads = sqliteTable(
     id: text("id").primaryKey(),
     fileId: text("file_id").notNull().references(() => files.id),
     userId: text("user_id").references(() => users.id),
-    kind: text("kind", { enum: ["direct", "multipart"] }).notNull(),
+    kind: text("kind", { enum: ["direct", "multipart", "tus"] }).notNull(),
     /** pending -> uploaded (direct PUT / multipart complete) -> finalized; or aborted / failed / expired. */
     state: text("state", { enum: ["pending", "uploaded", "finalized", "aborted", "failed", "expired"] }).notNull().default("pending"),
     bytes: integer("bytes").notNull(),

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import { cors } from "hono/cors";
 import type { AppEnv } from "../platform/env";
+import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS } from "../platform/tus-headers";
 
 // Headers a route already set win (overwrite: false): pages send their own CSP and X-Frame-Options, and
 // byte links their Cross-Origin-Resource-Policy: cross-origin (images are embedded everywhere).
@@ -14,17 +15,32 @@ const withoutHsts = secureHeaders({ ...common, strictTransportSecurity: false })
 export const securityHeaders = () =>
   createMiddleware<AppEnv>((c, next) => (c.env.ENVIRONMENT === "production" ? withHsts : withoutHsts)(c, next));
 
+const corsHeaders = {
+  allowHeaders: ["Authorization", "Content-Type", "X-Album-Password", "X-Delete-Token", "If-None-Match", "X-D1-Bookmark", "X-Request-Id", ...TUS_REQUEST_HEADERS],
+  exposeHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "X-Request-Id", "ETag", "Content-Disposition", "X-D1-Bookmark", ...TUS_RESPONSE_HEADERS],
+};
+const apiCorsPolicy = cors({
+  origin: "*",
+  credentials: false,
+  allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+  ...corsHeaders,
+  maxAge: 86400,
+});
+const TUS_PATH = /^\/api\/v1\/upload\/tus\/?$/;
+
 /**
  * Browser clients on other origins may call the API with Bearer credentials: any origin, never cookies
  * (the API reads none; the web app's cookie routes under /app get no CORS headers and stay same-origin).
- * Preflights are answered here, before authentication and rate limiting.
+ * Preflights are answered here, before authentication and rate limiting. An OPTIONS to the tus endpoint that is
+ * not a preflight is tus's own capability request: it goes on to its route (extensions.md § 1).
  */
 export const apiCors = () =>
-  cors({
-    origin: "*",
-    credentials: false,
-    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
-    allowHeaders: ["Authorization", "Content-Type", "X-Album-Password", "X-Delete-Token", "If-None-Match", "X-D1-Bookmark", "X-Request-Id"],
-    exposeHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "X-Request-Id", "ETag", "Content-Disposition", "X-D1-Bookmark"],
-    maxAge: 86400,
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (c.req.method === "OPTIONS" && TUS_PATH.test(c.req.path) && c.req.header("access-control-request-method") === undefined) {
+      await next();
+      c.header("Access-Control-Allow-Origin", "*");
+      c.header("Access-Control-Expose-Headers", corsHeaders.exposeHeaders.join(","));
+      return;
+    }
+    return apiCorsPolicy(c, next);
   });

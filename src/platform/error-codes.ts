@@ -3,9 +3,12 @@
 // lists it from here: ./openapi-errors.ts). The keys are what programs see in `details.code`, except for the few
 // entries with `wire`: those keep a contract code that is answered with two statuses or two `error` texts
 // (see decisions.md § Errors).
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ContentfulStatusCode, UnofficialStatusCode } from "hono/utils/http-status";
 
 export type ErrorStatus = Exclude<ContentfulStatusCode, 429>;
+
+/** tus's own 460 (checksum mismatch): a status Hono does not list, typed as its "unofficial status", sent as 460. */
+const TUS_CHECKSUM_MISMATCH = 460 as UnofficialStatusCode;
 
 type Spec = {
   status: ErrorStatus;
@@ -26,7 +29,8 @@ type Spec = {
 
 const ANY = ["*"] as const;
 const BODY = ["body"] as const;
-const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "POST /upload/form"] as const;
+const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "POST /upload/form", "POST /upload/tus$"] as const;
+const TUS_BYTES = ["POST /upload/tus$", "PATCH /upload/tus/"] as const;
 // Where API keys are accepted (with permissions) and where they are refused (middleware/guards.ts).
 const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$", "/webhooks"] as const;
 const SESSION_ONLY = ["/auth/", "/account", "/billing/", "/admin/", "/keys", "/moderation/queue", "/moderation/reports/"] as const;
@@ -65,6 +69,8 @@ export const ERROR_CODES = {
   too_many_webhooks: { status: 400, where: ["POST /webhooks$"], description: "The account has the most webhook endpoints allowed; delete one first" },
   // extensions.md § 2 (upload from a URL) names it; webhook endpoints follow the same address rules.
   invalid_url: { status: 400, where: ["POST /webhooks$", "PATCH /webhooks/"], description: "The URL is not one the service may call (scheme, port, credentials or an internal host)" },
+  invalid_tus_header: { status: 400, where: ["POST /upload/tus$", "PATCH /upload/tus/"], description: "Upload-Length, Upload-Offset, Upload-Metadata or Upload-Checksum is malformed (details.header)" },
+  deferred_length_unsupported: { status: 400, where: ["POST /upload/tus$"], description: "Upload-Defer-Length is not supported: send Upload-Length" },
   // 401
   unauthorized: { status: 401, where: ANY, description: "Credentials are missing or not accepted here" },
   invalid_token: { status: 401, where: ANY, description: "The access token is invalid, expired or its session ended" },
@@ -98,7 +104,7 @@ export const ERROR_CODES = {
   invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
   // Only reads under safe mode (serving/access.ts assertReadable): the owner's PATCH/DELETE and reports skip it.
   content_restricted: { status: 403, where: ["GET /files/{id}$", "GET /files/{id}/download"], description: "The file is age-restricted for this caller" },
-  blocked_content: { status: 403, where: ["POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form"], description: "The image matches content removed by moderation" },
+  blocked_content: { status: 403, where: ["POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form", ...TUS_BYTES], description: "The image matches content removed by moderation" },
   upload_token_scope: { status: 403, where: ["/upload/"], description: "An upload token only works for the file it was issued for" },
   invalid_album_password: { status: 403, where: ["GET /albums/{id}"], description: "The album password is wrong" },
   email_not_verified: { status: 403, where: ["POST /keys"], description: "Verify the e-mail address first" },
@@ -117,11 +123,12 @@ export const ERROR_CODES = {
   file_not_found: { status: 404, where: FILE_READS, description: "No such file (or not visible to the caller)" },
   plan_change_not_found: { status: 404, where: ["/admin/plan-changes/"], description: "No such plan change" },
   upload_not_found: { status: 404, where: ["/upload/"], description: "No such upload" },
-  album_not_found: { status: 404, where: ["/albums/"], description: "No such album (or not visible to the caller)" },
+  album_not_found: { status: 404, where: ["/albums/", "POST /upload/tus$"], description: "No such album (or not visible to the caller)" },
   webhook_not_found: { status: 404, where: ["/webhooks/"], description: "No such webhook endpoint on this account" },
   delivery_not_found: { status: 404, where: ["POST /webhooks/{id}/deliveries/"], description: "No such delivery for this endpoint" },
   file_not_in_album: { status: 404, where: ["DELETE /albums/{id}/files/"], description: "The file is not in this album" },
   // 409
+  offset_mismatch: { status: 409, where: TUS_BYTES, description: "Upload-Offset is not the upload's offset (details.offset): HEAD it and resume from there" },
   owner_move_under_way: { status: 409, where: ["POST /admin/shards/move$"], description: "Another move of this owner, to another shard, is under way: run it to the end first" },
   owner_move_unverified: { status: 409, where: ["POST /admin/shards/move$"], description: "The copy on the new shard lacks rows: nothing was switched, the move copies again when run again" },
   totp_already_enabled: { status: 409, where: ["POST /auth/2fa/totp$"], description: "TOTP is already on; turn it off first to enrol another authenticator" },
@@ -138,7 +145,7 @@ export const ERROR_CODES = {
   not_uploaded: { status: 409, where: ["POST /upload/finalize"], description: "The bytes have not been received yet" },
   upload_state_changed: { status: 409, where: ["/upload/"], description: "The upload changed state meanwhile; try again" },
   not_multipart: { status: 409, where: ["/upload/multipart/"], description: "This is a direct upload" },
-  already_finalized: { status: 409, where: ["/upload/multipart/"], description: "The upload is finalized; delete the file instead" },
+  already_finalized: { status: 409, where: ["/upload/multipart/", "DELETE /upload/tus/"], description: "The upload is finalized; delete the file instead" },
   multipart_upload: { status: 409, where: ["PUT /upload/direct/"], description: "The file is being uploaded in parts" },
   already_uploaded: { status: 409, where: ["PUT /upload/"], description: "The upload's bytes were already received" },
   webhook_disabled: { status: 409, where: ["POST /webhooks/{id}/ping$", "POST /webhooks/{id}/deliveries/"], description: "The endpoint is disabled; enable it first (PATCH enabled: true)" },
@@ -151,17 +158,25 @@ export const ERROR_CODES = {
   upload_aborted: { status: 410, where: ["/upload/"], description: "The upload was aborted" },
   upload_failed: { status: 410, where: ["/upload/"], description: "The upload failed verification" },
   upload_expired: { status: 410, where: ["/upload/"], description: "The upload expired" },
+  // 412
+  tus_version_unsupported: { status: 412, where: ["/upload/tus"], description: "Tus-Resumable is missing or not 1.0.0 (Tus-Version lists what is supported)" },
   // 411
   length_required: { status: 411, where: ["PUT /upload/multipart/", "POST /upload/form"], description: "Send a Content-Length" },
   // 413
   body_too_large: { status: 413, where: BODY, description: "The JSON body is over the size limit" },
   file_too_large: { status: 413, where: UPLOAD_START, description: "The file is over the plan's size limit" },
+  upload_length_exceeded: { status: 413, where: TUS_BYTES, description: "The chunk would end past Upload-Length" },
   use_multipart: { status: 413, where: ["POST /upload/presign"], description: "Too large for a direct upload; use multipart" },
   // 415
   unsupported_content_type: { status: 415, where: BODY, description: "The endpoint does not accept the request's Content-Type" },
   unsupported_media_type: { status: 415, where: UPLOAD_START, description: "Only the listed image types can be uploaded" },
   content_type_mismatch: { status: 415, where: ["PUT /upload/direct/"], description: "The Content-Type is not the presigned one" },
-  magic_mismatch: { status: 415, where: ["PUT /upload/"], description: "The file's first bytes are not those of its declared type" },
+  magic_mismatch: { status: 415, where: ["PUT /upload/", ...TUS_BYTES], description: "The file's first bytes are not those of its declared type" },
+  offset_octet_stream_required: { status: 415, where: TUS_BYTES, description: "A chunk's Content-Type must be application/offset+octet-stream" },
+  // 423
+  upload_busy: { status: 423, where: TUS_BYTES, description: "Another chunk of this upload is still being received; retry shortly" },
+  // 460 (tus's own status)
+  tus_checksum_mismatch: { status: TUS_CHECKSUM_MISMATCH, wire: "checksum_mismatch", where: TUS_BYTES, description: "Upload-Checksum does not match the chunk: none of it was kept" },
   // The site's oEmbed endpoint (pages/file.tsx), outside the API and its document.
   oembed_url: { status: 400, where: [], description: "url is not an absolute URL" },
   oembed_format: { status: 501, where: [], description: "Only format=json is supported" },

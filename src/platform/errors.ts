@@ -17,6 +17,8 @@ const REASON: Record<number, string> = {
   415: "Unsupported Media Type",
   416: "Range Not Satisfiable",
   422: "Unprocessable Entity",
+  423: "Locked",
+  460: "Checksum Mismatch",
   429: "Too Many Requests",
   500: "Internal Server Error",
   501: "Not Implemented",

@@ -23,3 +23,11 @@ export function nameMatchingType(name: string, mime: string): string {
   const allowed = (EXTENSIONS as Record<string, readonly string[]>)[mime] ?? ["bin"];
   return ext !== undefined && allowed.includes(ext) ? name : `${name}.${canonicalExtension(mime)}`;
 }
+
+/** The image type a name's extension claims, or null (upload clients that send a name and no type: tus). */
+export function typeOfName(name: string): UploadMime | null {
+  const ext = /[^.]\.([A-Za-z0-9]{1,10})$/.exec(name)?.[1]?.toLowerCase();
+  if (ext === undefined) return null;
+  for (const [mime, exts] of Object.entries(EXTENSIONS)) if (exts.includes(ext)) return mime as UploadMime;
+  return null;
+}

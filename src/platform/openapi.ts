@@ -25,6 +25,9 @@ const describe: Record<number, string> = {
   410: "Gone",
   413: "Payload too large",
   415: "Unsupported media type",
+  412: "Precondition failed",
+  423: "Locked",
+  460: "Checksum mismatch",
 };
 
 /** Error responses for createRoute: errors(400, 401) -> { 400: {...}, 401: {...} }. 429 uses the rate-limit body. */

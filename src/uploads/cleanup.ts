@@ -62,7 +62,7 @@ export async function cleanupUploads(env: Env, db: ShardDb, now = Date.now()): P
     .limit(UPLOADS.cleanupBatchSize);
   for (const row of unpurged) {
     try {
-      await removeStoredBytes(env.BUCKET, db, row, row.storeKey, at);
+      await removeStoredBytes(env, db, row, row.storeKey, at);
       result.purged += 1;
     } catch (err) {
       result.errors += 1;

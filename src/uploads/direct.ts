@@ -68,7 +68,7 @@ export async function receiveDirectUpload(
     // Another PUT of the same (verified, hence identical) bytes won: its object is this object.
     if (state === "uploaded" || state === "finalized") throw new ApiError("already_uploaded", "The bytes of this upload have already been received");
     // The upload ended meanwhile (expired by cleanup, aborted): the object must not stay.
-    await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now);
+    await removeStoredBytes(env, db, upload, file.storeKey, now);
     assertAcceptingBytes(current?.upload ?? { ...upload, state: "expired" }, now);
     throw new ApiError("upload_state_changed", "The upload changed state during the transfer");
   }

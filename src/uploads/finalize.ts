@@ -111,6 +111,11 @@ function answerFromState(env: Env, record: UploadWithFile, now: Date): FinalizeR
   throw new ApiError("upload_state_changed", "The upload changed state; try again");
 }
 
+/** A finalized upload's answer as it stands now, without waiting for the analysis (status reads). */
+export async function finalizedAnswer(env: Env, db: ShardDb, record: UploadWithFile): Promise<FinalizeResponse> {
+  return withAnalysis(env, db, answerFromState(env, record, new Date()), record.file);
+}
+
 /** file.created's data: the finalize answer's description of the file (not its analysis, which comes later). */
 function fileCreatedData(body: FinalizeResponse): Record<string, unknown> {
   const { fileId, url, cdnUrl, mime, bytes, width, height, visibility, expiresAt } = body;

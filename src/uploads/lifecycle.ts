@@ -4,6 +4,7 @@ import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import type { UploadRow } from "../db/schema";
 import { endUpload, markFilePurged, type UploadWithFile } from "./records";
+import { tusState } from "./tus/upload-state";
 
 /** 410 for an upload that ended (or whose time ran out), 409 when the bytes are already in. */
 export function assertAcceptingBytes(upload: UploadRow, now: Date) {
@@ -38,13 +39,23 @@ export function verificationError(reason: VerificationFailure, record: UploadWit
   }
 }
 
-/** Removes whatever R2 holds for the file (object and/or open multipart upload) and marks the file purged. */
-export async function removeStoredBytes(bucket: R2Bucket, db: ShardDb, upload: Pick<UploadRow, "fileId" | "kind" | "r2UploadId">, storeKey: string, now: Date) {
-  if (upload.kind === "multipart" && upload.r2UploadId) {
+/**
+ * Removes whatever R2 holds for the file (object and/or open multipart upload), and a tus upload's state (its
+ * held bytes), and marks the file purged.
+ */
+export async function removeStoredBytes(
+  env: Pick<Env, "BUCKET" | "TUS_UPLOADS">,
+  db: ShardDb,
+  upload: Pick<UploadRow, "fileId" | "kind" | "r2UploadId">,
+  storeKey: string,
+  now: Date,
+) {
+  if (upload.kind !== "direct" && upload.r2UploadId) {
     // fails when the multipart upload was already completed or aborted: then there is nothing to abort
-    await bucket.resumeMultipartUpload(storeKey, upload.r2UploadId).abort().catch(() => undefined);
+    await env.BUCKET.resumeMultipartUpload(storeKey, upload.r2UploadId).abort().catch(() => undefined);
   }
-  await bucket.delete(storeKey);
+  if (upload.kind === "tus") await tusState(env, upload.fileId).destroy();
+  await env.BUCKET.delete(storeKey);
   await markFilePurged(db, upload.fileId, now);
 }
 
@@ -69,7 +80,7 @@ export async function endFailedUpload(env: Env, db: ShardDb, record: UploadWithF
   const now = new Date();
   if (await endUpload(db, record.upload, "failed", now, ["pending"])) {
     // Failing here leaves the file failed and unpurged; the cleanup job retries the removal.
-    await removeStoredBytes(env.BUCKET, db, record.upload, record.file.storeKey, now).catch((err) =>
+    await removeStoredBytes(env, db, record.upload, record.file.storeKey, now).catch((err) =>
       console.error(`upload ${record.upload.id}: removing bytes after ${reason} failed`, err),
     );
   }

@@ -205,7 +205,7 @@ export async function completeMultipart(env: Env, db: ShardDb, uploader: Uploade
   if (!applied) {
     const current = await findUploadById(db, upload.id);
     if (current && (current.upload.state === "uploaded" || current.upload.state === "finalized")) return done(current.upload.storeEtag);
-    await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now);
+    await removeStoredBytes(env, db, upload, file.storeKey, now);
     if (current) assertNotEnded(current.upload, now);
     throw new ApiError("upload_ended", "This upload ended during completion");
   }
@@ -226,6 +226,6 @@ export async function abortMultipart(env: Env, db: ShardDb, uploader: Uploader, 
     throw new ApiError("upload_state_changed", "The upload changed state; try again");
   }
   // If this fails the file stays failed and unpurged, and the cleanup job retries the removal.
-  await removeStoredBytes(env.BUCKET, db, upload, file.storeKey, now).catch((err) => console.error(`upload ${upload.id}: abort cleanup failed`, err));
+  await removeStoredBytes(env, db, upload, file.storeKey, now).catch((err) => console.error(`upload ${upload.id}: abort cleanup failed`, err));
   return { message: "Upload aborted" };
 }

@@ -25,11 +25,13 @@ export type StartInput = {
   visibility?: Visibility;
   /** File lifetime in seconds; none = the file does not expire. */
   expiresIn?: number;
+  tags?: string[];
 };
 
 export type StartOptions =
   | { kind: "direct" }
-  | { kind: "multipart"; partSize: number; partCount: number; createMultipart: (storeKey: string, mime: UploadMime) => Promise<string>; abortMultipart: (storeKey: string, r2UploadId: string) => Promise<void> };
+  /** multipart: the client's own parts; tus: chunks assembled into parts by the server (uploads/tus/). */
+  | { kind: "multipart" | "tus"; partSize: number; partCount: number; createMultipart: (storeKey: string, mime: UploadMime) => Promise<string>; abortMultipart: (storeKey: string, r2UploadId: string) => Promise<void> };
 
 export type Started = {
   uploadId: string;
@@ -46,7 +48,7 @@ export function isAllowedMime(mime: string): mime is UploadMime {
 }
 
 /** The mime allow-list, the plan's size limit, the direct-body limit; throws the contract's 415 / 413. */
-export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: number, kind: "direct" | "multipart"): UploadMime {
+export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: number, kind: StartOptions["kind"]): UploadMime {
   const type = mime.trim().toLowerCase();
   if (!isAllowedMime(type)) {
     throw new ApiError("unsupported_media_type", `Only ${UPLOADS.mimeTypes.join(", ")} can be uploaded`, { allowed: [...UPLOADS.mimeTypes] });
@@ -97,7 +99,7 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
   // From here on a reservation is held: any failure gives it back.
   let r2UploadId: string | null = null;
   try {
-    if (opts.kind === "multipart") r2UploadId = await opts.createMultipart(storeKey, mime);
+    if (opts.kind !== "direct") r2UploadId = await opts.createMultipart(storeKey, mime);
     await insertUploadRecords(
       db,
       {
@@ -111,6 +113,7 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
         sha256: null,
         storeKey,
         visibility,
+        ...(input.tags ? { tags: input.tags } : {}),
         state: "created",
         deleteTokenHash: deleteToken ? await sha256Hex(deleteToken) : null,
         expiresAt: input.expiresIn !== undefined ? new Date(now.getTime() + input.expiresIn * 1000) : null,
@@ -127,8 +130,8 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
         sha256: input.sha256?.toLowerCase() ?? null,
         reservedBytes: user ? input.bytes : 0,
         r2UploadId,
-        partSize: opts.kind === "multipart" ? opts.partSize : null,
-        partCount: opts.kind === "multipart" ? opts.partCount : null,
+        partSize: opts.kind !== "direct" ? opts.partSize : null,
+        partCount: opts.kind !== "direct" ? opts.partCount : null,
         expiresAt,
         createdAt: now,
         updatedAt: now,
@@ -136,7 +139,7 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
     );
   } catch (err) {
     if (user) await releaseReservationStatement(db, user.id, input.bytes).catch(() => undefined);
-    if (r2UploadId && opts.kind === "multipart") await opts.abortMultipart(storeKey, r2UploadId).catch(() => undefined);
+    if (r2UploadId && opts.kind !== "direct") await opts.abortMultipart(storeKey, r2UploadId).catch(() => undefined);
     throw err;
   }
 

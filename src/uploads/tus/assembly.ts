@@ -1,0 +1,133 @@
+// How one tus chunk becomes R2 parts: the held bytes and the chunk are cut into TUS.partBytes parts as they
+// arrive, each uploaded to the R2 multipart upload, and what is left is held for the next chunk. The state
+// itself (parts kept, held bytes) lives in the upload's Durable Object (./upload-state.ts), which hands in
+// `keep` and `assemble`.
+//
+// Without Upload-Checksum every part is kept as soon as R2 has it, so a long chunk cut off midway keeps what
+// arrived ("store as much of the received data as possible", tus 1.0). With a checksum nothing of the chunk is
+// kept until its digest matches: a mismatch keeps none of it (460).
+import { TUS } from "../../config";
+import { concat } from "./bytes";
+
+export type ChecksumAlgorithm = "SHA-1" | "SHA-256";
+export type AppendOptions = {
+  /** The chunk's Content-Length, when the client sent one. */
+  declaredBytes: number | null;
+  checksum: { algorithm: ChecksumAlgorithm; digest: Uint8Array } | null;
+};
+
+export type AppendResult =
+  | { kind: "appended"; offset: number }
+  /** The last byte is in and R2 assembled the object. */
+  | { kind: "complete"; offset: number; etag: string }
+  /** Upload-Offset is not the server's offset (which is given). */
+  | { kind: "conflict"; offset: number }
+  /** The chunk would end past Upload-Length. */
+  | { kind: "too_long"; length: number }
+  | { kind: "checksum_mismatch" }
+  /** The body broke off; `offset` is what was kept. */
+  | { kind: "interrupted"; offset: number }
+  /** Another append of this upload is still running. */
+  | { kind: "busy" }
+  | { kind: "missing" }
+  | { kind: "expired" };
+
+export type KeptPart = { partNumber: number; etag: string; bytes: number };
+
+export type Assembly = {
+  length: number;
+  offset: number;
+  partsKept: { n: number; bytes: number };
+  held: Uint8Array[];
+  r2: R2MultipartUpload;
+  /** Stores parts and the held bytes that replace the old ones, durably; answers the new offset. */
+  keep(parts: KeptPart[], held: Uint8Array[]): number;
+  /** Completes the R2 upload with every kept part; answers the object's etag. */
+  assemble(complete: (parts: R2UploadedPart[]) => Promise<R2Object>): Promise<string>;
+};
+
+const byteCount = (chunks: Uint8Array[]) => chunks.reduce((n, c) => n + c.byteLength, 0);
+
+/** The first `size` bytes of `chunks` as one array, and the chunks left after them. */
+function takeFirst(chunks: Uint8Array[], size: number): { part: Uint8Array; rest: Uint8Array[] } {
+  const taken: Uint8Array[] = [];
+  let have = 0;
+  let i = 0;
+  for (; i < chunks.length && have < size; i++) {
+    const c = chunks[i];
+    const need = size - have;
+    if (c.byteLength <= need) {
+      taken.push(c);
+      have += c.byteLength;
+    } else {
+      taken.push(c.subarray(0, need));
+      have += need;
+      return { part: concat(taken, size), rest: [c.subarray(need), ...chunks.slice(i + 1)] };
+    }
+  }
+  return { part: concat(taken, size), rest: chunks.slice(i) };
+}
+
+export async function appendChunks(a: Assembly, body: ReadableStream<Uint8Array> | null, options: AppendOptions): Promise<AppendResult> {
+  const partSize = TUS.partBytes;
+  let held = a.held;
+  let nextPart = a.partsKept.n + 1;
+  let offset = a.offset;
+  const unkept: KeptPart[] = [];
+  const digest = options.checksum ? new crypto.DigestStream(options.checksum.algorithm) : null;
+  const digestWriter = digest?.getWriter();
+  const reader = body?.getReader();
+  let received = 0;
+  let broken = false;
+
+  try {
+    while (reader) {
+      const next = await reader.read();
+      if (next.done) break;
+      received += next.value.byteLength;
+      if (a.offset + received > a.length) {
+        await reader.cancel().catch(() => undefined);
+        return { kind: "too_long", length: a.length };
+      }
+      await digestWriter?.write(next.value);
+      held = [...held, next.value];
+      while (byteCount(held) >= partSize) {
+        const { part, rest } = takeFirst(held, partSize);
+        const uploaded = await a.r2.uploadPart(nextPart, part);
+        unkept.push({ partNumber: nextPart, etag: uploaded.etag, bytes: partSize });
+        nextPart += 1;
+        held = rest;
+        if (!digest) offset = a.keep(unkept.splice(0), held);
+      }
+    }
+  } catch {
+    broken = true; // the client went away mid-chunk
+  }
+
+  if (digest && digestWriter) {
+    if (broken) return { kind: "interrupted", offset: a.offset };
+    await digestWriter.close();
+    if (!equalBytes(new Uint8Array(await digest.digest), options.checksum!.digest)) return { kind: "checksum_mismatch" };
+  }
+  offset = a.keep(unkept.splice(0), held);
+  if (broken) return { kind: "interrupted", offset };
+  if (offset < a.length) return { kind: "appended", offset };
+  return { kind: "complete", offset, etag: await finish(a, held, nextPart) };
+}
+
+/** The last part (the held bytes, if any), then R2's completion. Safe to run again after a failure. */
+export async function finish(a: Pick<Assembly, "r2" | "keep" | "assemble">, held: Uint8Array[], nextPart: number): Promise<string> {
+  if (held.length > 0) {
+    const bytes = concat(held, byteCount(held));
+    const uploaded = await a.r2.uploadPart(nextPart, bytes);
+    a.keep([{ partNumber: nextPart, etag: uploaded.etag, bytes: bytes.byteLength }], []);
+  }
+  return a.assemble((parts) => a.r2.complete(parts));
+}
+
+function equalBytes(x: Uint8Array, y: Uint8Array): boolean {
+  if (x.byteLength !== y.byteLength) return false;
+  let diff = 0;
+  for (let i = 0; i < x.byteLength; i++) diff |= x[i] ^ y[i];
+  return diff === 0;
+}

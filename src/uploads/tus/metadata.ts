@@ -1,0 +1,46 @@
+// Upload-Metadata's keys (extensions.md § 1) as an upload's start: the same fields and bounds as presign, plus
+// `tags` (a comma list) and `albumId`. Values arrive as text, so numbers and lists are read from text here.
+import { z } from "@hono/zod-openapi";
+import { UPLOADS } from "../../config";
+import { VISIBILITIES } from "../../db/schema";
+import { Tags } from "../../files/schemas";
+import { typeOfName } from "../../platform/image-types";
+import { validationError } from "../../platform/validation";
+import type { StartInput } from "../start";
+
+const TusMetadata = z
+  .object({
+    filename: z.string().min(1).max(1024),
+    filetype: z.string().max(255).optional(),
+    title: z.string().max(UPLOADS.titleMaxChars).optional(),
+    description: z.string().max(UPLOADS.descriptionMaxChars).optional(),
+    visibility: z.enum(VISIBILITIES).optional(),
+    tags: z
+      .string()
+      .transform((list) => list.split(",").map((t) => t.trim()).filter(Boolean))
+      .pipe(Tags)
+      .optional(),
+    albumId: z.string().min(1).max(64).optional(),
+    expiresIn: z
+      .string()
+      .regex(/^\d{1,12}$/, "must be a whole number of seconds")
+      .transform(Number)
+      .pipe(z.number().int().min(UPLOADS.fileExpiresInSeconds.min).max(UPLOADS.fileExpiresInSeconds.max))
+      .optional(),
+  })
+  // Clients add keys of their own (Uppy sends `name`, `type`, `relativePath`): ignored, not refused.
+  .passthrough();
+
+export type TusStart = { input: Omit<StartInput, "bytes">; albumId: string | null };
+
+/** The upload's start from its metadata; the type is `filetype`, else what the file name's extension says. */
+export function startFromMetadata(metadata: Map<string, string>): TusStart {
+  const parsed = TusMetadata.safeParse(Object.fromEntries(metadata));
+  if (!parsed.success) throw validationError(parsed.error.issues);
+  const m = parsed.data;
+  const mime = m.filetype?.trim() || typeOfName(m.filename) || "application/octet-stream";
+  return {
+    input: { filename: m.filename, mime, title: m.title, description: m.description, visibility: m.visibility, expiresIn: m.expiresIn, tags: m.tags },
+    albumId: m.albumId ?? null,
+  };
+}

@@ -1,0 +1,208 @@
+// /upload/tus: the tus 1.0.0 server (extensions.md § 1). Headers in, headers out; errors keep the contract's body.
+// Hono answers HEAD with the GET route (body dropped), so GET /{uploadId} serves both: tus's HEAD, and the
+// JSON status outside tus.
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { PLAN_LIMITS } from "../../config";
+import { requirePermission } from "../../middleware/guards";
+import type { AppEnv } from "../../platform/env";
+import { ApiError } from "../../platform/errors";
+import { bearer, errors, json } from "../../platform/openapi";
+import { apiRouter } from "../../platform/router";
+import { apiUrl } from "../../platform/urls";
+import { canStartUpload, startShard, uploaderOf } from "../access";
+import { FinalizeResponse } from "../schemas";
+import {
+  OFFSET_OCTET_STREAM,
+  TUS_CHECKSUM_ALGORITHMS,
+  TUS_EXTENSIONS,
+  TUS_VERSION,
+  assertTusResumable,
+  httpDate,
+  mediaType,
+  parseChecksum,
+  readSize,
+} from "./protocol";
+import { appendToTusUpload, createTusUpload, describeTusUpload, terminateTusUpload, type Chunk, type TusProgress } from "./service";
+
+export const tusRoutes = apiRouter();
+const tags = ["Uploads (tus)"];
+const UploadIdParam = z.object({ uploadId: z.string().min(1).max(64).openapi({ param: { name: "uploadId", in: "path" }, example: "upl_V1StGXR8_Z5jdHi6B-myT" }) });
+const noContent = (description: string) => ({ description });
+
+/** Every answer names the protocol version; a 412 also lists the versions served; nothing here is cached. */
+tusRoutes.use(async (c, next) => {
+  const isJsonStatus = c.req.method === "GET";
+  if (c.req.method !== "OPTIONS" && !isJsonStatus) assertTusResumable(c.req.header("tus-resumable"));
+  await next();
+  c.header("Tus-Resumable", TUS_VERSION);
+  if (c.res.status === 412) c.header("Tus-Version", TUS_VERSION);
+  c.header("Cache-Control", "no-store");
+});
+
+/** The creator only, checked per upload (anyone else: 404); an API key still needs `upload`. */
+const needsUpload = requirePermission("upload");
+const mayTouchUpload = () =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const kind = c.get("principal").kind;
+    return kind === "anonymous" || kind === "upload" ? next() : needsUpload(c, next);
+  });
+
+/** The request's chunk: its body, Content-Length and Upload-Checksum. PATCH always needs the tus media type. */
+function chunkOf(c: Context<AppEnv>, required: boolean): Chunk | null {
+  const declared = c.req.header("content-length");
+  const hasBody = c.req.raw.body !== null && declared !== "0";
+  if (!required && !hasBody) return null;
+  if (mediaType(c.req.header("content-type")) !== OFFSET_OCTET_STREAM) {
+    throw new ApiError("offset_octet_stream_required", `Send chunks as Content-Type: ${OFFSET_OCTET_STREAM}`);
+  }
+  const declaredBytes = declared === undefined ? null : readSize("Content-Length", declared);
+  return { body: hasBody ? c.req.raw.body : null, options: { declaredBytes, checksum: parseChecksum(c.req.header("upload-checksum")) } };
+}
+
+function progressHeaders(c: Context<AppEnv>, progress: TusProgress, expiresAt: Date) {
+  c.header("Upload-Offset", String(progress.offset));
+  c.header("Upload-Expires", httpDate(expiresAt.getTime()));
+  if (progress.file) {
+    c.header("Upload-File-Id", progress.file.fileId);
+    c.header("Upload-File-Url", progress.file.url);
+  }
+}
+
+tusRoutes.openapi(
+  createRoute({
+    method: "options",
+    path: "/",
+    tags,
+    summary: "What the tus server offers",
+    description: "Tus-Version, Tus-Extension, Tus-Checksum-Algorithm, and Tus-Max-Size: the caller's plan limit.",
+    security: [...bearer, {}],
+    responses: { 204: noContent("The server's tus capabilities, in headers") },
+  }),
+  (c) => {
+    const p = c.get("principal");
+    const plan = p.kind === "session" || p.kind === "key" ? p.user.plan : "anonymous";
+    c.header("Tus-Version", TUS_VERSION);
+    c.header("Tus-Extension", TUS_EXTENSIONS);
+    c.header("Tus-Checksum-Algorithm", TUS_CHECKSUM_ALGORITHMS);
+    c.header("Tus-Max-Size", String(PLAN_LIMITS[plan].maxFileBytes));
+    return c.body(null, 204);
+  },
+);
+
+tusRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/",
+    tags,
+    summary: "Create a tus upload",
+    description:
+      "Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata: `filename` (required), `filetype`, `title`, " +
+      "`description`, `visibility`, `tags` (comma list), `albumId`, `expiresIn`. Limits, quota and the upload rate limit are " +
+      "those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get " +
+      "`Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.",
+    security: [...bearer, {}],
+    middleware: [canStartUpload()] as const,
+    responses: { 201: noContent("Created: Location, Upload-Offset, Upload-Expires"), ...errors(400, 401, 402, 403, 404, 412, 413, 415, 429, 460, 503) },
+  }),
+  async (c) => {
+    if (c.req.header("upload-defer-length") !== undefined) {
+      throw new ApiError("deferred_length_unsupported", "Upload-Defer-Length is not supported: send Upload-Length");
+    }
+    const length = readSize("Upload-Length", c.req.header("upload-length"));
+    if (length < 1) throw new ApiError("invalid_tus_header", "Upload-Length must be at least 1", { header: "Upload-Length" });
+    const uploader = uploaderOf(c.get("principal"));
+    const dbs = c.var.dbs.directoryAndShard(startShard(c.env, uploader));
+    const created = await createTusUpload(c.env, c.executionCtx, dbs, uploader, length, c.req.header("upload-metadata"), chunkOf(c, false));
+    c.header("Location", apiUrl(c.env, `/upload/tus/${created.uploadId}`));
+    progressHeaders(c, created, created.expiresAt);
+    if (created.uploadToken) c.header("Upload-Token", created.uploadToken);
+    if (created.deleteToken) c.header("Upload-Delete-Token", created.deleteToken);
+    return c.body(null, 201);
+  },
+);
+
+const TusStatus = z
+  .object({
+    uploadId: z.string(),
+    offset: z.number().int(),
+    length: z.number().int(),
+    state: z.enum(["receiving", "complete", "failed"]),
+    file: FinalizeResponse.nullable().openapi({ description: "POST /upload/finalize's body, once state is complete" }),
+  })
+  .openapi("TusUploadStatus");
+
+tusRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{uploadId}",
+    tags,
+    summary: "Where a tus upload stands (JSON; HEAD gives tus's headers)",
+    description: "HEAD answers Upload-Offset, Upload-Length, Upload-Metadata and Upload-Expires. Only the creator: anyone else gets 404.",
+    security: [...bearer, {}],
+    middleware: [mayTouchUpload()] as const,
+    request: { params: UploadIdParam },
+    responses: { 200: json(TusStatus, "The upload"), ...errors(401, 403, 404, 412) },
+  }),
+  async (c) => {
+    const { uploadId } = c.req.valid("param");
+    const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", uploadId) };
+    const status = await describeTusUpload(c.env, c.executionCtx, dbs, uploaderOf(c.get("principal")), uploadId);
+    if (c.req.method === "HEAD") {
+      c.header("Upload-Offset", String(status.offset));
+      c.header("Upload-Length", String(status.length));
+      if (status.metadata) c.header("Upload-Metadata", status.metadata);
+      c.header("Upload-Expires", httpDate(status.expiresAt.getTime()));
+      return c.body(null, 200) as never;
+    }
+    const { uploadId: id, offset, length, state, file } = status;
+    return c.json({ uploadId: id, offset, length, state, file: file as z.infer<typeof FinalizeResponse> | null }, 200);
+  },
+);
+
+tusRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/{uploadId}",
+    tags,
+    summary: "Append a chunk",
+    description:
+      "Content-Type: application/offset+octet-stream, Upload-Offset equal to the server's (409 otherwise), optional " +
+      "Upload-Checksum (`sha1|sha256 <base64>`; 460 on a mismatch, and none of the chunk is kept). The last chunk " +
+      "finalizes the upload as POST /upload/finalize does and adds Upload-File-Id and Upload-File-Url.",
+    security: [...bearer, {}],
+    middleware: [mayTouchUpload()] as const,
+    request: { params: UploadIdParam },
+    responses: { 204: noContent("Appended: Upload-Offset"), ...errors(400, 401, 403, 404, 409, 412, 413, 415, 423, 460) },
+  }),
+  async (c) => {
+    const { uploadId } = c.req.valid("param");
+    const chunk = chunkOf(c, true)!;
+    const offset = readSize("Upload-Offset", c.req.header("upload-offset"));
+    const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", uploadId) };
+    const uploader = uploaderOf(c.get("principal"));
+    const progress = await appendToTusUpload(c.env, c.executionCtx, dbs, uploader, uploadId, offset, chunk);
+    progressHeaders(c, progress, progress.expiresAt);
+    return c.body(null, 204);
+  },
+);
+
+tusRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/{uploadId}",
+    tags,
+    summary: "Terminate a tus upload",
+    description: "Aborts the parts and releases the reservation; the upload is 404 afterwards. A finalized upload is 409: delete the file.",
+    security: [...bearer, {}],
+    middleware: [mayTouchUpload()] as const,
+    request: { params: UploadIdParam },
+    responses: { 204: noContent("Terminated"), ...errors(401, 403, 404, 409, 412) },
+  }),
+  async (c) => {
+    const { uploadId } = c.req.valid("param");
+    await terminateTusUpload(c.env, c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId);
+    return c.body(null, 204);
+  },
+);
