@@ -31,14 +31,17 @@ const tags = ["Uploads (tus)"];
 const UploadIdParam = z.object({ uploadId: z.string().min(1).max(64).openapi({ param: { name: "uploadId", in: "path" }, example: "upl_V1StGXR8_Z5jdHi6B-myT" }) });
 const noContent = (description: string) => ({ description });
 
-/** Every answer names the protocol version; a 412 also lists the versions served; nothing here is cached. */
+/**
+ * Every answer names the protocol version, errors included (set before anything can throw: the error handler's
+ * answer keeps headers set on the context); a 412 also lists the versions served. Nothing here is cached.
+ */
 tusRoutes.use(async (c, next) => {
-  const isJsonStatus = c.req.method === "GET";
-  if (c.req.method !== "OPTIONS" && !isJsonStatus) assertTusResumable(c.req.header("tus-resumable"));
-  await next();
   c.header("Tus-Resumable", TUS_VERSION);
-  if (c.res.status === 412) c.header("Tus-Version", TUS_VERSION);
+  c.header("Tus-Version", TUS_VERSION);
   c.header("Cache-Control", "no-store");
+  // GET is the JSON status, outside tus; OPTIONS is tus's discovery, which needs no version.
+  if (c.req.method !== "OPTIONS" && c.req.method !== "GET") assertTusResumable(c.req.header("tus-resumable"));
+  await next();
 });
 
 /** The creator only, checked per upload (anyone else: 404); an API key still needs `upload`. */

@@ -27,6 +27,11 @@ export class TusUploadState extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.createTables();
+  }
+
+  /** Again after deleteAll (which drops the tables too), so a late request finds an empty upload, not an error. */
+  private createTables() {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS upload (
          id INTEGER PRIMARY KEY CHECK (id = 1), file_id TEXT NOT NULL, store_key TEXT NOT NULL, r2_upload_id TEXT NOT NULL,
@@ -114,10 +119,12 @@ export class TusUploadState extends DurableObject<Env> {
   async destroy(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.createTables();
   }
 
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
+    this.createTables();
   }
 
   private row(): StateRow | null {
