@@ -116,8 +116,9 @@ function openApiDocument(api: OpenAPIHono<AppEnv>, env: Env) {
       title: "Image hosting API",
       version: "1.0.0",
       description: "JSON-over-HTTP API of the image host. Errors are `{ error, message, details }`; 429 is `{ error, retryAfter, remaining }`.",
+      license: { name: "MIT", url: "https://opensource.org/license/mit" },
     },
-    servers: [{ url: env.BASE_URL }],
+    servers: [{ url: env.BASE_URL, description: "This deployment's API (BASE_URL)" }],
   }));
   openApiDocumentCache = { base: env.BASE_URL, doc };
   return doc;

@@ -22,6 +22,7 @@ accountRoutes.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "account.get",
     tags,
     summary: "The signed-in user's account",
     security: bearer,
@@ -39,6 +40,7 @@ accountRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/",
+    operationId: "account.update",
     tags,
     summary: "Change username, age confirmation or safe mode",
     security: bearer,
@@ -75,6 +77,7 @@ accountRoutes.openapi(
   createRoute({
     method: "get",
     path: "/export",
+    operationId: "account.export",
     tags,
     summary: "Everything held about you, as one JSON document (GDPR export)",
     description:
@@ -105,6 +108,7 @@ accountRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/",
+    operationId: "account.delete",
     tags,
     summary: "Delete your account",
     description:

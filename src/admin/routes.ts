@@ -28,6 +28,7 @@ adminRoutes.openapi(
   createRoute({
     method: "get",
     path: "/users",
+    operationId: "admin.listUsers",
     tags,
     summary: "List accounts (newest first), optionally searched by e-mail",
     security: bearer,
@@ -45,6 +46,7 @@ adminRoutes.openapi(
   createRoute({
     method: "get",
     path: "/users/{id}",
+    operationId: "admin.getUser",
     tags,
     summary: "One account",
     security: bearer,
@@ -59,6 +61,7 @@ adminRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/users/{id}",
+    operationId: "admin.updateUser",
     tags,
     summary: "Change an account's role, plan or ban",
     description:
@@ -80,6 +83,7 @@ adminRoutes.openapi(
   createRoute({
     method: "get",
     path: "/plan-changes",
+    operationId: "admin.listPlanChanges",
     tags,
     summary: "Plan change requests (newest first); ?status=pending for the ones waiting for a decision",
     security: bearer,
@@ -100,6 +104,7 @@ for (const decision of ["approve", "reject"] as const) {
     createRoute({
       method: "post",
       path: `/plan-changes/{id}/${decision}`,
+      operationId: `admin.${decision}PlanChange`,
       tags,
       summary: decision === "approve" ? "Approve a pending plan change (the user's plan changes now)" : "Reject a pending plan change",
       security: bearer,
@@ -123,6 +128,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/shards/move",
+    operationId: "admin.moveOwner",
     tags,
     summary: "Move an owner's data to another shard, or go on with the move under way (npm run shard:move)",
     description:

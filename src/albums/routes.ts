@@ -35,6 +35,7 @@ albumRoutes.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "albums.create",
     tags,
     summary: "Create an album",
     description: "fileIds: only your own live files are added (others are skipped silently). API keys need manage.",
@@ -69,6 +70,7 @@ albumRoutes.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "albums.list",
     tags,
     summary: "List your albums",
     security: bearer,
@@ -88,6 +90,7 @@ albumRoutes.openapi(
   createRoute({
     method: "get",
     path: "/{id}",
+    operationId: "albums.get",
     tags,
     summary: "Get an album and its files",
     description:
@@ -134,6 +137,7 @@ albumRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/{id}",
+    operationId: "albums.update",
     tags,
     summary: "Change an album",
     description: "coverImageId must be a file in the album (null clears it); password null removes the password. API keys need manage.",
@@ -174,6 +178,7 @@ albumRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/{id}",
+    operationId: "albums.delete",
     tags,
     summary: "Delete an album",
     description: "Deletes the album only; its files stay. API keys need manage.",
@@ -196,6 +201,7 @@ albumRoutes.openapi(
   createRoute({
     method: "post",
     path: "/{id}/files",
+    operationId: "albums.addFiles",
     tags,
     summary: "Add files to an album",
     description:
@@ -223,6 +229,7 @@ albumRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/{id}/files/{fileId}",
+    operationId: "albums.removeFile",
     tags,
     summary: "Remove a file from an album",
     description: "The file itself stays. If it was the cover, the album has no cover afterwards. API keys need manage.",

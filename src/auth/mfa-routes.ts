@@ -4,7 +4,7 @@
 // (anonymous, API keys refused like login).
 import { createRoute } from "@hono/zod-openapi";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { AuthResponse, LoginSecondStepRequest, RecoveryCodes, SecondFactorStatus, TotpConfirmRequest, TotpEnrolment, TotpTurnOffRequest } from "./schemas";
 import { confirmTotp, enrolTotp, turnOffTotp } from "./totp-factor";
@@ -20,6 +20,7 @@ mfaRoutes.openapi(
   createRoute({
     method: "get",
     path: "/2fa",
+    operationId: "auth.secondFactors",
     tags,
     summary: "The account's second factors",
     description: "What can finish a sign-in (`methods`), the TOTP factor's state and how many recovery codes are unused. Session-only.",
@@ -34,6 +35,7 @@ mfaRoutes.openapi(
   createRoute({
     method: "post",
     path: "/2fa/totp",
+    operationId: "auth.totp.enrol",
     tags,
     summary: "Start TOTP enrolment",
     description:
@@ -52,6 +54,7 @@ mfaRoutes.openapi(
   createRoute({
     method: "post",
     path: "/2fa/totp/confirm",
+    operationId: "auth.totp.confirm",
     tags,
     summary: "Confirm TOTP with a first code",
     description:
@@ -72,6 +75,7 @@ mfaRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/2fa/totp",
+    operationId: "auth.totp.disable",
     tags,
     summary: "Turn TOTP off",
     description:
@@ -93,6 +97,8 @@ mfaRoutes.openapi(
   createRoute({
     method: "post",
     path: "/login/2fa",
+    operationId: "auth.loginSecondStep",
+    security: noCredentials,
     tags,
     summary: "Finish a sign-in with a second factor",
     description:

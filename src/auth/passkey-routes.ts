@@ -4,7 +4,7 @@
 // without a password or, with an mfaToken, as the second step.
 import { createRoute, z } from "@hono/zod-openapi";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { AuthResponse } from "./schemas";
 import {
@@ -31,6 +31,7 @@ passkeyRoutes.openapi(
   createRoute({
     method: "post",
     path: "/passkeys/options",
+    operationId: "auth.passkeys.registrationOptions",
     tags,
     summary: "Options to register a passkey",
     description:
@@ -46,6 +47,7 @@ passkeyRoutes.openapi(
   createRoute({
     method: "post",
     path: "/passkeys",
+    operationId: "auth.passkeys.register",
     tags,
     summary: "Register a passkey",
     description:
@@ -65,6 +67,7 @@ passkeyRoutes.openapi(
   createRoute({
     method: "get",
     path: "/passkeys",
+    operationId: "auth.passkeys.list",
     tags,
     summary: "The account's passkeys",
     description: "Oldest first. Session-only.",
@@ -79,6 +82,7 @@ passkeyRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/passkeys/{id}",
+    operationId: "auth.passkeys.delete",
     tags,
     summary: "Remove a passkey",
     description:
@@ -100,6 +104,8 @@ passkeyRoutes.openapi(
   createRoute({
     method: "post",
     path: "/passkeys/login/options",
+    operationId: "auth.passkeys.loginOptions",
+    security: noCredentials,
     tags,
     summary: "Options to sign in with a passkey",
     description:
@@ -119,6 +125,8 @@ passkeyRoutes.openapi(
   createRoute({
     method: "post",
     path: "/passkeys/login",
+    operationId: "auth.passkeys.login",
+    security: noCredentials,
     tags,
     summary: "Sign in with a passkey",
     description:

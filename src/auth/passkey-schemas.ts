@@ -65,7 +65,8 @@ export const PasskeyRegistrationRequest = z
       .min(1)
       .max(PASSKEYS.nameMaxLength)
       .regex(PLAIN_TEXT, "No control characters or line breaks")
-      .openapi({ description: "A name to recognise it by (no control characters or line breaks)", example: "Work laptop" }),
+      // The pattern written out for the document: the regex's `u` flag (needed by \p{Cc}) has no place in JSON Schema.
+      .openapi({ description: "A name to recognise it by (no control characters or line breaks)", example: "Work laptop", pattern: PLAIN_TEXT.source }),
     response: RegistrationCredential,
   })
   .strict()

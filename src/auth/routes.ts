@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppEnv } from "../platform/env";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
+import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/openapi";
 import {
   AccountSchema,
   AuthResponse,
@@ -34,6 +34,8 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/signup",
+    operationId: "auth.signup",
+    security: noCredentials,
     tags,
     summary: "Create an account",
     description: "Creates the account, sends a verification e-mail and signs the new user in.",
@@ -53,6 +55,8 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/login",
+    operationId: "auth.login",
+    security: noCredentials,
     tags,
     summary: "Sign in",
     description:
@@ -73,6 +77,8 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/refresh",
+    operationId: "auth.refresh",
+    security: noCredentials,
     tags,
     summary: "Rotate a refresh token",
     description: "Returns a new session and retires the presented refresh token. Presenting a retired token revokes the whole session.",
@@ -90,6 +96,7 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/logout",
+    operationId: "auth.logout",
     tags,
     summary: "Sign out",
     description: "Revokes the caller's session: its refresh tokens and access tokens stop working at once.",
@@ -107,6 +114,8 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/verify-email",
+    operationId: "auth.verifyEmail",
+    security: noCredentials,
     tags,
     summary: "Verify an e-mail address",
     description: "Takes the token from the verification message. Addresses listed in ADMIN_EMAILS become admins here.",
@@ -124,6 +133,7 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/resend-verification",
+    operationId: "auth.resendVerification",
     tags,
     summary: "Send the verification e-mail again",
     security: bearer,
@@ -144,6 +154,7 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/password",
+    operationId: "auth.changePassword",
     tags,
     summary: "Change the password",
     description:
@@ -168,6 +179,8 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/password/forgot",
+    operationId: "auth.forgotPassword",
+    security: noCredentials,
     tags,
     summary: "Ask for a password reset link",
     description:
@@ -186,6 +199,8 @@ authRoutes.openapi(
   createRoute({
     method: "post",
     path: "/password/reset",
+    operationId: "auth.resetPassword",
+    security: noCredentials,
     tags,
     summary: "Set a new password with a reset code",
     description:

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import type { AppEnv } from "../platform/env";
 import type { DirectoryDb } from "../platform/db";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { bearer, errors, json, jsonBody } from "../platform/openapi";
+import { bearer, errors, json, jsonBody, noCredentials } from "../platform/openapi";
 import { validationError } from "../platform/validation";
 import { apiRouter } from "../platform/router";
 import { ApiError, unauthorized } from "../platform/errors";
@@ -25,6 +25,7 @@ billingRoutes.openapi(
   createRoute({
     method: "get",
     path: "/plans",
+    operationId: "billing.listPlans",
     tags,
     summary: "The plans and their limits",
     security: bearer,
@@ -44,6 +45,7 @@ billingRoutes.openapi(
   createRoute({
     method: "get",
     path: "/subscription",
+    operationId: "billing.getSubscription",
     tags,
     summary: "The caller's plan and any plan change waiting for a decision",
     security: bearer,
@@ -61,6 +63,7 @@ billingRoutes.openapi(
   createRoute({
     method: "post",
     path: "/subscription",
+    operationId: "billing.changePlan",
     tags,
     summary: "Change the caller's plan",
     description:
@@ -108,6 +111,8 @@ billingRoutes.openapi(
   createRoute({
     method: "post",
     path: "/webhook",
+    operationId: "billing.webhook",
+    security: noCredentials,
     tags,
     summary: "Payment processor events (signed)",
     description:

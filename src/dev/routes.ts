@@ -25,6 +25,7 @@ devRoutes.openapi(
   createRoute({
     method: "get",
     path: "/outbox",
+    operationId: "dev.outbox",
     hide: true,
     middleware: [devOnly()] as const,
     request: { query: z.object({ to: z.string().min(1).max(254) }) },

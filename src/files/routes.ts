@@ -46,6 +46,7 @@ fileRoutes.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "files.list",
     tags,
     summary: "List your files",
     description:
@@ -79,6 +80,7 @@ fileRoutes.openapi(
   createRoute({
     method: "get",
     path: "/{id}",
+    operationId: "files.get",
     tags,
     summary: "Get a file",
     description:
@@ -119,6 +121,7 @@ fileRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/{id}",
+    operationId: "files.update",
     tags,
     summary: "Change a file's metadata",
     description:
@@ -170,6 +173,7 @@ fileRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/{id}",
+    operationId: "files.delete",
     tags,
     summary: "Delete a file",
     description:
@@ -219,6 +223,7 @@ fileRoutes.openapi(
   createRoute({
     method: "get",
     path: "/{id}/download",
+    operationId: "files.download",
     tags,
     summary: "Download a file",
     description:

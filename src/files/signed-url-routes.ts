@@ -36,6 +36,7 @@ signedUrlRoutes.openapi(
   createRoute({
     method: "post",
     path: "/{id}/signed-url",
+    operationId: "files.createSignedUrl",
     tags,
     summary: "Make a signed, expiring link",
     description:
@@ -77,6 +78,7 @@ signedUrlRoutes.openapi(
   createRoute({
     method: "post",
     path: "/{id}/signed-url/revoke",
+    operationId: "files.revokeSignedUrls",
     tags,
     summary: "Revoke the file's signed links",
     description: "Voids every signed link made for the file so far (a new salt keys the ones made after). The owner, or an API key with read.",

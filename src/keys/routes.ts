@@ -15,6 +15,7 @@ keyRoutes.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "keys.create",
     tags,
     summary: "Create an API key",
     description: "Session only; the e-mail address must be verified. The key is returned once and stored only as a hash.",
@@ -40,6 +41,7 @@ keyRoutes.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "keys.list",
     tags,
     summary: "List your API keys",
     security: bearer,
@@ -57,6 +59,7 @@ keyRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/{id}",
+    operationId: "keys.revoke",
     tags,
     summary: "Revoke an API key",
     description: "Takes effect on the very next request made with the key.",

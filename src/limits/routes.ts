@@ -25,6 +25,7 @@ limitRoutes.openapi(
   createRoute({
     method: "get",
     path: "/limits",
+    operationId: "account.limits",
     tags: ["Account"],
     summary: "The caller's plan limits, storage quota and rate-limit buckets",
     description:

@@ -22,6 +22,7 @@ moderationRoutes.openapi(
   createRoute({
     method: "post",
     path: "/report",
+    operationId: "moderation.report",
     tags,
     summary: "Report a file",
     description:
@@ -53,6 +54,7 @@ moderationRoutes.openapi(
   createRoute({
     method: "get",
     path: "/queue",
+    operationId: "moderation.queue",
     tags,
     summary: "The moderation queue",
     description:
@@ -81,6 +83,7 @@ moderationRoutes.openapi(
   createRoute({
     method: "post",
     path: "/reports/{id}/resolve",
+    operationId: "moderation.resolve",
     tags,
     summary: "Resolve a report",
     description:
@@ -107,6 +110,7 @@ moderationRoutes.openapi(
   createRoute({
     method: "get",
     path: "/reports/{id}/content",
+    operationId: "moderation.reportContent",
     tags,
     summary: "Review a reported file's bytes",
     description:

@@ -51,3 +51,6 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
 }
 
 export const bearer = [{ bearerAuth: [] }];
+
+/** A public operation: no credential (stated, not left out, so generated clients and linters know). */
+export const noCredentials: Record<string, string[]>[] = [];

@@ -46,6 +46,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "post",
     path: "/presign",
+    operationId: "uploads.presign",
     tags,
     summary: "Start a direct upload",
     description:
@@ -79,6 +80,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "put",
     path: "/direct/{fileId}",
+    operationId: "uploads.putDirect",
     tags,
     summary: "Upload a file's bytes (direct flow)",
     description:
@@ -102,6 +104,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "post",
     path: "/finalize",
+    operationId: "uploads.finalize",
     tags,
     summary: "Finalize an upload",
     description:
@@ -124,6 +127,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "post",
     path: "/multipart/init",
+    operationId: "uploads.multipart.init",
     tags,
     summary: "Start a multipart upload",
     description:
@@ -145,6 +149,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "put",
     path: "/multipart/{uploadId}/parts/{partNumber}",
+    operationId: "uploads.multipart.putPart",
     tags,
     summary: "Upload one part",
     description: "Exact Content-Length required (411 without, 400 size_mismatch when wrong). Re-sending a part replaces it. Part 1 is checked for the mime's magic bytes.",
@@ -164,6 +169,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "get",
     path: "/multipart/{uploadId}",
+    operationId: "uploads.multipart.get",
     tags,
     summary: "Parts received so far (resume)",
     security: bearer,
@@ -181,6 +187,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "post",
     path: "/multipart/complete",
+    operationId: "uploads.multipart.complete",
     tags,
     summary: "Complete a multipart upload",
     description:
@@ -201,6 +208,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/multipart/{uploadId}",
+    operationId: "uploads.multipart.abort",
     tags,
     summary: "Abort a multipart upload",
     description: "Releases the reserved quota and removes every stored part. Aborting twice is fine; a finalized upload is 409 (delete the file instead).",
@@ -219,6 +227,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "post",
     path: "/form",
+    operationId: "uploads.form",
     tags,
     summary: "Upload in one request (multipart/form-data)",
     description:

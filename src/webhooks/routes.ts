@@ -28,6 +28,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "webhooks.create",
     tags,
     summary: "Add a webhook endpoint",
     description: "At most 10 per account. The signing secret is returned once; the URL follows the outbound address rules.",
@@ -46,6 +47,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "get",
     path: "/",
+    operationId: "webhooks.list",
     tags,
     summary: "List your webhook endpoints",
     security: bearer,
@@ -59,6 +61,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "get",
     path: "/{id}",
+    operationId: "webhooks.get",
     tags,
     summary: "Read a webhook endpoint",
     security: bearer,
@@ -73,6 +76,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/{id}",
+    operationId: "webhooks.update",
     tags,
     summary: "Change a webhook endpoint",
     description: "`enabled: true` turns a disabled endpoint back on and clears its failure count.",
@@ -91,6 +95,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/{id}",
+    operationId: "webhooks.delete",
     tags,
     summary: "Delete a webhook endpoint",
     description: "Its delivery history goes with it; tries still queued send nothing.",
@@ -109,6 +114,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "post",
     path: "/{id}/ping",
+    operationId: "webhooks.ping",
     tags,
     summary: "Send a ping event",
     description: "Queued at once; its tries show in the deliveries list.",
@@ -128,6 +134,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "get",
     path: "/{id}/deliveries",
+    operationId: "webhooks.listDeliveries",
     tags,
     summary: "List an endpoint's delivery attempts",
     description: "Every try, newest first: event, status code, duration, error and when the next try is due.",
@@ -149,6 +156,7 @@ webhookRoutes.openapi(
   createRoute({
     method: "post",
     path: "/{id}/deliveries/{deliveryId}/retry",
+    operationId: "webhooks.retryDelivery",
     tags,
     summary: "Send a delivery again",
     description: "The same event id and body, as the next try.",

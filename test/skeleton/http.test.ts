@@ -62,7 +62,7 @@ describe("GET /openapi.json", () => {
     expect(res.status).toBe(200);
     const doc = res.body;
     expect(doc.openapi).toMatch(/^3\.1\./);
-    expect(doc.servers).toEqual([{ url: BASE }]);
+    expect(doc.servers).toEqual([{ url: BASE, description: "This deployment's API (BASE_URL)" }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     const expected: [string, string][] = [
       ["/auth/signup", "post"],

@@ -77,11 +77,12 @@ tusRoutes.openapi(
   createRoute({
     method: "options",
     path: "/",
+    operationId: "uploads.tus.options",
     tags,
     summary: "What the tus server offers",
     description: "Tus-Version, Tus-Extension, Tus-Checksum-Algorithm, and Tus-Max-Size: the caller's plan limit.",
     security: [...bearer, {}],
-    responses: { 204: noContent("The server's tus capabilities, in headers") },
+    responses: { 204: noContent("The server's tus capabilities, in headers"), ...errors(401, 429) },
   }),
   (c) => {
     const p = c.get("principal");
@@ -98,6 +99,7 @@ tusRoutes.openapi(
   createRoute({
     method: "post",
     path: "/",
+    operationId: "uploads.tus.create",
     tags,
     summary: "Create a tus upload",
     description:
@@ -140,6 +142,7 @@ tusRoutes.openapi(
   createRoute({
     method: "get",
     path: "/{uploadId}",
+    operationId: "uploads.tus.get",
     tags,
     summary: "Where a tus upload stands (JSON; HEAD gives tus's headers)",
     description: "HEAD answers Upload-Offset, Upload-Length, Upload-Metadata and Upload-Expires. Only the creator: anyone else gets 404.",
@@ -164,10 +167,24 @@ tusRoutes.openapi(
   },
 );
 
+// HEAD runs the GET route above (Hono answers HEAD with GET's handler); it is described on its own for tus clients.
+tusRoutes.openAPIRegistry.registerPath({
+  method: "head",
+  path: "/{uploadId}",
+  operationId: "uploads.tus.head",
+  tags,
+  summary: "Where a tus upload stands (tus's HEAD)",
+  description: "Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires and Cache-Control: no-store. Only the creator: anyone else gets 404.",
+  security: [...bearer, {}],
+  request: { params: UploadIdParam },
+  responses: { 200: { description: "The offset to resume from, in headers" }, 404: { description: "No such upload, or not the caller's" } },
+});
+
 tusRoutes.openapi(
   createRoute({
     method: "patch",
     path: "/{uploadId}",
+    operationId: "uploads.tus.append",
     tags,
     summary: "Append a chunk",
     description:
@@ -195,6 +212,7 @@ tusRoutes.openapi(
   createRoute({
     method: "delete",
     path: "/{uploadId}",
+    operationId: "uploads.tus.terminate",
     tags,
     summary: "Terminate a tus upload",
     description: "Aborts the parts and releases the reservation; the upload is 404 afterwards. A finalized upload is 409: delete the file.",

@@ -23,8 +23,8 @@ async function partway() {
   const res = await create(me(), PNG.length, { filename: "big.png" });
   const path = pathOf(res);
   expect((await patch(me(), path, 0, PNG.subarray(0, 5 * MiB + 100))).status).toBe(204);
-  const row = await uploadRow(idOf(path));
-  return { path, row, file: await fileRow(row.file_id) };
+  const row = (await uploadRow(idOf(path)))!;
+  return { path, row, file: (await fileRow(row.file_id))! };
 }
 
 /** Whether R2 still has the multipart upload open (an aborted one refuses new parts). */
@@ -68,7 +68,7 @@ describe("expiration", () => {
     const h = await head(me(), path);
     expect(Date.parse(h.headers.get("upload-expires")!)).toBe(Math.floor(row.expires_at / 1000) * 1000);
     await runScheduled(env, Date.now() + 25 * HOUR);
-    expect((await uploadRow(idOf(path))).state).toBe("expired");
+    expect(((await uploadRow(idOf(path)))!).state).toBe("expired");
     expect(await storage(owner.id)).toEqual(before);
     expect(await multipartOpen(file.store_key, row.r2_upload_id)).toBe(false);
     expect(await tusState(env, row.file_id).status()).toBeNull();
@@ -81,16 +81,16 @@ describe("completion", () => {
   it("every byte kept but the request failed before finalize: the next HEAD finishes it", async () => {
     const res = await create(me(), PNG.length, { filename: "big.png" });
     const path = pathOf(res);
-    const row = await uploadRow(idOf(path));
+    const row = (await uploadRow(idOf(path)))!;
     // The bytes reach the upload's object, as a PATCH would bring them, but no worker finalizes them.
     const appended = await tusState(env, row.file_id).append(0, new Blob([PNG]).stream(), { declaredBytes: PNG.length, checksum: null });
     expect(appended.kind).toBe("complete");
-    expect((await uploadRow(idOf(path))).state).toBe("pending");
+    expect(((await uploadRow(idOf(path)))!).state).toBe("pending");
     const h = await head(me(), path);
     expect(h.headers.get("upload-offset")).toBe(String(PNG.length));
     const s = await status(me(), path);
     expect(s.body).toMatchObject({ state: "complete", file: { fileId: row.file_id } });
-    expect((await fileRow(row.file_id)).state).toBe("finalized");
+    expect(((await fileRow(row.file_id))!).state).toBe("finalized");
   });
 
   it("tags, title and albumId from the metadata reach the file", async () => {

@@ -56,12 +56,12 @@ describe("PATCH /upload/tus/:id", () => {
     const s = await status(me(), path);
     expect(s.status).toBe(200);
     expect(s.body).toMatchObject({ uploadId: idOf(path), offset: PNG.length, length: PNG.length, state: "complete", file: { fileId, bytes: PNG.length, mime: "image/png" } });
-    const file = await fileRow(fileId);
+    const file = (await fileRow(fileId))!;
     expect(file).toMatchObject({ state: "finalized", sha256: await sha256(PNG) });
     const stored = await env.BUCKET.get(file.store_key);
     expect(await sha256(new Uint8Array(await stored!.arrayBuffer()))).toBe(await sha256(PNG));
     expect(await storage(owner.id)).toMatchObject({ reserved: 0 });
-    expect((await uploadRow(idOf(path))).state).toBe("finalized");
+    expect(((await uploadRow(idOf(path)))!).state).toBe("finalized");
   });
 
   it("the same bytes again find the first file as an exact duplicate", async () => {
@@ -109,7 +109,7 @@ describe("PATCH /upload/tus/:id", () => {
     const digest = btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("SHA-256", rest))));
     const last = await patch(me(), path, 6 * MiB, rest, { "upload-checksum": `sha256 ${digest}` });
     expect(last.status, last.text).toBe(204);
-    const file = await fileRow(last.headers.get("upload-file-id")!);
+    const file = (await fileRow(last.headers.get("upload-file-id")!))!;
     expect(file.sha256).toBe(await sha256(PNG));
     expect((await patch(me(), await started(), 0, chunk, { "upload-checksum": "md5 AAAA" })).body.details).toMatchObject({ code: "invalid_tus_header", header: "Upload-Checksum" });
   });
@@ -132,9 +132,9 @@ describe("PATCH /upload/tus/:id", () => {
     expect(last.body.details.code).toBe("magic_mismatch");
     const s = await status(me(), path);
     expect(s.body).toMatchObject({ state: "failed", file: null });
-    const row = await uploadRow(idOf(path));
+    const row = (await uploadRow(idOf(path)))!;
     expect(row.state).toBe("failed");
-    const file = await fileRow(row.file_id);
+    const file = (await fileRow(row.file_id))!;
     expect(await objectExists(file.store_key)).toBe(false);
     expect(await storage(owner.id)).toEqual(before);
   });
