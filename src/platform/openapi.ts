@@ -25,6 +25,7 @@ const describe: Record<number, string> = {
   410: "Gone",
   413: "Payload too large",
   415: "Unsupported media type",
+  422: "The request was understood but could not be carried out (details.code says why)",
 };
 
 /** Error responses for createRoute: errors(400, 401) -> { 400: {...}, 401: {...} }. 429 uses the rate-limit body. */
