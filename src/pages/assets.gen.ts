@@ -2,7 +2,7 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.f2e02d32817f.css",
-  "app.js": "/assets/app.fc404118034d.js",
+  "app.js": "/assets/app.e44e7b60b40d.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
   "webauthn.js": "/assets/webauthn.90a3514b12c0.js",
 } as const;

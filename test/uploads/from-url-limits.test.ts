@@ -65,6 +65,28 @@ describe("size", () => {
     expect(await objectCount()).toBe(before);
   });
 
+  it("without Content-Length the memory cap applies below the plan's limit; with one the same bytes stream", async () => {
+    const FULL = URL_UPLOADS.maxBufferedBytes;
+    URL_UPLOADS.maxBufferedBytes = 1_000_000; // the worker's own setting object, shortened for the test
+    try {
+      const user = await signup();
+      const png = makePng(700, 500, 9); // ~1 MB of incompressible pixels
+      expect(png.byteLength).toBeGreaterThan(1_000_000);
+      remote = fakeRemote(() => new Response(new Blob([png]).stream()));
+      const buffered = await uploadUrl({ url: "https://example.com/big.png" }, user.access);
+      expect(buffered.status, buffered.text).toBe(413);
+      expect(buffered.body.details).toMatchObject({ code: "file_too_large", limit: 1_000_000, plan: "free" });
+      expect(buffered.body.message).toMatch(/Content-Length/);
+      remote.restore();
+      remote = fakeRemote(() => image(png));
+      const streamed = await uploadUrl({ url: "https://example.com/big.png" }, user.access);
+      expect(streamed.status, streamed.text).toBe(201);
+      expect(streamed.body.bytes).toBe(png.byteLength);
+    } finally {
+      URL_UPLOADS.maxBufferedBytes = FULL;
+    }
+  });
+
   it("a lying Content-Length (the limit, then more bytes) is cut off at the limit: 413, upload ended, reservation released", async () => {
     const user = await signup();
     const before = await objectCount();
