@@ -256,13 +256,10 @@ uploadRoutes.openapi(
     tags,
     summary: "Upload from a URL",
     description:
-      "The server fetches the image (http or https, default ports, no internal addresses; at most 3 redirects, each checked " +
-      "again; 15 s in all) and runs presign, store and finalize with the same checks, quota and rate limit. The type is " +
-      "decided by the bytes, never by the remote's Content-Type (415). A Content-Length over the plan's limit is 413 before " +
-      "anything is stored; a body that grows past it is cut off, 413, and nothing is kept. Without a Content-Length the " +
-      `image is read into memory first, so it is also limited to ${URL_UPLOADS.maxBufferedBytes} bytes. 422 url_fetch_failed ` +
-      "when the remote answers non-2xx (details.status), redirects too often, breaks off or times out. Answers finalize's " +
-      "body (plus `deleteToken` for anonymous callers); `tags` and `albumId` are then applied.",
+      "The server fetches the image (http(s) on default ports, no internal hosts; at most 3 redirects, each checked; 15 s in all) " +
+      "and runs presign, store and finalize with their checks, quota and rate limit. The bytes decide the type (415). Over the " +
+      `plan's size, announced or sent, is 413 and keeps nothing; without a Content-Length also over ${URL_UPLOADS.maxBufferedBytes} bytes. ` +
+      "422 url_fetch_failed: the remote answered non-2xx (details.status), redirected too often, broke off or timed out.",
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(UrlUploadRequest) },
