@@ -12,7 +12,8 @@ const LAYERS = [
   ["middleware"],
   ["limits", "mail", "auth", "keys"],
   ["webhooks", "serving", "analysis", "files"],
-  ["uploads", "albums", "moderation", "billing", "account", "admin"],
+  // albums before uploads: an upload from a URL adds its file to an album through albums' functions.
+  ["albums", "uploads", "moderation", "billing", "account", "admin"],
   ["jobs", "pages", "dev"],
   ["app.ts", "index.ts"],
 ];

@@ -156,6 +156,21 @@ export const TUS = {
   stateGraceSeconds: 24 * 3600,
 };
 
+/** Upload from a URL (extensions.md § 2; uploads/from-url.ts). The plan's size limit applies as for every upload. */
+export const URL_UPLOADS = {
+  /** The whole fetch, redirects and body included; past it the upload is 422 url_fetch_failed and keeps nothing. */
+  timeoutMs: 15_000,
+  /** Redirects followed by hand, each hop checked by the outbound address rules again. */
+  maxRedirects: 3,
+  /**
+   * A remote that sends no Content-Length is read into memory before anything is stored (the reservation and the
+   * R2 put need the size first), so such bodies are also capped here, below the plan's limit: the isolate has
+   * 128 MB, and the chunks are held once while they stream on into R2, beside whatever else the isolate runs.
+   * With a Content-Length the body streams into R2 and only the plan's limit applies.
+   */
+  maxBufferedBytes: 50 * MB,
+};
+
 /** How the site's upload script (src/pages/client/, bundled with these numbers inlined) sends files. */
 export const BROWSER_UPLOADS = {
   /** Files of this size and more go multipart (parallel parts, each retried); smaller ones in one direct PUT.

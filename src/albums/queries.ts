@@ -6,9 +6,10 @@ import { albumFiles, albums, files, owners, type AlbumRow, type Visibility } fro
 import { newShardedId } from "../platform/shard-ids";
 import { isId } from "../platform/ids";
 import { lookupFollowing, ownerMoving } from "../platform/moved-ids";
-import { LIST_COLUMNS, notAgeRestricted } from "../files/queries";
-import { liveFileCondition } from "../files/live";
-import { addOwnFilesStatements, recountStatement } from "../files/album-membership";
+import { LIST_COLUMNS, liveFileCondition, notAgeRestricted } from "../files/queries";
+
+/** D1 binds at most 100 parameters per statement; album inserts use a few besides the ids. */
+const IDS_PER_STATEMENT = 90;
 
 /** ownerMoving: the owner is being moved to another shard (owners.moved_to), their changes wait. */
 export type LoadedAlbum = { album: AlbumRow; ownerGoneAt: Date | null; ownerMoving: boolean };
@@ -28,6 +29,35 @@ export async function loadAlbum(db: ShardDb, id: string): Promise<LoadedAlbum | 
       .get(),
   );
   return row ? { album: row.album, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null, ownerMoving: row.ownerMovedTo !== null } : undefined;
+}
+
+/** Inserts the caller's own live files among `fileIds` that are not in the album yet (one statement per chunk). */
+function addOwnFilesStatements(db: ShardDb, albumId: string, userId: string, fileIds: string[], now: number) {
+  const unique = [...new Set(fileIds)];
+  const statements = [];
+  for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
+    const chunk = unique.slice(i, i + IDS_PER_STATEMENT);
+    statements.push(
+      db
+        .insert(albumFiles)
+        .select(
+          sql`SELECT ${albumId}, ${files.id}, ${now} FROM ${files}
+              WHERE ${files.id} IN (${sql.join(chunk.map((id) => sql`${id}`), sql`, `)})
+                AND ${files.userId} = ${userId} AND ${liveFileCondition(now)}`,
+        )
+        .onConflictDoNothing(),
+    );
+  }
+  return statements;
+}
+
+/** file_count from album_files itself; updatedAt moves only when the count did. */
+function recountStatement(db: ShardDb, albumId: string, now: number) {
+  const n = sql`(SELECT COUNT(*) FROM ${albumFiles} WHERE ${albumFiles.albumId} = ${albumId})`;
+  return db
+    .update(albums)
+    .set({ updatedAt: sql`CASE WHEN ${albums.fileCount} = ${n} THEN ${albums.updatedAt} ELSE ${now} END`, fileCount: n })
+    .where(eq(albums.id, albumId));
 }
 
 export type NewAlbum = {

@@ -7,7 +7,7 @@
 import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { embeddingBands, files, phashBands } from "../db/schema";
-import { liveFileCondition } from "./live";
+import { liveFileCondition } from "./queries";
 import { runBatch, type ShardDb, type Statement } from "../platform/db";
 import { fileUrl } from "../platform/urls";
 import { phashDistance, probeLists, similarBy, type Duplicate, type DuplicateSubject, type SimilarSignal } from "../analysis/duplicates";

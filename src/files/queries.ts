@@ -4,8 +4,23 @@ import { and, asc, count, desc, eq, gt, isNull, or, sql, type SQL } from "drizzl
 import { runBatch, type ShardDb } from "../platform/db";
 import { files, type FileRow, type Visibility } from "../db/schema";
 import { detachFileFromAlbumsStatements } from "./album-membership";
-import { liveFileCondition } from "./live";
 
+/**
+ * Finalized and not deleted, banned, hidden, quarantined, purged or expired (by `now`).
+ * The unary `+` keeps SQLite from driving a query by files_state_created or files_deleted (which span every
+ * user's files): these are filters on rows already found by id or by a (user_id, ...) index.
+ */
+export function liveFileCondition(now: number): SQL {
+  return and(
+    sql`+${files.state} = 'finalized'`,
+    sql`+${files.deletedAt} IS NULL`,
+    isNull(files.bannedAt),
+    isNull(files.hiddenAt),
+    isNull(files.quarantinedAt),
+    isNull(files.purgedAt),
+    or(isNull(files.expiresAt), gt(files.expiresAt, new Date(now))),
+  )!;
+}
 
 /** Not age-restricted once a moderator's override is taken into account. */
 export const notAgeRestricted: SQL = sql`COALESCE(${files.ageRestrictedOverride}, ${files.ageRestricted}) = 0`;

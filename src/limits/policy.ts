@@ -10,7 +10,7 @@ export const UPLOAD_BUCKET = "uploads";
 
 /** Requests that also consume the uploads bucket (they create a file record and reserve storage). */
 export function isUploadStart(method: string, path: string): boolean {
-  return method === "POST" && /\/upload\/(presign|multipart\/init|form|tus)\/?$/.test(path);
+  return method === "POST" && /\/upload\/(presign|multipart\/init|form|tus|url)\/?$/.test(path);
 }
 
 /** A user is one subject whichever credential they use (session or any key); anyone else is their IP. */

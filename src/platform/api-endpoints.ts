@@ -37,6 +37,7 @@ export const ENDPOINTS = {
   multipartComplete: at("POST", "/upload/multipart/complete"),
   finalize: at("POST", "/upload/finalize"),
   uploadForm: at("POST", "/upload/form"),
+  uploadUrl: at("POST", "/upload/url"),
   listFiles: at("GET", "/files"),
   getFile: at("GET", "/files/{id}"),
   patchFile: at("PATCH", "/files/{id}"),

@@ -29,7 +29,7 @@ type Spec = {
 
 const ANY = ["*"] as const;
 const BODY = ["body"] as const;
-const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "POST /upload/form", "POST /upload/tus$"] as const;
+const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "POST /upload/form", "POST /upload/tus$", "POST /upload/url"] as const;
 const TUS_BYTES = ["POST /upload/tus$", "PATCH /upload/tus/"] as const;
 // Where API keys are accepted (with permissions) and where they are refused (middleware/guards.ts).
 const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$", "/webhooks"] as const;
@@ -68,7 +68,11 @@ export const ERROR_CODES = {
   too_many_passkeys: { status: 400, where: ["POST /auth/passkeys$"], description: "The account has the most passkeys allowed; remove one first" },
   too_many_webhooks: { status: 400, where: ["POST /webhooks$"], description: "The account has the most webhook endpoints allowed; delete one first" },
   // extensions.md § 2 (upload from a URL) names it; webhook endpoints follow the same address rules.
-  invalid_url: { status: 400, where: ["POST /webhooks$", "PATCH /webhooks/"], description: "The URL is not one the service may call (scheme, port, credentials or an internal host)" },
+  invalid_url: {
+    status: 400,
+    where: ["POST /upload/url", "POST /webhooks$", "PATCH /webhooks/"],
+    description: "The URL (or a redirect's) is not one the service may call (scheme, port, credentials or an internal host)",
+  },
   invalid_tus_header: { status: 400, where: ["POST /upload/tus$", "PATCH /upload/tus/"], description: "Upload-Length, Upload-Offset, Upload-Metadata or Upload-Checksum is malformed (details.header)" },
   deferred_length_unsupported: { status: 400, where: ["POST /upload/tus$"], description: "Upload-Defer-Length is not supported: send Upload-Length" },
   // 401
@@ -100,11 +104,11 @@ export const ERROR_CODES = {
   account_suspended: { status: 403, wire: "account_banned", where: ANY, description: "The account is suspended (signing in, or an API key of it)" },
   invalid_password: { status: 403, where: ["DELETE /account", "POST /auth/password$", "DELETE /auth/2fa/totp$", "DELETE /auth/passkeys/"], description: "The (current) password is not correct" },
   invalid_totp_code: { status: 403, where: ["POST /auth/2fa/totp/confirm$", "DELETE /auth/2fa/totp$", "DELETE /auth/passkeys/"], description: "The authenticator code is wrong, already used or outside its time window" },
-  not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/"], description: "Only the owner can change it" },
+  not_owner: { status: 403, where: ["PATCH /files/", "DELETE /files/", "PATCH /albums/", "DELETE /albums/", "POST /albums/{id}/files$", "DELETE /albums/{id}/files/", "POST /upload/url", "POST /upload/tus$"], description: "Only the owner can change it" },
   invalid_delete_token: { status: 403, where: ["DELETE /files/"], description: "The delete token does not match this file" },
   // Only reads under safe mode (serving/access.ts assertReadable): the owner's PATCH/DELETE and reports skip it.
   content_restricted: { status: 403, where: ["GET /files/{id}$", "GET /files/{id}/download"], description: "The file is age-restricted for this caller" },
-  blocked_content: { status: 403, where: ["POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form", ...TUS_BYTES], description: "The image matches content removed by moderation" },
+  blocked_content: { status: 403, where: ["POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form", "POST /upload/url", ...TUS_BYTES], description: "The image matches content removed by moderation" },
   upload_token_scope: { status: 403, where: ["/upload/"], description: "An upload token only works for the file it was issued for" },
   invalid_album_password: { status: 403, where: ["GET /albums/{id}"], description: "The album password is wrong" },
   email_not_verified: { status: 403, where: ["POST /keys"], description: "Verify the e-mail address first" },
@@ -123,7 +127,7 @@ export const ERROR_CODES = {
   file_not_found: { status: 404, where: FILE_READS, description: "No such file (or not visible to the caller)" },
   plan_change_not_found: { status: 404, where: ["/admin/plan-changes/"], description: "No such plan change" },
   upload_not_found: { status: 404, where: ["/upload/"], description: "No such upload" },
-  album_not_found: { status: 404, where: ["/albums/", "POST /upload/tus$"], description: "No such album (or not visible to the caller)" },
+  album_not_found: { status: 404, where: ["/albums/", "POST /upload/tus$", "POST /upload/url"], description: "No such album (or not visible to the caller)" },
   webhook_not_found: { status: 404, where: ["/webhooks/"], description: "No such webhook endpoint on this account" },
   delivery_not_found: { status: 404, where: ["POST /webhooks/{id}/deliveries/"], description: "No such delivery for this endpoint" },
   file_not_in_album: { status: 404, where: ["DELETE /albums/{id}/files/"], description: "The file is not in this album" },
@@ -180,6 +184,12 @@ export const ERROR_CODES = {
   // The site's oEmbed endpoint (pages/file.tsx), outside the API and its document.
   oembed_url: { status: 400, where: [], description: "url is not an absolute URL" },
   oembed_format: { status: 501, where: [], description: "Only format=json is supported" },
+  // 422
+  url_fetch_failed: {
+    status: 422,
+    where: ["POST /upload/url"],
+    description: "The remote answered non-2xx (details.status), redirected too often, broke off, sent another length than it announced, or timed out",
+  },
   // 5xx
   internal_error: { status: 500, where: [], description: "Something went wrong on our side" },
   http_error_internal: { status: 500, wire: "http_error", where: [], description: "Hono failed on its side (middleware/error-handler.ts)" },

@@ -25,6 +25,7 @@ const describe: Record<number, string> = {
   410: "Gone",
   413: "Payload too large",
   415: "Unsupported media type",
+  422: "The request was understood but could not be carried out (details.code says why)",
   412: "Precondition failed",
   423: "Locked",
   460: "Checksum mismatch",

@@ -1,5 +1,5 @@
 // Which URLs the worker may fetch on a user's behalf (extensions.md § 2 "What may be fetched"): webhook endpoints
-// now, upload from a URL later. Pure functions over the WHATWG URL parser, which already normalises IPv4 written
+// and upload from a URL. Pure functions over the WHATWG URL parser, which already normalises IPv4 written
 // in decimal, hex or short forms ("http://2130706433/" is 127.0.0.1), so a literal is judged in its one form.
 // Names that resolve to private addresses cannot be seen here (Workers have no DNS API): a Worker's fetch leaves
 // from Cloudflare's network, not from inside ours, so the rules judge what the URL itself names.
@@ -25,8 +25,13 @@ export function parseAllowHosts(value: string | undefined): Set<string> {
   );
 }
 
-export function outboundRules(env: OutboundEnv): OutboundRules {
-  return { allowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS), httpsOnly: env.ENVIRONMENT === "production" };
+/**
+ * `httpInProduction`: plain http stays allowed in production. Webhooks carry signed payloads to the owner's own
+ * endpoint, so they need https there (extensions.md § 4); upload from a URL reads public images, which § 2 allows
+ * over http or https.
+ */
+export function outboundRules(env: OutboundEnv, opts: { httpInProduction?: boolean } = {}): OutboundRules {
+  return { allowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS), httpsOnly: env.ENVIRONMENT === "production" && !opts.httpInProduction };
 }
 
 /** Why the deployment must not run, or null: an allow list in production would open the address rules. */

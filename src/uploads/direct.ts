@@ -45,11 +45,14 @@ export async function receiveDirectUpload(
   if ((length !== null && Number(length) !== upload.bytes) || (request.body === null && !inMemory)) {
     throw await failVerification(env, db, record, "size_mismatch", length !== null ? Number(length) : 0);
   }
-  if (!upload.sha256) throw new Error(`direct upload ${upload.id} has no sha256`); // presign requires it
+  // Presign requires the digest. Only an upload from a URL streams bytes nobody could hash beforehand
+  // (uploads/from-url.ts): those are hashed on the way in (their body carries no Content-Length).
+  const sha256 = upload.sha256 ?? undefined;
+  if (inMemory && !sha256) throw new Error(`direct upload ${upload.id} has no sha256`);
 
-  const expected = { bytes: upload.bytes, sha256: upload.sha256, mime: file.mime as UploadMime, fileId: file.id };
+  const expected = { bytes: upload.bytes, sha256, mime: file.mime as UploadMime, fileId: file.id };
   const outcome = inMemory
-    ? await putBytesVerified(env.BUCKET, file.storeKey, inMemory, expected)
+    ? await putBytesVerified(env.BUCKET, file.storeKey, inMemory, { ...expected, sha256: sha256! })
     : await putVerified(env.BUCKET, file.storeKey, request.body!, expected, length !== null);
   if (!outcome.ok) {
     if (outcome.reason === "interrupted") {
@@ -61,7 +64,7 @@ export async function receiveDirectUpload(
 
   const now = new Date();
   const etag = outcome.object.httpEtag;
-  const applied = await markBytesReceived(db, upload, etag, now);
+  const applied = await markBytesReceived(db, { ...upload, sha256: outcome.sha256 }, etag, now);
   if (!applied) {
     const current = await findUploadByFileId(db, fileId);
     const state = current?.upload.state;

@@ -36,3 +36,8 @@ const CHECKS: Record<UploadMime, (b: Uint8Array) => boolean> = {
 export function magicMatches(mime: UploadMime, head: Uint8Array): boolean {
   return CHECKS[mime](head);
 }
+
+/** The supported type whose signature `head` carries, or null (upload from a URL: the bytes decide, not a header). */
+export function sniffMime(head: Uint8Array): UploadMime | null {
+  return (Object.keys(CHECKS) as UploadMime[]).find((mime) => CHECKS[mime](head)) ?? null;
+}

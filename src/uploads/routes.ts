@@ -1,16 +1,18 @@
-// /upload/*: the direct flow (presign -> PUT -> finalize) and the multipart flow (init -> PUT parts ->
-// complete -> finalize). The two byte-streaming routes are exempt from the JSON body limit (app.ts).
+// /upload/*: the direct flow (presign -> PUT -> finalize), the multipart flow (init -> PUT parts ->
+// complete -> finalize), and the one-request uploads built on them (form, url). The two byte-streaming routes are exempt from the JSON body limit (app.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../platform/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { apiUrl } from "../platform/urls";
-import { UPLOADS } from "../config";
+import { UPLOADS, URL_UPLOADS } from "../config";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { startUpload } from "./start";
 import { receiveDirectUpload } from "./direct";
 import { finalizeUpload } from "./finalize";
 import { uploadFromForm } from "./form";
+import { uploadFromUrl } from "./from-url";
+import { missingPermission } from "../middleware/guards";
 import { validationError } from "../platform/validation";
 import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";
 import {
@@ -30,6 +32,7 @@ import {
   PresignRequest,
   PresignResponse,
   UploadIdParam,
+  UrlUploadRequest,
 } from "./schemas";
 
 export const uploadRoutes = apiRouter();
@@ -251,6 +254,34 @@ uploadRoutes.openapi(
       if (!parsed.success) throw validationError(parsed.error.issues);
       return parsed.data;
     });
+    return c.json(body as z.infer<typeof FormUploadResponse>, 201);
+  },
+);
+
+uploadRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/url",
+    tags,
+    summary: "Upload from a URL",
+    description:
+      "The server fetches the image (http(s) on default ports, no internal hosts; at most 3 redirects, each checked; 15 s in all) " +
+      "and runs presign, store and finalize with their checks, quota and rate limit. The bytes decide the type (415). Over the " +
+      `plan's size, announced or sent, is 413 and keeps nothing; without a Content-Length also over ${URL_UPLOADS.maxBufferedBytes} bytes. ` +
+      "422 url_fetch_failed: the remote answered non-2xx (details.status), redirected too often, broke off or timed out.",
+    security: [...bearer, {}],
+    middleware: [canStartUpload()] as const,
+    request: { body: jsonBody(UrlUploadRequest) },
+    responses: { 201: json(FormUploadResponse, "Fetched, stored and finalized"), ...errors(400, 401, 402, 403, 404, 413, 415, 422, 429, 503) },
+  }),
+  async (c) => {
+    const { albumId, ...input } = c.req.valid("json");
+    const principal = c.get("principal");
+    // Adding to an album is what POST /albums/:id/files does, which a key may only with `manage`.
+    if (albumId && principal.kind === "key" && !principal.permissions.includes("manage")) throw missingPermission("manage");
+    const uploader = uploaderOf(principal);
+    const album = albumId ? { id: albumId, db: c.var.dbs.shardOf("alb", albumId) } : undefined;
+    const body = await uploadFromUrl(c.env, c.executionCtx, c.var.dbs.directoryAndShard(startShard(c.env, uploader)), uploader, { ...input, album });
     return c.json(body as z.infer<typeof FormUploadResponse>, 201);
   },
 );

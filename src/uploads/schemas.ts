@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../config";
 import { VISIBILITIES } from "../db/schema";
-import { Duplicate, PlaceholderFields } from "../files/schemas";
+import { Duplicate, PlaceholderFields, Tags } from "../files/schemas";
 
 const Sha256 = z
   .string()
@@ -184,3 +184,20 @@ export const FormUploadFields = z.object({
 export const FormUploadResponse = FinalizeResponse.extend({
   deleteToken: z.string().optional().openapi({ description: "Anonymous callers only, shown once: send as X-Delete-Token to DELETE /files/:id" }),
 }).openapi("FormUploadResponse");
+
+/** POST /upload/url (extensions.md § 2). */
+export const UrlUploadRequest = z
+  .object({
+    url: z.string().min(1).max(2048).openapi({
+      description: "The image's http or https URL, on the default port, without credentials, not naming an internal address (400 invalid_url)",
+      example: "https://example.com/photos/sunset.jpg",
+    }),
+    title: Title.optional().openapi({ description: "Default: the URL's file name" }),
+    description: Description.optional(),
+    visibility: Visibility.optional().openapi({ description: "Default public; anonymous uploads cannot be private" }),
+    tags: Tags.optional().openapi({ description: "Set on the file after finalize, as PATCH /files/:id does" }),
+    albumId: z.string().min(1).max(64).optional().openapi({ description: "One of your albums to add the file to (API keys also need manage)", example: "alb_V1StGXR8_Z5jdHi6B-myT" }),
+    expiresIn: ExpiresIn.optional(),
+  })
+  .strict()
+  .openapi("UrlUploadRequest");

@@ -29,7 +29,8 @@ export type StartInput = {
 };
 
 export type StartOptions =
-  | { kind: "direct" }
+  /** `fetched`: the worker itself fetches the bytes (upload from a URL), so no request body carries them. */
+  | { kind: "direct"; fetched?: boolean }
   /** multipart: the client's own parts; tus: chunks assembled into parts by the server (uploads/tus/). */
   | { kind: "multipart" | "tus"; partSize: number; partCount: number; createMultipart: (storeKey: string, mime: UploadMime) => Promise<string>; abortMultipart: (storeKey: string, r2UploadId: string) => Promise<void> };
 
@@ -47,8 +48,11 @@ export function isAllowedMime(mime: string): mime is UploadMime {
   return (UPLOADS.mimeTypes as readonly string[]).includes(mime);
 }
 
-/** The mime allow-list, the plan's size limit, the direct-body limit; throws the contract's 415 / 413. */
-export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: number, kind: StartOptions["kind"]): UploadMime {
+/**
+ * The mime allow-list, the plan's size limit, and the limit on bytes sent in one request body when they will be
+ * (`requestBody`); throws the contract's 415 / 413.
+ */
+export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: number, requestBody: boolean): UploadMime {
   const type = mime.trim().toLowerCase();
   if (!isAllowedMime(type)) {
     throw new ApiError("unsupported_media_type", `Only ${UPLOADS.mimeTypes.join(", ")} can be uploaded`, { allowed: [...UPLOADS.mimeTypes] });
@@ -57,7 +61,7 @@ export function checkUploadable(plan: PlanOrAnonymous, mime: string, bytes: numb
   if (bytes > limit) {
     throw new ApiError("file_too_large", `The ${plan} plan allows files up to ${limit} bytes`, { limit, plan });
   }
-  if (kind === "direct" && bytes > UPLOADS.maxDirectBytes) {
+  if (requestBody && bytes > UPLOADS.maxDirectBytes) {
     throw new ApiError("use_multipart", `Bodies through the direct upload are limited to ${UPLOADS.maxDirectBytes} bytes; use POST /upload/multipart/init`, {
       limit: UPLOADS.maxDirectBytes,
     });
@@ -73,7 +77,7 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
   if (uploader.kind === "token") throw new Error("upload tokens cannot start uploads"); // the guard refuses them
   const user = uploader.kind === "user" ? uploader.user : null;
   const plan: PlanOrAnonymous = user ? user.plan : "anonymous";
-  const mime = checkUploadable(plan, input.mime, input.bytes, opts.kind);
+  const mime = checkUploadable(plan, input.mime, input.bytes, opts.kind === "direct" && !opts.fetched);
   const visibility = input.visibility ?? "public";
   if (!user && visibility === "private") {
     throw new ApiError("private_requires_account", "Anonymous uploads cannot be private: nobody could ever read them. Use unlisted, or sign in.");

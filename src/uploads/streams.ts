@@ -6,10 +6,10 @@ import { bytesToHex } from "../platform/crypto";
 import type { UploadMime } from "../config";
 import { SNIFF_BYTES, magicMatches } from "./magic";
 
-type Head = { chunks: Uint8Array[]; bytes: Uint8Array; done: boolean };
+export type Head = { chunks: Uint8Array[]; bytes: Uint8Array; done: boolean };
 
 /** Reads chunks until `want` bytes are in hand or the stream ends. Chunks are kept whole for re-use. */
-async function readHead(reader: ReadableStreamDefaultReader<Uint8Array>, want: number): Promise<Head> {
+export async function readHead(reader: Pick<ReadableStreamDefaultReader<Uint8Array>, "read">, want: number): Promise<Head> {
   const chunks: Uint8Array[] = [];
   let have = 0;
   let done = false;
@@ -42,7 +42,7 @@ async function sniff(body: ReadableStream<Uint8Array>, mime: UploadMime) {
 }
 
 export type VerifiedPut =
-  | { ok: true; object: R2Object }
+  | { ok: true; object: R2Object; sha256: string }
   | { ok: false; reason: "magic_mismatch" | "size_mismatch" | "checksum_mismatch" | "interrupted"; receivedBytes?: number; stored: boolean };
 
 /** R2's own refusal of a body whose SHA-256 is not the one it was given (BadDigest, code 10037). */
@@ -56,16 +56,18 @@ const R2_BAD_DIGEST = /checksum you specified did not match|\(10037\)/i;
  *   magic bytes are then read back from the stored object (64 bytes), and a mismatch is removed by the caller.
  * - a chunked body: the sniffed head and then the rest flow through a counting source into a
  *   FixedLengthStream of the presigned size; the count tells a wrong size from an interruption.
+ * Without an expected SHA-256 (upload from a URL: nobody knew it before the bytes came), the chunked path hashes
+ * the bytes as they pass (crypto.DigestStream) and answers the digest; R2 then has nothing to check.
  */
 export async function putVerified(
   bucket: R2Bucket,
   key: string,
   body: ReadableStream<Uint8Array>,
-  expect: { bytes: number; sha256: string; mime: UploadMime; fileId: string },
+  expect: { bytes: number; sha256?: string; mime: UploadMime; fileId: string },
   knownLength = false,
 ): Promise<VerifiedPut> {
-  const options = { httpMetadata: { contentType: expect.mime }, customMetadata: { fileId: expect.fileId }, sha256: expect.sha256 };
-  if (knownLength) return putKnownLength(bucket, key, body, expect, options);
+  const options = { httpMetadata: { contentType: expect.mime }, customMetadata: { fileId: expect.fileId }, ...(expect.sha256 ? { sha256: expect.sha256 } : {}) };
+  if (knownLength && expect.sha256) return putKnownLength(bucket, key, body, { ...expect, sha256: expect.sha256 }, options);
 
   const reader = body.getReader();
   let head: Head;
@@ -82,16 +84,20 @@ export async function putVerified(
   let received = 0;
   let ended = false;
   let next = 0;
+  const digest = expect.sha256 ? null : new crypto.DigestStream("SHA-256");
+  const hashing = digest?.getWriter();
   const counted = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         const chunk = next < head.chunks.length ? head.chunks[next++] : head.done ? undefined : (await reader.read()).value;
         if (chunk === undefined) {
           ended = true;
+          await hashing?.close();
           controller.close();
           return;
         }
         received += chunk.byteLength;
+        await hashing?.write(chunk);
         controller.enqueue(chunk);
       },
       cancel: (reason) => reader.cancel(reason),
@@ -110,7 +116,7 @@ export async function putVerified(
     if (R2_BAD_DIGEST.test(errorText(put.reason))) return { ok: false, reason: "checksum_mismatch", receivedBytes: received, stored };
     throw put.reason;
   }
-  return { ok: true, object: put.value };
+  return { ok: true, object: put.value, sha256: digest ? bytesToHex(await digest.digest) : expect.sha256! };
 }
 
 const errorText = (err: unknown) => String((err as Error)?.message ?? err);
@@ -121,7 +127,7 @@ async function putKnownLength(
   bucket: R2Bucket,
   key: string,
   body: ReadableStream<Uint8Array>,
-  expect: { bytes: number; mime: UploadMime },
+  expect: { bytes: number; sha256: string; mime: UploadMime },
   options: R2PutOptions,
 ): Promise<VerifiedPut> {
   let object: R2Object;
@@ -136,7 +142,7 @@ async function putKnownLength(
   const head = await bucket.get(key, { range: { offset: 0, length: SNIFF_BYTES } });
   const first = head ? new Uint8Array(await head.arrayBuffer()) : new Uint8Array();
   if (!magicMatches(expect.mime, first)) return { ok: false, reason: "magic_mismatch", stored: true };
-  return { ok: true, object };
+  return { ok: true, object, sha256: expect.sha256 };
 }
 
 /** The same checks for a body already in memory (POST /upload/form): no streams to tee. */
@@ -152,7 +158,7 @@ export async function putBytesVerified(
     return { ok: false, reason: "checksum_mismatch", receivedBytes: bytes.byteLength, stored: false };
   }
   const object = await bucket.put(key, bytes, { httpMetadata: { contentType: expect.mime }, customMetadata: { fileId: expect.fileId }, sha256: expect.sha256 });
-  return { ok: true, object };
+  return { ok: true, object, sha256: expect.sha256 };
 }
 
 export type PartPut = { ok: true; part: R2UploadedPart } | { ok: false; reason: "magic_mismatch" | "interrupted" };

@@ -33,7 +33,7 @@ import type { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteA
 import type { ApiKey as ApiKeySchema, ApiKeyList, CreatedKey as CreatedKeySchema, CreateKeyRequest } from "../../keys/schemas";
 import type { LimitsBody } from "../../limits/schemas";
 import type { CreatedWebhook, CreateWebhookRequest, QueuedDelivery, UpdateWebhookRequest, WebhookAttemptList, WebhookEndpoint, WebhookList } from "../../webhooks/schemas";
-import type { FinalizeResponse } from "../../uploads/schemas";
+import type { FinalizeResponse, UrlUploadRequest } from "../../uploads/schemas";
 import type { QueueQuery, ReportCreated, ReportItem, ReportList, ReportRequest, ResolveRequest, ResolveResponse } from "../../moderation/schemas";
 
 /** The app's own fetch, lent to the pages by siteRoutes(). */
@@ -176,6 +176,9 @@ export const api = {
   report: (c: Context<AppEnv>, body: In<typeof ReportRequest>) => call<Out<typeof ReportCreated>>(c, ...at(ENDPOINTS.report), body),
   queue: (c: Context<AppEnv>, q: Query<typeof QueueQuery>) => call<Out<typeof ReportList>>(c, ...at(ENDPOINTS.queue, {}, qs(q))),
   resolve: (c: Context<AppEnv>, reportId: string, body: In<typeof ResolveRequest>) => call<Out<typeof ResolveResponse>>(c, ...at(ENDPOINTS.resolve, { id: reportId }), body),
+
+  /** The server fetches the image at a link, stores and finalizes it (POST /upload/url). */
+  uploadUrl: (c: Context<AppEnv>, body: In<typeof UrlUploadRequest>) => call<UploadAnswer>(c, ...at(ENDPOINTS.uploadUrl), body),
 
   /** The one-request upload (multipart/form-data), framed once so it carries a Content-Length. */
   async uploadForm(c: Context<AppEnv>, form: FormData): Promise<ApiResult<UploadAnswer>> {

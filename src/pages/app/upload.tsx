@@ -1,5 +1,6 @@
-// Upload: drop, paste or pick images; the client script (src/pages/client/upload.ts) uploads each with its progress into a
-// preview grid and shows its share links. Without JavaScript the form posts the images here in one request.
+// Upload: drop, paste or pick images, or give a link the server fetches; the client script (src/pages/client/upload.ts)
+// uploads each with its progress into a preview grid and shows its share links. Without JavaScript the form posts the
+// images (and the link) here in one request.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
@@ -25,6 +26,13 @@ function UploadPage(props: { c: Context<AppEnv> }) {
           <p class="muted">JPEG, PNG, GIF, WebP, AVIF or BMP</p>
           <label for="files" class="button primary">Choose images</label>
           <input id="files" name="files" type="file" accept={ACCEPT} multiple class="sr-only" aria-describedby="drop-help" />
+        </div>
+        <div class="stack link-upload">
+          <label for="link">Or paste a link to an image</label>
+          <input id="link" name="link" type="url" inputmode="url" autocomplete="off" placeholder="https://example.com/photo.jpg" aria-describedby="link-help" />
+          <p class="muted" id="link-help">
+            Our server fetches it (http or https, up to 15 seconds) and uploads it like a picked file.
+          </p>
         </div>
         <details class="options">
           <summary>Title, tags, visibility and expiry</summary>
@@ -67,8 +75,28 @@ uploadPages.use("/app/upload", requireSession);
 
 uploadPages.get("/app/upload", (c) => c.html(<UploadPage c={c} />));
 
-// Without JavaScript the upload form posts here: each image goes through POST /upload/form in-process, so the
-// API's checks, quota and rate limits apply exactly as for scripts.
+/** The form's link through POST /upload/url in-process, with the form's title, tags, visibility and expiry. */
+async function uploadLink(c: Context<AppEnv>, url: string, form: FormData): Promise<UploadOutcome> {
+  const text = (name: string) => {
+    const value = form.get(name);
+    return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+  };
+  const visibility = text("visibility");
+  const expiry = text("expiry");
+  const tags = text("tags")?.split(",").map((t) => t.trim()).filter(Boolean);
+  const r = await api.uploadUrl(c, {
+    url,
+    title: text("title"),
+    description: text("description"),
+    visibility: visibility === "public" || visibility === "unlisted" || visibility === "private" ? visibility : undefined,
+    expiresIn: expiry ? Number(expiry) : undefined,
+    tags: tags?.length ? tags : undefined,
+  });
+  return r.ok ? { name: url, ok: true, answer: r.body } : { name: url, ok: false, text: apiMessage(r) };
+}
+
+// Without JavaScript the upload form posts here: each image goes through POST /upload/form in-process (a link through
+// POST /upload/url), so the API's checks, quota and rate limits apply exactly as for scripts.
 uploadPages.post("/app/upload", requireFormToken, async (c) => {
   let form: FormData;
   try {
@@ -78,6 +106,8 @@ uploadPages.post("/app/upload", requireFormToken, async (c) => {
   }
   const images = form.getAll("files").filter((f): f is File => typeof f !== "string" && f.size > 0);
   const results: UploadOutcome[] = [];
+  const link = form.get("link");
+  if (typeof link === "string" && link.trim() !== "") results.push(await uploadLink(c, link.trim(), form));
   for (const image of images) {
     const one = new FormData();
     one.set("file", image);
@@ -92,7 +122,7 @@ uploadPages.post("/app/upload", requireFormToken, async (c) => {
   return c.html(
     <AppLayout c={c} title="Upload">
       <h1>Upload results</h1>
-      {results.length === 0 ? <Notice kind="error">Choose at least one image.</Notice> : null}
+      {results.length === 0 ? <Notice kind="error">Choose at least one image, or give a link to one.</Notice> : null}
       <UploadResults siteUrl={c.env.SITE_URL} results={results} />
       <p>
         <a href="/app/upload">Upload more</a> · <a href="/app/files">My files</a>

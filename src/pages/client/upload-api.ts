@@ -2,7 +2,17 @@
 // reaches the API). Request and answer types are the API's own zod schemas (type-only imports: nothing of the
 // server is bundled).
 import type { z } from "@hono/zod-openapi";
-import type { MultipartCompleteRequest, MultipartCompleteResponse, MultipartInitRequest, MultipartInitResponse, PresignRequest, PresignResponse, FinalizeRequest, FinalizeResponse } from "../../uploads/schemas";
+import type {
+  MultipartCompleteRequest,
+  MultipartCompleteResponse,
+  MultipartInitRequest,
+  MultipartInitResponse,
+  PresignRequest,
+  PresignResponse,
+  FinalizeRequest,
+  FinalizeResponse,
+  UrlUploadRequest,
+} from "../../uploads/schemas";
 import type { PatchFileRequest } from "../../files/schemas";
 import type { LimitsBody } from "../../limits/schemas";
 import type { ErrorBody } from "../../platform/openapi";
@@ -52,6 +62,8 @@ export const uploadApi = {
   multipartInit: (body: In<typeof MultipartInitRequest>) => call<MultipartInit>(ENDPOINTS.multipartInit, body),
   multipartComplete: (body: In<typeof MultipartCompleteRequest>) => call<Out<typeof MultipartCompleteResponse>>(ENDPOINTS.multipartComplete, body),
   finalize: (body: In<typeof FinalizeRequest>) => call<Finalized>(ENDPOINTS.finalize, body),
+  /** The server fetches the image, stores and finalizes it (tags and album applied too). */
+  uploadUrl: (body: In<typeof UrlUploadRequest>) => call<Finalized>(ENDPOINTS.uploadUrl, body),
   patchFile: (fileId: string, body: In<typeof PatchFileRequest>) => call<unknown>(ENDPOINTS.patchFile, body, { id: fileId }),
   limits: () => call<Out<typeof LimitsBody>>(ENDPOINTS.limits),
 };

@@ -4,8 +4,10 @@
 import { BROWSER_UPLOADS } from "../../config";
 import { ApiError, put, uploadApi, type MultipartInit } from "./upload-api";
 
+/** A row of the queue: what it is called, its progress and its status. */
+export type Row = { name: string; li: HTMLLIElement; bar: HTMLProgressElement; status: HTMLSpanElement };
 /** A file of the queue and its row. */
-export type Job = { file: File; li: HTMLLIElement; bar: HTMLProgressElement; status: HTMLSpanElement };
+export type Job = Row & { file: File };
 /** The fields chosen on the form, sent with every file. */
 export type UploadMeta = { title?: string; description?: string; visibility: "public" | "unlisted" | "private"; expiresIn?: number };
 /** What finalize needs from either flow. */

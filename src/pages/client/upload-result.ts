@@ -3,7 +3,7 @@
 import { UPLOADS } from "../../config";
 import { el, formatBytes } from "./dom";
 import { type ApiError, type Finalized, uploadApi } from "./upload-api";
-import type { Job } from "./upload-flows";
+import type { Row } from "./upload-flows";
 
 let copyId = 0;
 
@@ -18,11 +18,11 @@ function analysisSummary(fin: Finalized): string {
   return `${parts.join(" · ")}.`;
 }
 
-export function showResult(job: Job, fin: Finalized): void {
+export function showResult(job: Row, fin: Finalized): void {
   job.bar.value = 100;
   job.status.textContent = "done";
   const links = el("div", { class: "links" });
-  const name = job.file.name.replace(/[[\]"<>]/g, "");
+  const name = job.name.replace(/[[\]"<>]/g, "");
   const rows: [string, string][] = [
     ["Page", `${location.origin}/f/${fin.fileId}`],
     ["Direct", fin.url],
@@ -34,7 +34,7 @@ export function showResult(job: Job, fin: Finalized): void {
     const wrap = el("div", { class: "link" });
     wrap.appendChild(el("label", { for: id }, label));
     wrap.appendChild(el("input", { id, readonly: "", value }));
-    wrap.appendChild(el("button", { type: "button", class: "small", "data-copy": `#${id}`, "aria-label": `Copy ${label} of ${job.file.name}` }, "Copy"));
+    wrap.appendChild(el("button", { type: "button", class: "small", "data-copy": `#${id}`, "aria-label": `Copy ${label} of ${job.name}` }, "Copy"));
     links.appendChild(wrap);
   }
   job.li.appendChild(links);
@@ -56,7 +56,7 @@ const WHY: Record<number, string> = {
   429: "Too many uploads right now: wait a little and retry.",
 };
 
-export function explain(job: Job, err: ApiError, limitsEl: HTMLElement): void {
+export function explain(job: Row, err: ApiError, limitsEl: HTMLElement): void {
   job.li.classList.add("failed");
   job.status.textContent = `failed: ${err.message}`;
   const why = WHY[err.status];

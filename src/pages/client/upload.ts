@@ -1,12 +1,14 @@
 // The upload page: picker, drag and drop and paste fill a queue with previews; Upload sends them two at a time,
-// each with its progress bar, then shows its links (upload-result.ts). Without JavaScript the form posts instead.
+// each with its progress bar, then shows its links (upload-result.ts). A pasted link is fetched by the server
+// (POST /upload/url) as one more row. Without JavaScript the form posts instead.
 import { BROWSER_UPLOADS } from "../../config";
 import { el, formatBytes } from "./dom";
 import { ApiError, getToken, uploadApi } from "./upload-api";
-import { dimensions, store, type Job, type UploadMeta } from "./upload-flows";
+import { dimensions, store, type Job, type Row, type UploadMeta } from "./upload-flows";
 import { explain, showResult } from "./upload-result";
 
 type UploadForm = HTMLFormElement & {
+  link: HTMLInputElement;
   title: HTMLInputElement;
   description: HTMLTextAreaElement;
   tags: HTMLInputElement;
@@ -43,6 +45,31 @@ async function run(job: Job, m: UploadMeta, tags: string[], limitsEl: HTMLElemen
   }
 }
 
+/** A link is fetched by the server: no bytes pass through the browser, so the bar only says "working". */
+async function runLink(row: Row, url: string, m: UploadMeta, tags: string[], limitsEl: HTMLElement): Promise<void> {
+  try {
+    row.bar.removeAttribute("value"); // indeterminate while the server fetches
+    row.status.textContent = "fetching";
+    const fin = await uploadApi.uploadUrl({ url, ...m, ...(tags.length ? { tags } : {}) });
+    if (fin.visibility !== "private") row.li.insertBefore(el("img", { class: "preview", src: fin.url, alt: `Preview of ${row.name}` }), row.li.firstChild);
+    showResult(row, fin);
+  } catch (err) {
+    explain(row, err instanceof ApiError ? err : new ApiError(0, { message: String((err instanceof Error && err.message) || err) }), limitsEl);
+  }
+}
+
+const looksLikeLink = (text: string) => /^https?:\/\/\S+$/i.test(text.trim());
+
+function linkRow(url: string): Row {
+  const li = el("li", { class: "item" });
+  li.appendChild(el("span", { class: "name" }, url));
+  const bar = el("progress", { max: "100", value: "0", "aria-label": `Upload progress of ${url}` });
+  li.appendChild(bar);
+  const status = el("span", { class: "status", role: "status" }, "waiting");
+  li.appendChild(status);
+  return { name: url, li, bar, status };
+}
+
 export function initUpload(): void {
   const form = document.getElementById("upload-form") as UploadForm | null;
   const input = document.getElementById("files") as HTMLInputElement | null;
@@ -69,7 +96,7 @@ export function initUpload(): void {
       const status = el("span", { class: "status", role: "status" }, "waiting");
       li.appendChild(status);
       queueEl.appendChild(li);
-      pending.push({ file: f, li, bar, status });
+      pending.push({ file: f, name: f.name, li, bar, status });
     }
     countPicked();
   };
@@ -93,20 +120,37 @@ export function initUpload(): void {
     const files = Array.from(e.clipboardData?.items ?? [])
       .filter((item) => item.kind === "file")
       .map((item) => item.getAsFile());
-    if (files.length) addFiles(files);
+    if (files.length) {
+      addFiles(files);
+      return;
+    }
+    // A link pasted anywhere but in a text field goes to the link field.
+    const text = e.clipboardData?.getData("text/plain") ?? "";
+    const target = e.target instanceof HTMLElement ? e.target : null;
+    if (looksLikeLink(text) && !target?.closest("input, textarea, select")) {
+      e.preventDefault();
+      form.link.value = text.trim();
+      form.link.focus();
+    }
   });
 
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const jobs = pending.splice(0);
     countPicked();
-    if (!jobs.length) {
-      limitsEl.textContent = "Choose, drop or paste some images first.";
+    const link = form.link.value.trim();
+    if (!jobs.length && !link) {
+      limitsEl.textContent = "Choose, drop or paste some images (or a link to one) first.";
       return;
     }
     limitsEl.textContent = "";
     const m = meta(form);
     const tags = tagsOf(form);
+    const linkJob = link ? linkRow(link) : null;
+    if (linkJob) {
+      queueEl.appendChild(linkJob.li);
+      form.link.value = "";
+    }
     getToken()
       .then(() => {
         // A few files at a time; each large file also sends its parts in parallel.
@@ -114,7 +158,8 @@ export function initUpload(): void {
         const lane = async (): Promise<void> => {
           while (i < jobs.length) await run(jobs[i++], m, tags, limitsEl);
         };
-        return Promise.all(Array.from({ length: BROWSER_UPLOADS.parallelFiles }, lane));
+        const fetching = linkJob ? [runLink(linkJob, link, m, tags, limitsEl)] : [];
+        return Promise.all([...fetching, ...Array.from({ length: BROWSER_UPLOADS.parallelFiles }, lane)]);
       })
       .catch((err: Error) => (limitsEl.textContent = err.message));
   });

@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { PLAN_LIMITS } from "../../config";
-import { requirePermission } from "../../middleware/guards";
+import { missingPermission, requirePermission } from "../../middleware/guards";
 import type { AppEnv } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
 import { bearer, errors, json } from "../../platform/openapi";
@@ -22,6 +22,7 @@ import {
   httpDate,
   mediaType,
   parseChecksum,
+  parseMetadata,
   readSize,
 } from "./protocol";
 import { appendToTusUpload, createTusUpload, describeTusUpload, terminateTusUpload, type Chunk, type TusProgress } from "./service";
@@ -117,9 +118,14 @@ tusRoutes.openapi(
     }
     const length = readSize("Upload-Length", c.req.header("upload-length"));
     if (length < 1) throw new ApiError("invalid_tus_header", "Upload-Length must be at least 1", { header: "Upload-Length" });
-    const uploader = uploaderOf(c.get("principal"));
+    const principal = c.get("principal");
+    const uploader = uploaderOf(principal);
+    const metadataHeader = c.req.header("upload-metadata");
+    // Filing into an album is what POST /albums/:id/files does, which a key may only with `manage`.
+    if (principal.kind === "key" && !principal.permissions.includes("manage") && parseMetadata(metadataHeader).has("albumId")) throw missingPermission("manage");
     const dbs = c.var.dbs.directoryAndShard(startShard(c.env, uploader));
-    const created = await createTusUpload(c.env, c.executionCtx, dbs, uploader, length, c.req.header("upload-metadata"), chunkOf(c, false));
+    const albumDb = (albumId: string) => c.var.dbs.shardOf("alb", albumId);
+    const created = await createTusUpload(c.env, c.executionCtx, dbs, uploader, { length, metadataHeader, chunk: chunkOf(c, false), albumDb });
     c.header("Location", apiUrl(c.env, `/upload/tus/${created.uploadId}`));
     progressHeaders(c, created, created.expiresAt);
     if (created.uploadToken) c.header("Upload-Token", created.uploadToken);

@@ -6,7 +6,9 @@ import { TUS } from "../../config";
 import type { DirectoryAndShard, ShardDb } from "../../platform/db";
 import { ApiError } from "../../platform/errors";
 import { isId } from "../../platform/ids";
-import { addUploadToAlbum, isOwnAlbum } from "../../files/album-membership";
+import { shardDbOf } from "../../platform/moved-ids";
+import { ownAlbum } from "../../albums/service";
+import { addFilesToAlbum } from "../../albums/queries";
 import { ownedBy, uploadNotFound, type Uploader } from "../access";
 import { finalizeUpload, finalizedAnswer } from "../finalize";
 import type { FinalizeResponse } from "../finalize-answer";
@@ -36,10 +38,25 @@ export async function findTusUpload(db: ShardDb, uploader: Uploader, uploadId: s
   }
 }
 
-export async function createTusUpload(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, uploader: Uploader, length: number, metadataHeader: string | undefined, chunk: Chunk | null) {
+/** The shard handle of an album id: albums live on their owner's shard, which their id names. */
+export type AlbumShard = (albumId: string) => ShardDb;
+
+/**
+ * `albumDb` gives the album's shard. An album must be the caller's own, as for POST /albums/:id/files (which the
+ * route also asks an API key's `manage` for): someone else's visible album is 403, an invisible one 404.
+ */
+export async function createTusUpload(
+  env: Env,
+  ctx: WaitUntil,
+  dbs: DirectoryAndShard,
+  uploader: Uploader,
+  upload: { length: number; metadataHeader: string | undefined; chunk: Chunk | null; albumDb: AlbumShard },
+) {
+  const { length, metadataHeader, chunk } = upload;
   const { input, albumId } = startFromMetadata(parseMetadata(metadataHeader));
-  if (albumId !== null && (uploader.kind !== "user" || !(await isOwnAlbum(dbs.shard, albumId, uploader.user.id)))) {
-    throw new ApiError("album_not_found", "No such album among yours", { albumId });
+  if (albumId !== null) {
+    if (uploader.kind !== "user") throw new ApiError("album_not_found", "Album not found");
+    await ownAlbum(upload.albumDb(albumId), albumId, { userId: uploader.user.id, adult: false });
   }
   let r2UploadId = "";
   const started = await startUpload(env, dbs.shard, uploader, { ...input, bytes: length }, {
@@ -127,8 +144,9 @@ async function completeTusUpload(env: Env, ctx: WaitUntil, dbs: DirectoryAndShar
     return completeTusUpload(env, ctx, dbs, uploader, (await findUploadById(dbs.shard, upload.id))!);
   }
   const body = await finalizeUpload(env, ctx, dbs, uploader, { uploadId: upload.id, fileId: file.id, storeKey: file.storeKey, storeEtag: upload.storeEtag ?? "" });
-  const albumId = (await albumOf(env, file.id)) ?? null;
-  if (albumId && upload.userId) await addUploadToAlbum(dbs.shard, albumId, upload.userId, file.id, Date.now());
+  // Into the album the metadata named, as POST /albums/:id/files puts files in (its owner's live files only).
+  const albumId = await albumOf(env, file.id);
+  if (albumId && upload.userId) await addFilesToAlbum(shardDbOf(env, "alb", albumId), albumId, upload.userId, [file.id], Date.now());
   return body;
 }
 
