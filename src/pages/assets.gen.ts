@@ -2,7 +2,7 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.f2e02d32817f.css",
-  "app.js": "/assets/app.65a5e72c2dff.js",
+  "app.js": "/assets/app.cb9f746a6503.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
   "webauthn.js": "/assets/webauthn.90a3514b12c0.js",
   "tus.js": "/assets/tus.487d4d1bf543.js",
