@@ -27,8 +27,8 @@ function load(url: string): Promise<Library> {
 /** Upload addresses this page is sending to now: the same file queued twice must not resume one upload twice. */
 const inFlight = new Set<string>();
 
-
-/** Statuses worth another try: no answer, timeouts, an offset or lock race with a cut-off request, limits, 5xx. */
+/** Statuses worth another try: no answer, a timeout, an offset or lock race with a cut-off request, a rate limit
+ *  (5xx too, below). */
 const RETRY_STATUSES = new Set([0, 408, 409, 423, 429]);
 
 /** The API's error for a failed tus request: its status and JSON body (tus-js-client's message is for developers). */
