@@ -20,8 +20,9 @@ const CLIENT_ENTRY = path.join(root, "src/pages/client/main.ts");
 /** Asset name -> file under node_modules: ES modules app.js loads with import() (ThumbHash placeholders). */
 const VENDORED = { "thumbhash.js": "thumbhash/thumbhash.js" };
 /** Asset name -> package published as several ES module files: bundled by esbuild into one module, as published
- *  (nothing of ours in it), that app.js loads with import() (the passkey forms: client/passkey-forms.ts). */
-const BUNDLED = { "webauthn.js": "@simplewebauthn/browser" };
+ *  (nothing of ours in it), that app.js loads with import() (the passkey forms: client/passkey-forms.ts; large
+ *  uploads over tus: client/upload-tus.ts, with tus-js-client's browser build, picked by its "browser" field). */
+const BUNDLED = { "webauthn.js": "@simplewebauthn/browser", "tus.js": "tus-js-client" };
 
 const HEADERS = `# Written by scripts/build-assets.mjs. Hashed names: the content never changes under an address.
 /assets/*

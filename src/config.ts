@@ -173,16 +173,17 @@ export const URL_UPLOADS = {
 
 /** How the site's upload script (src/pages/client/, bundled with these numbers inlined) sends files. */
 export const BROWSER_UPLOADS = {
-  /** Files of this size and more go multipart (parallel parts, each retried); smaller ones in one direct PUT.
-   *  Decimal, like every size the pages show (the upload page and docs say "5 MB"). */
-  multipartFromBytes: 5 * MB,
-  /** R2's smallest part: a file just past the cutoff goes in one or two parts. */
-  partBytes: UPLOADS.multipartPartBytes.min,
-  /** Parts of one file in flight at once, and files uploaded at once. */
-  parallelParts: 3,
+  /** Files of this size and more go over tus (resumable across reloads, extensions.md § 1); smaller ones in one
+   *  direct PUT. Decimal, like every size the pages show (the upload page and docs say "5 MB"). */
+  tusFromBytes: 5 * MB,
+  /** Bytes per PATCH: the server's part size, so each chunk fills one R2 part and nothing is held back between
+   *  chunks; a chunk cut off by a reload still keeps what arrived (uploads/tus/assembly.ts). */
+  tusChunkBytes: TUS.partBytes,
+  /** Waits before each retry of a failed tus request (no answer, 401 once with a fresh token, 408, 409, 423,
+   *  429, 5xx); after the last the file fails, and picking it again resumes it. */
+  tusRetryDelaysMs: [0, 1_000, 3_000, 5_000],
+  /** Files uploaded at once. */
   parallelFiles: 2,
-  /** Attempts per part before the file fails (retryable statuses only: network, 408, 429, 5xx). */
-  partAttempts: 3,
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ describe("web app in chromium", () => {
   it("uploads a small image and a > 12 MB image with per-file progress", async () => {
     const dir = scratchDir("browser-upload-");
     const big = path.join(dir, "big-gradient.bmp");
-    writeFileSync(big, gradientBmp(2100, 2100)); // 13.2 MB: multipart (3 parts of 5 MiB)
+    writeFileSync(big, gradientBmp(2100, 2100)); // 13.2 MB: over tus (3 chunks of 5 MiB)
     const small = path.join(root, "test/fixtures/images/cubes.jpg");
 
     await page.goto(`${ORIGIN}/app/upload`);
@@ -94,13 +94,14 @@ describe("web app in chromium", () => {
     await shot("upload-done");
   });
 
-  it("retries a failed multipart part and still completes", async () => {
+  it("retries a failed tus chunk and still completes", async () => {
     const dir = scratchDir("browser-upload-");
     const file = path.join(dir, "retry.bmp");
-    writeFileSync(file, gradientBmp(1900, 1900)); // 10.8 MB: 3 parts
+    writeFileSync(file, gradientBmp(1900, 1900)); // 10.8 MB: 3 chunks
     let failed = 0;
-    await page.route(/\/upload\/multipart\/[^/]+\/parts\/2$/, async (route) => {
-      if (failed === 0) {
+    await page.route(/\/upload\/tus\/[^/]+$/, async (route) => {
+      const req = route.request();
+      if (failed === 0 && req.method() === "PATCH" && Number(req.headers()["upload-offset"]) > 0) {
         failed++;
         await route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: "Service Unavailable", message: "injected" }) });
       } else await route.continue();
@@ -119,7 +120,7 @@ describe("web app in chromium", () => {
     await page.locator("#queue .status", { hasText: /^done$/ }).waitFor({ timeout: 120_000 });
     await page.unrouteAll();
     expect(failed).toBe(1);
-    expect(await page.evaluate(() => window.__statuses)).toContain("retrying part 2");
+    expect(await page.evaluate(() => window.__statuses)).toContain(`retrying (1 of ${BROWSER_UPLOADS.tusRetryDelaysMs.length})`);
   });
 
   it("explains a refused upload (413) with the plan's limit and what is left", async () => {
@@ -222,8 +223,8 @@ describe("web app in chromium", () => {
     await phone.close();
   });
 
-  it("sends files from config's multipart cutoff (decimal MB) in parts of the server's part size", async () => {
-    const cutoff = BROWSER_UPLOADS.multipartFromBytes;
+  it("sends files from config's tus cutoff (decimal MB) over tus, smaller ones in one direct PUT", async () => {
+    const cutoff = BROWSER_UPLOADS.tusFromBytes;
     const dir = scratchDir("browser-upload-");
     // BMPs on each side of the cutoff, both below 5 MiB (the cutoff the script once had on its own).
     const below = path.join(dir, "below.bmp");
@@ -233,8 +234,13 @@ describe("web app in chromium", () => {
     expect(4_884_582 < cutoff && cutoff <= 5_101_302 && 5_101_302 < 5 * 1024 * 1024).toBe(true);
     const calls = [];
     const record = (req) => {
-      const m = /\/upload\/(presign|multipart\/init)$/.exec(new URL(req.url()).pathname);
-      if (m && req.method() === "POST") calls.push({ flow: m[1], body: req.postDataJSON() });
+      const p = new URL(req.url()).pathname;
+      if (req.method() !== "POST") return;
+      if (p.endsWith("/upload/presign")) calls.push({ flow: "presign", name: req.postDataJSON().filename, bytes: req.postDataJSON().bytes });
+      if (p.endsWith("/upload/tus")) {
+        const meta = Object.fromEntries(req.headers()["upload-metadata"].split(",").map((pair) => pair.split(" ")));
+        calls.push({ flow: "tus", name: Buffer.from(meta.filename, "base64").toString(), bytes: Number(req.headers()["upload-length"]) });
+      }
     };
     page.on("request", record);
     try {
@@ -245,10 +251,10 @@ describe("web app in chromium", () => {
     } finally {
       page.off("request", record);
     }
-    const byName = Object.fromEntries(calls.map((c) => [c.body.filename, c]));
-    expect(byName["below.bmp"].flow).toBe("presign");
-    expect(byName["above.bmp"].flow).toBe("multipart/init");
-    expect(byName["above.bmp"].body.partSize).toBe(BROWSER_UPLOADS.partBytes);
-    expect(BROWSER_UPLOADS.partBytes).toBeGreaterThanOrEqual(UPLOADS.multipartPartBytes.min);
+    const byName = Object.fromEntries(calls.map((c) => [c.name, c]));
+    expect(byName["below.bmp"]).toEqual({ flow: "presign", name: "below.bmp", bytes: 4_884_582 });
+    expect(byName["above.bmp"]).toEqual({ flow: "tus", name: "above.bmp", bytes: 5_101_302 });
+    expect(calls.some((c) => c.name === "above.bmp" && c.flow === "presign")).toBe(false);
+    expect(BROWSER_UPLOADS.tusChunkBytes).toBeGreaterThanOrEqual(UPLOADS.multipartPartBytes.min);
   });
 });

@@ -12,11 +12,12 @@ import { initUpload } from "./upload";
 // Read while the script runs: currentScript is null in any callback.
 const thumbhashUrl = document.currentScript?.getAttribute("data-thumbhash") ?? null;
 const webauthnUrl = document.currentScript?.getAttribute("data-webauthn") ?? null;
+const tusUrl = document.currentScript?.getAttribute("data-tus") ?? null;
 
 initCopyButtons();
 initMenu();
 initBulkBar();
 initPlaceholders(thumbhashUrl);
 initLightbox();
-initUpload();
+initUpload(tusUrl);
 initPasskeyForms(webauthnUrl);

@@ -2,17 +2,7 @@
 // reaches the API). Request and answer types are the API's own zod schemas (type-only imports: nothing of the
 // server is bundled).
 import type { z } from "@hono/zod-openapi";
-import type {
-  MultipartCompleteRequest,
-  MultipartCompleteResponse,
-  MultipartInitRequest,
-  MultipartInitResponse,
-  PresignRequest,
-  PresignResponse,
-  FinalizeRequest,
-  FinalizeResponse,
-  UrlUploadRequest,
-} from "../../uploads/schemas";
+import type { PresignRequest, PresignResponse, FinalizeRequest, FinalizeResponse, UrlUploadRequest } from "../../uploads/schemas";
 import type { PatchFileRequest } from "../../files/schemas";
 import type { LimitsBody } from "../../limits/schemas";
 import type { ErrorBody } from "../../platform/openapi";
@@ -21,7 +11,6 @@ import { API_BASE, ENDPOINTS, endpointPath, type Endpoint } from "../../platform
 type In<S extends z.ZodType> = z.input<S>;
 type Out<S extends z.ZodType> = z.output<S>;
 export type Finalized = Out<typeof FinalizeResponse>;
-export type MultipartInit = Out<typeof MultipartInitResponse>;
 type ErrorAnswer = Partial<Out<typeof ErrorBody>>;
 
 
@@ -59,8 +48,6 @@ async function call<T>(endpoint: Endpoint, body?: unknown, params?: Record<strin
 
 export const uploadApi = {
   presign: (body: In<typeof PresignRequest>) => call<Out<typeof PresignResponse>>(ENDPOINTS.presign, body),
-  multipartInit: (body: In<typeof MultipartInitRequest>) => call<MultipartInit>(ENDPOINTS.multipartInit, body),
-  multipartComplete: (body: In<typeof MultipartCompleteRequest>) => call<Out<typeof MultipartCompleteResponse>>(ENDPOINTS.multipartComplete, body),
   finalize: (body: In<typeof FinalizeRequest>) => call<Finalized>(ENDPOINTS.finalize, body),
   /** The server fetches the image, stores and finalizes it (tags and album applied too). */
   uploadUrl: (body: In<typeof UrlUploadRequest>) => call<Finalized>(ENDPOINTS.uploadUrl, body),
@@ -69,7 +56,7 @@ export const uploadApi = {
 };
 
 /** PUTs bytes with XMLHttpRequest, whose upload progress is observable (fetch's is not). */
-export function put(url: string, blob: Blob, mime: string, onProgress: (loaded: number) => void): Promise<{ body: { etag?: string }; etag: string | null }> {
+export function put(url: string, blob: Blob, mime: string, onProgress: (loaded: number) => void): Promise<{ etag: string | null }> {
   return new Promise((resolve, reject) => {
     const x = new XMLHttpRequest();
     x.open("PUT", url);
@@ -85,7 +72,7 @@ export function put(url: string, blob: Blob, mime: string, onProgress: (loaded: 
       } catch {
         /* not JSON: the status says enough */
       }
-      if (x.status >= 200 && x.status < 300) resolve({ body: j as { etag?: string }, etag: x.getResponseHeader("ETag") });
+      if (x.status >= 200 && x.status < 300) resolve({ etag: x.getResponseHeader("ETag") });
       else reject(new ApiError(x.status, j as ErrorAnswer));
     };
     x.onerror = () => reject(new ApiError(0, { message: "Network error" }));

@@ -4,7 +4,8 @@
 import { BROWSER_UPLOADS } from "../../config";
 import { el, formatBytes } from "./dom";
 import { ApiError, getToken, uploadApi } from "./upload-api";
-import { dimensions, store, type Job, type Row, type UploadMeta } from "./upload-flows";
+import { sendDirect, type Job, type Row, type UploadMeta } from "./upload-flows";
+import { sendOverTus } from "./upload-tus";
 import { explain, showResult } from "./upload-result";
 
 type UploadForm = HTMLFormElement & {
@@ -32,14 +33,11 @@ const tagsOf = (form: UploadForm) =>
     .map((t) => t.trim())
     .filter(Boolean);
 
-async function run(job: Job, m: UploadMeta, tags: string[], limitsEl: HTMLElement): Promise<void> {
+async function run(job: Job, m: UploadMeta, tags: string[], limitsEl: HTMLElement, tusUrl: string | null): Promise<void> {
   try {
-    const r = await store(job, m);
-    const d = await dimensions(job.file);
-    job.status.textContent = "finalizing";
-    const fin = await uploadApi.finalize({ uploadId: r.p.uploadId, fileId: r.p.fileId, storeKey: r.p.storeKey, storeEtag: r.etag, ...d });
-    if (tags.length) await uploadApi.patchFile(fin.fileId, { tags });
-    showResult(job, fin);
+    // Large files over tus (resumable); without the library's address (a page without it) everything goes direct.
+    const large = job.file.size >= BROWSER_UPLOADS.tusFromBytes && tusUrl !== null;
+    showResult(job, large ? await sendOverTus(job, m, tags, tusUrl) : await sendDirect(job, m, tags));
   } catch (err) {
     explain(job, err instanceof ApiError ? err : new ApiError(0, { message: String((err instanceof Error && err.message) || err) }), limitsEl);
   }
@@ -70,7 +68,8 @@ function linkRow(url: string): Row {
   return { name: url, li, bar, status };
 }
 
-export function initUpload(): void {
+/** `tusUrl`: the tus-js-client asset large files are sent with (upload-tus.ts). */
+export function initUpload(tusUrl: string | null): void {
   const form = document.getElementById("upload-form") as UploadForm | null;
   const input = document.getElementById("files") as HTMLInputElement | null;
   const drop = document.getElementById("drop");
@@ -153,10 +152,10 @@ export function initUpload(): void {
     }
     getToken()
       .then(() => {
-        // A few files at a time; each large file also sends its parts in parallel.
+        // A few files at a time.
         let i = 0;
         const lane = async (): Promise<void> => {
-          while (i < jobs.length) await run(jobs[i++], m, tags, limitsEl);
+          while (i < jobs.length) await run(jobs[i++], m, tags, limitsEl, tusUrl);
         };
         const fetching = linkJob ? [runLink(linkJob, link, m, tags, limitsEl)] : [];
         return Promise.all([...fetching, ...Array.from({ length: BROWSER_UPLOADS.parallelFiles }, lane)]);
