@@ -24,9 +24,16 @@ export class TusUploadState extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private lock: Promise<void> = Promise.resolve();
 
+  /** Whether the tables exist: open() makes them, deleteAll() (destroy, alarm) drops them. Null: not looked yet. */
+  private tables: boolean | null = null;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+  }
+
+  /** Records a new upload (a repeat changes nothing) and arms the alarm that deletes this state after expiry. */
+  async open(init: TusInit): Promise<void> {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS upload (
          id INTEGER PRIMARY KEY CHECK (id = 1), file_id TEXT NOT NULL, store_key TEXT NOT NULL, r2_upload_id TEXT NOT NULL,
@@ -35,10 +42,7 @@ export class TusUploadState extends DurableObject<Env> {
        CREATE TABLE IF NOT EXISTS parts (part_number INTEGER PRIMARY KEY, etag TEXT NOT NULL, bytes INTEGER NOT NULL);
        CREATE TABLE IF NOT EXISTS held (seq INTEGER PRIMARY KEY, bytes BLOB NOT NULL);`,
     );
-  }
-
-  /** Records a new upload (a repeat changes nothing) and arms the alarm that deletes this state after expiry. */
-  async open(init: TusInit): Promise<void> {
+    this.tables = true;
     this.sql.exec(
       "INSERT OR IGNORE INTO upload (id, file_id, store_key, r2_upload_id, length, metadata, expires_at) VALUES (1, ?, ?, ?, ?, ?, ?)",
       init.fileId,
@@ -114,13 +118,22 @@ export class TusUploadState extends DurableObject<Env> {
   async destroy(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.tables = false;
   }
 
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
+    this.tables = false;
   }
 
+  /**
+   * The upload's row, or null before open() and after the end. deleteAll() drops the tables, and this instance may
+   * answer again right after (HEAD after DELETE: 404, GET after a failed completion: "failed"), so reads look for
+   * the table first instead of meeting "no such table"; nothing here makes the tables again for an ended upload.
+   */
   private row(): StateRow | null {
+    this.tables ??= this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'upload'").toArray().length > 0;
+    if (!this.tables) return null;
     return (this.sql.exec<StateRow>("SELECT * FROM upload WHERE id = 1").toArray()[0] as StateRow | undefined) ?? null;
   }
 
