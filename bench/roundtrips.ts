@@ -138,6 +138,7 @@ export async function withTally(request: Request, env: Env, handle: (env: Env) =
     BUCKET: bucket(env.BUCKET),
     RATE_LIMITER: namespace(env.RATE_LIMITER, "RateLimiter"),
     VIEW_COUNTER: namespace(env.VIEW_COUNTER, "ViewCounter"),
+    TUS_UPLOADS: namespace(env.TUS_UPLOADS, "TusUploadState"),
   };
   let response: Response;
   try {

@@ -33,7 +33,9 @@ const DEFAULT_TIMEOUT_MS = 120_000;
  * @param {number} [opts.attempts] tries before giving up (default 2): a step that hangs or fails starts over afresh
  * @param {boolean} [opts.quiet] hide wrangler's output unless it fails (default true)
  * @param {boolean} [opts.bundle] prebuild once and serve with --no-bundle (default true); false: plain `wrangler dev` (reloads on edits)
- * @returns {Promise<{ url: string, persistTo: string, output: string[], processGroup: number, stop: () => Promise<void> }>}
+ * @param {string} [opts.persistTo] an existing state directory the caller owns (kept at stop): a worker started again
+ *   on it finds the D1 rows, R2 objects and Durable Objects of the one before (pass migrate: false to skip re-applying)
+ * @returns {Promise<{ url: string, persistTo: string, output: string[], processGroup: number, stop: () => Promise<void>, kill: () => Promise<void> }>}
  */
 export async function startWorker({ attempts = 2, ...opts }) {
   if (!opts.config || !opts.port) throw new Error("startWorker needs { config, port }");
@@ -93,7 +95,7 @@ function removeDirs(dirs) {
   }
 }
 
-async function startSteps({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = DEFAULT_TIMEOUT_MS, quiet = true, bundle = true }, progress) {
+async function startSteps({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = DEFAULT_TIMEOUT_MS, quiet = true, bundle = true, persistTo: givenState }, progress) {
   const { started, steps, children, dirs } = progress;
   /** Between steps: an attempt given up on starts nothing more (its port may be the next attempt's by now). */
   const next = (step) => {
@@ -119,8 +121,8 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     entry = await prebuild(configPath, outdir, env, left(), children);
     stepDone("bundle", since);
   }
-  const persistTo = mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
-  dirs.push(persistTo);
+  const persistTo = givenState ?? mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
+  if (!givenState) dirs.push(persistTo);
 
   if (migrate ?? hasD1(configPath)) {
     // Every D1 database of the config, each with its chain (DB migrations/, SHARD_n migrations-shard/).
@@ -189,9 +191,19 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     })();
     return stopped;
   }
+  /** A worker that dies: SIGKILL to wrangler and its workerd at once, no chance to flush anything. */
+  async function kill() {
+    stopped ??= (async () => {
+      killGroup(child, "SIGKILL");
+      await within(`wrangler dev's exit after SIGKILL`, exited, 15_000);
+      running.delete(child);
+      removeDirs(dirs);
+    })();
+    return stopped;
+  }
   // A slow start is worth a line: the next hang is then easier to place.
   if (Date.now() - started > 30_000) console.error(`startWorker: port ${port} answered after ${((Date.now() - started) / 1000).toFixed(1)} s (${steps.join(", ")})`);
-  return { url, persistTo, output, processGroup: child.pid, stop };
+  return { url, persistTo, output, processGroup: child.pid, stop, kill };
 }
 
 /**
