@@ -55,7 +55,7 @@ export const ERROR_CODES = {
   invalid_part_number: { status: 400, where: ["PUT /upload/multipart/"], description: "partNumber is outside 1 to the upload's partCount" },
   size_mismatch: { status: 400, where: ["PUT /upload/", "POST /upload/finalize", "POST /upload/multipart/complete", "POST /upload/form"], description: "The bytes received are not the declared size" },
   checksum_mismatch: { status: 400, where: ["PUT /upload/direct/", "POST /upload/finalize", "POST /upload/multipart/complete"], description: "The SHA-256 of the bytes received is not the declared one" },
-  incomplete_body: { status: 400, where: ["PUT /upload/"], description: "The request body ended early" },
+  incomplete_body: { status: 400, where: ["PUT /upload/", ...TUS_BYTES], description: "The request body ended early" },
   invalid_part: { status: 400, where: ["POST /upload/multipart/complete"], description: "The part list does not match the parts received" },
   invalid_form: { status: 400, where: ["POST /upload/form"], description: "The body is not multipart/form-data" },
   missing_file: { status: 400, where: ["POST /upload/form"], description: "The form has no file in the field `file`" },

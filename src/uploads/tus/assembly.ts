@@ -18,8 +18,8 @@ export type AppendOptions = {
 
 export type AppendResult =
   | { kind: "appended"; offset: number }
-  /** The last byte is in and R2 assembled the object. */
-  | { kind: "complete"; offset: number; etag: string }
+  /** The last byte is in and R2 assembled the object (`sha256`: the file's, when the object hashed every byte). */
+  | { kind: "complete"; offset: number } & Assembled
   /** Upload-Offset is not the server's offset (which is given). */
   | { kind: "conflict"; offset: number }
   /** The chunk would end past Upload-Length. */
@@ -32,7 +32,9 @@ export type AppendResult =
   | { kind: "missing" }
   | { kind: "expired" };
 
-export type KeptPart = { partNumber: number; etag: string; bytes: number };
+/** A part to keep; `data`, its bytes, lets the object go on hashing the file (a part kept without them stops it). */
+export type KeptPart = { partNumber: number; etag: string; bytes: number; data?: Uint8Array };
+export type Assembled = { etag: string; sha256: string | null };
 
 export type Assembly = {
   length: number;
@@ -42,8 +44,8 @@ export type Assembly = {
   r2: R2MultipartUpload;
   /** Stores parts and the held bytes that replace the old ones, durably; answers the new offset. */
   keep(parts: KeptPart[], held: Uint8Array[]): number;
-  /** Completes the R2 upload with every kept part; answers the object's etag. */
-  assemble(complete: (parts: R2UploadedPart[]) => Promise<R2Object>): Promise<string>;
+  /** Completes the R2 upload with every kept part; answers the object's etag and, if known, the file's SHA-256. */
+  assemble(complete: (parts: R2UploadedPart[]) => Promise<R2Object>): Promise<Assembled>;
 };
 
 const byteCount = (chunks: Uint8Array[]) => chunks.reduce((n, c) => n + c.byteLength, 0);
@@ -53,6 +55,7 @@ function takeFirst(chunks: Uint8Array[], size: number): { part: Uint8Array; rest
   const taken: Uint8Array[] = [];
   let have = 0;
   let i = 0;
+  if (chunks[0]?.byteLength === size) return { part: chunks[0], rest: chunks.slice(1) }; // an aligned chunk: no copy
   for (; i < chunks.length && have < size; i++) {
     const c = chunks[i];
     const need = size - have;
@@ -68,7 +71,24 @@ function takeFirst(chunks: Uint8Array[], size: number): { part: Uint8Array; rest
   return { part: concat(taken, size), rest: chunks.slice(i) };
 }
 
-export async function appendChunks(a: Assembly, body: ReadableStream<Uint8Array> | null, options: AppendOptions): Promise<AppendResult> {
+/** The chunk's bytes as they come: a stream (read as it arrives), or bytes the worker already read whole. */
+export type ChunkBody = ReadableStream<Uint8Array> | Uint8Array | null;
+
+async function* piecesOf(body: ChunkBody): AsyncGenerator<Uint8Array> {
+  if (body === null) return;
+  if (body instanceof Uint8Array) {
+    yield body;
+    return;
+  }
+  const reader = body.getReader();
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) yield next.value;
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+export async function appendChunks(a: Assembly, body: ChunkBody, options: AppendOptions): Promise<AppendResult> {
   const partSize = TUS.partBytes;
   let held = a.held;
   let nextPart = a.partsKept.n + 1;
@@ -76,25 +96,20 @@ export async function appendChunks(a: Assembly, body: ReadableStream<Uint8Array>
   const unkept: KeptPart[] = [];
   const digest = options.checksum ? new crypto.DigestStream(options.checksum.algorithm) : null;
   const digestWriter = digest?.getWriter();
-  const reader = body?.getReader();
   let received = 0;
   let broken = false;
 
   try {
-    while (reader) {
-      const next = await reader.read();
-      if (next.done) break;
-      received += next.value.byteLength;
-      if (a.offset + received > a.length) {
-        await reader.cancel().catch(() => undefined);
-        return { kind: "too_long", length: a.length };
-      }
-      await digestWriter?.write(next.value);
-      held = [...held, next.value];
+    for await (const piece of piecesOf(body)) {
+      received += piece.byteLength;
+      if (a.offset + received > a.length) return { kind: "too_long", length: a.length };
+      await digestWriter?.write(piece);
+      held = [...held, piece];
       while (byteCount(held) >= partSize) {
         const { part, rest } = takeFirst(held, partSize);
         const uploaded = await a.r2.uploadPart(nextPart, part);
-        unkept.push({ partNumber: nextPart, etag: uploaded.etag, bytes: partSize });
+        // With a checksum the part waits for the chunk's digest, without its bytes (they are not kept around).
+        unkept.push({ partNumber: nextPart, etag: uploaded.etag, bytes: partSize, ...(digest ? {} : { data: part }) });
         nextPart += 1;
         held = rest;
         if (!digest) offset = a.keep(unkept.splice(0), held);
@@ -112,15 +127,15 @@ export async function appendChunks(a: Assembly, body: ReadableStream<Uint8Array>
   offset = a.keep(unkept.splice(0), held);
   if (broken) return { kind: "interrupted", offset };
   if (offset < a.length) return { kind: "appended", offset };
-  return { kind: "complete", offset, etag: await finish(a, held, nextPart) };
+  return { kind: "complete", offset, ...(await finish(a, held, nextPart)) };
 }
 
 /** The last part (the held bytes, if any), then R2's completion. Safe to run again after a failure. */
-export async function finish(a: Pick<Assembly, "r2" | "keep" | "assemble">, held: Uint8Array[], nextPart: number): Promise<string> {
+export async function finish(a: Pick<Assembly, "r2" | "keep" | "assemble">, held: Uint8Array[], nextPart: number): Promise<Assembled> {
   if (held.length > 0) {
     const bytes = concat(held, byteCount(held));
     const uploaded = await a.r2.uploadPart(nextPart, bytes);
-    a.keep([{ partNumber: nextPart, etag: uploaded.etag, bytes: bytes.byteLength }], []);
+    a.keep([{ partNumber: nextPart, etag: uploaded.etag, bytes: bytes.byteLength, data: bytes }], []);
   }
   return a.assemble((parts) => a.r2.complete(parts));
 }

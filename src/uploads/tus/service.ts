@@ -18,7 +18,7 @@ import { SNIFF_BYTES, magicMatches } from "../magic";
 import { startUpload } from "../start";
 import { storedSha256 } from "../streams";
 import type { UploadMime } from "../../config";
-import type { AppendOptions, AppendResult } from "./assembly";
+import type { AppendOptions, AppendResult, Assembled } from "./assembly";
 import { parseMetadata } from "./protocol";
 import { startFromMetadata } from "./metadata";
 import { tusState } from "./upload-state";
@@ -90,7 +90,7 @@ export async function appendToTusUpload(env: Env, ctx: WaitUntil, dbs: Directory
     return { offset: upload.bytes, length: upload.bytes, expiresAt: upload.expiresAt, file: await completeTusUpload(env, ctx, dbs, uploader, record) };
   }
   assertOpen(record);
-  const result = await tusState(env, upload.fileId).append(offset, chunk.body, chunk.options);
+  const result = await tusState(env, upload.fileId).append(offset, await bodyToSend(chunk), chunk.options);
   return answerAppend(env, ctx, dbs, uploader, record, result);
 }
 
@@ -101,7 +101,7 @@ async function answerAppend(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, up
     case "interrupted":
       return { offset: result.offset, length, expiresAt };
     case "complete":
-      return { offset: length, length, expiresAt, file: await completeTusUpload(env, ctx, dbs, uploader, record, result.etag) };
+      return { offset: length, length, expiresAt, file: await completeTusUpload(env, ctx, dbs, uploader, record, result) };
     case "conflict":
       throw offsetMismatch(result.offset);
     case "too_long":
@@ -116,6 +116,21 @@ async function answerAppend(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, up
   }
 }
 
+/**
+ * A chunk of known, moderate size is read whole here and handed to the upload's object as bytes: one copy, where a
+ * stream would cross to the object piece by piece (the common case: clients send 5 MiB chunks, one part each).
+ * Larger or unsized chunks stream, and what of them arrives is kept even if they break off.
+ */
+async function bodyToSend(chunk: Chunk): Promise<ReadableStream<Uint8Array> | Uint8Array | null> {
+  const { body, options } = chunk;
+  if (body === null || options.declaredBytes === null || options.declaredBytes > TUS.wholeChunkBytes) return body;
+  try {
+    return new Uint8Array(await new Response(body).arrayBuffer());
+  } catch {
+    throw new ApiError("incomplete_body", "The request body ended early");
+  }
+}
+
 const offsetMismatch = (offset: number) => new ApiError("offset_mismatch", `Upload-Offset must be ${offset}`, { offset });
 
 /** Pending and not past its expiry; an upload that ended is 404 (extensions.md § 1 "Expiry"). */
@@ -127,15 +142,17 @@ function assertOpen({ upload }: UploadWithFile) {
  * The last byte is in: the object is checked (magic, size) and hashed, recorded as received, and finalized by
  * finalize itself. Runs again safely: a request that died midway is finished by the next HEAD, GET or PATCH.
  */
-async function completeTusUpload(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, uploader: Uploader, record: UploadWithFile, etag?: string): Promise<FinalizeResponse> {
+async function completeTusUpload(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, uploader: Uploader, record: UploadWithFile, assembled?: Assembled | null): Promise<FinalizeResponse> {
   const { upload, file } = record;
   if (upload.state === "pending") {
     const head = await env.BUCKET.get(file.storeKey, { range: { offset: 0, length: SNIFF_BYTES } });
     if (!head) throw uploadNotFound();
     if (!magicMatches(file.mime as UploadMime, new Uint8Array(await head.arrayBuffer()))) throw await failVerification(env, dbs.shard, record, "magic_mismatch");
     if (head.size !== upload.bytes) throw await failVerification(env, dbs.shard, record, "size_mismatch", head.size);
-    const sha256 = await storedSha256(env.BUCKET, file.storeKey);
-    const storeEtag = etag ?? head.httpEtag;
+    // The object hashed the parts as they were kept; only when it could not (it restarted mid-upload) is the
+    // assembled object read back.
+    const sha256 = assembled?.sha256 ?? (await storedSha256(env.BUCKET, file.storeKey));
+    const storeEtag = assembled?.etag ?? head.httpEtag;
     if (!(await markBytesReceived(dbs.shard, { ...upload, sha256 }, storeEtag, new Date()))) {
       const current = await findUploadById(dbs.shard, upload.id);
       if (!current || (current.upload.state !== "uploaded" && current.upload.state !== "finalized")) throw uploadNotFound();
@@ -171,7 +188,7 @@ export async function describeTusUpload(env: Env, ctx: WaitUntil, dbs: Directory
     const assembled = upload.state === "uploaded" ? null : await tusState(env, upload.fileId).finishIfFull();
     if (assembled === "busy") return { ...base, offset: state?.offset ?? 0, state: "receiving" as const, file: null };
     try {
-      const file = await completeTusUpload(env, ctx, dbs, uploader, record, assembled?.etag);
+      const file = await completeTusUpload(env, ctx, dbs, uploader, record, assembled ?? state?.assembled);
       return { ...base, offset: upload.bytes, state: "complete" as const, file };
     } catch (err) {
       if (err instanceof ApiError && err.status !== 404) return { ...base, offset: upload.bytes, state: "failed" as const, file: null };

@@ -9,11 +9,12 @@
 // a broken body) is simply uploaded again under the same number by the next one, and never completed.
 import { DurableObject } from "cloudflare:workers";
 import { TUS } from "../../config";
-import { appendChunks, finish, type AppendOptions, type AppendResult, type Assembly } from "./assembly";
+import { appendChunks, finish, type AppendOptions, type AppendResult, type Assembled, type Assembly, type ChunkBody, type KeptPart } from "./assembly";
+import { bytesToHex } from "../../platform/crypto";
 import { rowsOf } from "./bytes";
 
 export type TusInit = { fileId: string; storeKey: string; r2UploadId: string; length: number; metadata: string; expiresAt: number };
-export type TusStatus = TusInit & { offset: number; assembled: { etag: string } | null };
+export type TusStatus = TusInit & { offset: number; assembled: Assembled | null };
 
 type StateRow = { file_id: string; store_key: string; r2_upload_id: string; length: number; metadata: string; expires_at: number; offset: number; assembled_etag: string | null };
 
@@ -23,6 +24,12 @@ export const tusState = (env: Pick<Env, "TUS_UPLOADS">, fileId: string) => env.T
 export class TusUploadState extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private lock: Promise<void> = Promise.resolve();
+  /**
+   * The file's SHA-256 so far, fed with each part's bytes as it is kept, in order: at completion it is the file's
+   * digest with no read-back of the object. It lives in memory only; an object that restarted mid-upload (or a
+   * part kept without its bytes) drops it, and the worker then hashes the assembled object instead.
+   */
+  private fileHash: { writer: WritableStreamDefaultWriter<Uint8Array>; digest: Promise<ArrayBuffer>; upTo: number; fed: Promise<void> } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -38,7 +45,8 @@ export class TusUploadState extends DurableObject<Env> {
          length INTEGER NOT NULL, metadata TEXT NOT NULL, expires_at INTEGER NOT NULL, offset INTEGER NOT NULL DEFAULT 0,
          assembled_etag TEXT);
        CREATE TABLE IF NOT EXISTS parts (part_number INTEGER PRIMARY KEY, etag TEXT NOT NULL, bytes INTEGER NOT NULL);
-       CREATE TABLE IF NOT EXISTS held (seq INTEGER PRIMARY KEY, bytes BLOB NOT NULL);`,
+       CREATE TABLE IF NOT EXISTS held (seq INTEGER PRIMARY KEY, bytes BLOB NOT NULL);
+       CREATE TABLE IF NOT EXISTS digest (id INTEGER PRIMARY KEY CHECK (id = 1), sha256 TEXT NOT NULL);`,
     );
   }
 
@@ -67,14 +75,14 @@ export class TusUploadState extends DurableObject<Env> {
       metadata: row.metadata,
       expiresAt: row.expires_at,
       offset: row.offset,
-      assembled: row.assembled_etag ? { etag: row.assembled_etag } : null,
+      assembled: row.assembled_etag ? { etag: row.assembled_etag, sha256: this.storedDigest() } : null,
     };
   }
 
   /** Appends a chunk at `offset`; see AppendResult for every outcome. */
-  async append(offset: number, body: ReadableStream<Uint8Array> | null, options: AppendOptions): Promise<AppendResult> {
+  async append(offset: number, body: ChunkBody, options: AppendOptions): Promise<AppendResult> {
     const result = await this.exclusive(() => this.appendLocked(offset, body, options));
-    if (result === "busy") await body?.cancel().catch(() => undefined);
+    if (result === "busy" && body instanceof ReadableStream) await body.cancel().catch(() => undefined);
     return result === "busy" ? { kind: "busy" } : result;
   }
 
@@ -82,13 +90,13 @@ export class TusUploadState extends DurableObject<Env> {
    * Assembles an upload whose every byte is in but whose assembly did not happen (the request that brought the
    * last byte failed after keeping it). Answers the etag, or null while bytes are missing.
    */
-  async finishIfFull(): Promise<{ etag: string } | null | "busy"> {
+  async finishIfFull(): Promise<Assembled | null | "busy"> {
     return this.exclusive(async () => {
       const row = this.row();
       if (!row || row.offset < row.length) return null;
-      if (row.assembled_etag) return { etag: row.assembled_etag };
+      if (row.assembled_etag) return { etag: row.assembled_etag, sha256: this.storedDigest() };
       const a = this.assembly(row);
-      return { etag: await finish(a, a.held, a.partsKept.n + 1) };
+      return finish(a, a.held, a.partsKept.n + 1);
     });
   }
 
@@ -131,11 +139,13 @@ export class TusUploadState extends DurableObject<Env> {
     return (this.sql.exec<StateRow>("SELECT * FROM upload WHERE id = 1").toArray()[0] as StateRow | undefined) ?? null;
   }
 
-  private async appendLocked(offset: number, body: ReadableStream<Uint8Array> | null, options: AppendOptions): Promise<AppendResult> {
+  private async appendLocked(offset: number, body: ChunkBody, options: AppendOptions): Promise<AppendResult> {
     const row = this.row();
-    const refuse = async (result: AppendResult) => (await body?.cancel().catch(() => undefined), result);
+    const refuse = async (result: AppendResult) => (body instanceof ReadableStream && (await body.cancel().catch(() => undefined)), result);
     if (!row) return refuse({ kind: "missing" });
-    if (row.assembled_etag) return refuse(offset === row.length ? { kind: "complete", offset: row.length, etag: row.assembled_etag } : { kind: "conflict", offset: row.length });
+    if (row.assembled_etag) {
+      return refuse(offset === row.length ? { kind: "complete", offset: row.length, etag: row.assembled_etag, sha256: this.storedDigest() } : { kind: "conflict", offset: row.length });
+    }
     if (Date.now() >= row.expires_at) return refuse({ kind: "expired" });
     if (offset !== row.offset) return refuse({ kind: "conflict", offset: row.offset });
     if (options.declaredBytes !== null && offset + options.declaredBytes > row.length) return refuse({ kind: "too_long", length: row.length });
@@ -154,15 +164,55 @@ export class TusUploadState extends DurableObject<Env> {
       assemble: async (complete) => {
         const parts = this.sql.exec<{ part_number: number; etag: string }>("SELECT part_number, etag FROM parts ORDER BY part_number").toArray();
         const object = await complete(parts.map((p) => ({ partNumber: p.part_number, etag: p.etag })));
-        this.sql.exec("UPDATE upload SET assembled_etag = ? WHERE id = 1", object.httpEtag);
-        this.sql.exec("DELETE FROM held");
-        return object.httpEtag;
+        const sha256 = await this.fileDigest(row.length);
+        this.ctx.storage.transactionSync(() => {
+          this.sql.exec("UPDATE upload SET assembled_etag = ? WHERE id = 1", object.httpEtag);
+          if (sha256) this.sql.exec("INSERT OR REPLACE INTO digest (id, sha256) VALUES (1, ?)", sha256);
+          this.sql.exec("DELETE FROM held");
+        });
+        return { etag: object.httpEtag, sha256 };
       },
     };
   }
 
+  /** Feeds a part kept at byte `start` to the running file hash, or drops the hash when it cannot follow. */
+  private hashPart(start: number, data: Uint8Array | undefined) {
+    if (start === 0 && data) {
+      const stream = new crypto.DigestStream("SHA-256");
+      this.fileHash = { writer: stream.getWriter(), digest: stream.digest, upTo: 0, fed: Promise.resolve() };
+    }
+    const hash = this.fileHash;
+    if (!hash) return;
+    if (!data || hash.upTo !== start) {
+      this.fileHash = null;
+      hash.writer.abort().catch(() => undefined);
+      return;
+    }
+    hash.fed = hash.fed.then(() => hash.writer.write(data));
+    hash.upTo += data.byteLength;
+  }
+
+  /** The file's hex SHA-256 when the running hash covered all `length` bytes, else null. */
+  private async fileDigest(length: number): Promise<string | null> {
+    const hash = this.fileHash;
+    this.fileHash = null;
+    if (!hash || hash.upTo !== length) return null;
+    await hash.fed;
+    await hash.writer.close();
+    return bytesToHex(new Uint8Array(await hash.digest));
+  }
+
+  private storedDigest(): string | null {
+    return this.sql.exec<{ sha256: string }>("SELECT sha256 FROM digest WHERE id = 1").toArray()[0]?.sha256 ?? null;
+  }
+
   /** Keeps parts and the new held bytes in one transaction; the offset follows from them. */
-  private keep(parts: { partNumber: number; etag: string; bytes: number }[], held: Uint8Array[]): number {
+  private keep(parts: KeptPart[], held: Uint8Array[]): number {
+    let start = this.sql.exec<{ bytes: number }>("SELECT COALESCE(SUM(bytes), 0) AS bytes FROM parts").one().bytes;
+    for (const p of parts) {
+      this.hashPart(start, p.data);
+      start += p.bytes;
+    }
     return this.ctx.storage.transactionSync(() => {
       for (const p of parts) this.sql.exec("INSERT OR REPLACE INTO parts (part_number, etag, bytes) VALUES (?, ?, ?)", p.partNumber, p.etag, p.bytes);
       this.sql.exec("DELETE FROM held");
