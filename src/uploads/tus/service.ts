@@ -142,7 +142,14 @@ function assertOpen({ upload }: UploadWithFile) {
  * The last byte is in: the object is checked (magic, size) and hashed, recorded as received, and finalized by
  * finalize itself. Runs again safely: a request that died midway is finished by the next HEAD, GET or PATCH.
  */
-async function completeTusUpload(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, uploader: Uploader, record: UploadWithFile, assembled?: Assembled | null): Promise<FinalizeResponse> {
+async function completeTusUpload(
+  env: Env,
+  ctx: WaitUntil,
+  dbs: DirectoryAndShard,
+  uploader: Uploader,
+  record: UploadWithFile,
+  assembled?: (Assembled & { metadata?: string }) | null,
+): Promise<FinalizeResponse> {
   const { upload, file } = record;
   if (upload.state === "pending") {
     const head = await env.BUCKET.get(file.storeKey, { range: { offset: 0, length: SNIFF_BYTES } });
@@ -156,20 +163,24 @@ async function completeTusUpload(env: Env, ctx: WaitUntil, dbs: DirectoryAndShar
     if (!(await markBytesReceived(dbs.shard, { ...upload, sha256 }, storeEtag, new Date()))) {
       const current = await findUploadById(dbs.shard, upload.id);
       if (!current || (current.upload.state !== "uploaded" && current.upload.state !== "finalized")) throw uploadNotFound();
-      return completeTusUpload(env, ctx, dbs, uploader, current);
+      return completeTusUpload(env, ctx, dbs, uploader, current, assembled);
     }
-    return completeTusUpload(env, ctx, dbs, uploader, (await findUploadById(dbs.shard, upload.id))!);
+    // What the batch just wrote, without reading it back: finalize reads the record itself.
+    const received = { upload: { ...upload, state: "uploaded" as const, storeEtag, sha256 }, file: { ...file, state: "uploaded" as const, storeEtag, sha256 } };
+    return completeTusUpload(env, ctx, dbs, uploader, received, assembled);
   }
   const body = await finalizeUpload(env, ctx, dbs, uploader, { uploadId: upload.id, fileId: file.id, storeKey: file.storeKey, storeEtag: upload.storeEtag ?? "" });
   // Into the album the metadata named, as POST /albums/:id/files puts files in (its owner's live files only).
-  const albumId = await albumOf(env, file.id);
+  const albumId = assembled?.metadata !== undefined ? albumIn(assembled.metadata) : await albumOf(env, file.id);
   if (albumId && upload.userId) await addFilesToAlbum(shardDbOf(env, "alb", albumId), albumId, upload.userId, [file.id], Date.now());
   return body;
 }
 
+const albumIn = (metadata: string) => startFromMetadata(parseMetadata(metadata)).albumId;
+
 async function albumOf(env: Env, fileId: string): Promise<string | null> {
   const status = await tusState(env, fileId).status();
-  return status ? startFromMetadata(parseMetadata(status.metadata)).albumId : null;
+  return status ? albumIn(status.metadata) : null;
 }
 
 /**

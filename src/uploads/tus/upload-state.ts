@@ -144,13 +144,19 @@ export class TusUploadState extends DurableObject<Env> {
     const refuse = async (result: AppendResult) => (body instanceof ReadableStream && (await body.cancel().catch(() => undefined)), result);
     if (!row) return refuse({ kind: "missing" });
     if (row.assembled_etag) {
-      return refuse(offset === row.length ? { kind: "complete", offset: row.length, etag: row.assembled_etag, sha256: this.storedDigest() } : { kind: "conflict", offset: row.length });
+      return refuse(
+        offset === row.length
+          ? { kind: "complete", offset: row.length, etag: row.assembled_etag, sha256: this.storedDigest(), metadata: row.metadata }
+          : { kind: "conflict", offset: row.length },
+      );
     }
     if (Date.now() >= row.expires_at) return refuse({ kind: "expired" });
     if (offset !== row.offset) return refuse({ kind: "conflict", offset: row.offset });
     if (options.declaredBytes !== null && offset + options.declaredBytes > row.length) return refuse({ kind: "too_long", length: row.length });
 
-    return appendChunks(this.assembly(row), body, options);
+    const result = await appendChunks(this.assembly(row), body, options);
+    // The completion needs the metadata (an album to file into): given here, it costs the worker no second call.
+    return result.kind === "complete" ? { ...result, metadata: row.metadata } : result;
   }
 
   private assembly(row: StateRow): Assembly {
