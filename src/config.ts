@@ -150,8 +150,12 @@ export const TUS = {
   partBytes: UPLOADS.multipartPartBytes.min,
   /** Held-back bytes are stored in rows of this size (a Durable Object's SQLite row holds at most 2 MB). */
   heldRowBytes: MiB,
-  /** Chunks up to this size are read whole by the worker and passed on as bytes; larger ones stream. */
-  wholeChunkBytes: 16 * MiB,
+  /**
+   * Chunks up to this size are read whole by the worker and passed on as bytes (one copy, no stream to the object);
+   * larger ones stream. Above a 5 MiB part, so the usual chunk takes the fast way, and small beside the isolate's
+   * 128 MB, since a request waiting for the upload's lock holds its chunk meanwhile.
+   */
+  wholeChunkBytes: 8 * MiB,
   /** How long a PATCH waits for another PATCH of the same upload to end before it answers 423. */
   lockWaitMs: 3_000,
   /** An upload's object keeps its state this long past the upload's expiry, then deletes itself (alarm). */

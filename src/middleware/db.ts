@@ -22,8 +22,12 @@ export const BOOKMARK_HEADER = "x-d1-bookmark";
 
 /** Reads by nature: the method changes nothing (byte links, public pages, API GETs). */
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-/** The web app's own pages follow a form post with a redirect that carries no bookmark: they read the primary. */
-const OWNER_PAGES = /^\/(app(\/|$)|verify-email)/;
+/**
+ * Read at the primary although their method reads: the web app's own pages (they follow a form post with a redirect
+ * that carries no bookmark), and tus's HEAD and status (tus clients send no bookmark, and a HEAD must see the offset,
+ * the creation and the termination just before it).
+ */
+const OWNER_PAGES = /^\/(app(\/|$)|verify-email|api\/v1\/upload\/tus(\/|$))/;
 
 function openSession(d1: D1Database, bookmark: string | undefined, method: string, path: string): D1DatabaseSession {
   if (bookmark) {

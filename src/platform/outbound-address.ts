@@ -74,15 +74,21 @@ function ipv6Groups(host: string): number[] | null {
   return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
 }
 
+const embeddedIpv4 = (hi: number, lo: number) => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
+
 function isInternalIpv6(groups: number[]): boolean {
-  const [first] = groups;
+  const [first, second] = groups;
   const zeroPrefix = groups.slice(0, 5).every((g) => g === 0);
-  if (zeroPrefix && groups[5] === 0xffff) {
-    // ::ffff:a.b.c.d, an IPv4 address in IPv6 form: judged as that address.
-    return isInternalIpv4([groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff]);
-  }
   if (zeroPrefix && groups[5] === 0 && groups[6] === 0 && groups[7] <= 1) return true; // :: and ::1
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
+  // An IPv4 address carried in IPv6 form is judged as that address: ::ffff:a.b.c.d (mapped), ::a.b.c.d
+  // (compatible), ::ffff:0:a.b.c.d (translated), 64:ff9b::a.b.c.d (NAT64); 6to4 (2002:AABB:CCDD::) names it in
+  // groups 1-2.
+  if (zeroPrefix && (groups[5] === 0xffff || groups[5] === 0)) return isInternalIpv4(embeddedIpv4(groups[6], groups[7]));
+  if (groups.slice(0, 4).every((g) => g === 0) && groups[4] === 0xffff && groups[5] === 0) return isInternalIpv4(embeddedIpv4(groups[6], groups[7]));
+  if (first === 0x64 && second === 0xff9b) return isInternalIpv4(embeddedIpv4(groups[6], groups[7]));
+  if (first === 0x2002) return isInternalIpv4(embeddedIpv4(groups[1], groups[2]));
+  // unique local (fc00::/7), link-local (fe80::/10), site-local (fec0::/10, deprecated), multicast (ff00::/8)
+  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xffc0) === 0xfec0 || (first & 0xff00) === 0xff00;
 }
 
 function internalHostReason(hostname: string): string | null {

@@ -32,10 +32,12 @@ describe("checkOutboundUrl", () => {
       "http://224.0.0.1/", "http://239.255.255.250/", "http://255.255.255.255/",
       "http://[::1]/", "http://[::]/", "http://[fe80::1]/", "http://[fc00::1]/", "http://[fd12:3456::1]/", "http://[ff02::1]/",
       "http://[::ffff:127.0.0.1]/", "http://[::ffff:10.0.0.1]/", "http://[::ffff:a9fe:a9fe]/",
+      // IPv4 carried in other IPv6 forms: compatible, translated, NAT64, 6to4; and the old site-local range
+      "http://[::7f00:1]/", "http://[::ffff:0:a00:1]/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::1]/", "http://[2002:a00:1::]/", "http://[fec0::1]/",
     ];
     for (const url of refused) expect(reason(url), url).not.toBeNull();
     // The ranges' neighbours are public.
-    for (const url of ["http://172.32.0.1/", "http://100.128.0.1/", "http://11.0.0.1/", "http://169.255.0.1/", "http://[2001:db9::1]/"]) {
+    for (const url of ["http://172.32.0.1/", "http://100.128.0.1/", "http://11.0.0.1/", "http://169.255.0.1/", "http://[2001:db9::1]/", "http://[64:ff9b::808:808]/", "http://[2002:808:808::1]/"]) {
       expect(reason(url), url).toBeNull();
     }
   });

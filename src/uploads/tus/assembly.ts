@@ -99,8 +99,20 @@ export async function appendChunks(a: Assembly, body: ChunkBody, options: Append
   let received = 0;
   let broken = false;
 
+  // Only the body's own failure (the client went away) ends the loop quietly; R2's and the object's storage's
+  // errors propagate (a 5xx), so nothing is kept on the strength of a part R2 did not take.
+  const pieces = piecesOf(body);
   try {
-    for await (const piece of piecesOf(body)) {
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await pieces.next();
+      } catch {
+        broken = true;
+        break;
+      }
+      if (next.done) break;
+      const piece = next.value;
       received += piece.byteLength;
       if (a.offset + received > a.length) return { kind: "too_long", length: a.length };
       await digestWriter?.write(piece);
@@ -115,8 +127,8 @@ export async function appendChunks(a: Assembly, body: ChunkBody, options: Append
         if (!digest) offset = a.keep(unkept.splice(0), held);
       }
     }
-  } catch {
-    broken = true; // the client went away mid-chunk
+  } finally {
+    await pieces.return(undefined).catch(() => undefined);
   }
 
   if (digest && digestWriter) {

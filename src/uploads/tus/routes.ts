@@ -11,7 +11,7 @@ import { ApiError } from "../../platform/errors";
 import { bearer, errors, json } from "../../platform/openapi";
 import { apiRouter } from "../../platform/router";
 import { apiUrl } from "../../platform/urls";
-import { canStartUpload, startShard, uploaderOf } from "../access";
+import { canStartUpload, startShard, uploadNotFound, uploaderOf } from "../access";
 import { FinalizeResponse } from "../schemas";
 import {
   OFFSET_OCTET_STREAM,
@@ -162,6 +162,8 @@ tusRoutes.openapi(
     const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", uploadId) };
     const status = await describeTusUpload(c.env, c.executionCtx, dbs, uploaderOf(c.get("principal")), uploadId);
     if (c.req.method === "HEAD") {
+      // A failed upload takes no more bytes: to a tus client it is gone (GET still says why: state "failed").
+      if (status.state === "failed") throw uploadNotFound();
       c.header("Upload-Offset", String(status.offset));
       c.header("Upload-Length", String(status.length));
       if (status.metadata) c.header("Upload-Metadata", status.metadata);

@@ -66,18 +66,31 @@ export async function createTusUpload(
     createMultipart: async (key, mime) => (r2UploadId = (await env.BUCKET.createMultipartUpload(key, { httpMetadata: { contentType: mime } })).uploadId),
     abortMultipart: (key, id) => env.BUCKET.resumeMultipartUpload(key, id).abort(),
   });
-  await tusState(env, started.fileId).open({
-    fileId: started.fileId,
-    storeKey: started.storeKey,
-    r2UploadId,
-    length,
-    metadata: metadataHeader ?? "",
-    expiresAt: started.expiresAt.getTime(),
-  });
   // The creator continues as an upload token's holder would, for an anonymous upload.
   const continuing: Uploader = uploader.kind === "anonymous" ? { kind: "token", fileId: started.fileId } : uploader;
-  const progress = chunk ? await appendToTusUpload(env, ctx, dbs, continuing, started.uploadId, 0, chunk) : { offset: 0, length, expiresAt: started.expiresAt };
-  return { ...started, ...progress };
+  try {
+    await tusState(env, started.fileId).open({
+      fileId: started.fileId,
+      storeKey: started.storeKey,
+      r2UploadId,
+      length,
+      metadata: metadataHeader ?? "",
+      expiresAt: started.expiresAt.getTime(),
+    });
+    const progress = chunk ? await appendToTusUpload(env, ctx, dbs, continuing, started.uploadId, 0, chunk) : { offset: 0, length, expiresAt: started.expiresAt };
+    return { ...started, ...progress };
+  } catch (err) {
+    // The client never learns this upload's address: a creation that fails ends it (reservation, parts, state).
+    await abandonCreated(env, dbs.shard, started.uploadId);
+    throw err;
+  }
+}
+
+async function abandonCreated(env: Env, db: ShardDb, uploadId: string) {
+  const record = await findUploadById(db, uploadId);
+  if (!record || (record.upload.state !== "pending" && record.upload.state !== "uploaded")) return; // finalized, or already failed
+  const now = new Date();
+  if (await endUpload(db, record.upload, "aborted", now)) await removeStoredBytes(env, db, record.upload, record.file.storeKey, now).catch(() => undefined);
 }
 
 /** PATCH: the chunk at `offset`; the last one completes the upload and answers the file too. */
@@ -170,6 +183,8 @@ async function completeTusUpload(
     return completeTusUpload(env, ctx, dbs, uploader, received, assembled);
   }
   const body = await finalizeUpload(env, ctx, dbs, uploader, { uploadId: upload.id, fileId: file.id, storeKey: file.storeKey, storeEtag: upload.storeEtag ?? "" });
+  // A retried last PATCH of a file already finalized answers it again, and leaves its albums as the owner left them.
+  if (upload.state === "finalized") return body;
   // Into the album the metadata named, as POST /albums/:id/files puts files in (its owner's live files only).
   const albumId = assembled?.metadata !== undefined ? albumIn(assembled.metadata) : await albumOf(env, file.id);
   if (albumId && upload.userId) await addFilesToAlbum(shardDbOf(env, "alb", albumId), albumId, upload.userId, [file.id], Date.now());
@@ -217,6 +232,10 @@ export async function terminateTusUpload(env: Env, db: ShardDb, uploader: Upload
   if (upload.state === "finalized") throw new ApiError("already_finalized", "This upload is finalized; delete the file instead");
   if (upload.state !== "pending" && upload.state !== "uploaded") throw uploadNotFound();
   const now = new Date();
-  if (!(await endUpload(db, upload, "aborted", now))) throw uploadNotFound();
+  if (!(await endUpload(db, upload, "aborted", now))) {
+    const current = await findUploadById(db, upload.id);
+    if (current?.upload.state === "finalized") throw new ApiError("already_finalized", "This upload is finalized; delete the file instead");
+    throw uploadNotFound();
+  }
   await removeStoredBytes(env, db, upload, file.storeKey, now);
 }

@@ -180,8 +180,17 @@ export class TusUploadState extends DurableObject<Env> {
       keep: (parts, held) => this.keep(parts, held),
       assemble: async (complete) => {
         const parts = this.sql.exec<{ part_number: number; etag: string }>("SELECT part_number, etag FROM parts ORDER BY part_number").toArray();
-        const object = await complete(parts.map((p) => ({ partNumber: p.part_number, etag: p.etag })));
-        const sha256 = await this.fileDigest(row.length);
+        let object: R2Object;
+        try {
+          object = await complete(parts.map((p) => ({ partNumber: p.part_number, etag: p.etag })));
+        } catch (err) {
+          // Completed before, by a call whose answer never got recorded here (the object restarted in between):
+          // R2 knows the upload no more, but the object is there, whole.
+          const stored = await this.env.BUCKET.head(row.store_key);
+          if (!stored || stored.size !== row.length) throw err;
+          object = stored;
+        }
+        const sha256 = await this.fileDigest(row.length).catch(() => null);
         this.ctx.storage.transactionSync(() => {
           this.sql.exec("UPDATE upload SET assembled_etag = ? WHERE id = 1", object.httpEtag);
           if (sha256) this.sql.exec("INSERT OR REPLACE INTO digest (id, sha256) VALUES (1, ?)", sha256);

@@ -38,6 +38,7 @@ describe("a tus upload after its state was removed", () => {
     const s = await status({ token: user.access }, path);
     expect(s.status, s.text).toBe(200);
     expect(s.body).toMatchObject({ length: notAnImage.length, state: "failed", file: null });
-    expect((await head({ token: user.access }, path)).status).toBe(200);
+    // to a tus client a failed upload is gone: HEAD is 404, and GET says why
+    expect((await head({ token: user.access }, path)).status).toBe(404);
   });
 });

@@ -129,6 +129,26 @@ describe("completion", () => {
     expect(inAlbum.body.files.map((f: { id: string }) => f.id)).toContain(fileId);
   });
 
+  it("a retried last PATCH answers the file again but does not put it back in an album the owner took it out of", async () => {
+    const album = await call("/albums", { token: owner.access, body: { title: "Once" } });
+    const res = await create(me(), SMALL_PNG.length, { filename: "a.png", albumId: album.body.id }, { body: SMALL_PNG });
+    const fileId = res.headers.get("upload-file-id")!;
+    expect((await call(`/albums/${album.body.id}/files/${fileId}`, { method: "DELETE", token: owner.access })).status).toBe(200);
+    const retry = await patch(me(), pathOf(res), SMALL_PNG.length, new Uint8Array());
+    expect(retry.headers.get("upload-file-id")).toBe(fileId);
+    const after = await call(`/albums/${album.body.id}`, { token: owner.access });
+    expect(after.body.files.map((f: { id: string }) => f.id)).not.toContain(fileId);
+  });
+
+  it("a creation whose first chunk is refused ends the upload: nothing reserved or kept", async () => {
+    const before = await storage(owner.id);
+    const wrongSum = `sha1 ${btoa("x".repeat(20))}`;
+    const res = await create(me(), PNG.length, { filename: "big.png" }, { body: PNG.subarray(0, 1000), headers: { "upload-checksum": wrongSum } });
+    expect(res.status).toBe(460);
+    expect(res.headers.get("location")).toBeNull();
+    expect(await storage(owner.id)).toEqual(before);
+  });
+
   it("an object that lost its state (its alarm ran, or it was never opened) answers 404, not 500", async () => {
     const { path, row } = await partway();
     await tusState(env, row.file_id).destroy();
