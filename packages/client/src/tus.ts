@@ -60,11 +60,21 @@ export async function tusUpload(t: Transport, job: UploadJob): Promise<FinalizeR
     if (!res.ok) throw await errorFromResponse(res);
     return offsetOf(res, "HEAD");
   };
+  let failures = 0;
+  let offset = 0;
+  /** After a failed chunk: where the server stands. Bytes it kept of that chunk count as progress. */
+  const resume = async () => {
+    const before = offset;
+    offset = await headOffset();
+    if (offset > before) {
+      failures = 0;
+      job.progress(offset);
+    }
+  };
 
   try {
-    let offset = Number(created.headers.get("upload-offset") ?? 0);
+    offset = Number(created.headers.get("upload-offset") ?? 0);
     job.progress(offset);
-    let failures = 0;
     while (offset < size) {
       const chunk = await source.read(offset, Math.min(size, offset + chunkBytes));
       // No Upload-Checksum: with one the server must keep none of a chunk cut off midway, without one it keeps what
@@ -77,7 +87,7 @@ export async function tusUpload(t: Transport, job: UploadJob): Promise<FinalizeR
         if (isAbort(signal)) throw err;
         if (++failures >= t.policy.attempts) throw networkError(err, `PATCH ${url} at ${offset}`);
         await sleep(backoffMs(failures, t.policy), signal);
-        offset = await headOffset();
+        await resume();
         continue;
       }
       if (res.status === 204) {
@@ -91,7 +101,7 @@ export async function tusUpload(t: Transport, job: UploadJob): Promise<FinalizeR
       if (res.status === 429 && asked !== null && asked > t.policy.maxDelayMs) throw await errorFromResponse(res);
       await res.arrayBuffer().catch(() => undefined);
       await sleep(asked !== null && asked <= t.policy.maxDelayMs ? asked : backoffMs(failures, t.policy), signal);
-      offset = await headOffset();
+      await resume();
     }
     return await finishedFile(t, url, tus, job);
   } catch (err) {

@@ -51,6 +51,20 @@ describe("files.list()", () => {
   });
 });
 
+describe("files.get, update, delete", () => {
+  it("a file is read, changed and deleted through the client", async () => {
+    const user = await newUser(server);
+    const { c } = client(user.key);
+    const { fileId } = await within("upload", c.upload(makePng(14, 14, 50), { filename: "edit me.png" }), 60_000);
+    expect(await c.files.get(fileId)).toMatchObject({ id: fileId, title: "edit me", visibility: "public", tags: [] });
+    const updated = await c.files.update(fileId, { title: "Edited", tags: ["x"], visibility: "private" });
+    expect(updated).toMatchObject({ id: fileId, title: "Edited", tags: ["x"], visibility: "private" });
+    await c.files.delete(fileId);
+    expect(await rejection(c.files.get(fileId))).toMatchObject({ name: "ImghostError", status: 410 });
+    expect(await collect(c.files.list())).toEqual([]);
+  });
+});
+
 describe("errors", () => {
   it("a revoked key: ImghostError 401 api_key_revoked with the answer's request id, from list() and upload(), not tried again", async () => {
     const user = await newUser(server);

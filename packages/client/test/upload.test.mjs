@@ -146,4 +146,32 @@ describe("tus uploads (from 5 MB): resumed after a dropped connection", () => {
     const resumed = requests.find((r) => r.method === "PATCH" && r.status === 204 && r.offset > 3 * MiB);
     expect(resumed.offset).toBe(drop.dropped.kept);
   });
+
+  it("a small file over tus (tusFromBytes lowered): title, tags and album travel in Upload-Metadata", async () => {
+    const { c, requests } = client();
+    const album = await c.albums.create({ title: "tus album" });
+    const source = makePng(200, 150, 23);
+    const result = await within("small tus upload", c.upload(source, { filename: "meta.png", title: "Über tus", tags: ["tus", "meta"], albumId: album.id, tusFromBytes: 1, chunkBytes: 40_000 }), 60_000);
+    await expectStored(result, source);
+    expect(flow(requests).filter((f) => !f.startsWith("PATCH"))).toEqual(["POST /albums", "POST /upload/tus", "GET /upload/tus/:id"]);
+    expect(requests.filter((r) => r.method === "PATCH")).toHaveLength(Math.ceil(source.length / 40_000));
+    expect(await c.files.get(result.fileId)).toMatchObject({ title: "Über tus", tags: expect.arrayContaining(["tus", "meta"]) });
+    const albums = [];
+    for await (const a of c.albums.list()) albums.push(a);
+    expect(albums.find((a) => a.id === album.id)).toMatchObject({ title: "tus album", fileCount: 1 });
+  });
+
+  it("an aborted tus upload rejects with the abort reason and is ended on the server (DELETE, then 404)", async () => {
+    const { c, requests } = client();
+    const source = makePng(300, 200, 24);
+    const abort = new AbortController();
+    const reason = new Error("stopped by the test");
+    const onProgress = (p) => p.sentBytes > 0 && abort.abort(reason);
+    const outcome = await within("aborted tus upload", c.upload(source, { filename: "aborted.png", tusFromBytes: 1, chunkBytes: 50_000, signal: abort.signal, onProgress }).catch((err) => err), 60_000);
+    expect(outcome).toBe(reason);
+    const ended = requests.find((r) => r.method === "DELETE");
+    expect(ended).toMatchObject({ status: 204 });
+    const head = await fetch(ended.url, { method: "HEAD", headers: { authorization: `Bearer ${user.key}`, "tus-resumable": "1.0.0" } });
+    expect(head.status).toBe(404);
+  });
 });
