@@ -262,6 +262,7 @@ uploadRoutes.openapi(
   createRoute({
     method: "post",
     path: "/url",
+    operationId: "uploads.fromUrl",
     tags,
     summary: "Upload from a URL",
     description:

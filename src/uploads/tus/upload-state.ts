@@ -18,6 +18,9 @@ export type TusStatus = TusInit & { offset: number; assembled: Assembled | null 
 
 type StateRow = { file_id: string; store_key: string; r2_upload_id: string; length: number; metadata: string; expires_at: number; offset: number; assembled_etag: string | null };
 
+/** The upload's state was deleted under a running append. */
+class UploadGone extends Error {}
+
 /** The state of the tus upload of `fileId` (one object per upload, named by its file). */
 export const tusState = (env: Pick<Env, "TUS_UPLOADS">, fileId: string) => env.TUS_UPLOADS.get(env.TUS_UPLOADS.idFromName(fileId));
 
@@ -154,7 +157,15 @@ export class TusUploadState extends DurableObject<Env> {
     if (offset !== row.offset) return refuse({ kind: "conflict", offset: row.offset });
     if (options.declaredBytes !== null && offset + options.declaredBytes > row.length) return refuse({ kind: "too_long", length: row.length });
 
-    const result = await appendChunks(this.assembly(row), body, options);
+    let result: AppendResult;
+    try {
+      result = await appendChunks(this.assembly(row), body, options);
+    } catch (err) {
+      // Terminated (or expired by the cron) while this chunk was arriving: nothing may be kept, or R2 refused the
+      // aborted upload's part.
+      if (err instanceof UploadGone || this.row() === null) return { kind: "missing" };
+      throw err;
+    }
     // The completion needs the metadata (an album to file into): given here, it costs the worker no second call.
     return result.kind === "complete" ? { ...result, metadata: row.metadata } : result;
   }
@@ -220,6 +231,7 @@ export class TusUploadState extends DurableObject<Env> {
       start += p.bytes;
     }
     return this.ctx.storage.transactionSync(() => {
+      if (!this.row()) throw new UploadGone(); // terminated or expired while the chunk arrived: nothing to keep
       for (const p of parts) this.sql.exec("INSERT OR REPLACE INTO parts (part_number, etag, bytes) VALUES (?, ?, ?)", p.partNumber, p.etag, p.bytes);
       this.sql.exec("DELETE FROM held");
       let seq = 0;

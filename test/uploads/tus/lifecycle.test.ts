@@ -19,6 +19,15 @@ const me = () => ({ token: owner.access });
 const idOf = (path: string) => path.split("/").pop()!;
 const HOUR = 3600_000;
 
+/** Polls `check` until it holds, for at most 5 s (this file's step named in the failure). */
+async function waitFor(check: () => Promise<boolean>, what = "lifecycle.test.ts: the PATCH to start") {
+  const until = Date.now() + 5_000;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await scheduler.wait(10);
+  }
+}
+
 async function partway() {
   const res = await create(me(), PNG.length, { filename: "big.png" });
   const path = pathOf(res);
@@ -58,6 +67,22 @@ describe("termination (DELETE)", () => {
     expect(del.status).toBe(409);
     expect(del.body.details.code).toBe("already_finalized");
     expect((await call(`/files/${res.headers.get("upload-file-id")}`, { token: owner.access })).status).toBe(200);
+  });
+
+  it("a DELETE while a chunk is arriving: the chunk's PATCH answers 404, not 500", async () => {
+    const res = await create(me(), PNG.length, { filename: "big.png" });
+    const path = pathOf(res);
+    let feed!: ReadableStreamDefaultController<Uint8Array>;
+    const slow = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+    const arriving = patch(me(), path, 0, slow); // no Content-Length: the chunk streams into the object
+    feed.enqueue(PNG.subarray(0, MiB));
+    await waitFor(async () => (await uploadRow(idOf(path)))?.state === "pending"); // the PATCH is under way
+    expect((await terminate(me(), path)).status).toBe(204);
+    feed.enqueue(PNG.subarray(MiB, 6 * MiB));
+    feed.close();
+    const answered = await arriving;
+    expect(answered.status).toBe(404);
+    expect(answered.body.details.code).toBe("upload_not_found");
   });
 });
 
