@@ -1,5 +1,7 @@
 // Browser tests (test/browser/*.test.mjs): plain Node environment, Debian's chromium driven by
 // playwright-core against a `wrangler dev` the tests start themselves. Run with `npm run test:browser`.
+// The workspaces' Node tests (packages/*/test/*.test.mjs, e.g. the imghost CLI against wrangler dev) run here too:
+// they need the same one-at-a-time `wrangler dev` per suite, without a browser.
 import { defineConfig } from "vitest/config";
 // @ts-expect-error: a plain .mjs build script without types
 import { buildAssets } from "./scripts/build-assets.mjs";
@@ -10,7 +12,7 @@ buildAssets();
 
 export default defineConfig({
   test: {
-    include: ["test/browser/**/*.test.mjs"],
+    include: ["test/browser/**/*.test.mjs", "packages/*/test/**/*.test.mjs"],
     environment: "node",
     testTimeout: 180_000,
     // Above what a start may take when every step of it is slow (two bounded attempts of the worker, two of

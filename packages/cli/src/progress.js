@@ -37,7 +37,8 @@ export function progressBars({ enabled = Boolean(process.stderr.isTTY) } = {}) {
       const total = Math.max(bytes, 1);
       const bar = multi.create(total, 0, { name: fit(name), sent: formatBytes(0), size: formatBytes(bytes), state: "" });
       return {
-        update: (sent) => bar.update(Math.min(sent, total), { sent: formatBytes(sent) }),
+        // All bytes sent: the server is still checking and analysing them until the answer comes.
+        update: (sent) => bar.update(Math.min(sent, total), { sent: formatBytes(sent), state: sent >= bytes ? "processing…" : "" }),
         finish: (state) => {
           if (state === "done") bar.update(total, { sent: formatBytes(bytes), state: "done" });
           else bar.update({ state: "failed" });

@@ -3,7 +3,12 @@ import open from "open";
 import { formatBytes, formatDate, formatDimensions, plural } from "../format.js";
 import { note, out, pc } from "../output.js";
 import { siteUrlOf } from "../settings.js";
-import { EXIT, forEachId, withClient } from "./shared.js";
+import { EXIT, forEachId, parseCount, withClient } from "./shared.js";
+
+const TITLE_WIDTH = 20;
+
+/** `text` in exactly `width` columns: cut with an ellipsis, or padded. */
+const cut = (/** @type {string} */ text, /** @type {number} */ width) => (text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width));
 
 /** How long `open` waits to learn that the opener failed; still running then means it is showing the page. */
 const OPENER_VERDICT_MS = 2000;
@@ -16,6 +21,7 @@ export function registerFiles(program) {
     .summary("list your files")
     .description("List every file of the account, newest first (all pages).")
     .option("--json", "print one JSON object per line (the file as GET /files lists it)")
+    .option("--page-size <n>", "files asked for per request (1 to 100)", (v) => parseCount(v, 1, 100), 100)
     .addHelpText("after", "\nExamples:\n  $ imghost ls\n  $ imghost ls --json | jq -r 'select(.bytes > 1000000) | .id'")
     .action(withClient(list));
 
@@ -40,18 +46,19 @@ export function registerFiles(program) {
 
 /**
  * @param {import("./shared.js").CommandContext} context
- * @param {{ json?: boolean }} options
+ * @param {{ json?: boolean; pageSize: number }} options
  */
 async function list({ client }, options) {
   let count = 0;
-  for await (const file of client.files.list({ limit: 100 })) {
+  for await (const file of client.files.list({ limit: options.pageSize })) {
     count++;
     if (options.json) {
       out(JSON.stringify(file));
       continue;
     }
-    if (count === 1) out(pc.dim(["ID".padEnd(26), "CREATED".padEnd(16), "SIZE".padStart(8), "PIXELS".padEnd(11), "LINK"].join("  ")));
-    out([file.id.padEnd(26), formatDate(file.createdAt).padEnd(16), formatBytes(file.bytes).padStart(8), formatDimensions(file.width, file.height).padEnd(11), file.url, file.title ? pc.dim(file.title) : ""].join("  ").trimEnd());
+    // Fixed columns, so each row goes out as it comes (a long list starts printing at once).
+    if (count === 1) out(pc.dim(["ID".padEnd(26), "CREATED".padEnd(16), "SIZE".padStart(8), "PIXELS".padEnd(11), "TITLE".padEnd(TITLE_WIDTH), "LINK"].join("  ")));
+    out([file.id.padEnd(26), formatDate(file.createdAt).padEnd(16), formatBytes(file.bytes).padStart(8), formatDimensions(file.width, file.height).padEnd(11), cut(file.title ?? "", TITLE_WIDTH), file.url].join("  "));
   }
   if (!options.json) note(count ? plural(count, "file") : "No files yet. Upload some with: imghost upload <paths>");
   return EXIT.ok;

@@ -125,11 +125,14 @@ function successLine(/** @type {UploadFile} */ file, /** @type {FinalizeResponse
   const parts = [`${pc.green("✓")} ${file.display}`, body.url, formatBytes(body.bytes), formatDimensions(body.width, body.height)];
   const exact = body.duplicates.filter((d) => d.match === "exact").map((d) => d.fileId);
   const similar = body.duplicates.filter((d) => d.match === "similar").map((d) => d.fileId);
-  if (exact.length) parts.push(pc.yellow(`(same image as ${exact.join(", ")})`));
-  if (similar.length) parts.push(pc.dim(`(looks like ${similar.join(", ")})`));
+  if (exact.length) parts.push(pc.yellow(`(same image as ${someOf(exact)})`));
+  if (similar.length) parts.push(pc.dim(`(looks like ${someOf(similar)})`));
   if (body.analysis === "failed") parts.push(pc.yellow(`(analysis failed${body.analysisError ? `: ${body.analysisError}` : ""})`));
   return parts.filter(Boolean).join("  ");
 }
+
+/** "file_a", "file_a, file_b", "file_a and 4 more": the line stays one line. */
+const someOf = (/** @type {string[]} */ ids) => (ids.length <= 2 ? ids.join(", ") : `${ids[0]} and ${ids.length - 1} more`);
 
 const isKeyRefused = (/** @type {unknown} */ error) => typeof error === "object" && error !== null && "status" in error && error.status === 401;
 
