@@ -137,7 +137,7 @@ describe("imghost against wrangler dev", () => {
     expect([404, 410]).toContain((await api(base, user.key, "GET", `/files/${uploaded.fileId}`)).status);
   });
 
-  it("album create and album add put uploaded files in a new album", async () => {
+  it("album create, album add and upload --album put files in a new album", async () => {
     const dir = scratchDir("imghost-cli-album-");
     writePngs(dir, ["x.png", "y.png"], 6);
     const files = jsonLines((await run(["upload", "x.png", "y.png", "--json"], { cwd: dir })).stdout);
@@ -151,6 +151,16 @@ describe("imghost against wrangler dev", () => {
     expect(added.stdout).toContain(`Added 2 files to ${album.id}`);
     const stored = await api(base, user.key, "GET", `/albums/${album.id}`);
     expect(stored.body.files.map((f) => f.id).sort()).toEqual(files.map((f) => f.fileId).sort());
+
+    // upload --album puts new files there; an album that is not the caller's stops the upload before any file.
+    writePngs(dir, ["z.png"], 16);
+    const [third] = jsonLines((await run(["upload", "z.png", "--album", album.id, "--json"], { cwd: dir })).stdout);
+    expect((await api(base, user.key, "GET", `/albums/${album.id}`)).body.files.map((f) => f.id)).toContain(third.fileId);
+    const before = (await api(base, user.key, "GET", "/files?limit=1")).body.pagination.total;
+    const wrongAlbum = await run(["upload", "z.png", "--album", "alb_notmine0000000000000"], { cwd: dir });
+    expect(wrongAlbum.code).toBe(1);
+    expect(wrongAlbum.stderr).toContain("album alb_notmine0000000000000 is not one of your albums");
+    expect((await api(base, user.key, "GET", "/files?limit=1")).body.pagination.total).toBe(before);
 
     const human = await run(["album", "create", "Second"]);
     expect(human.stdout).toMatch(/^Created album alb_\S+ {2}http:\/\/\S+\/a\/alb_\S+\n$/);

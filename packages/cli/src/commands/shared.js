@@ -49,6 +49,9 @@ export function parseCount(/** @type {string} */ value, /** @type {number} */ mi
   return n;
 }
 
+const MAX_TAGS = 30;
+const MAX_TAG_LENGTH = 50;
+
 /** "a, b,,c" -> ["a", "b", "c"]. */
 export function parseTags(/** @type {string} */ value) {
   const tags = value
@@ -56,6 +59,10 @@ export function parseTags(/** @type {string} */ value) {
     .map((t) => t.trim())
     .filter(Boolean);
   if (tags.length === 0) throw new InvalidArgumentError("give at least one tag, e.g. --tags holiday,beach");
+  // The server's limits (PATCH /files/:id), checked before any file is sent rather than after each is stored.
+  if (tags.length > MAX_TAGS) throw new InvalidArgumentError(`at most ${MAX_TAGS} tags`);
+  const long = tags.find((t) => t.length > MAX_TAG_LENGTH);
+  if (long) throw new InvalidArgumentError(`"${long}" is longer than ${MAX_TAG_LENGTH} characters`);
   return tags;
 }
 

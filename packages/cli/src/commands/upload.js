@@ -7,7 +7,7 @@ import { formatBytes, formatDimensions, formatDuration, plural } from "../format
 import { expandInputs } from "../inputs.js";
 import { fail, note, out, pc } from "../output.js";
 import { progressBars } from "../progress.js";
-import { parseCount, parseTags, withClient } from "./shared.js";
+import { EXIT, parseCount, parseTags, withClient } from "./shared.js";
 
 /** @typedef {import("../client.js").FinalizeResponse} FinalizeResponse */
 /** @typedef {import("../inputs.js").UploadFile} UploadFile */
@@ -44,7 +44,12 @@ Examples:
 async function upload({ client }, patterns, options) {
   const { files, problems } = await expandInputs(patterns);
   for (const problem of problems) fail(`${problem.argument}: ${problem.reason}`);
-  if (files.length === 0) return 1;
+  if (files.length === 0) return EXIT.failed;
+  // A wrong album would fail each file after it is stored: find it before sending anything.
+  if (options.album && !(await ownsAlbum(client, options.album))) {
+    fail(`album ${options.album} is not one of your albums (imghost album create makes one); nothing was uploaded`);
+    return EXIT.failed;
+  }
 
   const bars = progressBars();
   const controller = new AbortController();
@@ -95,11 +100,16 @@ async function upload({ client }, patterns, options) {
   const elapsed = formatDuration(performance.now() - started);
   if (failed + problems.length === 0) {
     note(`Uploaded ${plural(uploaded.length, "file")} (${formatBytes(bytes)}) in ${elapsed}.`);
-    return 0;
+    return EXIT.ok;
   }
   const skipped = problems.length ? `; ${plural(problems.length, "argument")} named no file` : "";
   note(`Uploaded ${uploaded.length} of ${plural(files.length, "file")} (${formatBytes(bytes)}) in ${elapsed}; ${failed} failed${skipped}.`);
-  return 1;
+  return EXIT.failed;
+}
+
+async function ownsAlbum(/** @type {import("../client.js").ImghostClient} */ client, /** @type {string} */ albumId) {
+  for await (const album of client.albums.list()) if (album.id === albumId) return true;
+  return false;
 }
 
 /**
