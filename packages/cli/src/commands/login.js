@@ -1,0 +1,118 @@
+// `imghost login` and `imghost logout`: the server's address and an API key, checked with a call, kept in the
+// user's config folder readable by the user alone.
+import { cancel, isCancel, password, text } from "@clack/prompts";
+import { connect, describeError } from "../client.js";
+import { keepSecret, note, out, warn } from "../output.js";
+import { configFile, DEFAULT_BASE_URL, normalizeBaseUrl, readStored, UsageError, writeStored } from "../settings.js";
+import { EXIT, exitWith } from "./shared.js";
+
+/** @param {import("commander").Command} program */
+export function registerLogin(program) {
+  program
+    .command("login")
+    .summary("save the server's address and your API key")
+    .description(
+      "Check an API key against the server and save both in your config folder, readable only by you. " +
+        "Asks for what --base and --key do not give; without a terminal, the key may come on standard input. " +
+        "Create keys in the web app (Account, API keys).",
+    )
+    .addHelpText(
+      "after",
+      `
+Examples:
+  $ imghost login
+  $ imghost login --base https://img.example.com/api/v1
+  $ printenv IMGHOST_KEY | imghost login --base https://img.example.com/api/v1`,
+    )
+    .action(async (_options, command) => exitWith(() => login(command.optsWithGlobals())));
+
+  program
+    .command("logout")
+    .summary("forget the saved API key")
+    .description("Remove the API key from the config folder (the server's address stays). The key itself stays valid: revoke it in the web app.")
+    .action(() => exitWith(logout));
+}
+
+/** @param {import("./shared.js").GlobalOptions} flags */
+async function login(flags) {
+  const stored = await readStored();
+  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const baseInput = flags.base ?? process.env.IMGHOST_BASE_URL ?? (interactive ? await askBase(stored.baseUrl ?? DEFAULT_BASE_URL) : stored.baseUrl);
+  if (!baseInput) throw new UsageError("give the server's API address with --base (e.g. --base https://img.example.com/api/v1)");
+  const baseUrl = normalizeBaseUrl(baseInput);
+  const apiKey = flags.key ?? process.env.IMGHOST_API_KEY ?? (interactive ? await askKey() : await keyFromStdin());
+  keepSecret(apiKey);
+
+  const settings = { baseUrl, apiKey, keySource: "login" };
+  const readable = await checkKey(connect(settings, { debug: Boolean(flags.debug) }));
+  const file = await writeStored({ ...stored, baseUrl, apiKey });
+  out(`Logged in to ${baseUrl}.`);
+  note(`Saved in ${file} (readable only by you).`);
+  if (!readable) warn("this key may upload but not read files: `imghost ls` and `imghost open` will be refused.");
+  return EXIT.ok;
+}
+
+/** One listing call: a refused key (401) fails the login; a key without `read` (403) is kept, with a warning. */
+async function checkKey(/** @type {import("../client.js").ImghostClient} */ client) {
+  try {
+    for await (const _file of client.files.list({ limit: 1 })) break;
+    return true;
+  } catch (err) {
+    if (typeof err === "object" && err !== null && "status" in err && err.status === 403) return false;
+    throw new Error(`the server did not accept the login: ${describeError(err)}`);
+  }
+}
+
+async function askBase(/** @type {string} */ initialValue) {
+  const answer = await text({
+    message: "Server's API address",
+    initialValue,
+    validate: (value) => {
+      try {
+        normalizeBaseUrl(value ?? "");
+      } catch (err) {
+        return err instanceof Error ? err.message : String(err);
+      }
+    },
+  });
+  return answered(answer);
+}
+
+async function askKey() {
+  const answer = await password({
+    message: "API key (pk_..., from the web app's API keys page)",
+    mask: "•",
+    validate: (value) => (value && value.trim() ? undefined : "paste the key"),
+  });
+  return answered(answer).trim();
+}
+
+/** A prompt's answer; Ctrl-C or Escape ends the command. */
+function answered(/** @type {string | symbol} */ answer) {
+  if (isCancel(answer) || typeof answer !== "string") {
+    cancel("Login cancelled.");
+    process.exit(EXIT.failed);
+  }
+  return answer;
+}
+
+/** The key piped in (`... | imghost login`): the first line of standard input. */
+async function keyFromStdin() {
+  if (process.stdin.isTTY) throw new UsageError("give the API key with --key, IMGHOST_API_KEY, or on standard input");
+  let input = "";
+  for await (const chunk of process.stdin) input += chunk;
+  const key = input.split(/\r?\n/)[0]?.trim();
+  if (!key) throw new UsageError("no API key on standard input; give it with --key or IMGHOST_API_KEY");
+  return key;
+}
+
+async function logout() {
+  const stored = await readStored();
+  if (!stored.apiKey) {
+    note(`No API key is saved (${configFile()}).`);
+    return EXIT.ok;
+  }
+  const file = await writeStored({ baseUrl: stored.baseUrl });
+  out(`Logged out: the API key was removed from ${file}.`);
+  return EXIT.ok;
+}

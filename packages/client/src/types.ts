@@ -1,0 +1,82 @@
+// The public types of the client, the API's shapes taken from the generated schema (schema.gen.ts).
+import type { Client } from "openapi-fetch";
+import type { RetryOptions } from "./retry.js";
+import type { UploadInput } from "./source.js";
+import type { components, paths } from "./schema.gen.js";
+
+export type { components, operations, paths } from "./schema.gen.js";
+export type { RetryOptions } from "./retry.js";
+export type { UploadInput } from "./source.js";
+
+type Schemas = components["schemas"];
+
+export type ClientOptions = {
+  /** The API's {base_url}, e.g. "http://localhost:8787/api/v1" (a trailing slash is fine). */
+  baseUrl: string;
+  /** Sent as Authorization: Bearer <apiKey>. */
+  apiKey?: string;
+  /** A session access token, sent the same way (apiKey wins when both are given). */
+  accessToken?: string;
+  /** Default: globalThis.fetch at the time of each request. */
+  fetch?: typeof fetch;
+  /** Defaults: 5 attempts, 500 ms base delay, 30 s at most between two tries. */
+  retry?: RetryOptions;
+};
+
+export type Visibility = "public" | "unlisted" | "private";
+
+export type UploadProgress = { sentBytes: number; totalBytes: number };
+
+export type UploadOptions = {
+  /** Needed for inputs without a name (a path, a File or a fs.ReadStream have one); else `upload.<ext>` of the sniffed type. */
+  filename?: string;
+  /** Else the Blob's type, else from the file name's extension, else sniffed from the first bytes. */
+  mime?: string;
+  title?: string;
+  description?: string;
+  visibility?: Visibility;
+  /** Below tusFromBytes they are set after finalize (PATCH /files/:id), which an API key may only with `manage`. */
+  tags?: string[];
+  /** The file is added to this album (API keys need `manage`). */
+  albumId?: string;
+  /** The file's lifetime in seconds (at least 60). */
+  expiresIn?: number;
+  /** A stream's size when known: it is then sent as it is read. Without it a stream is buffered (up to the plan's file size limit). */
+  size?: number;
+  onProgress?: (progress: UploadProgress) => void;
+  signal?: AbortSignal;
+  /** At or above this size the upload goes over tus, else direct (presign, PUT, finalize). Default 5_000_000. */
+  tusFromBytes?: number;
+  /** The tus chunk size. Default 5 MiB. */
+  chunkBytes?: number;
+};
+
+/** POST /upload/finalize's body (and a finished tus upload's `file`). */
+export type FinalizeResponse = NonNullable<Schemas["FinalizeResponse"]>;
+/** A file as GET /files lists it. */
+export type FileResource = Schemas["FileListItem"];
+/** A file as GET /files/:id answers it: everything FileResource has, and more. */
+export type FileDetail = Schemas["File"];
+export type Album = Schemas["Album"];
+export type Pagination = Schemas["Pagination"];
+export type FilePatch = { title?: string; description?: string; visibility?: string; tags?: string[] };
+export type FileListQuery = { limit?: number; q?: string; tag?: string; visibility?: string; albumId?: string };
+export type AddFilesResult = { message: string; added: number; requested: number };
+
+export interface ImghostClient {
+  upload(input: UploadInput, options?: UploadOptions): Promise<FinalizeResponse>;
+  files: {
+    /** Every file, page after page (`limit` is the page size, default 100). With albumId, the album's files. */
+    list(query?: FileListQuery): AsyncIterable<FileResource>;
+    get(id: string): Promise<FileDetail>;
+    update(id: string, patch: FilePatch): Promise<FileDetail>;
+    delete(id: string): Promise<void>;
+  };
+  albums: {
+    create(body: { title: string; description?: string; visibility?: string }): Promise<Album>;
+    addFiles(albumId: string, fileIds: string[]): Promise<AddFilesResult>;
+    list(): AsyncIterable<Album>;
+  };
+  /** The typed openapi-fetch client, with the same credentials and retries. */
+  raw: Client<paths>;
+}
