@@ -3,7 +3,8 @@
 // finalize in-process. Who may call it, what the answer is, and the tags / album applied afterwards.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, signup, verifiedUser, type TestUser } from "../support/api";
+import { call, signup, verifiedUser, type TestUser } from "../support/api";
+import { uploadKeys } from "../support/key-set";
 import { ownerDb } from "../support/shard-db";
 import { SMALL_PNG, fileRow, makePng, sameBytes, sha256, storage } from "./helpers";
 import { chunked, fakeRemote, image, uploadUrl, type Remote } from "./remote";
@@ -34,14 +35,7 @@ let expiredKey: string;
 
 beforeAll(async () => {
   owner = await verifiedUser();
-  uploadKey = (await createKey(owner, { permissions: ["upload"] })).key;
-  readKey = (await createKey(owner, { permissions: ["read", "manage"] })).key;
-  const revoked = await createKey(owner, { permissions: ["upload"] });
-  expect((await call(`/keys/${revoked.id}`, { method: "DELETE", token: owner.access })).status).toBe(200);
-  revokedKey = revoked.key;
-  const expired = await createKey(owner, { permissions: ["upload"], expiresAt: new Date(Date.now() + 3600_000).toISOString() });
-  await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, expired.id).run();
-  expiredKey = expired.key;
+  ({ upload: uploadKey, withoutUpload: readKey, revoked: revokedKey, expired: expiredKey } = await uploadKeys(owner));
 });
 
 describe("POST /upload/url: the image is fetched, stored and finalized", () => {

@@ -1,8 +1,8 @@
 // Who may use /upload/*: anonymous callers (start only), sessions, API keys with `upload`, upload tokens
 // (their own file only); revoked, expired and malformed keys are refused with the contract's texts.
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, verifiedUser, type TestUser } from "../support/api";
+import { call, verifiedUser, type TestUser } from "../support/api";
+import { uploadKeys } from "../support/key-set";
 import { SMALL_PNG, finalize, presign, putDirect, randomIp } from "./helpers";
 
 let owner: TestUser;
@@ -13,14 +13,7 @@ let expiredKey: string;
 
 beforeAll(async () => {
   owner = await verifiedUser();
-  uploadKey = (await createKey(owner, { permissions: ["upload"] })).key;
-  readKey = (await createKey(owner, { permissions: ["read", "manage"] })).key;
-  const revoked = await createKey(owner, { permissions: ["read", "upload"] });
-  expect((await call(`/keys/${revoked.id}`, { method: "DELETE", token: owner.access })).status).toBe(200);
-  revokedKey = revoked.key;
-  const expired = await createKey(owner, { permissions: ["upload"], expiresAt: new Date(Date.now() + 3600_000).toISOString() });
-  await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, expired.id).run();
-  expiredKey = expired.key;
+  ({ upload: uploadKey, withoutUpload: readKey, revoked: revokedKey, expired: expiredKey } = await uploadKeys(owner));
 });
 
 const multipartInit = async (token?: string) =>

@@ -1,7 +1,7 @@
 // POST /upload/tus (creation, creation-with-upload) and OPTIONS: extensions.md § 1, with presign's rules.
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createKey, verifiedUser, type TestUser } from "../../support/api";
+import { call, verifiedUser, type TestUser } from "../../support/api";
+import { uploadKeys } from "../../support/key-set";
 import { SMALL_PNG, randomIp, setStorage, storage, uploadRow } from "../helpers";
 import { TUS, create, head, metadata, pathOf } from "./support";
 import { freshIp, setMultiplier } from "../../limits/support";
@@ -14,14 +14,7 @@ let expiredKey: string;
 
 beforeAll(async () => {
   owner = await verifiedUser();
-  uploadKey = (await createKey(owner, { permissions: ["upload"] })).key;
-  readKey = (await createKey(owner, { permissions: ["read"] })).key;
-  const revoked = await createKey(owner, { permissions: ["upload"] });
-  expect((await call(`/keys/${revoked.id}`, { method: "DELETE", token: owner.access })).status).toBe(200);
-  revokedKey = revoked.key;
-  const expired = await createKey(owner, { permissions: ["upload"], expiresAt: new Date(Date.now() + 3600_000).toISOString() });
-  await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, expired.id).run();
-  expiredKey = expired.key;
+  ({ upload: uploadKey, withoutUpload: readKey, revoked: revokedKey, expired: expiredKey } = await uploadKeys(owner));
 });
 
 const uploadIdOf = (path: string) => path.split("/").pop()!;
