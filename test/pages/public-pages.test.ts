@@ -93,6 +93,13 @@ describe("album page", () => {
     // A forged or altered grant is no password.
     const forged = grant!.slice(0, -2) + (grant!.endsWith("AA") ? "BB" : "AA");
     expect((await fetchRaw(`${SITE}/a/${album.body.id}/download`, form({ grant: forged }))).status).toBe(401);
+    // Nor the same bytes spelt otherwise: the last character's two spare bits are not ignored.
+    const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = B64URL.indexOf(grant!.at(-1)!);
+    for (const k of [0, 1, 2, 3].filter((k) => ((last & ~3) | k) !== last)) {
+      const respelt = grant!.slice(0, -1) + B64URL[(last & ~3) | k];
+      expect((await fetchRaw(`${SITE}/a/${album.body.id}/download`, form({ grant: respelt }))).status, respelt).toBe(401);
+    }
     // Another album's grant does not open this one.
     const other = await call("/albums", { token: owner.access, body: { title: "Other", password: "open sesame" } });
     expect((await fetchRaw(`${SITE}/a/${other.body.id}/download`, form({ grant: grant! }))).status).toBe(401);

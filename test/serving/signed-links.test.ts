@@ -55,6 +55,13 @@ async function signedUrl(f: FileRow, body: Record<string, unknown> = {}): Promis
   return res.body.url;
 }
 
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/** The three other spellings of a 43-character base64url value whose last character differs only in its spare bits. */
+const sameBytesOtherSpellings = (sig: string) => {
+  const last = B64URL.indexOf(sig.at(-1)!);
+  return [0, 1, 2, 3].map((k) => B64URL[(last & ~3) | k]).filter((c) => c !== sig.at(-1)).map((c) => sig.slice(0, -1) + c);
+};
+
 const withParam = (url: string, name: string, value: string | null) => {
   const u = new URL(url);
   if (value === null) u.searchParams.delete(name);
@@ -188,7 +195,9 @@ describe("what a signed link never grants", () => {
       withParam(url, "q", "50"),
       withParam(url, "h", "160"),
       withParam(url, "exp", String(exp + 60)),
-      withParam(url, "sig", sig.slice(0, -1) + (sig.endsWith("A") ? "B" : "A")),
+      withParam(url, "sig", (sig.startsWith("A") ? "B" : "A") + sig.slice(1)),
+      // The last character's two spare bits: the same bytes, spelt otherwise, are not the signature either.
+      ...sameBytesOtherSpellings(sig).map((s) => withParam(url, "sig", s)),
       withParam(url, "sig", "not-a-signature"),
       withParam(url, "sig", null),
       withParam(url, "exp", null),
