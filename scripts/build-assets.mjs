@@ -14,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SRC = path.join(root, "src/pages/static");
 const OUT = path.join(root, "dist/site");
 const MANIFEST = path.join(root, "src/pages/assets.gen.ts");
-/** The browser script's entry; its imports (config.ts's limits among them) are inlined into app.js. */
+/** The browser script's entry; its imports (config/uploads.ts's limits among them) are inlined into app.js. */
 const CLIENT_ENTRY = path.join(root, "src/pages/client/main.ts");
 
 /** Asset name -> file under node_modules: ES modules app.js loads with import() (ThumbHash placeholders). */

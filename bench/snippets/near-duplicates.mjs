@@ -2,7 +2,7 @@
 // analysis job derives for matching (decode as the job does, phash, the NSFW model's features, their stored
 // form and code), then every pair is decided with the lookup's own rules (duplicates.ts similarBy,
 // embedding-index.ts sharedBands / EMBEDDING_MIN_BAND_HITS).
-import { ANALYSIS } from "../../src/config.ts";
+import { ANALYSIS } from "../../src/config/index.ts";
 import { similarBy } from "../../src/analysis/duplicates.ts";
 import { decodeFeatures, embeddingCode, embeddingDistance, encodeFeatures } from "../../src/analysis/embedding.ts";
 import { EMBEDDING_MIN_BAND_HITS, sharedBands } from "../../src/analysis/embedding-index.ts";

@@ -7,7 +7,7 @@
 // Every step is a bounded batch; what is left is picked up by the next run. `now` is a parameter so tests
 // advance time instead of sleeping.
 import { and, asc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
-import { UPLOADS } from "../config";
+import { UPLOADS } from "../config/uploads";
 import { files, uploadParts, uploads } from "../db/schema";
 import { runBatch, type ShardDb } from "../platform/db";
 import { removeStoredBytes } from "./lifecycle";

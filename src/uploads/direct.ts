@@ -1,6 +1,6 @@
 // PUT /upload/direct/:fileId: the body streams into R2 at the file's storeKey and is verified against the
 // presign (magic bytes, length, SHA-256). A body that fails any check is not kept and ends the upload.
-import type { UploadMime } from "../config";
+import type { UploadMime } from "../config/uploads";
 import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";

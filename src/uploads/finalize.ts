@@ -15,7 +15,7 @@ import { emitAfterResponse } from "../webhooks/emit";
 type WaitUntil = Pick<ExecutionContext, "waitUntil">;
 import { isId } from "../platform/ids";
 import { cdnUrl, fileUrl } from "../platform/urls";
-import { UPLOADS } from "../config";
+import { UPLOADS } from "../config/uploads";
 import { ownedBy, type Uploader } from "./access";
 import { assertNotEnded } from "./lifecycle";
 import { findUploadById, transitionUpload, type UploadWithFile } from "./records";

@@ -8,7 +8,8 @@
 //   bounded by min(plan limit, URL_UPLOADS.maxBufferedBytes).
 // The type is the bytes' magic, never the remote's Content-Type. Any failure keeps nothing: the upload is ended
 // (object removed, reservation released) before the error is answered.
-import { PLAN_LIMITS, UPLOADS, URL_UPLOADS, type PlanOrAnonymous } from "../config";
+import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
+import { UPLOADS, URL_UPLOADS } from "../config/uploads";
 import type { Visibility } from "../db/schema";
 import type { DirectoryAndShard, ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";

@@ -5,7 +5,7 @@ import { ascii, u32be } from "../analysis/containers/bytes";
 import { isBmp, isGif, isIsoBmff, isJpeg } from "../analysis/containers/format";
 import { isPng } from "../analysis/containers/png-chunks";
 import { isWebp } from "../analysis/containers/riff";
-import type { UploadMime } from "../config";
+import type { UploadMime } from "../config/uploads";
 
 /** Bytes needed to decide every type below (AVIF's ftyp box with a few compatible brands). */
 export const SNIFF_BYTES = 64;

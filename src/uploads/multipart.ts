@@ -6,7 +6,7 @@
 // (mismatch: the object is deleted, the upload fails, 400 checksum_mismatch). Without it files.sha256 stays
 // null until the analysis job computes it, and finalize can report no exact duplicates for that file.
 import { and, asc, eq, sql } from "drizzle-orm";
-import { UPLOADS, type UploadMime } from "../config";
+import { UPLOADS, type UploadMime } from "../config/uploads";
 import { uploadParts, uploads, type UploadRow } from "../db/schema";
 import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";

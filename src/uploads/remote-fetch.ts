@@ -1,7 +1,7 @@
 // The outbound half of an upload from a URL (extensions.md § 2): one deadline over the whole fetch, and redirects
 // followed by hand so that every hop passes the outbound address rules (platform/outbound-address.ts) before it
 // is requested. What the remote answers is judged here; its body is read by remote-body.ts.
-import { URL_UPLOADS } from "../config";
+import { URL_UPLOADS } from "../config/uploads";
 import { ApiError } from "../platform/errors";
 import { checkOutboundUrl, outboundRules } from "../platform/outbound-address";
 

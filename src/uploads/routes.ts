@@ -5,7 +5,7 @@ import type { AppEnv } from "../platform/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { apiUrl } from "../platform/urls";
-import { UPLOADS, URL_UPLOADS } from "../config";
+import { UPLOADS, URL_UPLOADS } from "../config/uploads";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { startUpload } from "./start";
 import { receiveDirectUpload } from "./direct";

@@ -1,6 +1,6 @@
 // Request and response shapes of /upload/* (api-v1.md § Upload, decisions.md § Uploads).
 import { z } from "@hono/zod-openapi";
-import { UPLOADS } from "../config";
+import { UPLOADS } from "../config/uploads";
 import { VISIBILITIES } from "../db/schema";
 import { Duplicate, PlaceholderFields, Tags } from "../files/schemas";
 

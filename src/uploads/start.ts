@@ -2,7 +2,8 @@
 // in order (mime 415, plan size 413, direct-body limit 413, quota 402), then the atomic quota reservation and
 // the file + upload records, created together.
 import { jwtConfig } from "../platform/env";
-import { PLAN_LIMITS, UPLOADS, type PlanOrAnonymous, type UploadMime } from "../config";
+import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
+import { UPLOADS, type UploadMime } from "../config/uploads";
 import type { Visibility } from "../db/schema";
 import type { ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";

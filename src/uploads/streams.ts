@@ -3,7 +3,7 @@
 // bytes, so a wrong-sized body is never stored). Magic bytes are sniffed from the first bytes before
 // anything is stored.
 import { bytesToHex } from "../platform/crypto";
-import type { UploadMime } from "../config";
+import type { UploadMime } from "../config/uploads";
 import { SNIFF_BYTES, magicMatches } from "./magic";
 
 export type Head = { chunks: Uint8Array[]; bytes: Uint8Array; done: boolean };

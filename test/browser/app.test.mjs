@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { gradientBmp, openPage, root, scratchDir, startApp, suitePort, verifyLink } from "./support.mjs";
-import { BROWSER_UPLOADS, UPLOADS } from "../../src/config.ts";
+import { BROWSER_UPLOADS, UPLOADS } from "../../src/config/uploads.ts";
 
 const PORT = suitePort(0);
 const ORIGIN = `http://localhost:${PORT}`;

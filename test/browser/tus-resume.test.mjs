@@ -8,7 +8,7 @@ import path from "node:path";
 import { deflateSync } from "node:zlib";
 import { within } from "../../bench/lib/index.mjs";
 import { boundedFetch, openPage, scratchDir, signUp, startApp, suitePort } from "./support.mjs";
-import { BROWSER_UPLOADS } from "../../src/config.ts";
+import { BROWSER_UPLOADS } from "../../src/config/uploads.ts";
 
 const PORT = suitePort(18);
 const TUS_PATH = /^\/api\/v1\/upload\/tus(\/[^/]+)?$/;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { UPLOADS, type UploadMime } from "../../src/config";
+import { UPLOADS, type UploadMime } from "../../src/config/uploads";
 import { buildStoreKey, sanitizeFilename, titleFromFilename } from "../../src/uploads/filename";
 import { magicMatches } from "../../src/uploads/magic";
 import { SMALL_PNG } from "./helpers";

@@ -2,7 +2,8 @@
 // the uploads rate limit. Every refusal keeps nothing: no R2 object, no live record, no reservation.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PLAN_LIMITS, URL_UPLOADS } from "../../src/config";
+import { PLAN_LIMITS } from "../../src/config";
+import { URL_UPLOADS } from "../../src/config/uploads";
 import { signup } from "../support/api";
 import { ownerDb } from "../support/shard-db";
 import { leaveOnly, setMultiplier } from "../limits/support";

@@ -7,7 +7,7 @@ import { AppLayout, Csrf, Notice } from "./ui";
 import { UploadResults, type UploadOutcome } from "./upload-result";
 import { api, apiMessage } from "./api";
 import { requireFormToken, requireSession } from "./context";
-import { UPLOADS } from "../../config";
+import { UPLOADS } from "../../config/uploads";
 
 const ACCEPT = UPLOADS.mimeTypes.join(",");
 

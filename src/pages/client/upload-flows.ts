@@ -1,5 +1,5 @@
 // A queued file and the small files' flow: presign, one direct PUT, finalize. Files from
-// BROWSER_UPLOADS.tusFromBytes (config.ts, inlined by esbuild: the decimal 5 MB the page states) go over tus
+// BROWSER_UPLOADS.tusFromBytes (config/uploads.ts, inlined by esbuild: the decimal 5 MB the page states) go over tus
 // instead, resumable across reloads (upload-tus.ts); upload.ts picks.
 import { put, uploadApi, type Finalized } from "./upload-api";
 

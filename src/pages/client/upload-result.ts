@@ -1,6 +1,6 @@
 // What a row of the upload queue shows at the end: the share links with Copy buttons, the analysis and any
 // duplicates; or why the upload failed, with the plan's limits for the refusals a person can act on.
-import { UPLOADS } from "../../config";
+import { UPLOADS } from "../../config/uploads";
 import { el, formatBytes } from "./dom";
 import { type ApiError, type Finalized, uploadApi } from "./upload-api";
 import type { Row } from "./upload-flows";

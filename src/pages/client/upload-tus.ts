@@ -5,7 +5,7 @@
 // token is this page's (GET /app/token; the API reads no cookie). The result is the upload's JSON status, whose
 // `file` is finalize's answer: the row shows it as it shows the direct flow's.
 import type { DetailedError, PreviousUpload } from "tus-js-client";
-import { BROWSER_UPLOADS } from "../../config";
+import { BROWSER_UPLOADS } from "../../config/uploads";
 import { API_BASE, ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
 import { ApiError, getToken, type Finalized } from "./upload-api";
 import type { Job, UploadMeta } from "./upload-flows";

@@ -1,7 +1,7 @@
 // The upload page: picker, drag and drop and paste fill a queue with previews; Upload sends them two at a time,
 // each with its progress bar, then shows its links (upload-result.ts). A pasted link is fetched by the server
 // (POST /upload/url) as one more row. Without JavaScript the form posts instead.
-import { BROWSER_UPLOADS } from "../../config";
+import { BROWSER_UPLOADS } from "../../config/uploads";
 import { el, formatBytes } from "./dom";
 import { ApiError, getToken, uploadApi } from "./upload-api";
 import { sendDirect, type Job, type Row, type UploadMeta } from "./upload-flows";

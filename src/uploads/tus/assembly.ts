@@ -6,7 +6,7 @@
 // Without Upload-Checksum every part is kept as soon as R2 has it, so a long chunk cut off midway keeps what
 // arrived ("store as much of the received data as possible", tus 1.0). With a checksum nothing of the chunk is
 // kept until its digest matches: a mismatch keeps none of it (460).
-import { TUS } from "../../config";
+import { TUS } from "../../config/uploads";
 import { concat } from "./bytes";
 
 export type ChecksumAlgorithm = "SHA-1" | "SHA-256";

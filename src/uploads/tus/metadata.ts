@@ -1,7 +1,7 @@
 // Upload-Metadata's keys (extensions.md § 1) as an upload's start: the same fields and bounds as presign, plus
 // `tags` (a comma list) and `albumId`. Values arrive as text, so numbers and lists are read from text here.
 import { z } from "@hono/zod-openapi";
-import { UPLOADS } from "../../config";
+import { UPLOADS } from "../../config/uploads";
 import { VISIBILITIES } from "../../db/schema";
 import { Tags } from "../../files/schemas";
 import { typeOfName } from "../../platform/image-types";

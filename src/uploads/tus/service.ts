@@ -2,7 +2,7 @@
 // quota reservation, records) with an R2 multipart upload behind it; the bytes go to the upload's Durable Object
 // (./upload-state.ts), which assembles the parts; the last byte runs the same completion as the other flows
 // (markBytesReceived, then finalizeUpload: charge, analysis, duplicates, the bounded wait).
-import { TUS } from "../../config";
+import { TUS } from "../../config/uploads";
 import type { DirectoryAndShard, ShardDb } from "../../platform/db";
 import { ApiError } from "../../platform/errors";
 import { isId } from "../../platform/ids";
@@ -17,7 +17,7 @@ import { failVerification, removeStoredBytes } from "../lifecycle";
 import { SNIFF_BYTES, magicMatches } from "../magic";
 import { startUpload } from "../start";
 import { storedSha256 } from "../streams";
-import type { UploadMime } from "../../config";
+import type { UploadMime } from "../../config/uploads";
 import type { AppendOptions, AppendResult, Assembled } from "./assembly";
 import { parseMetadata } from "./protocol";
 import { startFromMetadata } from "./metadata";

@@ -8,7 +8,7 @@
 // it). Part numbers follow the parts kept, so a part uploaded by an append that then failed (a checksum mismatch,
 // a broken body) is simply uploaded again under the same number by the next one, and never completed.
 import { DurableObject } from "cloudflare:workers";
-import { TUS } from "../../config";
+import { TUS } from "../../config/uploads";
 import { appendChunks, finish, type AppendOptions, type AppendResult, type Assembled, type Assembly, type ChunkBody, type KeptPart } from "./assembly";
 import { bytesToHex } from "../../platform/crypto";
 import { rowsOf } from "./bytes";

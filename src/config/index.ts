@@ -1,4 +1,6 @@
-// Every tunable number of the service in one place. Plan figures are decisions.md's defaults.
+// Every tunable number of the service, here and in the files beside this one (uploads.ts: the upload flows).
+// Plan figures are decisions.md's defaults.
+import { GB, MB, TB } from "./units";
 
 export type Plan = "free" | "pro" | "enterprise";
 export type PlanOrAnonymous = Plan | "anonymous";
@@ -6,10 +8,6 @@ export type Role = "user" | "moderator" | "admin";
 
 export const PLANS: readonly Plan[] = ["free", "pro", "enterprise"];
 export const ROLES: readonly Role[] = ["user", "moderator", "admin"];
-
-const MB = 1_000_000;
-const GB = 1_000 * MB;
-const TB = 1_000 * GB;
 
 export type PlanLimits = {
   uploadsPerHour: number;
@@ -113,83 +111,6 @@ export const REQUEST_LIMITS = {
   pageFormBytes: 64 * 1024,
   /** The no-JavaScript upload form (images in the body): what Workers accept at all. */
   pageUploadFormBytes: 100 * 1024 * 1024,
-};
-
-const MiB = 1024 * 1024;
-
-/** Uploads (decisions.md § Uploads). Per-plan size limits and quotas are in PLAN_LIMITS. */
-export const UPLOADS = {
-  /** The mime allow-list; anything else is 415. */
-  mimeTypes: ["image/jpeg", "image/png", "image/gif", "image/webp", "image/avif", "image/bmp"] as const,
-  /** Workers accept request bodies up to 100 MB, so bigger files must use multipart. */
-  maxDirectBytes: 100 * MB,
-  multipartPartBytes: { min: 5 * MiB, max: 100 * MiB, default: 8 * MiB },
-  /** R2's limit on parts per multipart upload. */
-  maxParts: 10_000,
-  /** How long a presigned direct upload may wait for its PUT and finalize (matches the upload token). */
-  directTtlSeconds: 3600,
-  /** How long a multipart upload may stay open before cleanup aborts it. */
-  multipartTtlSeconds: 24 * 3600,
-  /** Bounds of `expiresIn` (file lifetime) at presign / init. */
-  fileExpiresInSeconds: { min: 60, max: 10 * 365 * 24 * 3600 },
-  filenameMaxBytes: 100,
-  titleMaxChars: 200,
-  descriptionMaxChars: 5_000,
-  /** Exact duplicates returned by finalize, at most. */
-  duplicatesLimit: 20,
-  /** Rows handled per cleanup step and cron run (each row costs a few subrequests). */
-  cleanupBatchSize: 100,
-  /** Records of failed / aborted / expired uploads are deleted this long after their storage was removed. */
-  endedRecordsRetentionSeconds: 7 * 24 * 3600,
-};
-export type UploadMime = (typeof UPLOADS.mimeTypes)[number];
-
-/** tus 1.0 resumable uploads (uploads/tus/, extensions.md § 1), assembled into R2 multipart parts. */
-export const TUS = {
-  /** The part size chunks are assembled into: R2's smallest, so the bytes held back between chunks stay few. */
-  partBytes: UPLOADS.multipartPartBytes.min,
-  /** Held-back bytes are stored in rows of this size (a Durable Object's SQLite row holds at most 2 MB). */
-  heldRowBytes: MiB,
-  /**
-   * Chunks up to this size are read whole by the worker and passed on as bytes (one copy, no stream to the object);
-   * larger ones stream. Above a 5 MiB part, so the usual chunk takes the fast way, and small beside the isolate's
-   * 128 MB, since a request waiting for the upload's lock holds its chunk meanwhile.
-   */
-  wholeChunkBytes: 8 * MiB,
-  /** How long a PATCH waits for another PATCH of the same upload to end before it answers 423. */
-  lockWaitMs: 3_000,
-  /** An upload's object keeps its state this long past the upload's expiry, then deletes itself (alarm). */
-  stateGraceSeconds: 24 * 3600,
-};
-
-/** Upload from a URL (extensions.md § 2; uploads/from-url.ts). The plan's size limit applies as for every upload. */
-export const URL_UPLOADS = {
-  /** The whole fetch, redirects and body included; past it the upload is 422 url_fetch_failed and keeps nothing. */
-  timeoutMs: 15_000,
-  /** Redirects followed by hand, each hop checked by the outbound address rules again. */
-  maxRedirects: 3,
-  /**
-   * A remote that sends no Content-Length is read into memory before anything is stored (the reservation and the
-   * R2 put need the size first), so such bodies are also capped here, below the plan's limit: the isolate has
-   * 128 MB, and the chunks are held once while they stream on into R2, beside whatever else the isolate runs.
-   * With a Content-Length the body streams into R2 and only the plan's limit applies.
-   */
-  maxBufferedBytes: 50 * MB,
-};
-
-/** How the site's upload script (src/pages/client/, bundled with these numbers inlined) sends files. */
-export const BROWSER_UPLOADS = {
-  /** Files of this size and more go over tus (resumable across reloads, extensions.md § 1); smaller ones in one
-   *  direct PUT. Decimal, like every size the pages show (the upload page and docs say "5 MB"). */
-  tusFromBytes: 5 * MB,
-  /** Bytes per PATCH: the server's part size, so each chunk fills one R2 part and nothing is held back between
-   *  chunks; a chunk cut off by a reload still keeps what arrived (uploads/tus/assembly.ts). */
-  tusChunkBytes: TUS.partBytes,
-  /** Waits before each retry of a failed tus request (no answer, 401 once with a fresh token, 408, 409, 423,
-   *  429, 5xx); after the last the file fails, and picking it again resumes it. */
-  tusRetryDelaysMs: [0, 1_000, 3_000, 5_000],
-  /** Files uploaded at once. */
-  parallelFiles: 2,
 };
 
 // ---------------------------------------------------------------------------------------------------------
