@@ -25,6 +25,7 @@ import { accountRoutes } from "./account/routes";
 import { keyRoutes } from "./keys/routes";
 import { devRoutes } from "./dev/routes";
 import { uploadRoutes } from "./uploads/routes";
+import { multipartRoutes } from "./uploads/multipart-routes";
 import { tusRoutes } from "./uploads/tus/routes";
 import { siteRoutes, notFoundPage } from "./pages/routes";
 import { fileRoutes } from "./files/routes";
@@ -67,6 +68,7 @@ export function createApi() {
   api.route("/dev", devRoutes);
   api.route("/upload/tus", tusRoutes);
   api.route("/upload", uploadRoutes);
+  api.route("/upload", multipartRoutes);
   api.route("/files", fileRoutes);
   api.route("/files", signedUrlRoutes);
   api.route("/albums", albumRoutes);

@@ -1,5 +1,5 @@
-// /upload/*: the direct flow (presign -> PUT -> finalize), the multipart flow (init -> PUT parts ->
-// complete -> finalize), and the one-request uploads built on them (form, url). The two byte-streaming routes are exempt from the JSON body limit (app.ts).
+// /upload/*: the direct flow (presign -> PUT -> finalize) and the one-request uploads built on it (form, url).
+// The multipart flow is multipart-routes.ts, tus is tus/routes.ts. The two byte-streaming routes are exempt from the JSON body limit (app.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../platform/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
@@ -14,36 +14,21 @@ import { uploadFromForm } from "./form";
 import { uploadFromUrl } from "./from-url";
 import { missingPermission } from "../middleware/guards";
 import { validationError } from "../platform/validation";
-import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";
 import {
+  binaryBody,
   DirectUploadResponse,
   FileIdParam,
   FinalizeRequest,
   FinalizeResponse,
   FormUploadFields,
   FormUploadResponse,
-  MultipartCompleteRequest,
-  MultipartCompleteResponse,
-  MultipartInitRequest,
-  MultipartInitResponse,
-  MultipartStatus,
-  PartParam,
-  PartResponse,
   PresignRequest,
   PresignResponse,
-  UploadIdParam,
   UrlUploadRequest,
 } from "./schemas";
 
 export const uploadRoutes = apiRouter();
 const tags = ["Uploads"];
-
-const binaryBody = (description: string) => ({
-  required: true,
-  description,
-  // the declared image type, or application/octet-stream (another image type is 415 content_type_mismatch)
-  content: Object.fromEntries([...UPLOADS.mimeTypes, "application/octet-stream"].map((m) => [m, { schema: z.string().openapi({ format: "binary" }) }])),
-});
 
 uploadRoutes.openapi(
   createRoute({
@@ -123,106 +108,6 @@ uploadRoutes.openapi(
     const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", input.uploadId) };
     const body = await finalizeUpload(c.env, c.executionCtx, dbs, uploaderOf(c.get("principal")), input);
     return c.json(body as z.infer<typeof FinalizeResponse>, 200);
-  },
-);
-
-uploadRoutes.openapi(
-  createRoute({
-    method: "post",
-    path: "/multipart/init",
-    operationId: "uploads.multipart.init",
-    tags,
-    summary: "Start a multipart upload",
-    description:
-      "Reserves the quota and opens an R2 multipart upload. PUT each part to its `url` with the same Bearer token; every part but " +
-      "the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete.",
-    security: [...bearer, {}],
-    middleware: [canStartUpload()] as const,
-    request: { body: jsonBody(MultipartInitRequest) },
-    responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 413, 415, 429, 503) },
-  }),
-  async (c) => {
-    const uploader = uploaderOf(c.get("principal"));
-    const result = await initMultipart(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, c.req.valid("json"));
-    return c.json(result, 201);
-  },
-);
-
-uploadRoutes.openapi(
-  createRoute({
-    method: "put",
-    path: "/multipart/{uploadId}/parts/{partNumber}",
-    operationId: "uploads.multipart.putPart",
-    tags,
-    summary: "Upload one part",
-    description: "Exact Content-Length required (411 without, 400 size_mismatch when wrong). Re-sending a part replaces it. Part 1 is checked for the mime's magic bytes.",
-    security: bearer,
-    middleware: [canContinueUpload()] as const,
-    request: { params: PartParam, body: binaryBody("The part's bytes") },
-    responses: { 200: json(PartResponse, "Part stored"), ...errors(400, 401, 403, 404, 409, 410, 411, 415) },
-  }),
-  async (c) => {
-    const { uploadId, partNumber } = c.req.valid("param");
-    const result = await receivePart(c.env, c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId, Number(partNumber), c.req.raw);
-    return c.json(result, 200);
-  },
-);
-
-uploadRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/multipart/{uploadId}",
-    operationId: "uploads.multipart.get",
-    tags,
-    summary: "Parts received so far (resume)",
-    security: bearer,
-    middleware: [canContinueUpload()] as const,
-    request: { params: UploadIdParam },
-    responses: { 200: json(MultipartStatus, "The upload and its parts"), ...errors(401, 403, 404, 409) },
-  }),
-  async (c) => {
-    const { uploadId } = c.req.valid("param");
-    return c.json(await describeMultipart(c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId), 200);
-  },
-);
-
-uploadRoutes.openapi(
-  createRoute({
-    method: "post",
-    path: "/multipart/complete",
-    operationId: "uploads.multipart.complete",
-    tags,
-    summary: "Complete a multipart upload",
-    description:
-      "Lists every part with the etag its PUT answered (400 invalid_part when one is wrong or missing). Then finalize as in the direct flow. " +
-      "A repeated complete answers the same body.",
-    security: bearer,
-    middleware: [canContinueUpload()] as const,
-    request: { body: jsonBody(MultipartCompleteRequest) },
-    responses: { 200: json(MultipartCompleteResponse, "Assembled and verified"), ...errors(400, 401, 403, 404, 409, 410) },
-  }),
-  async (c) => {
-    const input = c.req.valid("json");
-    return c.json(await completeMultipart(c.env, c.var.dbs.shardOf("upl", input.uploadId), uploaderOf(c.get("principal")), input), 200);
-  },
-);
-
-uploadRoutes.openapi(
-  createRoute({
-    method: "delete",
-    path: "/multipart/{uploadId}",
-    operationId: "uploads.multipart.abort",
-    tags,
-    summary: "Abort a multipart upload",
-    description: "Releases the reserved quota and removes every stored part. Aborting twice is fine; a finalized upload is 409 (delete the file instead).",
-    security: bearer,
-    middleware: [canContinueUpload()] as const,
-    request: { params: UploadIdParam },
-    responses: { 200: json(MessageBody, "Aborted"), ...errors(401, 403, 404, 409, 410) },
-  }),
-  async (c) => {
-    const { uploadId } = c.req.valid("param");
-    return c.json(await abortMultipart(c.env, c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId), 200);
   },
 );
 

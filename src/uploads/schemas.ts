@@ -4,6 +4,14 @@ import { UPLOADS } from "../config/uploads";
 import { VISIBILITIES } from "../db/schema";
 import { Duplicate, PlaceholderFields, Tags } from "../files/schemas";
 
+/** A request body of raw image bytes (the direct PUT, a multipart part): the declared image type, or
+ *  application/octet-stream (another image type is 415 content_type_mismatch). */
+export const binaryBody = (description: string) => ({
+  required: true,
+  description,
+  content: Object.fromEntries([...UPLOADS.mimeTypes, "application/octet-stream"].map((m) => [m, { schema: z.string().openapi({ format: "binary" }) }])),
+});
+
 const Sha256 = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex digits")

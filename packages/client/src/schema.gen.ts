@@ -757,6 +757,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/upload/form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload in one request (multipart/form-data)
+         * @description For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field `file` and optional text fields `title`, `description`, `visibility`, `expiresIn`. Runs presign, PUT and finalize in one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.
+         */
+        post: operations["uploads.form"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/upload/url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload from a URL
+         * @description The server fetches the image (http(s) on default ports, no internal hosts; at most 3 redirects, each checked; 15 s in all) and runs presign, store and finalize with their checks, quota and rate limit. The bytes decide the type (415). Over the plan's size, announced or sent, is 413 and keeps nothing; without a Content-Length also over 50000000 bytes. 422 url_fetch_failed: the remote answered non-2xx (details.status), redirected too often, broke off or timed out.
+         */
+        post: operations["uploads.fromUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/upload/multipart/init": {
         parameters: {
             query?: never;
@@ -832,46 +872,6 @@ export interface paths {
          * @description Lists every part with the etag its PUT answered (400 invalid_part when one is wrong or missing). Then finalize as in the direct flow. A repeated complete answers the same body.
          */
         post: operations["uploads.multipart.complete"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/upload/form": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Upload in one request (multipart/form-data)
-         * @description For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field `file` and optional text fields `title`, `description`, `visibility`, `expiresIn`. Runs presign, PUT and finalize in one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.
-         */
-        post: operations["uploads.form"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/upload/url": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Upload from a URL
-         * @description The server fetches the image (http(s) on default ports, no internal hosts; at most 3 redirects, each checked; 15 s in all) and runs presign, store and finalize with their checks, quota and rate limit. The bytes decide the type (415). Over the plan's size, announced or sent, is 413 and keeps nothing; without a Content-Length also over 50000000 bytes. 422 url_fetch_failed: the remote answered non-2xx (details.status), redirected too often, broke off or timed out.
-         */
-        post: operations["uploads.fromUrl"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1893,6 +1893,34 @@ export interface components {
             /** @description Client's hint; never lowers the server's score */
             nsfwScore?: number;
         };
+        FormUploadResponse: components["schemas"]["FinalizeResponse"] & {
+            /** @description Anonymous callers only, shown once: send as X-Delete-Token to DELETE /files/:id */
+            deleteToken?: string;
+        };
+        UrlUploadRequest: {
+            /**
+             * @description The image's http or https URL, on the default port, without credentials, not naming an internal address (400 invalid_url)
+             * @example https://example.com/photos/sunset.jpg
+             */
+            url: string;
+            /** @description Default: the URL's file name */
+            title?: string;
+            description?: string;
+            /**
+             * @description Default public; anonymous uploads cannot be private
+             * @enum {string}
+             */
+            visibility?: "public" | "unlisted" | "private";
+            /** @description Set on the file after finalize, as PATCH /files/:id does */
+            tags?: string[];
+            /**
+             * @description One of your albums to add the file to (API keys also need manage)
+             * @example alb_V1StGXR8_Z5jdHi6B-myT
+             */
+            albumId?: string;
+            /** @description File lifetime in seconds; omitted: the file does not expire */
+            expiresIn?: number;
+        };
         MultipartInitResponse: {
             /** @example upl_V1StGXR8_Z5jdHi6B-myT */
             uploadId: string;
@@ -1981,34 +2009,6 @@ export interface components {
                 partNumber: number;
                 etag: string;
             }[];
-        };
-        FormUploadResponse: components["schemas"]["FinalizeResponse"] & {
-            /** @description Anonymous callers only, shown once: send as X-Delete-Token to DELETE /files/:id */
-            deleteToken?: string;
-        };
-        UrlUploadRequest: {
-            /**
-             * @description The image's http or https URL, on the default port, without credentials, not naming an internal address (400 invalid_url)
-             * @example https://example.com/photos/sunset.jpg
-             */
-            url: string;
-            /** @description Default: the URL's file name */
-            title?: string;
-            description?: string;
-            /**
-             * @description Default public; anonymous uploads cannot be private
-             * @enum {string}
-             */
-            visibility?: "public" | "unlisted" | "private";
-            /** @description Set on the file after finalize, as PATCH /files/:id does */
-            tags?: string[];
-            /**
-             * @description One of your albums to add the file to (API keys also need manage)
-             * @example alb_V1StGXR8_Z5jdHi6B-myT
-             */
-            albumId?: string;
-            /** @description File lifetime in seconds; omitted: the file does not expire */
-            expiresIn?: number;
         };
         FileListItem: {
             id: string;
@@ -5191,6 +5191,221 @@ export interface operations {
             };
         };
     };
+    "uploads.form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Uploaded and finalized */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormUploadResponse"];
+                };
+            };
+            /** @description Invalid input (details.fields lists the failing fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage quota exceeded */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "uploads.fromUrl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UrlUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description Fetched, stored and finalized */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormUploadResponse"];
+                };
+            };
+            /** @description Invalid input (details.fields lists the failing fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage quota exceeded */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request was understood but could not be carried out (details.code says why) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "uploads.multipart.init": {
         parameters: {
             query?: never;
@@ -5587,221 +5802,6 @@ export interface operations {
             };
             /** @description Gone */
             410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "uploads.form": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Uploaded and finalized */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FormUploadResponse"];
-                };
-            };
-            /** @description Invalid input (details.fields lists the failing fields) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Storage quota exceeded */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            411: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Payload too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Error */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    "uploads.fromUrl": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UrlUploadRequest"];
-            };
-        };
-        responses: {
-            /** @description Fetched, stored and finalized */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FormUploadResponse"];
-                };
-            };
-            /** @description Invalid input (details.fields lists the failing fields) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, invalid, revoked or expired credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Storage quota exceeded */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Payload too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request was understood but could not be carried out (details.code says why) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitError"];
-                };
-            };
-            /** @description Error */
-            503: {
                 headers: {
                     [name: string]: unknown;
                 };
