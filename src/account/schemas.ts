@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AccountSchema, Username } from "../auth/schemas";
-import { PASSWORD_LENGTH } from "../config";
+import { PASSWORD_LENGTH } from "../config/auth";
 
 export const AccountPatch = z
   .object({ username: Username.optional(), ageConfirmed: z.boolean().optional(), safeMode: z.boolean().optional() })

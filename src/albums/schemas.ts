@@ -1,6 +1,7 @@
 // Request and response schemas of the albums API.
 import { z } from "@hono/zod-openapi";
-import { ALBUMS, PASSWORD_LENGTH } from "../config";
+import { ALBUMS } from "../config";
+import { PASSWORD_LENGTH } from "../config/auth";
 import { Description, FileListItemSchema, Tags, Title, Visibility } from "../files/schemas";
 import { Pagination, PageQuery } from "../platform/pagination";
 

@@ -2,7 +2,7 @@
 import { and, count, desc, eq, gt, isNull, or } from "drizzle-orm";
 import type { DirectoryDb } from "../platform/db";
 import { apiKeys } from "../db/schema";
-import { API_KEYS } from "../config";
+import { API_KEYS } from "../config/auth";
 import { ApiError } from "../platform/errors";
 import { isBase58, randomBase58 } from "../platform/base58";
 import { sha256Hex } from "../platform/crypto";

@@ -1,9 +1,9 @@
 // Brute-force and flooding protection for the account routes: attempts are counted in the rate-limiter Durable
 // Object before the check they guard, so a parallel burst cannot slip past. Login (and a password re-entered while
 // signed in, a second factor's code, a passkey's answer) counts failures; password recovery counts every request.
-// Who is counted for what is in config/index.ts (LOGIN_LIMITS): nothing a stranger can send with only the address
+// Who is counted for what is in config/auth.ts (LOGIN_LIMITS): nothing a stranger can send with only the address
 // stops the owner for long.
-import { LOGIN_LIMITS, PASSWORD_RESET } from "../config";
+import { LOGIN_LIMITS, PASSWORD_RESET } from "../config/auth";
 import { RateLimitError } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
 import { limiterFor, type LimitState } from "../limits/rate-limiter";

@@ -8,7 +8,7 @@ import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import type { DirectoryDb } from "../platform/db";
 import { mfaTokens, passkeyChallenges } from "../db/schema";
 import { base64url, fromBase64url, sha256Hex } from "../platform/crypto";
-import { MFA, PASSKEYS } from "../config";
+import { MFA, PASSKEYS } from "../config/auth";
 
 /** The relying party is the site: its host is the RP ID, its origin the only one an answer may come from. */
 export function relyingParty(env: Env) {

@@ -5,7 +5,7 @@
 // objects take unknown fields and the bodies around them do not.
 import { z } from "@hono/zod-openapi";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
-import { PASSKEYS, PASSWORD_LENGTH } from "../config";
+import { PASSKEYS, PASSWORD_LENGTH } from "../config/auth";
 
 const b64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+={0,2}$/, "Expected base64url");
 const common = {

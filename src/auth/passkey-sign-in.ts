@@ -11,7 +11,7 @@ import { directoryDb, type DirectoryDb } from "../platform/db";
 import type { UserRow } from "../db/schema";
 import { fromBase64url } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
-import { PASSKEYS } from "../config";
+import { PASSKEYS } from "../config/auth";
 import { createSession, type SessionBody } from "./sessions";
 import { countIpLoginAttempt, passkeyAnswerGuarded } from "./login-guard";
 import { challengeOf, claimChallenge, newChallenge, relyingParty } from "./passkey-challenges";

@@ -12,7 +12,7 @@ import { passkeys, type UserRow } from "../db/schema";
 import { base64url, utf8 } from "../platform/crypto";
 import { newId } from "../platform/ids";
 import { ApiError, unauthorized } from "../platform/errors";
-import { PASSKEYS } from "../config";
+import { PASSKEYS } from "../config/auth";
 import { queueMail } from "../mail/outbox";
 import { findUserById } from "./queries";
 import { guardedCheck, reenteredPasswordOk } from "./login-guard";

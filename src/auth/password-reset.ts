@@ -7,7 +7,7 @@ import type { DirectoryDb } from "../platform/db";
 import { emailTokens, users } from "../db/schema";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
-import { PASSWORD_RESET } from "../config";
+import { PASSWORD_RESET } from "../config/auth";
 import { queueMail } from "../mail/outbox";
 import { findLiveUserByEmail } from "./queries";
 import { normalizeEmail } from "./service";

@@ -6,7 +6,7 @@ import { and, count, eq, isNull } from "drizzle-orm";
 import type { DirectoryDb } from "../platform/db";
 import { recoveryCodes } from "../db/schema";
 import { sha256Hex } from "../platform/crypto";
-import { MFA } from "../config";
+import { MFA } from "../config/auth";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 const NORMAL = new RegExp(`^[${ALPHABET}]{${MFA.recoveryCodeChars}}$`);

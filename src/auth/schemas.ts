@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { PASSWORD_LENGTH } from "../config";
+import { PASSWORD_LENGTH } from "../config/auth";
 import { AuthenticationCredential } from "./passkey-schemas";
 
 export const Email = z.string().trim().max(254).email().openapi({ example: "ada@example.com" });

@@ -11,7 +11,7 @@ import { directoryDb, type DirectoryDb } from "../platform/db";
 import { mfaTokens, passkeyChallenges, recoveryCodes, totpFactors, users, type UserRow } from "../db/schema";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
-import { MFA } from "../config";
+import { MFA } from "../config/auth";
 import { createSession, type SessionBody } from "./sessions";
 import { guardedCheck } from "./login-guard";
 import { findTotpFactor, totpCodeOk } from "./totp-factor";

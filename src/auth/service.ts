@@ -7,7 +7,7 @@ import { readShardFill } from "../platform/shard-fill";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { burnPasswordCheck, hashPassword, verifyPassword } from "../platform/passwords";
 import { ApiError } from "../platform/errors";
-import { SESSION } from "../config";
+import { SESSION } from "../config/auth";
 import { queueMail } from "../mail/outbox";
 import { findLiveUserByEmail, findUserById } from "./queries";
 import { createSession, type SessionBody } from "./sessions";

@@ -7,7 +7,7 @@ import { newId } from "../platform/ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { signToken } from "../platform/jwt";
 import { jwtConfig } from "../platform/env";
-import { SESSION } from "../config";
+import { SESSION } from "../config/auth";
 import { ApiError } from "../platform/errors";
 import { forgetSession } from "./principal-records";
 import type { ErrorCode } from "../platform/error-codes";

@@ -9,7 +9,7 @@ import { totpFactors } from "../db/schema";
 import { base32Encode, matchingSteps, newTotpSecret, otpauthUrl } from "../platform/totp";
 import { openSecret, sealSecret } from "../platform/secret-box";
 import { ApiError, unauthorized } from "../platform/errors";
-import { MFA } from "../config";
+import { MFA } from "../config/auth";
 import { queueMail } from "../mail/outbox";
 import { findUserById } from "./queries";
 import { guardedCheck, reenteredPasswordOk } from "./login-guard";

@@ -1,4 +1,4 @@
-import { VERIFICATION_LIMITS } from "../config";
+import { VERIFICATION_LIMITS } from "../config/auth";
 import { RateLimitError } from "../platform/errors";
 import { limiterFor } from "../limits/rate-limiter";
 

@@ -1,4 +1,5 @@
-// Every tunable number of the service, here and in the files beside this one (uploads.ts: the upload flows).
+// Every tunable number of the service, here and in the files beside this one (auth.ts: accounts, sign-in and keys;
+// uploads.ts: the upload flows).
 // Plan figures are decisions.md's defaults.
 import { GB, MB, TB } from "./units";
 
@@ -22,86 +23,6 @@ export const PLAN_LIMITS: Record<PlanOrAnonymous, PlanLimits> = {
   free: { uploadsPerHour: 20, apiCallsPerHour: 1_000, maxFileBytes: 20 * MB, storageQuotaBytes: 2 * GB },
   pro: { uploadsPerHour: 100, apiCallsPerHour: 10_000, maxFileBytes: 200 * MB, storageQuotaBytes: 200 * GB },
   enterprise: { uploadsPerHour: 1_000, apiCallsPerHour: 100_000, maxFileBytes: 2 * GB, storageQuotaBytes: 5 * TB },
-};
-
-export const PASSWORD_HASH = {
-  /** Production Workers cap PBKDF2 at 100,000 iterations. */
-  iterations: 100_000,
-  maxIterations: 100_000,
-};
-
-export const PASSWORD_LENGTH = { min: 8, max: 256 };
-
-export const SESSION = {
-  accessTokenSeconds: 900,
-  refreshTokenSeconds: 30 * 24 * 3600,
-  uploadTokenSeconds: 3600,
-  emailTokenSeconds: 48 * 3600,
-};
-
-/**
- * The login guard (auth/login-guard.ts), per 15-minute window. Wrong passwords are counted strictly per (address,
- * IP), so a stranger who knows an address locks out only their own IP, and loosely per address, which still bounds
- * a guess spread over many IPs. Second-factor codes, reachable only with the password, count per account. A
- * passkey's failed answers count per credential and IP, never per address.
- */
-export const LOGIN_LIMITS = {
-  windowSeconds: 15 * 60,
-  /** Wrong passwords for one address from one client IP. */
-  failuresPerAddressAndIp: 10,
-  /** Wrong passwords for one address from all IPs together. */
-  failuresPerAddress: 100,
-  /** Wrong second-factor codes (TOTP, recovery, a passkey as the second step) per account. */
-  secondFactorFailuresPerAccount: 10,
-  /** Failed answers of one passkey at the sign-in without a password. */
-  failuresPerPasskey: 10,
-  /** Failures of every kind from one client IP. */
-  failuresPerIp: 50,
-};
-
-export const VERIFICATION_LIMITS = { windowSeconds: 3600, resendsPerHour: 5 };
-
-/** Password recovery (extensions.md §7): the mailed token's life, and each route's limits per window. */
-export const PASSWORD_RESET = {
-  tokenSeconds: 3600,
-  windowSeconds: 3600,
-  /** Reset mails asked for one address (forgot), and resets of one account (reset), per window. */
-  perAccount: 5,
-  /** Requests from one client IP per window, each route counted on its own. */
-  perIp: 20,
-};
-
-/** Two-factor sign-in (extensions.md §5). */
-export const MFA = {
-  /** RFC 6238 as authenticator apps expect it: HMAC-SHA-1, 6 digits, 30-second steps. */
-  totp: { digits: 6, stepSeconds: 30, secretBytes: 20 },
-  /** Steps either side of the server's clock whose code is still accepted (clock drift, slow typing). */
-  totpWindowSteps: 1,
-  /** The name authenticator apps show beside the account (the otpauth URL's issuer). */
-  issuer: "imghost",
-  /** Recovery codes issued when TOTP is confirmed, and their random characters (Crockford base32, 5 bits each). */
-  recoveryCodeCount: 10,
-  recoveryCodeChars: 16,
-  /** How long the password step's mfaToken waits for the second step. */
-  tokenSeconds: 300,
-};
-
-/** Passkeys (WebAuthn; auth/passkeys.ts): challenges and limits. */
-export const PASSKEYS = {
-  /** How long a challenge waits for the authenticator's answer; also the options' `timeout` (WebAuthn suggests 5 to 10 minutes). */
-  challengeSeconds: 300,
-  maxPerUser: 20,
-  nameMaxLength: 64,
-};
-
-export const API_KEYS = {
-  prefix: "pk_",
-  bodyLength: 32,
-  /** Characters of the key kept in clear to help people recognise it in lists (`pk_` + 6). */
-  displayPrefixLength: 9,
-  /** lastUsedAt is written at most this often per key, so using a key is not a D1 write per request. */
-  lastUsedWriteIntervalSeconds: 300,
-  maxPerUser: 50,
 };
 
 export const REQUEST_LIMITS = {

@@ -2,7 +2,7 @@
 // number), base32 (RFC 4648) for the secret people type or scan, and the otpauth URL authenticator apps read.
 // No library: the algorithm is a dozen lines over a primitive Workers run natively, and the RFC's own test
 // vectors hold it (test/platform/totp.test.ts).
-import { MFA } from "../config";
+import { MFA } from "../config/auth";
 import { timingSafeEqualString } from "./crypto";
 
 const { digits: DIGITS, stepSeconds: STEP_SECONDS } = MFA.totp;

@@ -10,7 +10,7 @@ import { ApiError } from "../platform/errors";
 import { newShardedId } from "../platform/shard-ids";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { signToken } from "../platform/jwt";
-import { SESSION } from "../config";
+import { SESSION } from "../config/auth";
 import type { Uploader } from "./access";
 import { buildStoreKey, sanitizeFilename, titleFromFilename } from "./filename";
 import { insertUploadRecords } from "./records";

@@ -7,7 +7,7 @@ import { freshIp, requestReset, resetPassword } from "../support/password";
 import { startOfNextWindow } from "../support/clock";
 import { login } from "../support/totp";
 import { signInWith, withPasskey } from "../support/passkeys";
-import { LOGIN_LIMITS } from "../../src/config";
+import { LOGIN_LIMITS } from "../../src/config/auth";
 
 const NEW_PASSWORD = "a completely new passphrase";
 

@@ -9,7 +9,7 @@ import { freshIp, requestReset, resetPassword } from "../support/password";
 import { STEP, advanceClock, atNextStep, codeAt, enableTotp, factorStatus, login, mfaTokenFor, secondStep } from "../support/totp";
 import { startOfNextWindow } from "../support/clock";
 import { claimsOf } from "../support/tokens";
-import { LOGIN_LIMITS } from "../../src/config";
+import { LOGIN_LIMITS } from "../../src/config/auth";
 
 afterEach(() => vi.useRealTimers());
 

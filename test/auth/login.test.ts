@@ -6,7 +6,7 @@ import { createDb } from "../../src/platform/db";
 import { users } from "../../src/db/schema";
 import { hashPassword } from "../../src/platform/passwords";
 import { newId } from "../../src/platform/ids";
-import { LOGIN_LIMITS } from "../../src/config";
+import { LOGIN_LIMITS } from "../../src/config/auth";
 import { startOfNextWindow } from "../support/clock";
 
 let ipCounter = 0;

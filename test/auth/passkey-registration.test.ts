@@ -12,7 +12,7 @@ import { addPasskey, creationOptions, listPasskeys, registerPasskey, withPasskey
 import { RP_ID, SITE_ORIGIN, attest, b64url, credentialIdOf, newAuthenticator } from "../support/webauthn";
 import { createDb } from "../../src/platform/db";
 import { passkeys } from "../../src/db/schema";
-import { PASSKEYS } from "../../src/config";
+import { PASSKEYS } from "../../src/config/auth";
 
 afterEach(() => vi.useRealTimers());
 

@@ -9,7 +9,7 @@ import { atNextStep, codeAt, enableTotp, login, mfaTokenFor, secondStep } from "
 import { passkeySignIn, secondStepWith, signInOptions, withPasskey } from "../support/passkeys";
 import { RP_ID, assertWith, credentialIdOf } from "../support/webauthn";
 import { startOfNextWindow } from "../support/clock";
-import { LOGIN_LIMITS } from "../../src/config";
+import { LOGIN_LIMITS } from "../../src/config/auth";
 
 afterEach(() => vi.useRealTimers());
 

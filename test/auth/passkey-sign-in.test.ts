@@ -13,7 +13,7 @@ import { claimsOf } from "../support/tokens";
 import { login } from "../support/totp";
 import { createDb } from "../../src/platform/db";
 import { passkeys, users } from "../../src/db/schema";
-import { LOGIN_LIMITS, PASSKEYS } from "../../src/config";
+import { LOGIN_LIMITS, PASSKEYS } from "../../src/config/auth";
 
 afterEach(() => vi.useRealTimers());
 

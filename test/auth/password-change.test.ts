@@ -9,7 +9,7 @@ import { startOfNextWindow } from "../support/clock";
 import { claimsOf } from "../support/tokens";
 import { createDb } from "../../src/platform/db";
 import { sessions, users } from "../../src/db/schema";
-import { LOGIN_LIMITS } from "../../src/config";
+import { LOGIN_LIMITS } from "../../src/config/auth";
 import { login } from "../support/totp";
 
 const NEW_PASSWORD = "a brand new passphrase";

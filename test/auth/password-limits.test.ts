@@ -8,7 +8,7 @@ import { startOfNextWindow } from "../support/clock";
 import { createDb } from "../../src/platform/db";
 import { emailTokens } from "../../src/db/schema";
 import { randomToken, sha256Hex } from "../../src/platform/crypto";
-import { PASSWORD_RESET } from "../../src/config";
+import { PASSWORD_RESET } from "../../src/config/auth";
 import type { Reply } from "../support/api";
 
 function expectRefused(r: Reply, limit: number) {

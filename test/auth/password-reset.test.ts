@@ -9,7 +9,7 @@ import { changePassword, forgotPassword, freshIp, loginWith, mailsTo, requestRes
 import { createDb } from "../../src/platform/db";
 import { emailTokens, users } from "../../src/db/schema";
 import { sha256Hex } from "../../src/platform/crypto";
-import { PASSWORD_RESET } from "../../src/config";
+import { PASSWORD_RESET } from "../../src/config/auth";
 import worker from "../../src/index";
 
 const NEW_PASSWORD = "a brand new passphrase";

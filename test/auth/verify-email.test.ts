@@ -7,7 +7,7 @@ import { createApp } from "../../src/app";
 import { createDb } from "../../src/platform/db";
 import { emailTokens, users } from "../../src/db/schema";
 import { sha256Hex } from "../../src/platform/crypto";
-import { VERIFICATION_LIMITS } from "../../src/config";
+import { VERIFICATION_LIMITS } from "../../src/config/auth";
 import { startOfNextWindow } from "../support/clock";
 
 const outbox = (to: string) => call(`/dev/outbox?to=${encodeURIComponent(to)}`);

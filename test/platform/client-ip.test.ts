@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { clientIp } from "../../src/platform/client-ip";
 import { call, uniqueEmail } from "../support/api";
 import { startOfNextWindow } from "../support/clock";
-import { PASSWORD_RESET } from "../../src/config";
+import { PASSWORD_RESET } from "../../src/config/auth";
 
 const from = (ip: string | null) => clientIp(new Request("http://localhost/", { headers: ip === null ? {} : { "cf-connecting-ip": ip } }));
 

@@ -5,7 +5,7 @@
 // Handlers: ./passkeys.tsx.
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/env";
-import { PASSKEYS } from "../../config";
+import { PASSKEYS } from "../../config/auth";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import type { Passkeys } from "./api";
 

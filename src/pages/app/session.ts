@@ -8,7 +8,7 @@ import type { AppEnv } from "../../platform/env";
 import { jwtConfig } from "../../platform/env";
 import { verifyToken } from "../../platform/jwt";
 import { refreshSession, type SessionBody } from "../../auth/sessions";
-import { SESSION } from "../../config";
+import { SESSION } from "../../config/auth";
 import { timingSafeEqual } from "../../platform/crypto";
 import { findSession } from "../../auth/principal-records";
 import { sessionState } from "../../auth/principal";
