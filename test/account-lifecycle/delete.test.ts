@@ -7,6 +7,8 @@ import { atNextStep, enableTotp } from "../support/totp";
 import { creationOptions, signInWith, withPasskey } from "../support/passkeys";
 import { ownerRow, setStorage } from "../support/owners";
 import { ownerDb } from "../support/shard-db";
+import { clearOfWindowEdge } from "../support/clock";
+import { LOGIN_LIMITS } from "../../src/config/auth";
 
 afterEach(() => vi.useRealTimers());
 
@@ -119,6 +121,7 @@ describe("DELETE /account", () => {
   });
 
   it("limits password guesses like logins", async () => {
+    clearOfWindowEdge(LOGIN_LIMITS.windowSeconds);
     const u = await verifiedUser();
     const replies = [];
     for (let i = 0; i < 11; i++) replies.push(await del(u.access, { password: `guess number ${i}` }));

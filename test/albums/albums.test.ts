@@ -11,6 +11,8 @@ import { ANONYMOUS_VIEWER } from "../../src/serving/access";
 import { RateLimitError } from "../../src/platform/errors";
 import { setOwnerBan, setOwnerDeleted } from "../support/owners";
 import { ownerDb } from "../support/shard-db";
+import { clearOfWindowEdge } from "../support/clock";
+import { ALBUMS } from "../../src/config";
 
 let owner: TestUser;
 let stranger: TestUser;
@@ -260,6 +262,7 @@ describe("password-protected albums", () => {
   });
 
   it("rate limits repeated wrong passwords per album and client (429), without affecting other clients", async () => {
+    clearOfWindowEdge(ALBUMS.passwordWindowSeconds);
     const a = await newAlbum({ password: "the right one" });
     const ip = "203.0.113.77";
     for (let i = 0; i < 10; i++) {
@@ -277,6 +280,7 @@ describe("password-protected albums", () => {
   });
 
   it("the gate itself: 100 parallel checks verify at most the window's 10 guesses; the right one last is refused", async () => {
+    clearOfWindowEdge(ALBUMS.passwordWindowSeconds);
     const a = await newAlbum({ password: "the right one" });
     const loaded = await loadAlbum(shardDb(env, shardOfIdIn(env, "alb", a.id)), a.id);
     const guesses = Array.from({ length: 99 }, (_, i) => `guess ${i}`).concat("the right one");
@@ -294,6 +298,7 @@ describe("password-protected albums", () => {
   });
 
   it("a parallel burst of guesses cannot slip past the limit: each attempt is counted before the check", async () => {
+    clearOfWindowEdge(ALBUMS.passwordWindowSeconds);
     const a = await newAlbum({ password: "the right one" });
     const ip = "203.0.113.200";
     // 100 guesses at once with the right password last (as a probe found: it used to be accepted).

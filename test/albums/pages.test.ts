@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, signup, type TestUser } from "../support/api";
 import { SITE, fetchRaw, seedFile, settledCount } from "../support/files";
+import { clearOfWindowEdge } from "../support/clock";
+import { ALBUMS } from "../../src/config";
 
 let owner: TestUser;
 beforeAll(async () => {
@@ -72,6 +74,7 @@ describe("password-protected album pages", () => {
   });
 
   it("the right password shows the album; a wrong one the form again; repeated wrong ones are limited", async () => {
+    clearOfWindowEdge(ALBUMS.passwordWindowSeconds);
     const f = await seedFile(owner.id);
     const a = await album({ password: "letmein!", fileIds: [f.id] });
     const ok = await fetchRaw(`${SITE}/a/${a.id}`, form("letmein!"));
@@ -88,6 +91,7 @@ describe("password-protected album pages", () => {
   });
 
   it("a parallel burst of form posts cannot slip past the limit", async () => {
+    clearOfWindowEdge(ALBUMS.passwordWindowSeconds);
     const a = await album({ password: "letmein!" });
     const guesses = Array.from({ length: 59 }, (_, i) => `nope ${i}`).concat("letmein!");
     const replies = await Promise.all(guesses.map((g) => fetchRaw(`${SITE}/a/${a.id}`, form(g, "192.0.2.77"))));

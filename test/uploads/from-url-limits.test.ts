@@ -7,6 +7,7 @@ import { URL_UPLOADS } from "../../src/config/uploads";
 import { signup } from "../support/api";
 import { ownerDb } from "../support/shard-db";
 import { leaveOnly, setMultiplier } from "../limits/support";
+import { startOfNextWindow } from "../support/clock";
 import { SMALL_PNG, makePng, objectExists, randomIp, setStorage, storage } from "./helpers";
 import { endless, fakeRemote, image, stalled, uploadUrl, type Remote } from "./remote";
 
@@ -223,6 +224,7 @@ describe("quota and rate limit", () => {
   it("counts against the uploads bucket: anonymous callers get 429 past the plan's uploads per hour", async () => {
     const saved = env.RATE_LIMIT_MULTIPLIER;
     setMultiplier("1");
+    const realClock = startOfNextWindow(3600); // the filled bucket and both uploads in one hourly window
     try {
       remote = fakeRemote(() => image(SMALL_PNG));
       const ip = randomIp();
@@ -237,6 +239,7 @@ describe("quota and rate limit", () => {
       expect(refused.body).toMatchObject({ error: "Too Many Requests", remaining: 0 });
       expect(remote.fetched).toHaveLength(1);
     } finally {
+      realClock();
       setMultiplier(saved);
     }
   });
