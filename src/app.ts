@@ -29,6 +29,7 @@ import { multipartRoutes } from "./uploads/multipart-routes";
 import { tusRoutes } from "./uploads/tus/routes";
 import { siteRoutes, notFoundPage } from "./pages/routes";
 import { fileRoutes } from "./files/routes";
+import { downloadRoutes } from "./files/download-route";
 import { signedUrlRoutes } from "./files/signed-url-routes";
 import { albumRoutes } from "./albums/routes";
 import { moderationRoutes } from "./moderation/routes";
@@ -70,6 +71,7 @@ export function createApi() {
   api.route("/upload", uploadRoutes);
   api.route("/upload", multipartRoutes);
   api.route("/files", fileRoutes);
+  api.route("/files", downloadRoutes);
   api.route("/files", signedUrlRoutes);
   api.route("/albums", albumRoutes);
   api.route("/moderation", moderationRoutes);

@@ -1,4 +1,4 @@
-// The files API: GET /files, GET|PATCH|DELETE /files/:id, GET /files/:id/download.
+// The files API: GET /files, GET|PATCH|DELETE /files/:id (the download is download-route.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../platform/env";
@@ -9,18 +9,15 @@ import { apiRouter } from "../platform/router";
 import { ApiError, unauthorized } from "../platform/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
 import { FileIdParam, FileList, FileListItemSchema, FileSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "./schemas";
-import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, readableFile, reviewReason, viewerOf, fileNotFound } from "../serving/access";
+import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf, fileNotFound } from "../serving/access";
 import { ownFile, patchRefusal, underReview } from "./owner-changes";
 import { fileCounts, listOwnFiles, softDeleteFile, updateFile } from "./queries";
 import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
-import { contentDisposition } from "../serving/content-disposition";
 import { countHit } from "../serving/view-counter";
 import { accessChanged } from "../serving/access-changed";
 import { cachedAccess, type CachedAccess } from "../serving/access-records";
 import { BOOKMARK_HEADER, noteBookmark } from "../middleware/db";
-import { BYTES_CSP, servedType } from "../serving/serve";
-import { quoteEtag } from "../serving/range";
 import type { FileRow } from "../db/schema";
 import type { ShardDb } from "../platform/db";
 import { emitAfterResponse } from "../webhooks/emit";
@@ -216,45 +213,5 @@ fileRoutes.openapi(
     await accessChanged(c.env, { files: [file] }); // before answering: the next view must see the delete
     emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), file.userId, "file.deleted", { fileId: file.id });
     return c.json({ message: "File deleted" }, 200);
-  },
-);
-
-fileRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/{id}/download",
-    operationId: "files.download",
-    tags,
-    summary: "Download a file",
-    description:
-      "The original bytes with Content-Disposition: attachment (RFC 6266 filename plus filename*). Same visibility rules as GET /files/:id. Counts a download.",
-    security: [...bearer, {}],
-    middleware: [optionalPermission("read")] as const,
-    request: { params: FileIdParam },
-    responses: {
-      200: { description: "The file's bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
-      ...errors(401, 403, 404, 410, 429),
-    },
-  }),
-  async (c) => {
-    const now = Date.now();
-    const viewer = viewerOf(c.get("principal"));
-    const id = c.req.valid("param").id;
-    const { file } = await readableFile(c.var.dbs.shardOf("file", id), id, viewer, now, { safeMode: true });
-    const obj = await c.env.BUCKET.get(file.storeKey);
-    if (!obj) throw new ApiError("content_missing", "File content not found");
-    countHit(c.env, c.executionCtx, "file_download", file.id);
-    return new Response(obj.body, {
-      status: 200,
-      headers: {
-        "Content-Type": servedType(file.mime),
-        "Content-Length": String(obj.size),
-        "Content-Disposition": contentDisposition(file.filename, servedType(file.mime), "attachment"),
-        ETag: quoteEtag(file.storeEtag ?? obj.etag),
-        "Cache-Control": "private, no-store",
-        "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": BYTES_CSP,
-      },
-    });
   },
 );

@@ -1,0 +1,55 @@
+// GET /files/:id/download: the original bytes as an attachment, under the same visibility rules as GET /files/:id.
+import { createRoute, z } from "@hono/zod-openapi";
+import { optionalPermission } from "../middleware/guards";
+import { bearer, errors } from "../platform/openapi";
+import { apiRouter } from "../platform/router";
+import { ApiError } from "../platform/errors";
+import { FileIdParam } from "./schemas";
+import { readableFile, viewerOf } from "../serving/access";
+import { contentDisposition } from "../serving/content-disposition";
+import { countHit } from "../serving/view-counter";
+import { BYTES_CSP, servedType } from "../serving/serve";
+import { quoteEtag } from "../serving/range";
+
+export const downloadRoutes = apiRouter();
+const tags = ["Files"];
+
+downloadRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{id}/download",
+    operationId: "files.download",
+    tags,
+    summary: "Download a file",
+    description:
+      "The original bytes with Content-Disposition: attachment (RFC 6266 filename plus filename*). Same visibility rules as GET /files/:id. Counts a download.",
+    security: [...bearer, {}],
+    middleware: [optionalPermission("read")] as const,
+    request: { params: FileIdParam },
+    responses: {
+      200: { description: "The file's bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+      ...errors(401, 403, 404, 410, 429),
+    },
+  }),
+  async (c) => {
+    const now = Date.now();
+    const viewer = viewerOf(c.get("principal"));
+    const id = c.req.valid("param").id;
+    const { file } = await readableFile(c.var.dbs.shardOf("file", id), id, viewer, now, { safeMode: true });
+    const obj = await c.env.BUCKET.get(file.storeKey);
+    if (!obj) throw new ApiError("content_missing", "File content not found");
+    countHit(c.env, c.executionCtx, "file_download", file.id);
+    return new Response(obj.body, {
+      status: 200,
+      headers: {
+        "Content-Type": servedType(file.mime),
+        "Content-Length": String(obj.size),
+        "Content-Disposition": contentDisposition(file.filename, servedType(file.mime), "attachment"),
+        ETag: quoteEtag(file.storeEtag ?? obj.etag),
+        "Cache-Control": "private, no-store",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": BYTES_CSP,
+      },
+    });
+  },
+);
