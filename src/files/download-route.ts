@@ -6,9 +6,8 @@ import { apiRouter } from "../platform/router";
 import { ApiError } from "../platform/errors";
 import { FileIdParam } from "./schemas";
 import { readableFile, viewerOf } from "../serving/access";
-import { contentDisposition } from "../serving/content-disposition";
 import { countHit } from "../serving/view-counter";
-import { BYTES_CSP, servedType } from "../serving/serve";
+import { privateByteHeaders } from "../serving/headers";
 import { quoteEtag } from "../serving/range";
 
 export const downloadRoutes = apiRouter();
@@ -41,15 +40,7 @@ downloadRoutes.openapi(
     countHit(c.env, c.executionCtx, "file_download", file.id);
     return new Response(obj.body, {
       status: 200,
-      headers: {
-        "Content-Type": servedType(file.mime),
-        "Content-Length": String(obj.size),
-        "Content-Disposition": contentDisposition(file.filename, servedType(file.mime), "attachment"),
-        ETag: quoteEtag(file.storeEtag ?? obj.etag),
-        "Cache-Control": "private, no-store",
-        "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": BYTES_CSP,
-      },
+      headers: { ...privateByteHeaders(file, obj.size, "attachment"), ETag: quoteEtag(file.storeEtag ?? obj.etag) },
     });
   },
 );

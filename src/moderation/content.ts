@@ -5,8 +5,7 @@ import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { auditInsert } from "../platform/audit";
-import { BYTES_CSP, servedType } from "../serving/serve";
-import { contentDisposition } from "../serving/content-disposition";
+import { privateByteHeaders } from "../serving/headers";
 import { findReport } from "./queue";
 import { reportNotFound } from "./resolve";
 
@@ -26,15 +25,7 @@ export async function reportedContent(env: Env, dbs: DirectoryAndShards, actor: 
   });
   return new Response(obj.body, {
     status: 200,
-    headers: {
-      "Content-Type": servedType(file.mime),
-      "Content-Length": String(obj.size),
-      "Content-Disposition": contentDisposition(file.filename, servedType(file.mime), "inline"),
-      // Never kept by a browser or proxy: this bypasses every public access rule.
-      "Cache-Control": "private, no-store",
-      "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": BYTES_CSP,
-      "Referrer-Policy": "no-referrer",
-    },
+    // Never kept by a browser or proxy (privateByteHeaders): this bypasses every public access rule.
+    headers: { ...privateByteHeaders(file, obj.size, "inline"), "Referrer-Policy": "no-referrer" },
   });
 }

@@ -29,6 +29,22 @@ export function byteHeaders(r: { type: string; etag: string; cache: string; file
   });
 }
 
+/**
+ * The headers of bytes served to one caller past the public rules (the files API's download, a moderator's view):
+ * never kept by a browser or proxy, and as inert as any byte response.
+ */
+export function privateByteHeaders(file: { mime: string; filename: string }, size: number, disposition: "inline" | "attachment"): Record<string, string> {
+  const type = servedType(file.mime);
+  return {
+    "Content-Type": type,
+    "Content-Length": String(size),
+    "Content-Disposition": contentDisposition(file.filename, type, disposition),
+    "Cache-Control": "private, no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": BYTES_CSP,
+  };
+}
+
 /** A 304: the response's own headers, less the type of a body it does not have. */
 export function notModified(headers: Headers): Response {
   headers.delete("Content-Type");
