@@ -1,14 +1,13 @@
-// `npm run shard:move -- <userId> <toShard> [--local | --url https://host] [--token T]`
+// `npm run shard:move -- <userId> <toShard> [--local [--port N] | --url https://host] [--token T]`
 // Moves one owner's data to another shard (docs/sharding.md § Moving an owner) by calling the worker's admin
 // route, POST /api/v1/admin/shards/move, until it answers step "done". The worker runs the steps (the same code
 // the tests drive in workerd), a bounded number of pages per call, and records each step in the directory: stop
 // this script at any point (Ctrl-C, a lost connection) and run it again, and the move goes on where it was.
-// --local: the `npm run dev` worker (http://localhost:8787). --url: a deployed one. The token is an admin's
+// --local: the `npm run dev` worker, on the port `npm run dev` takes (--port, else PORT, else 8787). --url: a
+// deployed one. The token is an admin's
 // session access token (POST /auth/login answers it as session.access_token; API keys are refused for /admin),
 // from --token or the SHARD_MOVE_TOKEN environment variable.
-import { parseArgs } from "node:util";
-
-const usage = "usage: npm run shard:move -- <userId> <toShard> [--local | --url https://host] [--token <admin access token>]";
+import { shardMoveArgs, usage } from "./shard-move-args.mjs";
 
 function fail(message) {
   console.error(message);
@@ -17,27 +16,15 @@ function fail(message) {
 
 let parsed;
 try {
-  parsed = parseArgs({
-    allowPositionals: true,
-    options: { local: { type: "boolean" }, url: { type: "string" }, token: { type: "string" }, help: { type: "boolean", short: "h" } },
-  });
+  parsed = shardMoveArgs(process.argv.slice(2), process.env);
 } catch (err) {
-  fail(`${err.message}\n${usage}`);
+  fail(err.message);
 }
-const { values: args, positionals } = parsed;
-if (args.help) {
+if (parsed.help) {
   console.log(usage);
   process.exit(0);
 }
-const [userId, shardArg] = positionals;
-if (!userId || shardArg === undefined || positionals.length !== 2) fail(usage);
-const toShard = Number(shardArg);
-if (!Number.isInteger(toShard) || toShard < 0) fail(`<toShard> must be a shard number (0, 1, ...)\n${usage}`);
-if (args.local && args.url) fail("give --local or --url, not both");
-const base = (args.url ?? "http://localhost:8787").replace(/\/+$/, "");
-if (!args.local && !args.url) fail(`say where the worker is: --local (npm run dev) or --url https://your-host\n${usage}`);
-const token = args.token ?? process.env.SHARD_MOVE_TOKEN;
-if (!token) fail("an admin's access token is needed: --token or SHARD_MOVE_TOKEN (POST /api/v1/auth/login answers it)");
+const { userId, toShard, base, token } = parsed;
 
 // Waiting for the owner's uploads in flight (they end or expire within the upload expiry), and between calls.
 const WAIT_MS = 15_000;

@@ -9,7 +9,8 @@
 // The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
 // only cover live rows, so the address and the username can sign up again at once.
 import { and, eq, isNull } from "drizzle-orm";
-import { runBatch, type DirectoryAndShards } from "../platform/db";
+import { runBatch, type DirectoryAndShards, type ShardDb } from "../platform/db";
+import { ownerWriteShards } from "../platform/moved-ids";
 import { albums, apiKeys, files, planChanges, sessions, users, webhookEndpoints } from "../db/schema";
 import { ApiError, unauthorized } from "../platform/errors";
 import { reenteredPasswordOk } from "../auth/login-guard";
@@ -26,15 +27,16 @@ export async function deleteAccount(dbs: DirectoryAndShards, env: Env, userId: s
   if (!user) throw unauthorized();
   if (!(await reenteredPasswordOk(env, user, password, ip))) throw new ApiError("invalid_password", "The password is not correct");
 
-  const shard = dbs.shard(user.shard);
-  const [, deletedFiles, deletedAlbums] = (
-    await runBatch(shard, [
-      // The owner's state first: what its files' and albums' reads decide from (serving/owner-state.ts).
-      ownerStateStatement(shard, userId, { deletedAt: now }, { keepFirst: true }),
-      shard.update(files).set({ deletedAt: now, updatedAt: now }).where(and(eq(files.userId, userId), isNull(files.deletedAt))),
-      shard.update(albums).set({ deletedAt: now, updatedAt: now }).where(and(eq(albums.userId, userId), isNull(albums.deletedAt))),
-    ])
-  ).map((r) => r.meta.changes);
+  const deletion = (shard: ShardDb) => [
+    // The owner's state first: what its files' and albums' reads decide from (serving/owner-state.ts).
+    ownerStateStatement(shard, userId, { deletedAt: now }, { keepFirst: true }),
+    shard.update(files).set({ deletedAt: now, updatedAt: now }).where(and(eq(files.userId, userId), isNull(files.deletedAt))),
+    shard.update(albums).set({ deletedAt: now, updatedAt: now }).where(and(eq(albums.userId, userId), isNull(albums.deletedAt))),
+  ];
+  // While the owner moves, the shard they move to gets the deletion too (writeShards).
+  const [shard, ...moving] = await ownerWriteShards(dbs, user.shard, userId);
+  const [, deletedFiles, deletedAlbums] = (await runBatch(shard, deletion(shard))).map((r) => r.meta.changes);
+  for (const other of moving) await runBatch(other, deletion(other));
   const [, revokedSessions, revokedKeys] = (
     await runBatch(db, [
       db.update(users).set({ deletedAt: now, updatedAt: now }).where(and(eq(users.id, userId), isNull(users.deletedAt))),

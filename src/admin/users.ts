@@ -11,6 +11,7 @@ import { applyPlanChange } from "../billing/plan-changes";
 import { forgetUser } from "../auth/principal-records";
 import { accessChanged } from "../serving/access-changed";
 import { ownerStateStatement } from "../serving/owner-state";
+import { ownerWriteShards } from "../platform/moved-ids";
 import { auditInsert } from "../platform/audit";
 import { ownerUsage, type Usage } from "../uploads/quota";
 
@@ -109,8 +110,11 @@ export async function updateUser(dbs: DirectoryAndShards, env: Env, actorId: str
   }
   // A ban or an unban reaches the owner's shard first: its files and albums follow it from there. Both writes
   // are absolute, so a retry after the directory's write failed simply writes both again.
+  // While the owner moves, the shard they move to too (writeShards).
   const shard = dbs.shard(target.shard);
-  if (set.bannedAt !== undefined) await runBatch(shard, [ownerStateStatement(shard, id, { bannedAt: set.bannedAt })]);
+  if (set.bannedAt !== undefined) {
+    for (const db of await ownerWriteShards(dbs, target.shard, id)) await runBatch(db, [ownerStateStatement(db, id, { bannedAt: set.bannedAt })]);
+  }
   if (patch.plan !== undefined && patch.plan !== target.plan) {
     // Through the plan history, like every plan change; pending requests of the user are superseded.
     await applyPlanChange(db, env, {

@@ -6,6 +6,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
 import { runBatch, type DirectoryAndShard, type ShardDb, type Statement } from "../platform/db";
+import { lookupFollowing } from "../platform/moved-ids";
 import { blocklistReportStatement, matchBlocklist } from "./blocklist";
 import { indexFileStatements } from "./band-rows";
 import { embeddingCode, encodeFeatures } from "./embedding";
@@ -24,7 +25,8 @@ export function message(err: unknown): string {
 
 /** The file, unless there is nothing to do (gone, not finalized, or analysed already and not forced). */
 export async function fileToAnalyse(db: ShardDb, fileId: string, force: boolean): Promise<{ file: FileRow } | { skipped: string }> {
-  const [file] = await db.select().from(files).where(eq(files.id, fileId)).limit(1);
+  // Followed like every lookup by id: a message delivered again after the owner moved finds the file there.
+  const file = await lookupFollowing(db, fileId, () => db.select().from(files).where(eq(files.id, fileId)).get());
   if (!file) return { skipped: "no such file" };
   if (file.deletedAt || file.purgedAt) return { skipped: "file deleted" };
   if (file.state !== "finalized") return { skipped: `file is ${file.state}, not finalized` };

@@ -22,7 +22,7 @@ import { inspectImage } from "./header";
 import type { Placeholder } from "./placeholder";
 import { accessChanged } from "../serving/access-changed";
 import { decodeAndDerive, derivePlaceholder, fileToAnalyse, message, readObject, recordResult, scoreNsfw, scrubPrivateMetadata, storeThumbnail } from "./job-steps";
-import { shardDbOf } from "../platform/moved-ids";
+import { lookupFollowing, shardDbOf } from "../platform/moved-ids";
 
 export type AnalysisOutcome =
   | { status: "skipped"; reason: string }
@@ -98,6 +98,13 @@ export async function analyzeFile(env: Env, fileId: string, options: AnalyzeOpti
   return { status: "done", width, height, phash, nsfwScore: recorded.nsfwScore, ageRestricted, newlyAgeRestricted, embeddingCode: nsfw.code, thumbKey, placeholder, scrubbed: scrub.findings, blocklist: recorded.blocklist, stepErrors };
 }
 
+/** The primary of the shard the file lives on now (followed: a moved owner's file, or an id from before shards). */
+async function fileShardDb(env: Env, fileId: string) {
+  const db = shardDbOf(env, "file", fileId);
+  await lookupFollowing(db, fileId, () => db.select({ id: files.id }).from(files).where(eq(files.id, fileId)).get());
+  return db;
+}
+
 function fileIdOf(body: AnalyzeMessage): string | null {
   return typeof body.fileId === "string" && isId("file", body.fileId) ? body.fileId : null;
 }
@@ -121,10 +128,8 @@ export const analyzeJobWith = (listener?: AnalysisListener): JobHandler<AnalyzeM
       }
     } catch (err) {
       // Keep the last error so the dead-letter handler can say why the analysis gave up.
-      await shardDbOf(env, "file", fileId)
-        .update(files)
-        .set({ analysisError: message(err) })
-        .where(and(eq(files.id, fileId), inArray(files.analysis, ["none", "pending"])))
+      await fileShardDb(env, fileId)
+        .then((db) => db.update(files).set({ analysisError: message(err) }).where(and(eq(files.id, fileId), inArray(files.analysis, ["none", "pending"]))))
         .catch(() => undefined);
       throw err;
     }
@@ -133,7 +138,7 @@ export const analyzeJobWith = (listener?: AnalysisListener): JobHandler<AnalyzeM
     const fileId = fileIdOf(body);
     if (!fileId) return;
     const now = new Date();
-    await shardDbOf(env, "file", fileId)
+    await (await fileShardDb(env, fileId))
       .update(files)
       .set({
         analysis: "failed",

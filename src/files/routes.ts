@@ -20,6 +20,7 @@ import { cachedAccess, type CachedAccess } from "../serving/access-records";
 import { BOOKMARK_HEADER, noteBookmark } from "../middleware/db";
 import type { FileRow } from "../db/schema";
 import type { ShardDb } from "../platform/db";
+import { pointAt } from "../platform/moved-ids";
 import { emitAfterResponse } from "../webhooks/emit";
 
 export const fileRoutes = apiRouter();
@@ -102,6 +103,7 @@ fileRoutes.openapi(
     const fromDb = () => loadFile(db, id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
     const cached = fresh ? undefined : await cachedAccess(c.env, c.executionCtx, id, fromDb);
+    pointAt(db, cached?.shard); // a moved owner's file: its duplicates are where the record found it
     noteBookmark(c, cached?.bookmark, db.shardNumber); // an answer from a record carries the bookmark of the record's read
     let loaded: CachedAccess | undefined = fresh ? await fromDb() : cached;
     if (!fresh && loaded && isOwner(loaded.file, viewer) && !analysisLanded(loaded.file)) loaded = await fromDb();

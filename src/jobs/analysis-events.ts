@@ -8,11 +8,11 @@ import { fileDuplicates } from "../files/duplicates";
 import { directoryDb } from "../platform/db";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { FlagReason } from "../webhooks/events";
-import { shardDbOf } from "../platform/moved-ids";
+import { lookupFollowing, shardDbOf } from "../platform/moved-ids";
 
 export const announceAnalysis: AnalysisListener = async (env, fileId, outcome) => {
   const db = shardDbOf(env, "file", fileId);
-  const file = await db.select().from(files).where(eq(files.id, fileId)).get();
+  const file = await lookupFollowing(db, fileId, () => db.select().from(files).where(eq(files.id, fileId)).get());
   if (!file?.userId) return;
   const directory = directoryDb(env);
   const duplicates = outcome.status === "done" ? await fileDuplicates(env, db, file, Date.now()) : [];

@@ -1,7 +1,8 @@
 // The moderation queue: reports with the state of their file, high priority first, then oldest first.
 import { and, asc, count, eq, inArray, type SQL } from "drizzle-orm";
 import type { DirectoryAndShards } from "../platform/db";
-import { groupByShard } from "../platform/shards";
+import { locateRows } from "../platform/moved-ids";
+import type { OwnerShards } from "../platform/moved-ids";
 import { files, owners, reports, type FileRow, type ReportRow } from "../db/schema";
 import { goneReason } from "../serving/access";
 import { apiUrl, cdnUrl, fileUrl } from "../platform/urls";
@@ -21,7 +22,12 @@ export type ReportWithFile = {
   file: FileRow | null;
   ownerBannedAt: Date | null;
   ownerDeletedAt: Date | null;
+  /** Where the file was found (null when it was not). */
+  where: FileShards | null;
 };
+
+/** Where a reported file lives now, and where its owner is being moved to. */
+export type FileShards = OwnerShards;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -63,27 +69,34 @@ export function reportItem(env: Env, r: ReportWithFile, now: number) {
 
 export type ReportItemOut = ReturnType<typeof reportItem>;
 
+
+type FoundFile = Omit<ReportWithFile, "report"> & { where: FileShards | null };
+
 /**
- * The reports' files with their owners' state as each file's shard has it (owners): one query per shard the
- * files are on, concurrently (a file id names its shard).
+ * The reports' files with their owners' state as each file's shard has it (owners), found where they live now
+ * (locateRows: the id's shard, moved_files, the old-id fallback): one query per shard, concurrently.
  */
-async function filesOf(env: Env, dbs: DirectoryAndShards, fileIds: string[]): Promise<Map<string, Omit<ReportWithFile, "report">>> {
-  const found = await Promise.all(
-    [...groupByShard(env, [...new Set(fileIds)])].map(([n, ids]) =>
-      dbs
-        .shard(n)
-        .select({ file: files, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt })
-        .from(files)
-        .leftJoin(owners, eq(owners.userId, files.userId))
-        .where(inArray(files.id, ids)),
-    ),
+export async function filesOf(env: Env, dbs: DirectoryAndShards, fileIds: string[]): Promise<Map<string, FoundFile>> {
+  const found = await locateRows(env, (n) => dbs.shard(n), "file", fileIds, (db, ids) =>
+    db
+      .select({ id: files.id, file: files, ownerBannedAt: owners.bannedAt, ownerDeletedAt: owners.deletedAt, ownerMovedTo: owners.movedTo })
+      .from(files)
+      .leftJoin(owners, eq(owners.userId, files.userId))
+      .where(inArray(files.id, ids)),
   );
-  return new Map(found.flat().map((r) => [r.file.id, r]));
+  return new Map(
+    [...found].map(([id, { shard, row }]) => [
+      id,
+      { file: row.file, ownerBannedAt: row.ownerBannedAt, ownerDeletedAt: row.ownerDeletedAt, where: { shard, movedTo: row.ownerMovedTo } },
+    ]),
+  );
 }
+
+const NOT_FOUND: FoundFile = { file: null, ownerBannedAt: null, ownerDeletedAt: null, where: null };
 
 async function withFiles(env: Env, dbs: DirectoryAndShards, rows: ReportRow[]): Promise<ReportWithFile[]> {
   const byId = await filesOf(env, dbs, rows.map((r) => r.fileId));
-  return rows.map((report) => ({ report, ...(byId.get(report.fileId) ?? { file: null, ownerBannedAt: null, ownerDeletedAt: null }) }));
+  return rows.map((report) => ({ report, ...(byId.get(report.fileId) ?? NOT_FOUND) }));
 }
 
 export async function findReport(env: Env, dbs: DirectoryAndShards, id: string): Promise<ReportWithFile | undefined> {

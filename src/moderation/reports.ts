@@ -1,7 +1,8 @@
 // Filing a report (POST /moderation/report): who may report which file, aggregation into the file's one
 // open report, and the automatic actions of high-priority reasons (decisions.md § Moderation).
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { runBatch, type DirectoryAndShard } from "../platform/db";
+import { runBatch, type DirectoryAndShard, type ShardDb } from "../platform/db";
+import { writeShards } from "../platform/moved-ids";
 import { files, reports, type REPORT_REASONS } from "../db/schema";
 import { MODERATION } from "../config";
 import { ApiError } from "../platform/errors";
@@ -58,13 +59,16 @@ export function reporterIpHash(env: Pick<Env, "JWT_SECRET">, ip: string): Promis
   return sha256Hex(`report-ip:${env.JWT_SECRET}:${ip}`);
 }
 
+/** The directory (reports), the file's routed handle (it follows a moved id), and every shard (fileShards). */
+export type ReportDbs = DirectoryAndShard & { shards: { shard(n: number): ShardDb } };
+
 /**
- * `dbs`: the directory (reports) and the file's shard. The report is filed first (the directory's transaction:
+ * `dbs`: the directory (reports), the file's shard, and the others (ReportDbs). The report is filed first (the directory's transaction:
  * escalate an open normal report, then insert-or-aggregate), then a high-priority report hides the file on its
  * shard: a request that stops between leaves a report for moderators and a visible file, and the reporter's
  * retry aggregates into the same report and hides it; never a hidden file nobody is asked to review.
  */
-export async function fileReport(env: Env, dbs: DirectoryAndShard, input: ReportInput, reporter: Reporter, now: number): Promise<FiledReport> {
+export async function fileReport(env: Env, dbs: ReportDbs, input: ReportInput, reporter: Reporter, now: number): Promise<FiledReport> {
   const db = dbs.directory;
   const loaded = await loadFile(dbs.shard, input.fileId);
   assertReportable(loaded, reporter.viewer, now);
@@ -78,10 +82,9 @@ export async function fileReport(env: Env, dbs: DirectoryAndShard, input: Report
   const cap = MODERATION.aggregatedDetailsMaxLength;
 
   // The partial unique index reports_open_per_file makes "one open report per file" hold under concurrent reports.
-  const hide = dbs.shard
-    .update(files)
-    .set({ hiddenAt: at, updatedAt: at })
-    .where(and(eq(files.id, file.id), isNull(files.hiddenAt)));
+  // The hide goes where the file was found and, while its owner moves, where it is moving to (writeShards).
+  const hideOn = writeShards(dbs.shards, { shard: dbs.shard.shardNumber, movedTo: loaded.ownerMovedTo });
+  const hide = (shard: ShardDb) => shard.update(files).set({ hiddenAt: at, updatedAt: at }).where(and(eq(files.id, file.id), isNull(files.hiddenAt)));
   const raise = db
     .update(reports)
     .set({ priority: "high", reason: input.reason, updatedAt: at })
@@ -124,7 +127,9 @@ export async function fileReport(env: Env, dbs: DirectoryAndShard, input: Report
     const [rose, upserted] = await runBatch<{ id: string; priority: "high" | "normal" }>(db, [raise, upsert]);
     raised = rose.meta.changes === 1;
     row = upserted.results[0];
-    hidden = (await hide.run()).meta.changes === 1;
+    const [own, ...moving] = hideOn;
+    hidden = (await hide(own).run()).meta.changes === 1;
+    for (const other of moving) await hide(other).run();
   } else {
     [row] = await upsert;
   }

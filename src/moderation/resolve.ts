@@ -61,7 +61,7 @@ export async function resolveReport(
     action === "dismiss" &&
     (await db.select({ id: reports.id }).from(reports).where(and(eq(reports.fileId, target.fileId), eq(reports.status, "pending"), eq(reports.priority, "high"))).get()) !== undefined;
   const resolved = { id: reportId, fileId: target.fileId, action, resolvedAt: new Date(now) };
-  const shard = await applyShardEffects(env, dbs, resolved, { restore: !otherOpen, ownerId: target.ownerId, file: target.file });
+  const shard = await applyShardEffects(env, dbs, resolved, { restore: !otherOpen, ownerId: target.ownerId, file: target.file, where: target.found.where });
   const effects: ResolveEffects = {
     ...shard,
     userBanned: changed(plan.banUser) ? target.ownerId : null,

@@ -12,7 +12,6 @@ import { complianceMessage, fileReport } from "./reports";
 import { listQueue, reportItem } from "./queue";
 import { resolveReport } from "./resolve";
 import { reportedContent } from "./content";
-import { shardOfIdIn } from "../platform/shards";
 
 export const moderationRoutes = apiRouter();
 const tags = ["Moderation"];
@@ -37,7 +36,8 @@ moderationRoutes.openapi(
   async (c) => {
     const input = c.req.valid("json");
     const principal = c.get("principal");
-    const filed = await fileReport(c.env, c.var.dbs.directoryAndShard(shardOfIdIn(c.env, "file", input.fileId)), input, { viewer: viewerOf(principal), ip: principal.ip }, Date.now());
+    const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("file", input.fileId), shards: c.var.dbs };
+    const filed = await fileReport(c.env, dbs, input, { viewer: viewerOf(principal), ip: principal.ip }, Date.now());
     return c.json(
       {
         message: filed.created ? "Report received; our moderators will review it" : "Report received and added to the open report of this file",

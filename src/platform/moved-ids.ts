@@ -1,18 +1,27 @@
-// Ids of a moved owner (docs/sharding.md § Moving an owner). An id names the shard it was made on, and keeps
-// naming it after its owner moved: the old shard then keeps `moved_files(id, shard)`. A lookup by id reads the
-// id's own shard as always; only when it misses there does it read moved_files (one more round trip, only on a
-// miss) and follow it. The handle made for an id (`routedShard`) follows along: every later query through it,
-// the writes included, goes to the shard that holds the row, so callers need not know a row moved.
+// Ids of a moved owner (docs/sharding.md § Moving an owner). Every lookup of a file, album or upload by id
+// resolves it here, one id (`lookupFollowing` through a routed handle) or many (`locateRows`), by the same rule
+// (`nextShard`): the shard the id names; on a miss, that shard's moved_files; then, for an id from before shards,
+// shard 0. A routed handle keeps pointing where its id was found, so every later query through it goes there.
 import { eq, inArray } from "drizzle-orm";
 import { createDb, shardHandle, type D1Client, type ShardDb } from "./db";
-import { shardBinding, shardOfIdIn, type D1Env } from "./shards";
-import { movedFiles } from "../db/schema";
+import { shardBinding, shardCount, shardOfIdIn, type D1Env } from "./shards";
+import { movedFiles, owners } from "../db/schema";
 import { ApiError } from "./errors";
 import { SHARD_MOVE } from "../config";
 import type { ShardedPrefix } from "./shard-ids";
 
-/** The followers of routed handles: the one way a handle is told to read another shard. */
-const followers = new WeakMap<object, (shard: number) => void>();
+/**
+ * Where to look next for an id that `shard` lacks: the shard its moved_files row names, else shard 0 once (an id
+ * from before shards whose check characters pass by chance, 1 in 4,096, names a shard it is not on), else nowhere.
+ */
+export function nextShard(shard: number, movedTo: number | undefined, triedShard0: boolean): number | undefined {
+  if (movedTo !== undefined) return movedTo !== shard ? movedTo : undefined;
+  return shard !== 0 && !triedShard0 ? 0 : undefined;
+}
+
+/** A routed handle's state: where it points, and the way to point it elsewhere. */
+type Route = { shard: number; triedShard0: boolean; point(shard: number): void };
+const routes = new WeakMap<object, Route>();
 
 /**
  * A handle on shard `shard` that can follow a moved id to another shard (`followMoved`): `open(n)` gives the
@@ -20,18 +29,23 @@ const followers = new WeakMap<object, (shard: number) => void>();
  */
 export function routedShard(open: (shard: number) => ShardDb, shard: number): ShardDb {
   let current = open(shard);
-  let currentShard = shard;
   const client = current.$client as D1Client;
   // drizzle and runBatch only call prepare and batch on the client: both go to the shard followed last.
   const forwarding = {
     prepare: (query: string) => (current.$client as D1Client).prepare(query),
     batch: (statements: D1PreparedStatement[]) => (current.$client as D1Client).batch(statements),
   } as unknown as typeof client;
-  const db = Object.defineProperty(createDb(forwarding), "shardNumber", { get: () => currentShard, enumerable: true }) as ShardDb;
-  followers.set(db, (n) => {
-    current = open(n);
-    currentShard = n;
-  });
+  const route: Route = {
+    shard,
+    triedShard0: shard === 0,
+    point(n) {
+      current = open(n);
+      route.shard = n;
+      if (n === 0) route.triedShard0 = true;
+    },
+  };
+  const db = Object.defineProperty(createDb(forwarding), "shardNumber", { get: () => route.shard, enumerable: true }) as ShardDb;
+  routes.set(db, route);
   return db;
 }
 
@@ -41,29 +55,37 @@ export function shardDbOf(env: D1Env, prefix: ShardedPrefix, id: string): ShardD
 }
 
 /**
- * After a lookup of `id` missed on `db`: reads the shard's moved_files and, when the id moved on and `db` can
- * follow (a routed handle), points `db` at the shard that holds it. True when the lookup should be made again.
+ * Points a routed handle at the shard an id was last found on (an edge-cached record says so), so that what the
+ * request reads next through it (a file's duplicates) reads there without a lookup. No-op for other handles.
+ */
+export function pointAt(db: ShardDb, shard: number | undefined): void {
+  const route = routes.get(db);
+  if (route && shard !== undefined && shard !== route.shard) {
+    try {
+      route.point(shard);
+    } catch {
+      // a shard this deployment no longer has: stay where the id points
+    }
+  }
+}
+
+/**
+ * After a lookup of `id` missed on `db`: reads the shard's moved_files and, when the rule says to look elsewhere
+ * and `db` can follow (a routed handle), points `db` there. True when the lookup should be made again.
  */
 export async function followMoved(db: ShardDb, id: string): Promise<boolean> {
-  const follow = followers.get(db);
-  if (!follow) return false;
+  const route = routes.get(db);
+  if (!route) return false;
   const row = await db.select({ shard: movedFiles.shard }).from(movedFiles).where(eq(movedFiles.id, id)).get();
-  let next = row && row.shard !== db.shardNumber ? row.shard : undefined;
-  // An id from before shards whose last two characters pass the check by chance (1 in 4,096) names a shard it
-  // is not on: such ids live on shard 0 (the database of the single-database service). Tried once per handle.
-  if (next === undefined && !row && db.shardNumber !== 0 && !triedShard0.has(db)) next = 0;
+  const next = nextShard(route.shard, row?.shard, route.triedShard0);
   if (next === undefined) return false;
-  if (next === 0) triedShard0.add(db);
   try {
-    follow(next);
+    route.point(next);
   } catch {
     return false; // a shard this deployment no longer has: the row is not found
   }
   return true;
 }
-
-/** Routed handles that already looked on shard 0 for an id from before shards. */
-const triedShard0 = new WeakSet<object>();
 
 /**
  * A lookup by id that follows a moved id: `load` on the id's shard, and on a miss through moved_files, at most
@@ -76,11 +98,81 @@ export async function lookupFollowing<T>(db: ShardDb, id: string, load: () => Pr
   }
 }
 
+/** D1 binds at most 100 parameters a statement. */
+const IDS_PER_READ = 90;
+
+/**
+ * Many ids resolved at once by the rule of `nextShard`: `load(db, ids)` reads the rows of some ids on one shard
+ * (at most 90 at a time), and each id's row comes back with the shard it was found on. Ids found nowhere are
+ * absent. One query per shard per hop (a hop only for ids that missed), the shards of a hop concurrently.
+ */
+export async function locateRows<R extends { id: string }>(
+  env: D1Env,
+  open: (shard: number) => ShardDb,
+  prefix: ShardedPrefix,
+  ids: readonly string[],
+  load: (db: ShardDb, ids: string[]) => Promise<R[]>,
+): Promise<Map<string, { shard: number; row: R }>> {
+  const found = new Map<string, { shard: number; row: R }>();
+  const triedShard0 = new Set<string>();
+  let pending = new Map<number, string[]>();
+  for (const id of new Set(ids)) push(pending, shardOfIdIn(env, prefix, id), id);
+  for (let hop = 0; pending.size > 0 && hop <= SHARD_MOVE.maxHops + 1; hop++) {
+    const next = new Map<number, string[]>();
+    await Promise.all(
+      [...pending].map(async ([shard, ofShard]) => {
+        const db = open(shard);
+        for (let i = 0; i < ofShard.length; i += IDS_PER_READ) {
+          const chunk = ofShard.slice(i, i + IDS_PER_READ);
+          for (const row of await load(db, chunk)) found.set(row.id, { shard, row });
+          const missing = chunk.filter((id) => !found.has(id));
+          if (missing.length === 0) continue;
+          const moved = new Map((await db.select({ id: movedFiles.id, shard: movedFiles.shard }).from(movedFiles).where(inArray(movedFiles.id, missing))).map((r) => [r.id, r.shard]));
+          for (const id of missing) {
+            if (shard === 0) triedShard0.add(id);
+            const to = nextShard(shard, moved.get(id), triedShard0.has(id));
+            if (to !== undefined && to < shardCount(env)) push(next, to, id);
+          }
+        }
+      }),
+    );
+    pending = next;
+  }
+  return found;
+}
+
+function push(map: Map<number, string[]>, shard: number, id: string) {
+  const list = map.get(shard);
+  if (list) list.push(id);
+  else map.set(shard, [id]);
+}
+
 /** Of `ids` missing on `db`'s shard, those whose owner moved on, and the shard each now lives on (at most 90 ids). */
 export async function movedShards(db: ShardDb, ids: string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
   const rows = await db.select({ id: movedFiles.id, shard: movedFiles.shard }).from(movedFiles).where(inArray(movedFiles.id, ids));
   return new Map(rows.filter((r) => r.shard !== db.shardNumber).map((r) => [r.id, r.shard]));
+}
+
+/** Where an owner's rows live (`shard`) and the shard they are being moved to, if so (owners.moved_to). */
+export type OwnerShards = { shard: number; movedTo: number | null | undefined };
+
+/**
+ * The handles a takedown or a change of the owner's state writes through: the owner's shard first (its `changes`
+ * say what the write did), and while the owner moves, the shard they move to as well. The move copies a row once
+ * and deletes it from the old shard after the switch, so a write made only where the row was read could be lost
+ * with it; made on both (absolute writes), it holds wherever the row ends (docs/sharding.md § Moving an owner).
+ */
+export function writeShards(open: { shard(n: number): ShardDb }, where: OwnerShards): ShardDb[] {
+  const own = open.shard(where.shard);
+  const to = where.movedTo;
+  return to === null || to === undefined || to === where.shard ? [own] : [own, open.shard(to)];
+}
+
+/** writeShards for an owner known by id, on the shard the directory places them: one read of their fence. */
+export async function ownerWriteShards(open: { shard(n: number): ShardDb }, shard: number, userId: string): Promise<ShardDb[]> {
+  const row = await open.shard(shard).select({ movedTo: owners.movedTo }).from(owners).where(eq(owners.userId, userId)).get();
+  return writeShards(open, { shard, movedTo: row?.movedTo });
 }
 
 /** The owner's data is moving to another shard: their changes are refused until it is done. */

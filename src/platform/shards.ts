@@ -40,15 +40,3 @@ export function shardOfIdIn(env: D1Env, prefix: ShardedPrefix, id: string): numb
   const found = shardOfId(prefix, id);
   return found && found.shard < shardCount(env) ? found.shard : 0;
 }
-
-/** File ids grouped by the shard that holds them. */
-export function groupByShard(env: D1Env, ids: readonly string[], prefix: ShardedPrefix = "file"): Map<number, string[]> {
-  const out = new Map<number, string[]>();
-  for (const id of ids) {
-    const n = shardOfIdIn(env, prefix, id);
-    const list = out.get(n);
-    if (list) list.push(id);
-    else out.set(n, [id]);
-  }
-  return out;
-}

@@ -5,7 +5,7 @@
 import { inArray } from "drizzle-orm";
 import { files } from "../db/schema";
 import { shardDb } from "../platform/db";
-import { groupByShard } from "../platform/shards";
+import { locateRows } from "../platform/moved-ids";
 import { forget, type EdgeEnv } from "../platform/edge-records";
 import { forgetUser } from "../auth/principal-records";
 import { fileCacheKeys, fileRecordKeys, type PurgedFile } from "./edge-cache";
@@ -18,9 +18,6 @@ export type AccessChange =
   | { fileIds: string[] }
   /** An owner's state changed (ban, unban, account deletion): their records and the files' records that carry it. */
   | { userId: string };
-
-/** D1 binds at most 100 parameters a statement. */
-const IDS_PER_READ = 90;
 
 export async function accessChanged(env: EdgeEnv & Pick<Env, "DB">, change: AccessChange): Promise<void> {
   if ("userId" in change) {
@@ -35,17 +32,14 @@ export async function accessChanged(env: EdgeEnv & Pick<Env, "DB">, change: Acce
 }
 
 async function rowsOf(env: Pick<Env, "DB">, ids: string[]): Promise<PurgedFile[]> {
-  const rows: PurgedFile[] = [];
   try {
-    for (const [shard, ofShard] of groupByShard(env, ids)) {
-      const db = shardDb(env, shard); // the primary: the write just made is there
-      for (let i = 0; i < ofShard.length; i += IDS_PER_READ) {
-        const chunk = ofShard.slice(i, i + IDS_PER_READ);
-        rows.push(...(await db.select({ id: files.id, storeKey: files.storeKey, thumbKey: files.thumbKey, mime: files.mime }).from(files).where(inArray(files.id, chunk))));
-      }
-    }
+    // The primaries (the write just made is there), each id where it lives now (a moved owner's too).
+    const found = await locateRows(env, (n) => shardDb(env, n), "file", ids, (db, chunk) =>
+      db.select({ id: files.id, storeKey: files.storeKey, thumbKey: files.thumbKey, mime: files.mime }).from(files).where(inArray(files.id, chunk)),
+    );
+    return [...found.values()].map((f) => f.row);
   } catch (err) {
     console.error("access changed: the files' rows could not be read; their variants live out their cache time", err);
+    return [];
   }
-  return rows;
 }

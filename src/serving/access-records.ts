@@ -75,13 +75,17 @@ export async function cachedAccess(env: Env, ctx: WaitUntil, fileId: string, fal
     return loaded && { ...loaded, recordedAt: at, ownerReadWithFile: carriesOwnerState(loaded.file), bookmark };
   }
   const { file, at: recordedAt, bookmark } = record;
+  const shard = recordShard(env, record);
   const carried = carriedOwnerGoneAt(record);
-  if (carried !== undefined) return { file, ownerGoneAt: carried, recordedAt, ownerReadWithFile: true, bookmark };
-  if (!file.userId) return { file, ownerGoneAt: null, recordedAt, bookmark };
-  const owner = await cachedOwnerState(env, ctx, shardOfIdIn(env, "file", file.id), file.userId);
+  if (carried !== undefined) return { file, ownerGoneAt: carried, recordedAt, ownerReadWithFile: true, bookmark, shard };
+  if (!file.userId) return { file, ownerGoneAt: null, recordedAt, bookmark, shard };
+  const owner = await cachedOwnerState(env, ctx, shard, file.userId);
   // Two reads decided it: the later bookmark covers both, but only when both are known.
-  return { file, ownerGoneAt: owner.goneAt, recordedAt, bookmark: bookmark && owner.bookmark ? laterBookmark(bookmark, owner.bookmark) : undefined };
+  return { file, ownerGoneAt: owner.goneAt, recordedAt, bookmark: bookmark && owner.bookmark ? laterBookmark(bookmark, owner.bookmark) : undefined, shard };
 }
+
+/** The shard a record's file was found on; a record from before records carried it: the shard its id names. */
+export const recordShard = (env: Env, record: Pick<AccessRecord, "file" | "shard">): number => record.shard ?? shardOfIdIn(env, "file", record.file.id);
 
 /**
  * Writes a file's record and its owner's (after a response), guarded: a record whose row no longer matches

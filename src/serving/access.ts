@@ -18,6 +18,10 @@ export type LoadedFile<F extends ReadableFile = FileRow> = {
   ownerGoneAt: Date | null;
   /** The owner is being moved to another shard (owners.moved_to): their changes wait. Known from loadFile only. */
   ownerMoving?: boolean;
+  /** The shard the owner is being moved to, where takedowns write too (platform/moved-ids.ts writeShards). From loadFile only. */
+  ownerMovedTo?: number | null;
+  /** The shard the row was found on (a moved owner's ids name the shard they were made on). From loadFile only. */
+  shard?: number;
 };
 
 /** What the read rules look at: byte serving decides from records that hold little more than this. */
@@ -156,7 +160,8 @@ export async function loadFile(db: ShardDb, id: string): Promise<LoadedFile | un
       .get(),
   );
   if (!row) return undefined;
-  return { file: row.file, ownerGoneAt: row.ownerBannedAt ?? row.ownerDeletedAt ?? null, ownerMoving: row.ownerMovedTo !== null };
+  const ownerGoneAt = row.ownerBannedAt ?? row.ownerDeletedAt ?? null;
+  return { file: row.file, ownerGoneAt, ownerMoving: row.ownerMovedTo !== null, ownerMovedTo: row.ownerMovedTo, shard: db.shardNumber };
 }
 
 /** Loads and checks in one step; returns the live file. */
@@ -218,12 +223,16 @@ export function carriesOwnerState(file: Pick<FileRow, "userId" | "ownerOrdinal">
   return file.userId !== null && file.ownerOrdinal !== null && file.ownerOrdinal <= SERVING.ownerStateCarriedFiles;
 }
 
-/** A cached decision: the file as read from D1's primary at `at` (epoch ms), and the owner's state when it travels. */
-export type AccessRecord<F extends ServedFile = ServedFile> = { file: F; at: number; owner?: { goneAt: Date | null } };
+/**
+ * A cached decision: the file as read from D1's primary at `at` (epoch ms), the owner's state when it travels, and
+ * the shard the row was found on (where its owner lives, moved or not: the owner's state and duplicates read there).
+ */
+export type AccessRecord<F extends ServedFile = ServedFile> = { file: F; at: number; owner?: { goneAt: Date | null }; shard?: number };
 
 /** The record of a file and its owner's state read together at `at`: the owner's travels when the file carries it. */
 export function accessRecord<F extends ServedFile>(loaded: LoadedFile<F>, at: number, ownerReadWithFile: boolean): AccessRecord<F> {
   const record: AccessRecord<F> = { file: loaded.file, at };
+  if (loaded.shard !== undefined) record.shard = loaded.shard;
   if (ownerReadWithFile && carriesOwnerState(loaded.file)) record.owner = { goneAt: loaded.ownerGoneAt };
   return record;
 }

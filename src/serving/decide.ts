@@ -13,8 +13,7 @@ import { requestDbs } from "../middleware/db";
 import { accessRecord, ANONYMOUS_VIEWER, carriedOwnerGoneAt, loadFile, viewerOf, type LoadedFile, type ServedFile, type Viewer } from "./access";
 import { recordSeconds } from "../platform/edge-records";
 import { isId } from "../platform/ids";
-import { cachedAccess, cachedOwnerGoneAt } from "./access-records";
-import { shardOfIdIn } from "../platform/shards";
+import { cachedAccess, cachedOwnerGoneAt, recordShard } from "./access-records";
 import { freshRecord, readByteEntry, type ByteEntry, type EntryRecord } from "./byte-entries";
 import type { Variant } from "./edge-cache";
 
@@ -63,7 +62,7 @@ export async function decide(c: Context<AppEnv>, fileId: string, viewer: Viewer,
     const fresh = freshRecord(entry, seconds, now);
     if (fresh) {
       const carried = carriedOwnerGoneAt(fresh);
-      const ownerGoneAt = carried !== undefined ? carried : fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, shardOfIdIn(c.env, "file", fileId), fresh.file.userId) : null;
+      const ownerGoneAt = carried !== undefined ? carried : fresh.file.userId ? await cachedOwnerGoneAt(c.env, c.executionCtx, recordShard(c.env, fresh), fresh.file.userId) : null;
       return { loaded: { file: fresh.file, ownerGoneAt }, read, entry, record: fresh, recordSeconds: seconds };
     }
     const loaded = await cachedAccess(c.env, c.executionCtx, fileId, fromDb);

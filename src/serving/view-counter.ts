@@ -15,9 +15,9 @@
 // This is correct because a key is only ever written by its one shard (the mapping never changes at runtime).
 // A key is written on the D1 shard its id names, or, once its owner moved (moved_files), the shard it moved to.
 import { DurableObject } from "cloudflare:workers";
-import { eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { SHARD_MOVE, VIEW_COUNTER } from "../config";
-import { albums, files } from "../db/schema";
+import { albums, files, owners } from "../db/schema";
 import { runBatch, shardDb, type ShardDb, type Statement } from "../platform/db";
 import { shardOfIdIn } from "../platform/shards";
 import { movedShards } from "../platform/moved-ids";
@@ -34,25 +34,45 @@ export type CounterKind = "file_view" | "file_download" | "album_view";
  * Where each kind lands in D1: the statement that sets a key's count to at least `value` (never lowering it),
  * and the read of the current counts of some keys.
  */
-type Target = { raise(db: ShardDb, id: string, value: number): Statement; read(db: ShardDb, ids: string[]): Promise<{ id: string; value: number }[]> };
+type Target = {
+  raise(db: ShardDb, id: string, value: number): Statement;
+  read(db: ShardDb, ids: string[]): Promise<{ id: string; value: number }[]>;
+  /** Which of `ids` have a row here, and whether its owner is being moved (owners.moved_to). */
+  fences(db: ShardDb, ids: string[]): Promise<{ id: string; moving: number | null }[]>;
+};
+
+/**
+ * While the owner is being moved (their owners row fenced), a count is not written: the move may have copied the
+ * row already and would delete this copy of it. It waits, held, until the row is gone from here (then it follows
+ * moved_files) or the fence is lifted.
+ */
+const notMoving = (table: typeof files | typeof albums) =>
+  sql`NOT EXISTS (SELECT 1 FROM ${owners} WHERE ${owners.userId} = ${table.userId} AND ${owners.movedTo} IS NOT NULL)`;
+const fencesOf = (table: typeof files | typeof albums) => (db: ShardDb, ids: string[]) =>
+  db.select({ id: table.id, moving: owners.movedTo }).from(table).leftJoin(owners, eq(owners.userId, table.userId)).where(inArray(table.id, ids));
+
 const TARGETS: Record<CounterKind, Target> = {
   file_view: {
-    raise: (db, id, value) => db.update(files).set({ viewCount: sql`MAX(${files.viewCount}, ${value})` }).where(eq(files.id, id)),
+    raise: (db, id, value) => db.update(files).set({ viewCount: sql`MAX(${files.viewCount}, ${value})` }).where(and(eq(files.id, id), notMoving(files))),
     read: (db, ids) => db.select({ id: files.id, value: files.viewCount }).from(files).where(inArray(files.id, ids)),
+    fences: fencesOf(files),
   },
   file_download: {
-    raise: (db, id, value) => db.update(files).set({ downloadCount: sql`MAX(${files.downloadCount}, ${value})` }).where(eq(files.id, id)),
+    raise: (db, id, value) => db.update(files).set({ downloadCount: sql`MAX(${files.downloadCount}, ${value})` }).where(and(eq(files.id, id), notMoving(files))),
     read: (db, ids) => db.select({ id: files.id, value: files.downloadCount }).from(files).where(inArray(files.id, ids)),
+    fences: fencesOf(files),
   },
   album_view: {
-    raise: (db, id, value) => db.update(albums).set({ viewCount: sql`MAX(${albums.viewCount}, ${value})` }).where(eq(albums.id, id)),
+    raise: (db, id, value) => db.update(albums).set({ viewCount: sql`MAX(${albums.viewCount}, ${value})` }).where(and(eq(albums.id, id), notMoving(albums))),
     read: (db, ids) => db.select({ id: albums.id, value: albums.viewCount }).from(albums).where(inArray(albums.id, ids)),
+    fences: fencesOf(albums),
   },
 };
 
 const KINDS = Object.keys(TARGETS) as CounterKind[];
 
 type Row = { kind: CounterKind; id: string; base: number | null; counted: number; flushed: number };
+const COLUMNS = "kind, id, base, counted, flushed";
 
 /** D1 binds at most 100 parameters per statement. */
 const IDS_PER_QUERY = 90;
@@ -72,6 +92,10 @@ export class ViewCounter extends DurableObject<Env> {
     );
     // Ids whose owner moved to another shard (moved_files, learnt when their base was read): written there.
     this.sql.exec("CREATE TABLE IF NOT EXISTS moved (id TEXT PRIMARY KEY, shard INTEGER NOT NULL)");
+    // Keys held while their owner is being moved: not tried again before this time (epoch ms).
+    if (!this.sql.exec<{ name: string }>("PRAGMA table_info(counters)").toArray().some((c) => c.name === "held_until")) {
+      this.sql.exec("ALTER TABLE counters ADD COLUMN held_until INTEGER");
+    }
   }
 
   /** Counts `n` hits. Stored before the RPC answers (output gate), flushed to D1 by the alarm. */
@@ -102,7 +126,7 @@ export class ViewCounter extends DurableObject<Env> {
   async drain(): Promise<number> {
     let total = 0;
     for (let i = 0; i < 100; i++) {
-      const n = await this.flush();
+      const n = await this.flush(true);
       total += n;
       if (n === 0 || this.pending() === 0) break;
     }
@@ -119,9 +143,9 @@ export class ViewCounter extends DurableObject<Env> {
     }
   }
 
-  /** One batch; concurrent callers share the flush in progress. */
-  flush(): Promise<number> {
-    this.flushing ??= this.flushBatch().finally(() => {
+  /** One batch; concurrent callers share the flush in progress. `evenHeld`: held keys are tried too (drain). */
+  flush(evenHeld = false): Promise<number> {
+    this.flushing ??= this.flushBatch(evenHeld).finally(() => {
       this.flushing = undefined;
     });
     return this.flushing;
@@ -140,9 +164,10 @@ export class ViewCounter extends DurableObject<Env> {
       });
   }
 
-  private async flushBatch(): Promise<number> {
+  private async flushBatch(evenHeld: boolean): Promise<number> {
+    const heldBefore = evenHeld ? Number.MAX_SAFE_INTEGER : Date.now();
     const rows = this.sql
-      .exec<Row>("SELECT kind, id, base, counted, flushed FROM counters WHERE counted > flushed LIMIT ?", VIEW_COUNTER.flushBatch)
+      .exec<Row>(`SELECT ${COLUMNS} FROM counters WHERE counted > flushed AND (held_until IS NULL OR held_until <= ?) LIMIT ?`, heldBefore, VIEW_COUNTER.flushBatch)
       .toArray();
     if (rows.length === 0) return 0;
 
@@ -150,25 +175,48 @@ export class ViewCounter extends DurableObject<Env> {
 
     // Re-read: hits may have arrived while the bases loaded; the snapshot below is what this flush writes.
     const ready = rows
-      .map((r) => this.sql.exec<Row>("SELECT kind, id, base, counted, flushed FROM counters WHERE kind = ? AND id = ?", r.kind, r.id).toArray()[0])
+      .map((r) => this.sql.exec<Row>(`SELECT ${COLUMNS} FROM counters WHERE kind = ? AND id = ?`, r.kind, r.id).toArray()[0])
       .filter((r): r is Row => !!r && r.base !== null && r.counted > r.flushed);
     if (ready.length === 0) return 0;
 
     // One batch per database the counted rows live on (an id names its shard), concurrently.
     const byShard = groupBy(ready, (r) => this.shardOf(r));
-    await Promise.all(
-      [...byShard].map(([n, group]) => {
+    const written = await Promise.all(
+      [...byShard].map(async ([n, group]) => {
         const db = shardDb(this.env, n);
-        return runBatch(db, group.map((r) => TARGETS[r.kind].raise(db, r.id, (r.base ?? 0) + r.counted)));
+        const results = await runBatch(db, group.map((r) => TARGETS[r.kind].raise(db, r.id, (r.base ?? 0) + r.counted)));
+        const missed = group.filter((_, i) => results[i].meta.changes === 0);
+        if (missed.length > 0) await this.notWritten(db, missed);
+        return group.filter((_, i) => results[i].meta.changes > 0);
       }),
     );
 
-    for (const r of ready) {
-      this.sql.exec("UPDATE counters SET flushed = MAX(flushed, ?) WHERE kind = ? AND id = ?", r.counted, r.kind, r.id);
+    for (const r of written.flat()) {
+      this.sql.exec("UPDATE counters SET flushed = MAX(flushed, ?), held_until = NULL WHERE kind = ? AND id = ?", r.counted, r.kind, r.id);
     }
     this.sql.exec("DELETE FROM counters WHERE counted = flushed");
     this.sql.exec("DELETE FROM moved WHERE id NOT IN (SELECT id FROM counters)");
     return ready.length;
+  }
+
+  /**
+   * Keys a flush did not write on `db`: held while their owner is being moved (the row is here, fenced), followed
+   * when the row moved on (moved_files), dropped when it is gone.
+   */
+  private async notWritten(db: ShardDb, rows: Row[]) {
+    for (const kind of KINDS) {
+      const ids = rows.filter((r) => r.kind === kind).map((r) => r.id);
+      for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+        const chunk = ids.slice(i, i + IDS_PER_QUERY);
+        const here = new Map((await TARGETS[kind].fences(db, chunk)).map((r) => [r.id, r.moving]));
+        const moved = await movedShards(db, chunk.filter((id) => !here.has(id)));
+        for (const id of chunk) {
+          if (here.has(id)) this.sql.exec("UPDATE counters SET held_until = ? WHERE kind = ? AND id = ?", Date.now() + VIEW_COUNTER.flushDelayMs, kind, id);
+          else if (moved.has(id)) this.sql.exec("INSERT OR REPLACE INTO moved (id, shard) VALUES (?, ?)", id, moved.get(id)!);
+          else this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);
+        }
+      }
+    }
   }
 
   /** Reads D1's current value for keys this shard has not based yet; keys whose row is gone are dropped. */

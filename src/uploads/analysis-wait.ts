@@ -7,7 +7,7 @@
 // still show the file as pending after the analysis has landed.
 import { eq } from "drizzle-orm";
 import { files, type FileRow } from "../db/schema";
-import { shardDbOf } from "../platform/moved-ids";
+import { lookupFollowing, shardDbOf } from "../platform/moved-ids";
 
 export const ANALYSIS_WAIT = {
   defaultMs: 10_000,
@@ -49,7 +49,7 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** The file's row once its analysis has settled, or as it stands when the budget runs out. */
 export async function waitForAnalysis(env: Env, fileId: string, budgetMs: number): Promise<FileRow | undefined> {
   const primary = shardDbOf(env, "file", fileId);
-  const read = async () => (await primary.select().from(files).where(eq(files.id, fileId)).limit(1))[0];
+  const read = () => lookupFollowing(primary, fileId, () => primary.select().from(files).where(eq(files.id, fileId)).get());
   let row = await read();
   for (const ms of pauseSchedule(budgetMs)) {
     if (settled(row)) break;

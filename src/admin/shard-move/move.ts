@@ -4,12 +4,13 @@
 // run again, so a move stopped anywhere is run again and goes on. `npm run shard:move` drives it through
 // POST /admin/shards/move (./routes in admin/routes.ts), a bounded number of pages per call.
 import { eq, sql } from "drizzle-orm";
-import { ownerMoves, owners, users } from "../../db/schema";
+import { files, ownerMoves, owners, users } from "../../db/schema";
 import { directoryDb, runBatch, shardDb, type ShardDb } from "../../platform/db";
 import { shardCount } from "../../platform/shards";
 import { ApiError } from "../../platform/errors";
 import type { EdgeEnv } from "../../platform/edge-records";
 import { accessChanged } from "../../serving/access-changed";
+import { forgetFileAccess } from "../../serving/edge-cache";
 import { SHARD_MOVE } from "../../config";
 import { PHASES, deleteStatements, idsOf, ownerCounts, readBack, readPage, writeStatements, keyString, tableName, type Cursor } from "./rows";
 
@@ -132,7 +133,7 @@ export async function runMoveStep(env: MoveEnv, userId: string, budget: { pages:
         const found = await readBack(target, page, targetKey);
         for (const [table, rows] of page.tables) {
           const missing = rows.filter((r) => !found.get(table)!.has(keyString(table, r)));
-          if (missing.length > 0) await unverified(env, move, `${tableName(table)} on shard ${move.toShard} lacks ${missing.length} of ${rows.length} rows of a page (${keyString(table, missing[0])} first)`);
+          if (missing.length > 0) await unverified(env, move, `${tableName(table)} on shard ${move.toShard} lacks ${missing.length} of ${rows.length} rows of a page, or has them older (${keyString(table, missing[0])} first)`);
         }
         const next = nextCursor(cursor, page.next);
         if (!next) {
@@ -160,6 +161,9 @@ export async function runMoveStep(env: MoveEnv, userId: string, budget: { pages:
         // Always the phase's first page: the last one's rows are gone.
         const page = await readPage(source, userId, sourceKey, cursor.phase, null);
         await runBatch(source, deleteStatements(source, page, sourceKey, move.toShard));
+        // The files' edge records name the shard they were read on: forgotten, the next view finds the new one.
+        const moved = (page.tables.get(files) ?? []).map((r) => String(r.id));
+        if (moved.length > 0) await forgetFileAccess(env, moved);
         const next = nextCursor(cursor, page.next === null ? null : "more");
         if (!next) {
           // The old row stays, fenced and empty: a writer with the owner's old shard still cached is sent away.

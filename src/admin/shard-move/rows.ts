@@ -33,8 +33,14 @@ export function keyOf(table: SQLiteTable): string[] {
   return single.length > 0 ? single : config.primaryKeys[0].columns.map((c) => c.name);
 }
 
-/** A row's key as one string, for comparing the two shards' rows. */
-export const keyString = (table: SQLiteTable, row: Row) => JSON.stringify(keyOf(table).map((c) => row[c]));
+/**
+ * What verify compares of a row: its key and, where the table has one, `updated_at`. A row changed on the old
+ * shard after its page was copied (a moderator's hide during the copy) then reads as stale, and the copy runs again.
+ */
+const comparedOf = (table: SQLiteTable) => [...keyOf(table), ...(columnsOf(table).includes("updated_at") ? ["updated_at"] : [])];
+
+/** A row's compared columns as one string, for comparing the two shards' rows. */
+export const keyString = (table: SQLiteTable, row: Row) => JSON.stringify(comparedOf(table).map((c) => row[c]));
 
 const json = (value: unknown) => sql`${JSON.stringify(value)}`;
 const inJson = (column: string, values: unknown[]) => sql`${sql.identifier(column)} IN (SELECT value FROM json_each(${json(values)}))`;
@@ -107,7 +113,7 @@ export function writeStatements(db: ShardDb, page: Page, targetOwnerKey: number)
   return statements;
 }
 
-/** The page's rows as the new shard has them, by key (one batch): what verify compares. */
+/** The page's rows as the new shard has them, by key and version (one batch): what verify compares. */
 export async function readBack(db: ShardDb, page: Page, targetOwnerKey: number | null): Promise<Map<SQLiteTable, Set<string>>> {
   const tables = [...page.tables.keys()];
   const statements: Statement[] = tables.map((table) => {
@@ -119,7 +125,7 @@ export async function readBack(db: ShardDb, page: Page, targetOwnerKey: number |
       key.length === 1
         ? inJson(key[0], keys.map((k) => k[0]))
         : sql`(${sql.join(key.map((c) => sql.identifier(c)), sql`, `)}) IN (SELECT ${sql.join(key.map((_, i) => sql.raw(`value->>${i}`)), sql`, `)} FROM json_each(${json(keys)}))`;
-    return db.run(sql`SELECT ${sql.join(key.map((c) => sql.identifier(c)), sql`, `)} FROM ${nameOf(table)} WHERE ${owner} ${match}`);
+    return db.run(sql`SELECT ${sql.join(comparedOf(table).map((c) => sql.identifier(c)), sql`, `)} FROM ${nameOf(table)} WHERE ${owner} ${match}`);
   });
   const results = await runBatch<Row>(db, statements);
   return new Map(tables.map((t, i) => [t, new Set(results[i].results.map((r) => keyString(t, r)))]));
