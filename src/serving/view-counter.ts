@@ -186,24 +186,27 @@ export class ViewCounter extends DurableObject<Env> {
         const db = shardDb(this.env, n);
         const results = await runBatch(db, group.map((r) => TARGETS[r.kind].raise(db, r.id, (r.base ?? 0) + r.counted)));
         const missed = group.filter((_, i) => results[i].meta.changes === 0);
-        if (missed.length > 0) await this.notWritten(db, missed);
-        return group.filter((_, i) => results[i].meta.changes > 0);
+        const followed = missed.length > 0 ? await this.notWritten(db, missed) : 0;
+        return { done: group.filter((_, i) => results[i].meta.changes > 0), followed };
       }),
     );
 
-    for (const r of written.flat()) {
+    const done = written.flatMap((w) => w.done);
+    for (const r of done) {
       this.sql.exec("UPDATE counters SET flushed = MAX(flushed, ?), held_until = NULL WHERE kind = ? AND id = ?", r.counted, r.kind, r.id);
     }
     this.sql.exec("DELETE FROM counters WHERE counted = flushed");
     this.sql.exec("DELETE FROM moved WHERE id NOT IN (SELECT id FROM counters)");
-    return ready.length;
+    // Held keys are not counted (a drain stops at them); keys that learnt where they moved are (the next flush writes them).
+    return done.length + written.reduce((n, w) => n + w.followed, 0);
   }
 
   /**
    * Keys a flush did not write on `db`: held while their owner is being moved (the row is here, fenced), followed
-   * when the row moved on (moved_files), dropped when it is gone.
+   * when the row moved on (moved_files), dropped when it is gone. Returns how many were followed.
    */
-  private async notWritten(db: ShardDb, rows: Row[]) {
+  private async notWritten(db: ShardDb, rows: Row[]): Promise<number> {
+    let followed = 0;
     for (const kind of KINDS) {
       const ids = rows.filter((r) => r.kind === kind).map((r) => r.id);
       for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
@@ -212,11 +215,14 @@ export class ViewCounter extends DurableObject<Env> {
         const moved = await movedShards(db, chunk.filter((id) => !here.has(id)));
         for (const id of chunk) {
           if (here.has(id)) this.sql.exec("UPDATE counters SET held_until = ? WHERE kind = ? AND id = ?", Date.now() + VIEW_COUNTER.flushDelayMs, kind, id);
-          else if (moved.has(id)) this.sql.exec("INSERT OR REPLACE INTO moved (id, shard) VALUES (?, ?)", id, moved.get(id)!);
-          else this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);
+          else if (moved.has(id)) {
+            this.sql.exec("INSERT OR REPLACE INTO moved (id, shard) VALUES (?, ?)", id, moved.get(id)!);
+            followed += 1;
+          } else this.sql.exec("DELETE FROM counters WHERE kind = ? AND id = ?", kind, id);
         }
       }
     }
+    return followed;
   }
 
   /** Reads D1's current value for keys this shard has not based yet; keys whose row is gone are dropped. */
