@@ -24,13 +24,17 @@ export function pngLikeBytes(size: number, seed = 1): Uint8Array {
   return out;
 }
 
-export type SeedOptions = Partial<typeof files.$inferInsert> & { content?: Uint8Array; thumb?: Uint8Array | null; date?: string };
+/**
+ * `shard`: the database the row goes to, when not the one its id names (an id from before shards that names
+ * shard 1 by chance lives on shard 0: test/shards/legacy-ids.test.ts).
+ */
+export type SeedOptions = Partial<typeof files.$inferInsert> & { content?: Uint8Array; thumb?: Uint8Array | null; date?: string; shard?: number };
 
 /** Inserts a finalized file owned by `ownerId` (null: an anonymous upload) and stores its bytes. */
 export async function seedFile(ownerId: string | null, overrides: SeedOptions = {}): Promise<FileRow> {
-  const { content: givenContent, thumb, date = "2026-01-15", ...row } = overrides;
+  const { content: givenContent, thumb, date = "2026-01-15", shard: givenShard, ...row } = overrides;
   // On the owner's shard (an anonymous file on shard 0), with an id that names it, as an upload makes it.
-  const shard = row.id ? shardOfIdIn(env, "file", row.id) : ownerId ? await shardOfUser(ownerId) : 0;
+  const shard = givenShard ?? (row.id ? shardOfIdIn(env, "file", row.id) : ownerId ? await shardOfUser(ownerId) : 0);
   const id = row.id ?? newShardedId("file", shard);
   const filename = row.filename ?? "photo.png";
   const content = givenContent ?? pngLikeBytes(2048);
