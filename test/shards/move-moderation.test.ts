@@ -130,4 +130,16 @@ describe("a csam report during each step of the move leaves the file hidden wher
     expect(await moveOwner(env, user.id, 1)).toMatchObject({ step: "done" });
     expect((await stateOn(1, ids[0]))!.hidden_at).toBe(at);
   });
+
+  it("a membership removed on the old shard after its album was copied leaves the new shard too, so the move converges", async () => {
+    const { user, ids } = await ownerOnShard0(1);
+    const album = await call("/albums", { token: user.access, body: { title: "Copied", visibility: "public", fileIds: ids } });
+    expect(album.status, album.text).toBe(201);
+    await moveUntil(user.id, "copy", 2); // the files page, then the albums page with its membership
+    expect(await env.SHARD_1.prepare("SELECT COUNT(*) AS n FROM album_files WHERE album_id = ?").bind(album.body.id).first("n")).toBe(1);
+    await env.DB.prepare("DELETE FROM album_files WHERE album_id = ?").bind(album.body.id).run();
+    await expect(moveOwner(env, user.id, 1)).rejects.toMatchObject({ code: "owner_move_unverified" });
+    expect(await moveOwner(env, user.id, 1)).toMatchObject({ step: "done" });
+    expect(await env.SHARD_1.prepare("SELECT COUNT(*) AS n FROM album_files WHERE album_id = ?").bind(album.body.id).first("n")).toBe(0);
+  });
 });

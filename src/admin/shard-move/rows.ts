@@ -88,6 +88,16 @@ export function idsOf(page: Page): string[] {
  */
 export function writeStatements(db: ShardDb, page: Page, targetOwnerKey: number): Statement[] {
   const statements: Statement[] = [];
+  const albumRows = page.tables.get(albums);
+  if (albumRows && albumRows.length > 0) {
+    // Memberships the old shard no longer has (a takedown detached the file since an earlier copy) leave the new one
+    // too, so a copy run again converges on the old shard's rows instead of failing verify's count for ever.
+    const kept = (page.tables.get(albumFiles) ?? []).map((r) => [r.album_id, r.file_id]);
+    statements.push(
+      db.run(sql`DELETE FROM album_files WHERE album_id IN (SELECT value FROM json_each(${json(albumRows.map((r) => r.id))}))
+        AND (album_id, file_id) NOT IN (SELECT value->>0, value->>1 FROM json_each(${json(kept)}))`),
+    );
+  }
   for (const [table, rows] of page.tables) {
     if (rows.length === 0) continue;
     if (table === phashBands || table === embeddingBands) {
