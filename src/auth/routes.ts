@@ -143,7 +143,7 @@ authRoutes.openapi(
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
     if (p.user.emailVerified) throw new ApiError("already_verified", "This e-mail address is already verified");
-    await resendAllowed(c.env, p.user.id);
+    await resendAllowed(c.env, p.user.email, p.ip);
     const user = await findUserById(c.var.dbs.directory(), p.user.id);
     if (user) await sendVerification(c.var.dbs.directory(), c.env, user);
     return c.json({ message: "Verification e-mail sent" }, 200);

@@ -7,7 +7,7 @@ import { createApp } from "../../src/app";
 import { createDb } from "../../src/platform/db";
 import { emailTokens, users } from "../../src/db/schema";
 import { sha256Hex } from "../../src/platform/crypto";
-import { VERIFICATION_LIMITS } from "../../src/config/auth";
+import { MAIL_REQUESTS } from "../../src/config/auth";
 import { startOfNextWindow } from "../support/clock";
 
 const outbox = (to: string) => call(`/dev/outbox?to=${encodeURIComponent(to)}`);
@@ -130,7 +130,7 @@ describe("e-mail verification", () => {
     });
 
     it("429 after 5 per hour", async () => {
-      const restoreClock = startOfNextWindow(VERIFICATION_LIMITS.windowSeconds);
+      const restoreClock = startOfNextWindow(MAIL_REQUESTS.windowSeconds);
       onTestFinished(restoreClock);
       const user = await signup();
       for (let i = 0; i < 5; i++) {
