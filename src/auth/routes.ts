@@ -136,6 +136,8 @@ authRoutes.openapi(
     operationId: "auth.resendVerification",
     tags,
     summary: "Send the verification e-mail again",
+    description:
+      "Mails a new verification link (the earlier ones keep working until one is used). Limited per address and per IP together with POST /auth/password/forgot: 5 mails an hour to one address, 20 requests an hour from one IP.",
     security: bearer,
     middleware: [sessionOnly()] as const,
     responses: { 200: json(MessageBody, "Sent"), ...errors(400, 401, 403, 429) },
