@@ -26,6 +26,9 @@ export default defineConfig(async () => {
             "image-jobs": { maxBatchSize: 4, maxBatchTimeout: 1, maxRetries: 5, deadLetterQueue: "image-jobs-dlq" },
             "image-jobs-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
           },
+          // wrangler.toml's EMAIL (simulated: nothing leaves the machine), but accepting only MAIL_FROM's sender, as
+          // Email Sending accepts only onboarded domains: test/mail/delivery.test.ts makes sends throw with another.
+          email: { send_email: [{ name: "EMAIL", allowed_sender_addresses: ["noreply@example.com"] }] },
           // A second, empty database: test/db/migration-0007.test.ts applies migrations to it one by one.
           d1Databases: { MIGRATION_TEST_DB: "migration-test" },
           bindings: {

@@ -5,6 +5,7 @@ import { handleQueue } from "./jobs/queue";
 import type { JobMessage } from "./platform/job-messages";
 import { runScheduled } from "./jobs/scheduled";
 import { outboundConfigProblem } from "./platform/outbound-address";
+import { mailConfigProblem } from "./mail/sender";
 
 export { RateLimiter } from "./limits/rate-limiter";
 export { ViewCounter } from "./serving/view-counter";
@@ -12,9 +13,12 @@ export { TusUploadState } from "./uploads/tus/upload-state";
 
 const app = createApp();
 
-/** A setting that must not reach production stops the worker, loudly, on every entry (Workers have no start). */
+/**
+ * A setting that must not reach production, or one production cannot do without (mail), stops the worker, loudly,
+ * on every entry (Workers have no start).
+ */
 function refusedConfig(env: Env): string | null {
-  const problem = outboundConfigProblem(env);
+  const problem = outboundConfigProblem(env) ?? mailConfigProblem(env);
   if (problem) console.error(`refusing to run: ${problem}`);
   return problem;
 }

@@ -3,7 +3,7 @@
 // signed in, a second factor's code, a passkey's answer) counts failures; password recovery counts every request.
 // Who is counted for what is in config/auth.ts (LOGIN_LIMITS): nothing a stranger can send with only the address
 // stops the owner for long.
-import { LOGIN_LIMITS, PASSWORD_RESET } from "../config/auth";
+import { LOGIN_LIMITS, MAIL_REQUESTS, PASSWORD_RESET } from "../config/auth";
 import { RateLimitError } from "../platform/errors";
 import { verifyPassword } from "../platform/passwords";
 import { limiterFor, type LimitState } from "../limits/rate-limiter";
@@ -20,15 +20,24 @@ const passwordFromIp = (ip: string) => `login-attempts@${ip}`;
 /** In the address's limiter: wrong second-factor codes, which only someone with the password can send. */
 const SECOND_FACTOR = "second-factor-attempts";
 
-const recovery = (bucket: string): AttemptLimit => ({
-  bucket,
+export const PASSWORD_RESETS: AttemptLimit = {
+  bucket: "password-reset",
   windowSeconds: PASSWORD_RESET.windowSeconds,
   perAccount: PASSWORD_RESET.perAccount,
   perIp: PASSWORD_RESET.perIp,
   message: "Too many password reset requests; try again later",
+};
+
+/** The routes that mail on request share one bucket per recipient address and per IP (config MAIL_REQUESTS). */
+const mailRequests = (message: string): AttemptLimit => ({
+  bucket: "mail-requests",
+  windowSeconds: MAIL_REQUESTS.windowSeconds,
+  perAccount: MAIL_REQUESTS.perAddress,
+  perIp: MAIL_REQUESTS.perIp,
+  message,
 });
-export const PASSWORD_FORGOT = recovery("password-forgot");
-export const PASSWORD_RESETS = recovery("password-reset");
+export const PASSWORD_FORGOT = mailRequests("Too many password reset requests; try again later");
+export const VERIFICATION_RESEND = mailRequests("Too many verification e-mails; try again later");
 
 const accountLimiter = (env: Env, email: string) => limiterFor(env, `login-email:${email}`);
 const ipLimiter = (env: Env, ip: string) => limiterFor(env, `login-ip:${ip}`);

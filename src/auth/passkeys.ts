@@ -23,7 +23,6 @@ import { passkeyCount, passkeyResource, passkeysOf } from "./passkey-store";
 import { asRegistrationResponse, type RegistrationCredential } from "./passkey-schemas";
 import { revokeOtherSessions } from "./sessions";
 import { forgetSessions } from "./principal-records";
-import { quoted } from "./security-mail";
 
 /** COSE algorithms offered: EdDSA, ES256 (what nearly every authenticator makes), RS256 (Windows Hello). */
 const ALGORITHMS = [-8, -7, -257];
@@ -103,14 +102,7 @@ export async function registerPasskey(db: DirectoryDb, env: Env, userId: string,
     await runBatch(db, issued.statements);
     recoveryCodes = issued.codes;
   }
-  await queueMail(db, env, {
-    to: user.email,
-    subject: "A passkey was added to your account",
-    kind: "passkey_added",
-    text:
-      `The passkey ${quoted(name)} was added to the imghost account ${user.email} on ${row.createdAt.toISOString()}. It can sign in to the account ` +
-      `without the password.\n\nIf this was not you, remove it and change your password now:\n${env.SITE_URL}/app/account`,
-  });
+  await queueMail(db, env, user.email, { kind: "passkey_added", username: user.username, email: user.email, at: row.createdAt, name });
   return { ...passkeyResource(row), ...(recoveryCodes ? { recoveryCodes } : {}) };
 }
 
@@ -142,14 +134,6 @@ export async function removePasskey(db: DirectoryDb, env: Env, userId: string, s
     ...(lastFactor ? [deleteRecoveryCodes(db, userId)] : []),
   ]);
   await forgetSessions(env, revoked.results.map((r) => r.id)); // their access tokens stop at once, also where warm
-  const how = "password" in proof ? "the account's password" : "a code from the authenticator app";
-  const after = lastFactor ? "Signing in now needs the password only, and the recovery codes no longer work." : "The account's other second factors still apply.";
-  await queueMail(db, env, {
-    to: user.email,
-    subject: "A passkey was removed from your account",
-    kind: "passkey_removed",
-    text:
-      `The passkey ${quoted(row.name)} was removed from the imghost account ${user.email} on ${new Date().toISOString()}, confirmed with ${how}. ${after} Every other device signed in to the account has been signed out.\n\n` +
-      `If this was not you, change your password now and check your second factors:\n${env.SITE_URL}/app/account`,
-  });
+  const confirmedWith = "password" in proof ? "password" : "code";
+  await queueMail(db, env, user.email, { kind: "passkey_removed", username: user.username, email: user.email, at: new Date(), name: row.name, confirmedWith, lastFactor });
 }

@@ -42,15 +42,7 @@ async function mailResetLink(db: DirectoryDb, env: Env, email: string): Promise<
     createdAt: new Date(now),
     expiresAt: new Date(now + PASSWORD_RESET.tokenSeconds * 1000),
   });
-  const link = `${env.SITE_URL}/reset-password?token=${encodeURIComponent(token)}`;
-  await queueMail(db, env, {
-    to: user.email,
-    subject: "Reset your password",
-    kind: "password_reset",
-    text:
-      `Someone asked to reset the password of the imghost account ${user.email}. To choose a new one, open this link:\n${link}\n\n` +
-      `Or paste this reset code: ${token}\n\nThe link works once, for 1 hour. If you did not ask for it, ignore this mail: your password stays as it is.`,
-  });
+  await queueMail(db, env, user.email, { kind: "password_reset", username: user.username, email: user.email, token });
 }
 
 /** Sets a new password with a mailed token; every session of the account ends. Answers no session. */
@@ -60,7 +52,7 @@ export async function resetPassword(db: DirectoryDb, env: Env, token: string, ne
   const now = new Date();
   const live = and(eq(emailTokens.tokenHash, tokenHash), eq(emailTokens.purpose, "reset_password"), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now));
   const found = await db
-    .select({ id: users.id, email: users.email })
+    .select({ id: users.id, email: users.email, username: users.username })
     .from(emailTokens)
     .innerJoin(users, eq(users.id, emailTokens.userId))
     .where(and(live, isNull(users.deletedAt)))

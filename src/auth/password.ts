@@ -16,13 +16,8 @@ import { whatRemains } from "./security-mail";
 
 export type PasswordChangePath = "password_change" | "password_reset";
 
-const MAIL_LINES: Record<PasswordChangePath, string> = {
-  password_change: "from a signed-in session. Every other device signed in to the account has been signed out.",
-  password_reset: "with a reset link sent to this address. Every device signed in to the account has been signed out.",
-};
-
 /** Sets the account's password and ends everything the old one opened (the sessions; API keys are not sessions). */
-export async function replacePassword(db: DirectoryDb, env: Env, user: Pick<UserRow, "id" | "email">, newPassword: string, path: PasswordChangePath): Promise<void> {
+export async function replacePassword(db: DirectoryDb, env: Env, user: Pick<UserRow, "id" | "email" | "username">, newPassword: string, path: PasswordChangePath): Promise<void> {
   const now = new Date();
   const passwordHash = await hashPassword(newPassword);
   const [, revoked] = await runBatch<{ id: string }>(db, [
@@ -41,16 +36,7 @@ export async function replacePassword(db: DirectoryDb, env: Env, user: Pick<User
   ]);
   // Their access tokens stop at once, also where a session's record is warm.
   await forgetSessions(env, revoked.results.map((r) => r.id));
-  await queueMail(db, env, {
-    to: user.email,
-    subject: "Your password was changed",
-    kind: "password_changed",
-    text:
-      `The password of the imghost account ${user.email} was changed on ${now.toISOString()} ${MAIL_LINES[path]}\n\n` +
-      `${await whatRemains(db, user.id)}\n\n` +
-      `If this was not you, reset the password now:\n${env.SITE_URL}/app/forgot-password\n` +
-      `then remove any second factor or API key you do not recognise:\n${env.SITE_URL}/app/account`,
-  });
+  await queueMail(db, env, user.email, { kind: "password_changed", username: user.username, email: user.email, at: now, path, remains: await whatRemains(db, user.id) });
 }
 
 /**

@@ -136,6 +136,8 @@ authRoutes.openapi(
     operationId: "auth.resendVerification",
     tags,
     summary: "Send the verification e-mail again",
+    description:
+      "Mails a new verification link (the earlier ones keep working until one is used). Limited per address and per IP together with POST /auth/password/forgot: 5 mails an hour to one address, 20 requests an hour from one IP.",
     security: bearer,
     middleware: [sessionOnly()] as const,
     responses: { 200: json(MessageBody, "Sent"), ...errors(400, 401, 403, 429) },
@@ -143,7 +145,7 @@ authRoutes.openapi(
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
     if (p.user.emailVerified) throw new ApiError("already_verified", "This e-mail address is already verified");
-    await resendAllowed(c.env, p.user.id);
+    await resendAllowed(c.env, p.user.email, p.ip);
     const user = await findUserById(c.var.dbs.directory(), p.user.id);
     if (user) await sendVerification(c.var.dbs.directory(), c.env, user);
     return c.json({ message: "Verification e-mail sent" }, 200);

@@ -6,9 +6,8 @@ import type { DirectoryDb } from "../platform/db";
 import { apiKeys } from "../db/schema";
 import { findTotpFactor } from "./totp-factor";
 import { passkeysOf } from "./passkey-store";
+import { quoted } from "../mail/layout";
 
-/** A name someone typed, as a mail shows it: in double quotes, its own quotes and backslashes escaped. */
-export const quoted = (name: string): string => JSON.stringify(name);
 
 async function liveKeyCount(db: DirectoryDb, userId: string): Promise<number> {
   const live = and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, new Date())));

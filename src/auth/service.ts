@@ -102,7 +102,7 @@ export async function login(db: DirectoryDb, env: Env, emailInput: string, passw
   return { kind: "session", user, session };
 }
 
-export async function sendVerification(db: DirectoryDb, env: Env, user: Pick<UserRow, "id" | "email">) {
+export async function sendVerification(db: DirectoryDb, env: Env, user: Pick<UserRow, "id" | "email" | "username">) {
   const token = randomToken();
   const now = Date.now();
   await db.insert(emailTokens).values({
@@ -112,13 +112,7 @@ export async function sendVerification(db: DirectoryDb, env: Env, user: Pick<Use
     createdAt: new Date(now),
     expiresAt: new Date(now + SESSION.emailTokenSeconds * 1000),
   });
-  const link = `${env.SITE_URL}/verify-email?token=${encodeURIComponent(token)}`;
-  await queueMail(db, env, {
-    to: user.email,
-    subject: "Verify your e-mail address",
-    kind: "verify_email",
-    text: `Welcome! Confirm your e-mail address by opening this link:\n${link}\n\nOr paste this verification token: ${token}\n\nThe link expires in 48 hours.`,
-  });
+  await queueMail(db, env, user.email, { kind: "verify_email", username: user.username, token });
 }
 
 function adminEmails(env: Env): Set<string> {

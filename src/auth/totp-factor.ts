@@ -82,15 +82,7 @@ export async function confirmTotp(db: DirectoryDb, env: Env, userId: string, cod
   const user = await findUserById(db, userId);
   // Like a passkey's addition: a factor put on by someone else would lock the owner out.
   if (user) {
-    await queueMail(db, env, {
-      to: user.email,
-      subject: "Two-factor sign-in was turned on",
-      kind: "totp_enabled",
-      text:
-        `Two-factor sign-in with an authenticator app was turned on for the imghost account ${user.email} on ${now.toISOString()}. ` +
-        `Signing in now asks for a code from that app after the password.\n\n` +
-        `If this was not you, change your password now and turn it off:\n${env.SITE_URL}/app/account`,
-    });
+    await queueMail(db, env, user.email, { kind: "totp_enabled", username: user.username, email: user.email, at: now });
   }
   return codes;
 }
@@ -128,19 +120,8 @@ export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, ses
   ]);
   if (!row.confirmedAt) return;
   await forgetSessions(env, rest[0].results.map((r) => r.id)); // their access tokens stop at once, also where warm
-  const how = "password" in proof ? "the account's password" : "a code from the authenticator app";
-  const after = passkeysLeft
-    ? "Signing in still asks for one of the account's passkeys (or a recovery code) after the password."
-    : "Signing in now needs the password only, and the recovery codes no longer work.";
-  await queueMail(db, env, {
-    to: user.email,
-    subject: "Two-factor sign-in was turned off",
-    kind: "totp_disabled",
-    text:
-      `Two-factor sign-in (authenticator app) of the imghost account ${user.email} was turned off on ${new Date().toISOString()}, ` +
-      `confirmed with ${how}. ${after} Every other device signed in to the account has been signed out.\n\n` +
-      `If this was not you, change your password now and turn two-factor sign-in on again:\n${env.SITE_URL}/app/account`,
-  });
+  const confirmedWith = "password" in proof ? "password" : "code";
+  await queueMail(db, env, user.email, { kind: "totp_disabled", username: user.username, email: user.email, at: new Date(), confirmedWith, passkeysLeft });
 }
 
 const invalidTotpCode = () => new ApiError("invalid_totp_code", "The authenticator code is wrong, already used or outside its time window");

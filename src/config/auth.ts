@@ -35,15 +35,22 @@ export const LOGIN_LIMITS = {
   failuresPerIp: 50,
 };
 
-export const VERIFICATION_LIMITS = { windowSeconds: 3600, resendsPerHour: 5 };
+/**
+ * Mails a caller has sent on request, "resend verification" and "forgot password" together (auth/login-guard.ts),
+ * so neither route, nor both in turn, makes a mail cannon: per recipient address, known or not, and per client IP.
+ */
+export const MAIL_REQUESTS = { windowSeconds: 3600, perAddress: 5, perIp: 20 };
 
-/** Password recovery (extensions.md §7): the mailed token's life, and each route's limits per window. */
+/**
+ * Password recovery (extensions.md §7): the mailed token's life, and the reset route's limits per window (forgot's
+ * are MAIL_REQUESTS, the same numbers).
+ */
 export const PASSWORD_RESET = {
   tokenSeconds: 3600,
   windowSeconds: 3600,
-  /** Reset mails asked for one address (forgot), and resets of one account (reset), per window. */
+  /** Resets of one account per window. */
   perAccount: 5,
-  /** Requests from one client IP per window, each route counted on its own. */
+  /** Reset requests from one client IP per window. */
   perIp: 20,
 };
 

@@ -96,21 +96,6 @@ export const apiKeys = sqliteTable(
   (t) => [index("api_keys_user").on(t.userId, t.createdAt)],
 );
 
-/** Mail outbox. Development reads it at /api/v1/dev/outbox; production delivers it through a mail binding. */
-export const outbox = sqliteTable(
-  "outbox",
-  {
-    id: text("id").primaryKey(),
-    to: text("to_address").notNull(),
-    subject: text("subject").notNull(),
-    text: text("text").notNull(),
-    kind: text("kind").notNull(),
-    createdAt: createdAt(),
-    sentAt: integer("sent_at", { mode: "timestamp_ms" }),
-  },
-  (t) => [index("outbox_to_created").on(t.to, t.createdAt)],
-);
-
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 

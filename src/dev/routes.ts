@@ -21,6 +21,17 @@ const devOnly = () =>
     await next();
   });
 
+/** A mail as written (the text keeps its token here), with how its delivery went (mail/deliver.ts). */
+const DevMail = z.object({
+  to: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  status: z.enum(["pending", "sent", "failed"]),
+  attempts: z.number().int(),
+  messageId: z.string().nullable(),
+  createdAt: z.string(),
+});
+
 devRoutes.openapi(
   createRoute({
     method: "get",
@@ -30,7 +41,7 @@ devRoutes.openapi(
     middleware: [devOnly()] as const,
     request: { query: z.object({ to: z.string().min(1).max(254) }) },
     responses: {
-      200: json(z.object({ messages: z.array(z.object({ to: z.string(), subject: z.string(), text: z.string(), createdAt: z.string() })) }), "Mail"),
+      200: json(z.object({ messages: z.array(DevMail) }), "Mail"),
     },
   }),
   async (c) => c.json({ messages: await readOutbox(c.var.dbs.directory(), normalizeEmail(c.req.valid("query").to)) }, 200),

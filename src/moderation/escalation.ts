@@ -7,7 +7,6 @@ import { users, type FileRow } from "../db/schema";
 import { MODERATION } from "../config";
 import { queueMail } from "../mail/outbox";
 import { auditInsert } from "../platform/audit";
-import { apiUrl } from "../platform/urls";
 
 export type Escalation = {
   reportId: string;
@@ -34,17 +33,9 @@ export async function moderatorAddresses(db: DirectoryDb, env: Pick<Env, "ADMIN_
 
 export async function escalate(env: Env, db: DirectoryDb, e: Escalation): Promise<string[]> {
   const recipients = await moderatorAddresses(db, env);
-  // No reporter contact or free text in the mail: moderators read those in the queue, behind their login.
-  const text = [
-    `A ${e.reason} report needs urgent review.`,
-    "",
-    `Report: ${e.reportId}`,
-    `File: ${e.file.id}${e.fileHidden ? " (hidden from everyone until the report is resolved)" : ""}`,
-    `Queue: ${apiUrl(env, "/moderation/queue?priority=high")}`,
-    `Resolve: POST ${apiUrl(env, `/moderation/reports/${e.reportId}/resolve`)}`,
-  ].join("\n");
-  const subject = `[Escalation] ${e.reason} report ${e.reportId}`;
-  await Promise.all(recipients.map((to) => queueMail(db, env, { to, subject, text, kind: "moderation_escalation" })));
+  // No reporter contact or free text in the mail (mail/templates.ts): moderators read those behind their login.
+  const mail = { kind: "moderation_escalation", reportId: e.reportId, fileId: e.file.id, reason: e.reason, fileHidden: e.fileHidden } as const;
+  await Promise.all(recipients.map((to) => queueMail(db, env, to, mail)));
   await auditInsert(db, {
     actorId: null,
     action: "report.escalated",

@@ -11,7 +11,13 @@ export type AnalyzeMessage = { type: "analyze"; fileId: string; /** Re-analyse e
  */
 export type WebhookMessage = { type: "webhook"; deliveryId: string; attempt: number };
 
-export type JobMessage = AnalyzeMessage | WebhookMessage;
+/**
+ * Send try `attempt` (1-based) of one outbox mail (mail/deliver.ts). The row is claimed for exactly that try, so
+ * a message the queue hands over twice, or one the cron sent again, sends the mail once.
+ */
+export type MailMessage = { type: "mail"; mailId: string; attempt: number };
+
+export type JobMessage = AnalyzeMessage | WebhookMessage | MailMessage;
 export type JobType = JobMessage["type"];
 
 export type JobHandler<M extends JobMessage = JobMessage> = {
@@ -23,7 +29,7 @@ export type JobHandler<M extends JobMessage = JobMessage> = {
 /** One handler per message type, each taking exactly its own message. */
 export type JobHandlers = { [T in JobType]: JobHandler<Extract<JobMessage, { type: T }>> };
 
-const JOB_TYPES: ReadonlySet<string> = new Set<JobType>(["analyze", "webhook"]);
+const JOB_TYPES: ReadonlySet<string> = new Set<JobType>(["analyze", "webhook", "mail"]);
 
 /** A queue body is our own message (queues deliver what we sent, but a stray or old one must not crash the consumer). */
 export function isJobMessage(body: unknown): body is JobMessage {

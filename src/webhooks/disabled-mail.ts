@@ -6,19 +6,13 @@ import type { DirectoryDb } from "../platform/db";
 import { queueMail } from "../mail/outbox";
 
 export async function mailEndpointDisabled(db: DirectoryDb, env: Env, endpoint: WebhookEndpointRow, reason: "gone" | "failures"): Promise<void> {
-  const owner = await db.select({ email: users.email, deletedAt: users.deletedAt }).from(users).where(eq(users.id, endpoint.userId)).get();
+  const owner = await db.select({ email: users.email, username: users.username, deletedAt: users.deletedAt }).from(users).where(eq(users.id, endpoint.userId)).get();
   if (!owner || owner.deletedAt) return;
-  const why =
-    reason === "gone"
-      ? "it answered 410 Gone, which asks us to stop sending"
-      : `its last ${WEBHOOKS.disableAfterFailures} deliveries in a row failed`;
-  await queueMail(db, env, {
-    to: owner.email,
-    subject: "A webhook endpoint was disabled",
+  await queueMail(db, env, owner.email, {
     kind: "webhook_disabled",
-    text:
-      `We stopped sending webhooks to ${endpoint.url} (${endpoint.id}) because ${why}.\n` +
-      `Events that happen while it is disabled are not sent to it. Once it works again, turn it back on in your ` +
-      `account (Webhooks), or with PATCH ${env.BASE_URL}/webhooks/${endpoint.id} and {"enabled": true}.`,
+    username: owner.username,
+    endpoint: { id: endpoint.id, url: endpoint.url, description: endpoint.description },
+    reason,
+    failures: WEBHOOKS.disableAfterFailures,
   });
 }

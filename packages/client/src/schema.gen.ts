@@ -115,7 +115,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the verification e-mail again */
+        /**
+         * Send the verification e-mail again
+         * @description Mails a new verification link (the earlier ones keep working until one is used). Limited per address and per IP together with POST /auth/password/forgot: 5 mails an hour to one address, 20 requests an hour from one IP.
+         */
         post: operations["auth.resendVerification"];
         delete?: never;
         options?: never;
