@@ -46,7 +46,12 @@ if (problems.length) {
 
 // 2. The login, and which account every later command acts on (pinned, so wrangler never has to ask).
 console.log("\nLogin: wrangler whoami --json");
-const login = whoami(capture);
+let login;
+try {
+  login = whoami(capture);
+} catch (e) {
+  stop(`Stopped at the login: ${e.message}`);
+}
 const { account, problem } = chooseAccount(login, process.env.CLOUDFLARE_ACCOUNT_ID ?? config.account_id);
 if (!account) stop(`Stopped at the login: ${problem}.`);
 console.log(`  ${login.email ?? login.authType ?? "logged in"}, account ${account.name} (${account.id})`);
