@@ -1,5 +1,7 @@
 // `npm run dev` arguments: the port comes from `--port N` / `--port=N`, else the PORT variable, else 8787, and
 // the four public addresses follow it (wrangler.toml's [vars] name :8787). Everything else goes to wrangler.
+// ENVIRONMENT is "development" here only: wrangler.toml's top level says "production", so that a plain
+// `wrangler deploy` never ships dev-only behaviour.
 
 /** @returns {{ port: number, rest: string[], vars: Record<string, string> }} */
 export function devArgs(argv, env = {}) {
@@ -17,6 +19,6 @@ export function devArgs(argv, env = {}) {
   return {
     port: n,
     rest,
-    vars: { BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin },
+    vars: { ENVIRONMENT: "development", BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin },
   };
 }

@@ -25,7 +25,8 @@ export function wranglerEnv(extra = {}) {
 /** The public-address vars of the app for a worker listening on `port` (all four surfaces as path prefixes). */
 export function appVars(port) {
   const origin = `http://127.0.0.1:${port}`;
-  return { BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin };
+  // wrangler.toml's top level (and so the bench config) says production; a local run is development.
+  return { ENVIRONMENT: "development", BASE_URL: `${origin}/api/v1`, IMAGE_URL: `${origin}/i`, CDN_URL: `${origin}/cdn`, SITE_URL: origin };
 }
 
 export function failure(step, r, timeoutMs) {

@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { devArgs } from "../../scripts/dev-args.mjs";
 
 describe("devArgs", () => {
-  it("defaults to 8787 with the wrangler.toml addresses", () => {
+  it("defaults to 8787 with the wrangler.toml addresses, in development mode", () => {
     expect(devArgs([], {})).toEqual({
       port: 8787,
       rest: [],
-      vars: { BASE_URL: "http://localhost:8787/api/v1", IMAGE_URL: "http://localhost:8787/i", CDN_URL: "http://localhost:8787/cdn", SITE_URL: "http://localhost:8787" },
+      vars: { ENVIRONMENT: "development", BASE_URL: "http://localhost:8787/api/v1", IMAGE_URL: "http://localhost:8787/i", CDN_URL: "http://localhost:8787/cdn", SITE_URL: "http://localhost:8787" },
     });
   });
 
