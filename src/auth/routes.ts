@@ -190,7 +190,7 @@ authRoutes.openapi(
     responses: { 202: json(MessageBody, "Accepted"), ...errors(400, 403, 429) },
   }),
   async (c) => {
-    await forgotPassword(c.var.dbs.directory(), c.env, c.req.valid("json").email, c.get("principal").ip, c.executionCtx);
+    await forgotPassword(c.env, c.req.valid("json").email, c.get("principal").ip);
     return c.json({ message: FORGOT_ANSWER }, 202);
   },
 );

@@ -4,12 +4,14 @@
 import { analyzeJobWith } from "../analysis/job";
 import { announceAnalysis } from "./analysis-events";
 import { webhookJob } from "../webhooks/deliver";
+import { passwordResetJob } from "../auth/password-reset";
 import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "../platform/job-messages";
 
 /** Features register their handlers here, one per message type (the compiler checks every type has one). */
 export const jobHandlers = {
   analyze: analyzeJobWith(announceAnalysis),
   webhook: webhookJob,
+  password_reset: passwordResetJob,
 } satisfies JobHandlers as JobHandlers;
 
 export const DEAD_LETTER_QUEUE = "image-jobs-dlq";
