@@ -9,6 +9,7 @@ import {
   ForgotPasswordRequest,
   LoginRequest,
   LoginResponse,
+  OthersSignedOut,
   PasswordChanged,
   RefreshRequest,
   RefreshResponse,
@@ -17,7 +18,7 @@ import {
   VerifyEmailRequest,
 } from "./schemas";
 import { login, sendVerification, signup, verifyEmail } from "./service";
-import { refreshSession, revokeSession } from "./sessions";
+import { refreshSession, revokeSession, signOutOtherSessions } from "./sessions";
 import { accountResource, findUserById, userResource } from "./queries";
 import { apiRouter } from "../platform/router";
 import { ApiError } from "../platform/errors";
@@ -107,6 +108,26 @@ authRoutes.openapi(
   async (c) => {
     await revokeSession(c.var.dbs.directory(), c.env, sessionPrincipal(c.get("principal")).sessionId, "logout");
     return c.json({ message: "Signed out" }, 200);
+  },
+);
+
+authRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/logout/others",
+    operationId: "auth.logoutOthers",
+    tags,
+    summary: "Sign out everywhere else",
+    description:
+      "Revokes every other session of the account (their refresh and access tokens stop at once); the caller's stays. Offered after a second factor is turned on, so sessions opened before it end. Session-only.",
+    security: bearer,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
+    responses: { 200: json(OthersSignedOut, "The others signed out"), ...errors(401, 403) },
+  }),
+  async (c) => {
+    const p = sessionPrincipal(c.get("principal"));
+    const revoked = await signOutOtherSessions(c.var.dbs.directory(), c.env, p.user.id, p.sessionId);
+    return c.json({ message: revoked === 1 ? "Signed out 1 other session" : `Signed out ${revoked} other sessions`, revoked }, 200);
   },
 );
 
