@@ -74,7 +74,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const admin = sessionPrincipal(c.get("principal")).user;
-    const user = await updateUser(c.var.dbs.directoryAndShards(), c.env, admin.id, c.req.valid("param").id, c.req.valid("json"));
+    const user = await updateUser(c.var.dbs.directoryAndShards(), c.env, { actorId: admin.id, provider: "admin" }, c.req.valid("param").id, c.req.valid("json"));
     return c.json({ message: "User updated", user }, 200);
   },
 );

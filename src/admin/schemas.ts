@@ -3,8 +3,8 @@ import { PLANS, ROLES, type Plan, type Role } from "../config";
 import { PageQuery, Pagination } from "../platform/pagination";
 import { PlanChangeSchema } from "../billing/schemas";
 
-const RoleId = z.enum(ROLES as [Role, ...Role[]]);
-const PlanId = z.enum(PLANS as [Plan, ...Plan[]]);
+export const RoleId = z.enum(ROLES as [Role, ...Role[]]);
+export const PlanId = z.enum(PLANS as [Plan, ...Plan[]]);
 const BoolParam = z.enum(["true", "false"]).transform((v) => v === "true");
 
 export const AdminUser = z

@@ -80,14 +80,18 @@ async function usageOf(dbs: DirectoryAndShards, rows: Pick<UserRow, "id" | "shar
 
 export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
 
+/** Who changes an account: an admin through the API, or the local `npm run admin` script (no actor, provider "cli"). */
+export type UserChanger = { actorId: string; provider: "admin" } | { actorId: null; provider: "cli" };
+
 /**
  * Applies an admin's change. It takes effect on the user's next request: the principal check reads
  * users.role, plan and banned_at (from D1 or the user's edge-cached record, dropped here), and serving/access.ts
  * reads the owner's ban with each file from the shard's copy (so their files answer 410 without rewriting every
  * file row, and an unban restores them exactly).
  */
-export async function updateUser(dbs: DirectoryAndShards, env: Env, actorId: string, id: string, patch: UserPatch): Promise<AdminUserResource> {
+export async function updateUser(dbs: DirectoryAndShards, env: Env, by: UserChanger, id: string, patch: UserPatch): Promise<AdminUserResource> {
   const db = dbs.directory;
+  const { actorId } = by;
   const target = await findLiveUser(db, id);
   if (target.id === actorId && (patch.banned === true || (patch.role !== undefined && patch.role !== "admin"))) {
     throw new ApiError("cannot_modify_self", "Admins cannot ban themselves or give up their own admin role");
@@ -121,7 +125,7 @@ export async function updateUser(dbs: DirectoryAndShards, env: Env, actorId: str
       userId: id,
       fromPlan: target.plan,
       toPlan: patch.plan,
-      provider: "admin",
+      provider: by.provider,
       decidedBy: actorId,
       now,
       also: [...statements, audit("user.plan_change", { from: target.plan, to: patch.plan })],

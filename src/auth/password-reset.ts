@@ -1,9 +1,9 @@
 // Password recovery (extensions.md §7). Forgot: every address gets the same 202 at the same moment, because the
-// address is looked up only after the answer; a live account then gets a single-use token by mail, stored as
-// its SHA-256, valid 1 hour. Reset: the token, claimed atomically, sets the password through replacePassword
+// address is looked up only after the answer, by the queue's consumer; a live account then gets a single-use token
+// by mail, stored as its SHA-256, valid 1 hour. Reset: the token, claimed atomically, sets the password through replacePassword
 // (./password.ts), which also voids every other reset token of the account. Both are limited per address and IP.
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/db";
 import { emailTokens, users } from "../db/schema";
 import { randomToken, sha256Hex } from "../platform/crypto";
 import { ApiError } from "../platform/errors";
@@ -12,23 +12,26 @@ import { queueMail } from "../mail/outbox";
 import { findLiveUserByEmail } from "./queries";
 import { normalizeEmail } from "./service";
 import { replacePassword } from "./password";
+import { jobQueue, type JobHandler, type PasswordResetMessage } from "../platform/job-messages";
 import { PASSWORD_FORGOT, PASSWORD_RESETS, clearPasswordCount, countAttempt } from "./login-guard";
-
-type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
 
 const invalidResetToken = () => new ApiError("invalid_reset_token", "The reset link is invalid, used or expired");
 
 /**
- * Counts the request (per address, known or not, and per IP), then answers; the lookup and the mail run after
- * the answer, so neither the answer nor its timing says whether the address has an account.
+ * Counts the request (per address, known or not, and per IP) and queues the address, then answers. The lookup
+ * and the mail run in the queue's consumer, another invocation: a waitUntil would start the lookup before the
+ * answer and let a known address's work share its event loop, so every address takes this same path.
  */
-export async function forgotPassword(db: DirectoryDb, env: Env, emailInput: string, ip: string, ctx: WaitUntil): Promise<void> {
+export async function forgotPassword(env: Env, emailInput: string, ip: string): Promise<void> {
   const email = normalizeEmail(emailInput);
   await countAttempt(env, PASSWORD_FORGOT, { email, ip });
-  ctx.waitUntil(
-    mailResetLink(db, env, email).catch((err) => console.error("password reset mail failed", err instanceof Error ? err.message : String(err))),
-  );
+  await jobQueue(env).send({ type: "password_reset", email });
 }
+
+/** The consumer's half of forgot: read at D1's primary, so an account made a moment ago is found. */
+export const passwordResetJob: JobHandler<PasswordResetMessage> = {
+  run: (env, body) => mailResetLink(directoryDb(env), env, body.email),
+};
 
 async function mailResetLink(db: DirectoryDb, env: Env, email: string): Promise<void> {
   const user = await findLiveUserByEmail(db, email);

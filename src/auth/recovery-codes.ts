@@ -2,7 +2,7 @@
 // day the authenticator is lost. Each is 16 characters of Crockford base32 (80 random bits, read aloud without
 // 0/O or 1/I/L mix-ups, typed in any case, with or without the dashes), stored as its SHA-256: with 80 bits no
 // stored hash can be searched back to its code, so a fast hash does (as for refresh tokens).
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, exists, isNull, sql } from "drizzle-orm";
 import type { DirectoryDb } from "../platform/db";
 import { recoveryCodes } from "../db/schema";
 import { sha256Hex } from "../platform/crypto";
@@ -33,16 +33,21 @@ export async function newRecoveryCodes(db: DirectoryDb, userId: string, now: Dat
   return { codes, statements };
 }
 
-/** Uses up one code of the account: of two requests with one code exactly one gets true (conditional UPDATE). */
-export async function useRecoveryCode(db: DirectoryDb, userId: string, input: string): Promise<boolean> {
+/** The stored hash of a typed code; null when the input cannot be a recovery code. */
+export async function recoveryCodeHash(input: string): Promise<string | null> {
   const normalized = normalizeRecoveryCode(input);
-  if (!normalized) return false;
-  const codeHash = await hashOf(normalized);
-  const used = await db
-    .update(recoveryCodes)
-    .set({ usedAt: new Date() })
-    .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt)))
-    .run();
+  return normalized ? hashOf(normalized) : null;
+}
+
+const unused = (userId: string, codeHash: string) => and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt));
+
+/** True (in SQL) while that code of the account is unused: a condition for claiming what the code unlocks. */
+export const recoveryCodeUnused = (db: DirectoryDb, userId: string, codeHash: string) =>
+  exists(db.select({ one: sql`1` }).from(recoveryCodes).where(unused(userId, codeHash)));
+
+/** Uses up one code of the account: of two requests with one code exactly one gets true (conditional UPDATE). */
+export async function spendRecoveryCode(db: DirectoryDb, userId: string, codeHash: string): Promise<boolean> {
+  const used = await db.update(recoveryCodes).set({ usedAt: new Date() }).where(unused(userId, codeHash)).run();
   return used.meta.changes === 1;
 }
 

@@ -9,6 +9,7 @@ import {
   ForgotPasswordRequest,
   LoginRequest,
   LoginResponse,
+  OthersSignedOut,
   PasswordChanged,
   RefreshRequest,
   RefreshResponse,
@@ -17,7 +18,7 @@ import {
   VerifyEmailRequest,
 } from "./schemas";
 import { login, sendVerification, signup, verifyEmail } from "./service";
-import { refreshSession, revokeSession } from "./sessions";
+import { refreshSession, revokeSession, signOutOtherSessions } from "./sessions";
 import { accountResource, findUserById, userResource } from "./queries";
 import { apiRouter } from "../platform/router";
 import { ApiError } from "../platform/errors";
@@ -113,6 +114,26 @@ authRoutes.openapi(
 authRoutes.openapi(
   createRoute({
     method: "post",
+    path: "/logout/others",
+    operationId: "auth.logoutOthers",
+    tags,
+    summary: "Sign out everywhere else",
+    description:
+      "Revokes every other session of the account (their refresh and access tokens stop at once); the caller's stays. Offered after a second factor is turned on, so sessions opened before it end. Session-only.",
+    security: bearer,
+    middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
+    responses: { 200: json(OthersSignedOut, "The others signed out"), ...errors(401, 403) },
+  }),
+  async (c) => {
+    const p = sessionPrincipal(c.get("principal"));
+    const revoked = await signOutOtherSessions(c.var.dbs.directory(), c.env, p.user.id, p.sessionId);
+    return c.json({ message: revoked === 1 ? "Signed out 1 other session" : `Signed out ${revoked} other sessions`, revoked }, 200);
+  },
+);
+
+authRoutes.openapi(
+  createRoute({
+    method: "post",
     path: "/verify-email",
     operationId: "auth.verifyEmail",
     security: noCredentials,
@@ -192,7 +213,7 @@ authRoutes.openapi(
     responses: { 202: json(MessageBody, "Accepted"), ...errors(400, 403, 429) },
   }),
   async (c) => {
-    await forgotPassword(c.var.dbs.directory(), c.env, c.req.valid("json").email, c.get("principal").ip, c.executionCtx);
+    await forgotPassword(c.env, c.req.valid("json").email, c.get("principal").ip);
     return c.json({ message: FORGOT_ANSWER }, 202);
   },
 );

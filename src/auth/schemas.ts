@@ -111,6 +111,10 @@ export const SecondFactorStatus = z
 export const RefreshResponse = z.object({ session: Session }).openapi("RefreshResponse");
 export const PasswordChanged = z.object({ session: Session }).openapi("PasswordChanged");
 
+export const OthersSignedOut = z
+  .object({ message: z.string(), revoked: z.number().int().openapi({ description: "How many other sessions were ended", example: 2 }) })
+  .openapi("OthersSignedOut");
+
 /** The account resource (accountResource in ./queries.ts): /account and verify-email answer it. */
 export const AccountSchema = z
   .object({

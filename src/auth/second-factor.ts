@@ -1,11 +1,12 @@
 // Sign-in with a second factor (extensions.md §5). The password step (service.ts login) of an account with a
 // factor answers an mfaToken instead of a session; POST /auth/login/2fa trades the token and a proof of a
 // factor for the normal login response. The token is 32 random bytes stored as its SHA-256, lives 5 minutes
-// and is claimed by one conditional UPDATE when the proof is good (a wrong code leaves it usable within its
-// life: the login guard, not the token, bounds the guesses). A proof is a code (TOTP or recovery) or a passkey's
-// answer to the challenge stored beside the token (secondStepPasskeyOptions hands it out; passkey-sign-in.ts checks
-// the answer); the token, its life, its claim and the guard are the same for both.
-import { and, asc, eq, gt, isNull } from "drizzle-orm";
+// and is claimed by one conditional UPDATE when the proof is good, or, for a recovery code, before the code is
+// spent (a wrong code leaves it usable within its life: the login guard, not the token, bounds the guesses). A
+// proof is a code (TOTP or recovery) or a passkey's answer to the challenge stored beside the token
+// (secondStepPasskeyOptions hands it out; passkey-sign-in.ts checks the answer); the token, its life, its claim and
+// the guard are the same for both.
+import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { z } from "@hono/zod-openapi";
 import { directoryDb, type DirectoryDb } from "../platform/db";
 import { mfaTokens, passkeyChallenges, recoveryCodes, totpFactors, users, type UserRow } from "../db/schema";
@@ -15,7 +16,7 @@ import { MFA } from "../config/auth";
 import { createSession, type SessionBody } from "./sessions";
 import { guardedCheck } from "./login-guard";
 import { findTotpFactor, totpCodeOk } from "./totp-factor";
-import { deleteRecoveryCodes, recoveryCodesLeft, useRecoveryCode } from "./recovery-codes";
+import { deleteRecoveryCodes, recoveryCodeHash, recoveryCodeUnused, recoveryCodesLeft, spendRecoveryCode } from "./recovery-codes";
 import { deletePasskeys, passkeyCount, passkeysOf } from "./passkey-store";
 import { claimSecondStepChallenge, newSecondStepChallenge } from "./passkey-challenges";
 import { invalidPasskey, requestOptions, secondStepAnswerOk } from "./passkey-sign-in";
@@ -56,11 +57,37 @@ export async function startSecondStep(db: DirectoryDb, userId: string, methods: 
   return { mfaRequired: true, mfaToken, methods };
 }
 
+const liveToken = (tokenHash: string) => and(eq(mfaTokens.tokenHash, tokenHash), isNull(mfaTokens.usedAt), gt(mfaTokens.expiresAt, new Date()));
+
+/** Whether the proof is good, and whether checking it already claimed the token. */
+type ProofResult = { ok: boolean; claimed: boolean };
+
 /** A passkey's answer to the token's challenge; a code: six digits are a TOTP code, anything else a recovery code. */
-async function proofOk(db: DirectoryDb, env: Env, userId: string, tokenHash: string, proof: SecondFactorProof): Promise<boolean> {
-  if ("response" in proof) return secondStepAnswerOk(db, env, userId, proof.response, (challenge) => claimSecondStepChallenge(db, tokenHash, challenge));
+async function proofOk(db: DirectoryDb, env: Env, userId: string, tokenHash: string, proof: SecondFactorProof): Promise<ProofResult> {
+  if ("response" in proof) {
+    return { ok: await secondStepAnswerOk(db, env, userId, proof.response, (challenge) => claimSecondStepChallenge(db, tokenHash, challenge)), claimed: false };
+  }
   const code = proof.code.replace(/\s/g, "");
-  return /^[0-9]{6}$/.test(code) ? totpCodeOk(db, env, userId, code) : useRecoveryCode(db, userId, code);
+  if (/^[0-9]{6}$/.test(code)) return { ok: await totpCodeOk(db, env, userId, code), claimed: false };
+  return recoveryProofOk(db, userId, tokenHash, code);
+}
+
+const NOT_OK: ProofResult = { ok: false, claimed: false };
+
+/**
+ * A recovery code is spent only with the token it opens: the token is claimed first, and only for a code still
+ * unused, so of parallel requests with one token and several codes one claims it and spends its code, and the others
+ * spend nothing (TOTP codes and passkey answers are no stock to burn: their token is claimed after the check).
+ */
+async function recoveryProofOk(db: DirectoryDb, userId: string, tokenHash: string, code: string): Promise<ProofResult> {
+  const codeHash = await recoveryCodeHash(code);
+  if (!codeHash) return NOT_OK;
+  const claim = await db.update(mfaTokens).set({ usedAt: new Date() }).where(and(liveToken(tokenHash), recoveryCodeUnused(db, userId, codeHash))).run();
+  if (claim.meta.changes !== 1) return NOT_OK;
+  if (await spendRecoveryCode(db, userId, codeHash)) return { ok: true, claimed: true };
+  // The same code was spent meanwhile with another token of the account: this token goes back, unused.
+  await db.update(mfaTokens).set({ usedAt: null }).where(eq(mfaTokens.tokenHash, tokenHash)).run();
+  return NOT_OK;
 }
 
 const invalidToken = () => new ApiError("invalid_mfa_token", "This sign-in expired or was already used: sign in with your password again");
@@ -71,15 +98,21 @@ const invalidToken = () => new ApiError("invalid_mfa_token", "This sign-in expir
  */
 export async function completeSecondStep(db: DirectoryDb, env: Env, mfaToken: string, proof: SecondFactorProof, ip: string): Promise<{ user: UserRow; session: SessionBody }> {
   const tokenHash = await sha256Hex(mfaToken);
-  const live = () => and(eq(mfaTokens.tokenHash, tokenHash), isNull(mfaTokens.usedAt), gt(mfaTokens.expiresAt, new Date()));
-  const found = await db.select({ user: users }).from(mfaTokens).innerJoin(users, eq(users.id, mfaTokens.userId)).where(and(live(), isNull(users.deletedAt))).get();
+  const found = await db.select({ user: users }).from(mfaTokens).innerJoin(users, eq(users.id, mfaTokens.userId)).where(and(liveToken(tokenHash), isNull(users.deletedAt))).get();
   if (!found) throw invalidToken();
   const { user } = found;
-  const ok = await guardedCheck(env, user.email, ip, () => proofOk(db, env, user.id, tokenHash, proof));
-  if (!ok) throw "response" in proof ? invalidPasskey() : new ApiError("invalid_mfa_code", "The code is wrong, already used or outside its time window");
+  let result: ProofResult = { ok: false, claimed: false };
+  await guardedCheck(env, user.email, ip, async () => (result = await proofOk(db, env, user.id, tokenHash, proof)).ok);
+  if (!result.ok) {
+    // A parallel request took the token meanwhile: say so, as for a token already used.
+    if (!(await db.select({ one: sql`1` }).from(mfaTokens).where(liveToken(tokenHash)).get())) throw invalidToken();
+    throw "response" in proof ? invalidPasskey() : new ApiError("invalid_mfa_code", "The code is wrong, already used or outside its time window");
+  }
   // Single use: of two requests with one token, exactly one gets a session.
-  const claimed = await db.update(mfaTokens).set({ usedAt: new Date() }).where(live()).run();
-  if (claimed.meta.changes !== 1) throw invalidToken();
+  if (!result.claimed) {
+    const claimed = await db.update(mfaTokens).set({ usedAt: new Date() }).where(liveToken(tokenHash)).run();
+    if (claimed.meta.changes !== 1) throw invalidToken();
+  }
   if (user.bannedAt) throw new ApiError("account_suspended", "This account has been suspended");
   return { user, session: await createSession(db, env, user.id) };
 }
@@ -95,7 +128,7 @@ export async function secondStepPasskeyOptions(db: DirectoryDb, env: Env, mfaTok
     .select({ userId: mfaTokens.userId })
     .from(mfaTokens)
     .innerJoin(users, eq(users.id, mfaTokens.userId))
-    .where(and(eq(mfaTokens.tokenHash, tokenHash), isNull(mfaTokens.usedAt), gt(mfaTokens.expiresAt, new Date()), isNull(users.deletedAt)))
+    .where(and(liveToken(tokenHash), isNull(users.deletedAt)))
     .get();
   if (!found) throw invalidToken();
   const keys = await passkeysOf(db, found.userId);

@@ -9,7 +9,7 @@ import { signToken } from "../platform/jwt";
 import { jwtConfig } from "../platform/env";
 import { SESSION } from "../config/auth";
 import { ApiError } from "../platform/errors";
-import { forgetSession } from "./principal-records";
+import { forgetSession, forgetSessions } from "./principal-records";
 import type { ErrorCode } from "../platform/error-codes";
 
 export type SessionBody = { access_token: string; refresh_token: string; expires_in: number; token_type: "Bearer" };
@@ -52,6 +52,16 @@ export const revokeOtherSessions = (db: DirectoryDb, userId: string, keep: strin
     .set({ revokedAt: now, revokedReason: reason })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), ne(sessions.id, keep)))
     .returning({ id: sessions.id });
+
+/**
+ * "Sign out everywhere else": every other session of the account ends, its access tokens at once (their edge records
+ * forgotten before the answer); the caller's stays. Answers how many ended.
+ */
+export async function signOutOtherSessions(db: DirectoryDb, env: Env, userId: string, keep: string): Promise<number> {
+  const revoked = await revokeOtherSessions(db, userId, keep, "signed_out_elsewhere");
+  await forgetSessions(env, revoked.map((r) => r.id));
+  return revoked.length;
+}
 
 export async function revokeSession(db: DirectoryDb, env: Env, sessionId: string, reason: string): Promise<void> {
   await db

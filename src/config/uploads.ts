@@ -43,6 +43,11 @@ export const TUS = {
   wholeChunkBytes: 8 * MiB,
   /** How long a PATCH waits for another PATCH of the same upload to end before it answers 423. */
   lockWaitMs: 3_000,
+  /**
+   * Upload-Metadata's longest header (extensions.md § 1): every HEAD echoes it, and a client's HTTP stack refuses
+   * large answer headers (Node's fetch: 16 KB in all), after which the upload could no longer be resumed.
+   */
+  metadataMaxBytes: 4096,
   /** An upload's object keeps its state this long past the upload's expiry, then deletes itself (alarm). */
   stateGraceSeconds: 24 * 3600,
 };

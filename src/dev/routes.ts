@@ -1,6 +1,7 @@
 // Development-only helpers. Mounted for every environment, but answer 404 unless ENVIRONMENT is
 // development or test AND the request came to this machine (a loopback host): a deployment that kept
-// wrangler.toml's default ENVIRONMENT = "development" still never shows anyone its outbox (reset links).
+// wrangler.toml's default ENVIRONMENT = "development" still never shows anyone its outbox (reset links), nor lets
+// anyone change an account.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { isDevEnvironment, type AppEnv } from "../platform/env";
@@ -9,6 +10,9 @@ import { json } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { readOutbox } from "../mail/outbox";
 import { normalizeEmail } from "../auth/service";
+import { findLiveUserByEmail } from "../auth/queries";
+import { updateUser } from "../admin/users";
+import { AdminUser, PlanId, RoleId } from "../admin/schemas";
 
 export const devRoutes = apiRouter();
 
@@ -45,4 +49,31 @@ devRoutes.openapi(
     },
   }),
   async (c) => c.json({ messages: await readOutbox(c.var.dbs.directory(), normalizeEmail(c.req.valid("query").to)) }, 200),
+);
+
+// `npm run admin` (scripts/admin.mjs): a local account's role or plan, changed by updateUser as PATCH
+// /admin/users/:id changes it (history, audit, and the account's edge records forgotten before the answer), with
+// no admin to act: the script is how the first one is made.
+devRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/users",
+    operationId: "dev.updateUser",
+    hide: true,
+    middleware: [devOnly()] as const,
+    request: {
+      body: {
+        required: true,
+        content: { "application/json": { schema: z.object({ email: z.string().min(1).max(254), role: RoleId.optional(), plan: PlanId.optional() }).strict() } },
+      },
+    },
+    responses: { 200: json(z.object({ user: AdminUser }), "Updated") },
+  }),
+  async (c) => {
+    const { email, ...patch } = c.req.valid("json");
+    const dbs = c.var.dbs.directoryAndShards();
+    const found = await findLiveUserByEmail(dbs.directory, normalizeEmail(email));
+    if (!found) throw new ApiError("user_not_found", "No live account has this address");
+    return c.json({ user: await updateUser(dbs, c.env, { actorId: null, provider: "cli" }, found.id, patch) }, 200);
+  },
 );

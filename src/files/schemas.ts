@@ -62,8 +62,8 @@ export const PatchFileRequest = z
       description: "Hosts allowed to embed the file when hotlinkPolicy is whitelist",
     }),
     tags: Tags.optional(),
-    expiresIn: z.number().positive().max(FILE_METADATA.maxExpiresInSeconds).nullable().optional().openapi({
-      description: "Seconds from now until the file expires; null removes the expiry",
+    expiresIn: z.number().int().positive().max(FILE_METADATA.maxExpiresInSeconds).nullable().optional().openapi({
+      description: "Whole seconds from now until the file expires; null removes the expiry",
     }),
   })
   .strict()

@@ -6,7 +6,7 @@ const Pixels = z.number().int().min(1).max(99_999);
 
 export const SignedUrlRequest = z
   .object({
-    expiresIn: z.number().min(SIGNED_LINKS.minSeconds).max(SIGNED_LINKS.maxSeconds).openapi({ description: "Seconds the link works: 60 to 604800 (7 days)", example: 86_400 }),
+    expiresIn: z.number().int().min(SIGNED_LINKS.minSeconds).max(SIGNED_LINKS.maxSeconds).openapi({ description: "Whole seconds the link works: 60 to 604800 (7 days)", example: 86_400 }),
     w: Pixels.optional().openapi({ description: "Variant width (snaps up the ladder, as ?w= does)" }),
     h: Pixels.optional().openapi({ description: "Variant height" }),
     fit: z.enum(["scale-down", "contain", "cover", "crop", "pad"]).optional(),

@@ -5,6 +5,7 @@ import { analyzeJobWith } from "../analysis/job";
 import { announceAnalysis } from "./analysis-events";
 import { webhookJob } from "../webhooks/deliver";
 import { mailJob } from "../mail/deliver";
+import { passwordResetJob } from "../auth/password-reset";
 import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "../platform/job-messages";
 
 /** Features register their handlers here, one per message type (the compiler checks every type has one). */
@@ -12,6 +13,7 @@ export const jobHandlers = {
   analyze: analyzeJobWith(announceAnalysis),
   webhook: webhookJob,
   mail: mailJob,
+  password_reset: passwordResetJob,
 } satisfies JobHandlers as JobHandlers;
 
 export const DEAD_LETTER_QUEUE = "image-jobs-dlq";

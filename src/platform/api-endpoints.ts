@@ -11,6 +11,7 @@ export const ENDPOINTS = {
   login: at("POST", "/auth/login"),
   signup: at("POST", "/auth/signup"),
   logout: at("POST", "/auth/logout"),
+  logoutOthers: at("POST", "/auth/logout/others"),
   verifyEmail: at("POST", "/auth/verify-email"),
   resendVerification: at("POST", "/auth/resend-verification"),
   changePassword: at("POST", "/auth/password"),

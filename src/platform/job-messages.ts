@@ -17,7 +17,13 @@ export type WebhookMessage = { type: "webhook"; deliveryId: string; attempt: num
  */
 export type MailMessage = { type: "mail"; mailId: string; attempt: number };
 
-export type JobMessage = AnalyzeMessage | WebhookMessage | MailMessage;
+/**
+ * Look up an address that asked for a password reset and, for a live account, mail a reset link (auth/password-reset.ts).
+ * Every address is sent alike, so the answer to POST /auth/password/forgot never waits on the lookup.
+ */
+export type PasswordResetMessage = { type: "password_reset"; email: string };
+
+export type JobMessage = AnalyzeMessage | WebhookMessage | MailMessage | PasswordResetMessage;
 export type JobType = JobMessage["type"];
 
 export type JobHandler<M extends JobMessage = JobMessage> = {
@@ -29,7 +35,7 @@ export type JobHandler<M extends JobMessage = JobMessage> = {
 /** One handler per message type, each taking exactly its own message. */
 export type JobHandlers = { [T in JobType]: JobHandler<Extract<JobMessage, { type: T }>> };
 
-const JOB_TYPES: ReadonlySet<string> = new Set<JobType>(["analyze", "webhook", "mail"]);
+const JOB_TYPES: ReadonlySet<string> = new Set<JobType>(["analyze", "webhook", "mail", "password_reset"]);
 
 /** A queue body is our own message (queues deliver what we sent, but a stray or old one must not crash the consumer). */
 export function isJobMessage(body: unknown): body is JobMessage {

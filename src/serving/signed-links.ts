@@ -5,7 +5,8 @@
 // (files.signing_salt). Replacing the salt (a revoke) voids every link made before; the secret alone would void
 // every link of every file. The salt travels in the edge-cached access records (access.ts, SERVED_FIELDS), so a
 // signed view whose records hit is checked with no D1 read; the secret never leaves the Worker.
-// Other query parameters (cache busters) are not signed, as they do not change what is served.
+// A signed link has one spelling, the one the API writes (the variant parameters, then exp, then sig, each once):
+// any other parameter, a repeat or another spelling of a value is refused, so what was signed is all there is.
 import { ApiError } from "../platform/errors";
 import { base64url, randomToken, timingSafeEqualString, utf8 } from "../platform/crypto";
 import { VARIANT_PARAMS } from "./variants";
@@ -14,7 +15,7 @@ import { goneError, goneReason, type LoadedFile, type ReadableFile } from "./acc
 
 const KEY_PURPOSE = "signed-link key v1\u0000";
 const SIG_CHARS = /^[A-Za-z0-9_-]{43}$/; // 32 bytes, base64url without padding
-const EXP_DIGITS = /^\d{1,12}$/;
+const EXP_DIGITS = /^[1-9]\d{0,11}$/; // as String(number) writes it: no leading zero
 
 export const invalidSignature = () => new ApiError("invalid_link_signature", "The link's signature does not match: it was changed, or revoked");
 export const linkExpired = () => new ApiError("signed_url_expired", "This signed link has expired");
@@ -30,8 +31,20 @@ export function signedQuery(url: URL): SignedQuery | undefined {
   if (!q.has("sig") && !q.has("exp")) return undefined;
   const exp = q.get("exp") ?? "";
   const sig = q.get("sig") ?? "";
-  if (!EXP_DIGITS.test(exp) || !SIG_CHARS.test(sig)) return { malformed: true };
+  if (!EXP_DIGITS.test(exp) || !SIG_CHARS.test(sig) || url.search !== canonicalSearch(q, exp, sig)) return { malformed: true };
   return { exp: Number(exp), sig };
+}
+
+/** The query as the API writes it for these values: the variant parameters present, in their order, then exp and sig. */
+function canonicalSearch(q: URLSearchParams, exp: string, sig: string): string {
+  const canonical = new URLSearchParams();
+  for (const name of VARIANT_PARAMS) {
+    const value = q.get(name);
+    if (value !== null) canonical.set(name, value);
+  }
+  canonical.set("exp", exp);
+  canonical.set("sig", sig);
+  return `?${canonical}`;
 }
 
 let secretKey: { secret: string; key: Promise<CryptoKey> } | undefined;

@@ -7,7 +7,7 @@ import { isId } from "../platform/ids";
 import { fileUrl } from "../platform/urls";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, failVerification, removeStoredBytes } from "./lifecycle";
-import { findUploadByFileId, markBytesReceived } from "./records";
+import { findUploadByFileId, markBytesReceived, wrongFlow } from "./records";
 import { putBytesVerified, putVerified } from "./streams";
 
 export type DirectUploadResult = {
@@ -31,7 +31,7 @@ export async function receiveDirectUpload(
 ): Promise<DirectUploadResult> {
   const record = ownedBy(uploader, isId("file", fileId) ? await findUploadByFileId(db, fileId) : undefined);
   const { upload, file } = record;
-  if (upload.kind !== "direct") throw new ApiError("multipart_upload", "This file is being uploaded in parts; use its multipart upload");
+  if (upload.kind !== "direct") throw wrongFlow("multipart_upload", upload);
   assertAcceptingBytes(upload, new Date());
 
   // A Content-Type that names another image type is a client mistake caught before any byte is read.

@@ -18,7 +18,7 @@ import { cdnUrl, fileUrl } from "../platform/urls";
 import { UPLOADS } from "../config/uploads";
 import { ownedBy, type Uploader } from "./access";
 import { assertNotEnded } from "./lifecycle";
-import { findUploadById, transitionUpload, type UploadWithFile } from "./records";
+import { findUploadById, transitionUpload, wrongFlow, type UploadWithFile } from "./records";
 import { finalizeWaitMs, waitForAnalysis } from "./analysis-wait";
 import { storedAnswer, storedFinalize, type FinalizeResponse, type StoredFinalize } from "./finalize-answer";
 import type { Duplicate } from "../analysis/duplicates";
@@ -104,9 +104,7 @@ function answerFromState(env: Env, record: UploadWithFile, now: Date): FinalizeR
   const { upload } = record;
   if (upload.state === "finalized" && record.file.quarantinedAt) throw blockedContent();
   if (upload.state === "finalized" && upload.finalizeResponse) return storedAnswer(env, record.file, upload.finalizeResponse as StoredFinalize | FinalizeResponse);
-  if (upload.state === "pending") {
-    throw new ApiError("not_uploaded", upload.kind === "direct" ? "PUT the file's bytes before finalizing" : "Complete the multipart upload before finalizing");
-  }
+  if (upload.state === "pending") throw wrongFlow("not_uploaded", upload);
   assertNotEnded(upload, now);
   throw new ApiError("upload_state_changed", "The upload changed state; try again");
 }

@@ -14,7 +14,7 @@ import { isId } from "../platform/ids";
 import { apiUrl } from "../platform/urls";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, assertNotEnded, endFailedUpload, failVerification, removeStoredBytes } from "./lifecycle";
-import { endUpload, findUploadById, markBytesReceived, type UploadWithFile } from "./records";
+import { endUpload, findUploadById, markBytesReceived, wrongFlow, type UploadWithFile } from "./records";
 import { startUpload, type StartInput } from "./start";
 import { putPart, storedSha256 } from "./streams";
 
@@ -60,7 +60,7 @@ async function ownedMultipart(db: ShardDb, uploader: Uploader, uploadId: string)
   const record = ownedBy(uploader, isId("upl", uploadId) ? await findUploadById(db, uploadId) : undefined);
   const { upload } = record;
   if (upload.kind !== "multipart" || !upload.r2UploadId || !upload.partSize || !upload.partCount) {
-    throw new ApiError("not_multipart", "This is a direct upload; PUT its bytes to /upload/direct/<fileId>");
+    throw wrongFlow("not_multipart", upload);
   }
   return record as never;
 }

@@ -4,11 +4,26 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { runBatch, type ShardDb, type Statement } from "../platform/db";
 import { files, uploadParts, uploads, type FileRow, type UploadRow } from "../db/schema";
 import { lookupFollowing } from "../platform/moved-ids";
+import { ApiError } from "../platform/errors";
 import { commitUploadReservationStatement, releaseUploadReservationStatement } from "./quota";
 
 export type UploadState = UploadRow["state"];
 export type FileState = FileRow["state"];
 export type UploadWithFile = { upload: UploadRow; file: FileRow };
+
+/**
+ * What a route of another flow answers about an upload: the flow it really uses (direct, multipart or tus) and
+ * where its bytes go, so a client that mixed up the flows learns which one to call.
+ */
+export function wrongFlow(code: "not_multipart" | "multipart_upload" | "not_uploaded", upload: Pick<UploadRow, "kind" | "id" | "fileId">): ApiError {
+  const send = {
+    direct: `This is a direct upload: PUT its bytes to /upload/direct/${upload.fileId}`,
+    multipart: `This is a multipart upload: PUT its parts to /upload/multipart/${upload.id}/parts/<partNumber>`,
+    tus: `This is a tus upload: PATCH its bytes to /upload/tus/${upload.id}`,
+  }[upload.kind];
+  const then = code !== "not_uploaded" ? "" : upload.kind === "tus" ? "; its last PATCH finalizes it" : upload.kind === "direct" ? ", then finalize" : ", complete it, then finalize";
+  return new ApiError(code, send + then, { flow: upload.kind });
+}
 
 /** States in which an upload is still in flight (holds a reservation, may still become a file). */
 export const LIVE_UPLOAD_STATES: readonly UploadState[] = ["pending", "uploaded"];

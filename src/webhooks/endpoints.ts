@@ -1,6 +1,6 @@
 // A user's webhook endpoints: create (the secret shown once), read, change, delete. The signing key is kept
 // sealed (platform/secret-box.ts) under TOTP_ENCRYPTION_SECRET with a label of its own, bound to the endpoint id.
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { WEBHOOKS } from "../config";
 import { webhookEndpoints, type WebhookEndpointRow } from "../db/schema";
 import type { DirectoryDb } from "../platform/db";
@@ -50,12 +50,11 @@ export function allowedEndpointUrl(env: Env, raw: string): string {
 
 const notFound = () => new ApiError("webhook_not_found", "Webhook endpoint not found");
 
+const tooMany = () =>
+  new ApiError("too_many_webhooks", `At most ${WEBHOOKS.maxEndpointsPerUser} webhook endpoints per account`, { limit: WEBHOOKS.maxEndpointsPerUser });
+
 export async function createEndpoint(db: DirectoryDb, env: Env, userId: string, input: EndpointInput): Promise<{ row: WebhookEndpointRow; secret: string }> {
   const url = allowedEndpointUrl(env, input.url);
-  const [{ n }] = await db.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.userId, userId));
-  if (n >= WEBHOOKS.maxEndpointsPerUser) {
-    throw new ApiError("too_many_webhooks", `At most ${WEBHOOKS.maxEndpointsPerUser} webhook endpoints per account`, { limit: WEBHOOKS.maxEndpointsPerUser });
-  }
   const id = newId("whk");
   const key = newSigningKey();
   const now = new Date();
@@ -72,8 +71,24 @@ export async function createEndpoint(db: DirectoryDb, env: Env, userId: string, 
     createdAt: now,
     updatedAt: now,
   };
-  await db.insert(webhookEndpoints).values(row);
+  // The count and the insert are one statement, so parallel creations cannot all pass a count taken before
+  // any of them wrote (D1 has no interactive transaction to hold between a SELECT and an INSERT).
+  const underCap = sql`(SELECT COUNT(*) FROM ${webhookEndpoints} WHERE ${webhookEndpoints.userId} = ${userId}) < ${WEBHOOKS.maxEndpointsPerUser}`;
+  const inserted = await db.insert(webhookEndpoints).select(rowIf(db, row, underCap)).returning({ id: webhookEndpoints.id });
+  if (inserted.length === 0) throw tooMany();
   return { row, secret: secretText(key) };
+}
+
+/** SELECT <row's values> FROM (SELECT 1) WHERE <condition>, each value encoded as its column stores it. */
+function rowIf(db: DirectoryDb, row: WebhookEndpointRow, condition: ReturnType<typeof sql>) {
+  const columns = getTableColumns(webhookEndpoints);
+  const fields = Object.fromEntries(
+    Object.entries(columns).map(([name, column]) => {
+      const value = row[name as keyof WebhookEndpointRow];
+      return [name, sql`${value === null ? null : column.mapToDriverValue(value)}`.as(column.name)];
+    }),
+  ) as { [K in keyof typeof columns]: ReturnType<ReturnType<typeof sql>["as"]> };
+  return db.select(fields).from(sql`(SELECT 1)`).where(condition);
 }
 
 export async function listEndpoints(db: DirectoryDb, userId: string): Promise<WebhookEndpointRow[]> {

@@ -108,6 +108,7 @@ describe("POST /files/:id/signed-url", () => {
       {},
       { expiresIn: 59 },
       { expiresIn: 604_801 },
+      { expiresIn: 600.5 }, // whole seconds, as every expiresIn
       { expiresIn: "3600" },
       { expiresIn: 3600, w: 0 },
       { expiresIn: 3600, w: 1.5 },

@@ -108,6 +108,7 @@ describe("PATCH /files/:id", () => {
     [{ expiresIn: -5 }],
     [{ expiresIn: "soon" }],
     [{ expiresIn: 1e12 }],
+    [{ expiresIn: 3600.5 }], // whole seconds, as every expiresIn
   ])("400 for %j", async (body) => {
     const f = await seedFile(owner.id);
     const res = await call(`/files/${f.id}`, { method: "PATCH", token: owner.access, body });

@@ -18,8 +18,8 @@ export async function mailsTo(email: string): Promise<Mail[]> {
 }
 
 /**
- * The forgot route answers before it looks the address up (the mail is written after the answer): waits, up to
- * 5 s, until the address has `count` reset mails, and returns them newest first.
+ * The forgot route answers before the address is looked up (the queue's consumer writes the mail after the
+ * answer): waits, up to 5 s, until the address has `count` reset mails, and returns them newest first.
  */
 export async function resetMails(email: string, count = 1): Promise<Mail[]> {
   const deadline = Date.now() + 5_000;

@@ -10,6 +10,7 @@ export type GuardedRoute = { method: string; path: string; body?: unknown };
 /** Session-only: an API key gets 403 (contract message), no credentials get 401. */
 export const SESSION_ONLY_ROUTES: GuardedRoute[] = [
   { method: "POST", path: "/auth/logout" },
+  { method: "POST", path: "/auth/logout/others" },
   { method: "POST", path: "/auth/resend-verification" },
   { method: "POST", path: "/keys", body: { name: "x" } },
   { method: "GET", path: "/keys" },

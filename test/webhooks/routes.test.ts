@@ -74,6 +74,26 @@ describe("POST /webhooks", () => {
     // Another user is not affected.
     await createWebhook(await signup());
   });
+
+  it("holds the cap under parallel creation: 7 endpoints and 8 at once leave exactly 10, the rest refused", async () => {
+    const user = await signup();
+    for (let i = 0; i < 7; i++) await createWebhook(user);
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call("/webhooks", { token: user.access, body: { url: `https://hooks.example.com/burst/${i}`, events: ["file.created"] } })),
+    );
+    expect(burst.filter((r) => r.status === 201)).toHaveLength(3);
+    for (const r of burst.filter((r) => r.status !== 201)) expect(r.body.details).toMatchObject({ code: "too_many_webhooks", limit: 10 });
+    expect((await call("/webhooks", { token: user.access })).body.webhooks).toHaveLength(10);
+  });
+
+  it("holds the cap for a burst of 20 from none", async () => {
+    const user = await signup();
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call("/webhooks", { token: user.access, body: { url: `https://hooks.example.com/from-zero/${i}`, events: ["file.created"] } })),
+    );
+    expect(burst.map((r) => r.status).sort()).toEqual([...Array(10).fill(201), ...Array(10).fill(400)]);
+    expect((await call("/webhooks", { token: user.access })).body.webhooks).toHaveLength(10);
+  });
 });
 
 describe("GET, PATCH, DELETE /webhooks/:id", () => {

@@ -86,6 +86,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/logout/others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere else
+         * @description Revokes every other session of the account (their refresh and access tokens stop at once); the caller's stays. Offered after a second factor is turned on, so sessions opened before it end. Session-only.
+         */
+        post: operations["auth.logoutOthers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/verify-email": {
         parameters: {
             query?: never;
@@ -655,7 +675,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tus upload
-         * @description Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata: `filename` (required), `filetype`, `title`, `description`, `visibility`, `tags` (comma list), `albumId`, `expiresIn`. Limits, quota and the upload rate limit are those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get `Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.
+         * @description Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata: `filename` (required), `filetype`, `title`, `description`, `visibility`, `tags` (comma list), `albumId`, `expiresIn`; at most 4096 bytes. Limits, quota and the upload rate limit are those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get `Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.
          */
         post: operations["uploads.tus.create"];
         delete?: never;
@@ -1359,6 +1379,14 @@ export interface components {
         };
         Message: {
             message: string;
+        };
+        OthersSignedOut: {
+            message: string;
+            /**
+             * @description How many other sessions were ended
+             * @example 2
+             */
+            revoked: number;
         };
         Account: {
             id: string;
@@ -2095,7 +2123,7 @@ export interface components {
             /** @description Hosts allowed to embed the file when hotlinkPolicy is whitelist */
             hotlinkDomains?: string[];
             tags?: string[];
-            /** @description Seconds from now until the file expires; null removes the expiry */
+            /** @description Whole seconds from now until the file expires; null removes the expiry */
             expiresIn?: number | null;
         };
         SignedUrl: {
@@ -2106,7 +2134,7 @@ export interface components {
         };
         SignedUrlRequest: {
             /**
-             * @description Seconds the link works: 60 to 604800 (7 days)
+             * @description Whole seconds the link works: 60 to 604800 (7 days)
              * @example 86400
              */
             expiresIn: number;
@@ -2510,6 +2538,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "auth.logoutOthers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The others signed out */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OthersSignedOut"];
                 };
             };
             /** @description Missing, invalid, revoked or expired credentials */

@@ -8,8 +8,8 @@ import { api, apiMessage, apiResponse, type ApiErrorBody } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { PASSWORDS_DIFFER } from "./password";
 import { requireFormToken, requireSession, str, type Form } from "./context";
-import { TwoFactorSection } from "./two-factor-views";
-import { postConfirm, postEnrol, postTurnOff } from "./two-factor";
+import { SignOutOthers, TwoFactorSection } from "./two-factor-views";
+import { postConfirm, postEnrol, postSignOutOthers, postTurnOff } from "./two-factor";
 import { PasskeysSection } from "./passkey-views";
 import { getRemovePasskey, postAddPasskey, postRemovePasskey } from "./passkeys";
 
@@ -32,6 +32,8 @@ accountPages.get("/app/account", async (c) => {
       {q.totp === "on" ? <Notice kind="ok">Two-factor sign-in is on.</Notice> : null}
       {q.totp === "off" ? <Notice kind="ok">Two-factor sign-in is off.</Notice> : null}
       {q.passkey === "added" ? <Notice kind="ok">Your passkey was added.</Notice> : null}
+      {q.totp === "on" || q.passkey === "added" ? <SignOutOthers c={c} /> : null}
+      {q.signedOut ? <Notice kind="ok">{q.signedOut === "1" ? "1 other session was" : `${Number(q.signedOut) || 0} other sessions were`} signed out. This one stays.</Notice> : null}
       {q.passkey === "removed" ? <Notice kind="ok">The passkey was removed.</Notice> : null}
       {q.error ? <Notice kind="error">{q.error}</Notice> : null}
       {!acc.ok ? <Notice kind="error">{apiMessage(acc)}</Notice> : null}
@@ -136,6 +138,7 @@ accountPages.post("/app/account/password", async (c) => {
 accountPages.post("/app/account/totp", postEnrol);
 accountPages.post("/app/account/totp/confirm", postConfirm);
 accountPages.post("/app/account/totp/off", postTurnOff);
+accountPages.post("/app/account/sign-out-others", postSignOutOthers);
 
 // Passkeys: add (the name and the browser's answer, posted by the page's script), remove after a confirmation page.
 accountPages.post("/app/account/passkeys", postAddPasskey);

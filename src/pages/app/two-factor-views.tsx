@@ -148,6 +148,23 @@ export function EnrolPage(props: { c: Context<AppEnv>; secret: string; otpauthUr
   );
 }
 
+/**
+ * "Sign out everywhere else", offered where a factor was just turned on: sessions opened before it (perhaps by
+ * whoever knew the password) are not ended by it. One click: one form post (./two-factor.tsx postSignOutOthers).
+ */
+export function SignOutOthers(props: { c: Context<AppEnv>; first?: string }) {
+  return (
+    <form method="post" action="/app/account/sign-out-others" class="stack panel" id="sign-out-others">
+      <Csrf c={props.c} />
+      <p>
+        Browsers and devices already signed in stay signed in without the new step. If any of them may not be yours, sign them out.
+        {props.first ? ` ${props.first}` : ""}
+      </p>
+      <button type="submit">Sign out everywhere else</button>
+    </form>
+  );
+}
+
 /** The recovery codes, shown this once (when TOTP is confirmed, or the first passkey is added). */
 export function RecoveryCodesPage(props: { c: Context<AppEnv>; codes: string[]; notice?: string; done?: string }) {
   return (
@@ -170,6 +187,7 @@ export function RecoveryCodesPage(props: { c: Context<AppEnv>; codes: string[]; 
           I have saved them
         </a>
       </p>
+      <SignOutOthers c={props.c} first="Save your recovery codes first: this page is not shown again." />
     </AppLayout>
   );
 }

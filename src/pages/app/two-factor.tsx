@@ -61,3 +61,9 @@ export async function postTurnOff(c: C) {
   const r = await api.turnOffTotp(c, code ? { code } : { password: str(form, "password") });
   return r.ok ? c.redirect("/app/account?totp=off", 303) : back(c, apiMessage(r));
 }
+
+/** One click from the page that turned a factor on: every other session ends, this one stays. */
+export async function postSignOutOthers(c: C) {
+  const r = await api.logoutOthers(c);
+  return r.ok ? c.redirect(`/app/account?signedOut=${r.body.revoked}`, 303) : back(c, apiMessage(r));
+}

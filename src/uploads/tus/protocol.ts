@@ -26,6 +26,13 @@ export function readSize(header: string, value: string | undefined): number {
   return n;
 }
 
+/** Upload-Metadata past `max` bytes is 400 validation_error, checked before it is read (extensions.md § 1). */
+export function assertMetadataSize(value: string | undefined, max: number) {
+  if (value !== undefined && new TextEncoder().encode(value).byteLength > max) {
+    throw new ApiError("validation_error", `Upload-Metadata is at most ${max} bytes`, { fields: [{ path: "Upload-Metadata", message: `At most ${max} bytes` }] });
+  }
+}
+
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function decodeBase64(value: string): Uint8Array | null {

@@ -5,6 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { PLAN_LIMITS } from "../../config";
+import { TUS } from "../../config/uploads";
 import { missingPermission, requirePermission } from "../../middleware/guards";
 import type { AppEnv } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
@@ -16,6 +17,7 @@ import { FinalizeResponse } from "../schemas";
 import {
   OFFSET_OCTET_STREAM,
   TUS_CHECKSUM_ALGORITHMS,
+  assertMetadataSize,
   TUS_EXTENSIONS,
   TUS_VERSION,
   assertTusResumable,
@@ -25,7 +27,8 @@ import {
   parseMetadata,
   readSize,
 } from "./protocol";
-import { appendToTusUpload, createTusUpload, describeTusUpload, terminateTusUpload, type Chunk, type TusProgress } from "./service";
+import { appendToTusUpload, createTusUpload, describeTusUpload, terminateTusUpload, type TusProgress } from "./service";
+import type { Chunk } from "./chunk";
 
 export const tusRoutes = apiRouter();
 const tags = ["Uploads (tus)"];
@@ -105,7 +108,7 @@ tusRoutes.openapi(
     summary: "Create a tus upload",
     description:
       "Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata: `filename` (required), `filetype`, `title`, " +
-      "`description`, `visibility`, `tags` (comma list), `albumId`, `expiresIn`. Limits, quota and the upload rate limit are " +
+      "`description`, `visibility`, `tags` (comma list), `albumId`, `expiresIn`; at most 4096 bytes. Limits, quota and the upload rate limit are " +
       "those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get " +
       "`Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.",
     security: [...bearer, {}],
@@ -113,6 +116,8 @@ tusRoutes.openapi(
     responses: { 201: noContent("Created: Location, Upload-Offset, Upload-Expires"), ...errors(400, 401, 402, 403, 404, 412, 413, 415, 429, 460, 503) },
   }),
   async (c) => {
+    const metadataHeader = c.req.header("upload-metadata");
+    assertMetadataSize(metadataHeader, TUS.metadataMaxBytes);
     if (c.req.header("upload-defer-length") !== undefined) {
       throw new ApiError("deferred_length_unsupported", "Upload-Defer-Length is not supported: send Upload-Length");
     }
@@ -120,7 +125,6 @@ tusRoutes.openapi(
     if (length < 1) throw new ApiError("invalid_tus_header", "Upload-Length must be at least 1", { header: "Upload-Length" });
     const principal = c.get("principal");
     const uploader = uploaderOf(principal);
-    const metadataHeader = c.req.header("upload-metadata");
     // Filing into an album is what POST /albums/:id/files does, which a key may only with `manage`.
     if (principal.kind === "key" && !principal.permissions.includes("manage") && parseMetadata(metadataHeader).has("albumId")) throw missingPermission("manage");
     const dbs = c.var.dbs.directoryAndShard(startShard(c.env, uploader));

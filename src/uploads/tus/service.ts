@@ -18,13 +18,13 @@ import { SNIFF_BYTES, magicMatches } from "../magic";
 import { startUpload } from "../start";
 import { storedSha256 } from "../streams";
 import type { UploadMime } from "../../config/uploads";
-import type { AppendOptions, AppendResult, Assembled } from "./assembly";
+import type { AppendResult, Assembled } from "./assembly";
+import { bodyToSend, hasBytes, type Chunk } from "./chunk";
 import { parseMetadata } from "./protocol";
 import { startFromMetadata } from "./metadata";
 import { tusState } from "./upload-state";
 
 type WaitUntil = Pick<ExecutionContext, "waitUntil">;
-export type Chunk = { body: ReadableStream<Uint8Array> | null; options: AppendOptions };
 export type TusProgress = { offset: number; length: number; expiresAt: Date; file?: FinalizeResponse };
 
 /** The caller's tus upload, or 404 for anyone else (another user, another upload token, no credentials). */
@@ -98,8 +98,10 @@ export async function appendToTusUpload(env: Env, ctx: WaitUntil, dbs: Directory
   const record = await findTusUpload(dbs.shard, uploader, uploadId);
   const { upload } = record;
   if (upload.state === "uploaded" || upload.state === "finalized") {
-    await chunk.body?.cancel().catch(() => undefined);
+    const carriesBytes = await hasBytes(chunk);
     if (offset !== upload.bytes) throw offsetMismatch(upload.bytes);
+    // Only an empty PATCH at the end is a retried last chunk; bytes after it are past Upload-Length, as on an open upload.
+    if (carriesBytes) throw lengthExceeded(upload.bytes);
     return { offset: upload.bytes, length: upload.bytes, expiresAt: upload.expiresAt, file: await completeTusUpload(env, ctx, dbs, uploader, record) };
   }
   assertOpen(record);
@@ -118,7 +120,7 @@ async function answerAppend(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, up
     case "conflict":
       throw offsetMismatch(result.offset);
     case "too_long":
-      throw new ApiError("upload_length_exceeded", `The chunk would end past Upload-Length (${length})`, { length });
+      throw lengthExceeded(length);
     case "checksum_mismatch":
       throw new ApiError("tus_checksum_mismatch", "Upload-Checksum does not match the chunk; none of it was kept");
     case "busy":
@@ -129,20 +131,7 @@ async function answerAppend(env: Env, ctx: WaitUntil, dbs: DirectoryAndShard, up
   }
 }
 
-/**
- * A chunk of known, moderate size is read whole here and handed to the upload's object as bytes: one copy, where a
- * stream would cross to the object piece by piece (the common case: clients send 5 MiB chunks, one part each).
- * Larger or unsized chunks stream, and what of them arrives is kept even if they break off.
- */
-async function bodyToSend(chunk: Chunk): Promise<ReadableStream<Uint8Array> | Uint8Array | null> {
-  const { body, options } = chunk;
-  if (body === null || options.declaredBytes === null || options.declaredBytes > TUS.wholeChunkBytes) return body;
-  try {
-    return new Uint8Array(await new Response(body).arrayBuffer());
-  } catch {
-    throw new ApiError("incomplete_body", "The request body ended early");
-  }
-}
+const lengthExceeded = (length: number) => new ApiError("upload_length_exceeded", `The chunk would end past Upload-Length (${length})`, { length });
 
 const offsetMismatch = (offset: number) => new ApiError("offset_mismatch", `Upload-Offset must be ${offset}`, { offset });
 

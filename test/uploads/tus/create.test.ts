@@ -121,6 +121,26 @@ describe("POST /upload/tus", () => {
     expect(noName.body.details.code).toBe("validation_error");
   });
 
+  it("Upload-Metadata over 4 KB: 400 validation_error before anything else, and no upload is created; 4 KB is taken", async () => {
+    const before = await storage(owner.id);
+    // An extra key (ignored, as clients' own keys are) fills the header to exactly `n` characters.
+    const sized = (n: number) => {
+      const prefix = `filename ${btoa("a.png")},notes `;
+      return prefix + "A".repeat(n - prefix.length);
+    };
+    const post = (meta: string) => call("/upload/tus", { method: "POST", token: owner.access, headers: { ...TUS, "upload-length": "1000", "upload-metadata": meta } });
+    for (const n of [4097, 23 * 1024, 200 * 1024]) {
+      const res = await post(sized(n));
+      expect(res.status, `${n} bytes`).toBe(400);
+      expect(res.body.details, `${n} bytes`).toMatchObject({ code: "validation_error", fields: [{ path: "Upload-Metadata" }] });
+      expect(res.body.message).toMatch(/4096 bytes/);
+    }
+    expect(await storage(owner.id)).toEqual(before); // nothing reserved
+    const exact = await post(sized(4096));
+    expect(exact.status, exact.text).toBe(201);
+    expect((await head({ token: owner.access }, pathOf(exact))).headers.get("upload-metadata")).toBe(sized(4096));
+  });
+
   it("413 over the plan's file size, 402 past the quota, 415 for a type that is not an image", async () => {
     const big = await create({ token: owner.access }, 20_000_001);
     expect(big.status).toBe(413);

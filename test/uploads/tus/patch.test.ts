@@ -121,6 +121,24 @@ describe("PATCH /upload/tus/:id", () => {
     expect(res.body.details).toMatchObject({ code: "upload_length_exceeded", length: 1000 });
   });
 
+  it("bytes past Upload-Length on a completed upload: 413 upload_length_exceeded as on an open one, none kept", async () => {
+    const path = await started(SMALL_PNG.length, { filename: "small.png" });
+    const done = await patch(me(), path, 0, SMALL_PNG);
+    expect(done.status).toBe(204);
+    const extra = new Uint8Array(10).fill(1);
+    for (const body of [extra, new Blob([extra]).stream()]) {
+      const res = await patch(me(), path, SMALL_PNG.length, body);
+      expect(res.status, res.text).toBe(413);
+      expect(res.body.details).toMatchObject({ code: "upload_length_exceeded", length: SMALL_PNG.length });
+    }
+    const file = (await fileRow(done.headers.get("upload-file-id")!))!;
+    expect(file.bytes).toBe(SMALL_PNG.length);
+    expect((await env.BUCKET.head(file.store_key))!.size).toBe(SMALL_PNG.length);
+    expect((await status(me(), path)).body).toMatchObject({ state: "complete", offset: SMALL_PNG.length });
+    // An empty PATCH at the end is still a retried last chunk: the file again.
+    expect((await patch(me(), path, SMALL_PNG.length, new Uint8Array())).headers.get("upload-file-id")).toBe(done.headers.get("upload-file-id"));
+  });
+
   it("a completion whose bytes are not the declared type fails: 415, GET says failed, nothing kept, reservation freed", async () => {
     const before = await storage(owner.id);
     const notPng = new Uint8Array(6 * MiB).fill(7);
