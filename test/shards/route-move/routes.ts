@@ -111,8 +111,8 @@ export const RECIPES: Record<string, Recipe[]> = {
   ],
   "GET /upload/tus/{uploadId}": [upload(200, (fx) => api("GET", fx.uploads.tus.path))],
   "HEAD /upload/tus/{uploadId}": [upload(200, (fx) => api("HEAD", fx.uploads.tus.path, { headers: TUS }))],
-  // A chunk at the end of a complete upload: 204, nothing appended (its offset stays the length: GET and HEAD above).
-  "PATCH /upload/tus/{uploadId}": [replay(204, (fx) => api("PATCH", fx.uploads.tus.path, { raw: new Uint8Array([1]), headers: { ...tusChunk, "upload-offset": String(fx.uploads.tus.bytes.length) } }))],
+  // Bytes after completion: 413 upload_length_exceeded, as on an open upload (extensions.md § 1).
+  "PATCH /upload/tus/{uploadId}": [replay(413, (fx) => api("PATCH", fx.uploads.tus.path, { raw: new Uint8Array([1]), headers: { ...tusChunk, "upload-offset": String(fx.uploads.tus.bytes.length) } }))],
   "DELETE /upload/tus/{uploadId}": [replay(409, (fx) => api("DELETE", fx.uploads.tus.path, { headers: TUS }))],
   "PUT /upload/direct/{fileId}": [replay(409, (fx) => api("PUT", `/upload/direct/${fx.uploads.direct.fileId}`, { raw: fx.uploads.direct.bytes, headers: { "content-type": "image/png" } }))],
   "POST /upload/finalize": [
