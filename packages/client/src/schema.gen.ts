@@ -433,6 +433,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account (and API key) a credential belongs to
+         * @description Works with a session or any API key. Tells a key's holder whose key it is and what it may do.
+         */
+        get: operations["account.whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/plans": {
         parameters: {
             query?: never;
@@ -1589,6 +1609,27 @@ export interface components {
             /** @description Unix epoch seconds when the window ends */
             reset: number | null;
             windowSeconds: number;
+        };
+        Whoami: {
+            user: {
+                id: string;
+                username: string;
+                email: string;
+                plan: string;
+            };
+            /**
+             * @description The credential the request came with
+             * @enum {string}
+             */
+            via: "session" | "api_key";
+            /** @description The API key the request came with (null for a session) */
+            key: {
+                id: string;
+                name: string;
+                prefix: string;
+                permissions: ("read" | "upload" | "manage")[];
+                expiresAt: string | null;
+            } | null;
         };
         Plans: {
             plans: components["schemas"]["Plan"][];
@@ -3645,6 +3686,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountLimits"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+        };
+    };
+    "account.whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Whoami"];
                 };
             };
             /** @description Missing, invalid, revoked or expired credentials */
