@@ -78,6 +78,9 @@ export function createClientWith(options: ClientOptions, openPath?: PathOpener):
         unwrap(await raw.DELETE("/files/{id}", { params: { path: { id } } }));
       },
     },
+    account: {
+      whoami: async () => unwrap(await raw.GET("/account/whoami")),
+    },
     albums: {
       create: async (body) => unwrap(await raw.POST("/albums", { body: { ...body, visibility: body.visibility as Visibility | undefined } })),
       addFiles: async (albumId, fileIds) => unwrap(await raw.POST("/albums/{id}/files", { params: { path: { id: albumId } }, body: { fileIds } })),

@@ -73,6 +73,8 @@ export type FileListQuery = {
   excludeNsfw?: boolean;
 };
 export type AddFilesResult = { message: string; added: number; requested: number };
+/** GET /account/whoami: the account (and API key) the client's credential belongs to. */
+export type Whoami = Schemas["Whoami"];
 
 export interface ImghostClient {
   upload(input: UploadInput, options?: UploadOptions): Promise<FinalizeResponse>;
@@ -82,6 +84,10 @@ export interface ImghostClient {
     get(id: string): Promise<FileDetail>;
     update(id: string, patch: FilePatch): Promise<FileDetail>;
     delete(id: string): Promise<void>;
+  };
+  account: {
+    /** Whose credential this is (username, email, plan) and, for an API key, its name and permissions. */
+    whoami(): Promise<Whoami>;
   };
   albums: {
     create(body: { title: string; description?: string; visibility?: string }): Promise<Album>;
