@@ -22,6 +22,7 @@ import { authRoutes } from "./auth/routes";
 import { mfaRoutes } from "./auth/mfa-routes";
 import { passkeyRoutes } from "./auth/passkey-routes";
 import { accountRoutes } from "./account/routes";
+import { whoamiRoutes } from "./account/whoami";
 import { keyRoutes } from "./keys/routes";
 import { devRoutes } from "./dev/routes";
 import { uploadRoutes } from "./uploads/routes";
@@ -63,6 +64,7 @@ export function createApi() {
   api.route("/auth", passkeyRoutes);
   api.route("/account", accountRoutes);
   api.route("/account", limitRoutes);
+  api.route("/account", whoamiRoutes);
   api.route("/billing", billingRoutes);
   api.route("/admin", adminRoutes);
   api.route("/keys", keyRoutes);

@@ -204,6 +204,22 @@ export async function addFilesToAlbum(db: ShardDb, albumId: string, userId: stri
   return results.slice(0, inserts.length).reduce((n, r) => n + r.meta.changes, 0);
 }
 
+/**
+ * An upload's file joining the album its creator named (extensions.md § 8), as statements for finalize's own batch
+ * on the owner's shard: the file goes in once it is live, and only while the album is still the owner's (one
+ * deleted since the upload started is not joined). Repeating them changes nothing.
+ */
+export function joinAlbumStatements(db: ShardDb, albumId: string, userId: string, fileId: string, now: number) {
+  const albumIsTheirs = sql`EXISTS (SELECT 1 FROM ${albums} WHERE ${albums.id} = ${albumId} AND ${albums.userId} = ${userId} AND ${albums.deletedAt} IS NULL)`;
+  return [
+    db
+      .insert(albumFiles)
+      .select(sql`SELECT ${albumId}, ${files.id}, ${now} FROM ${files} WHERE ${files.id} = ${fileId} AND ${files.userId} = ${userId} AND ${liveFileCondition(now)} AND ${albumIsTheirs}`)
+      .onConflictDoNothing(),
+    recountStatement(db, albumId, now),
+  ];
+}
+
 /** Removes one file; clears it as cover. False when it was not in the album. */
 export async function removeFileFromAlbum(db: ShardDb, albumId: string, fileId: string, now: number): Promise<boolean> {
   const [removed] = await runBatch(db, [

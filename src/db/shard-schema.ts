@@ -142,6 +142,11 @@ export const uploads = sqliteTable(
     partCount: integer("part_count"),
     storeEtag: text("store_etag"),
     /**
+     * The album the upload's creator named (extensions.md § 8): the file joins it in finalize's batch. Checked to
+     * be the creator's when the upload started; an album deleted meanwhile is simply not joined.
+     */
+    albumId: text("album_id"),
+    /**
      * What a repeated finalize answers besides the file row (uploads/finalize-answer.ts): the values finalize
      * answered that the row may no longer hold (visibility, expiry, score, size, hints, the exact duplicates'
      * ids), so a repeated call answers the same body.

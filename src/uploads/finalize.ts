@@ -23,6 +23,7 @@ import { finalizeWaitMs, waitForAnalysis } from "./analysis-wait";
 import { storedAnswer, storedFinalize, type FinalizeResponse, type StoredFinalize } from "./finalize-answer";
 import type { Duplicate } from "../analysis/duplicates";
 import { findDuplicates } from "../files/duplicate-lookup";
+import { joinAlbumStatements } from "../albums/queries";
 import type { FileRow } from "../db/schema";
 
 export type FinalizeInput = {
@@ -188,6 +189,8 @@ export async function finalizeUpload(env: Env, ctx: WaitUntil, dbs: DirectoryAnd
       analysis: "pending",
       ...(blocked ? { quarantinedAt: now } : {}),
     },
+    // The album the upload named (extensions.md § 8), in the same transaction: the file is in it from finalize on.
+    extra: upload.albumId && upload.userId ? joinAlbumStatements(db, upload.albumId, upload.userId, file.id, now.getTime()) : [],
     now,
   });
   if (!applied) {

@@ -6,9 +6,8 @@ import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
 import type { DirectoryAndShard } from "../platform/db";
 import { ApiError } from "../platform/errors";
 import { bytesToHex } from "../platform/crypto";
-import type { Visibility } from "../db/schema";
 import type { Uploader } from "./access";
-import { startUpload } from "./start";
+import { startUpload, type StartInput } from "./start";
 import { receiveDirectUpload } from "./direct";
 import { finalizeUpload } from "./finalize";
 import type { FinalizeResponse } from "./finalize-answer";
@@ -16,7 +15,8 @@ import type { FinalizeResponse } from "./finalize-answer";
 /** Multipart framing around the file: boundaries, headers and the small text fields. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
-export type FormFields = { title?: string; description?: string; visibility?: Visibility; expiresIn?: number };
+/** The form's text fields: the file's metadata (extensions.md § 8). */
+export type FormFields = Omit<StartInput, "filename" | "mime" | "bytes" | "sha256">;
 
 export async function uploadFromForm(
   env: Env,

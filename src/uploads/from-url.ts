@@ -13,10 +13,8 @@ import { UPLOADS, URL_UPLOADS } from "../config/uploads";
 import type { Visibility } from "../db/schema";
 import type { DirectoryAndShard, ShardDb } from "../platform/db";
 import { ApiError } from "../platform/errors";
-import { updateFile } from "../files/queries";
-import { ownAlbum } from "../albums/service";
-import { addFilesToAlbum } from "../albums/queries";
 import type { Uploader } from "./access";
+import { assertUploadAlbum, type UploadAlbum } from "./album";
 import { startUpload, type Started } from "./start";
 import { receiveDirectUpload } from "./direct";
 import { finalizeUpload } from "./finalize";
@@ -35,8 +33,8 @@ export type UrlUploadInput = {
   visibility?: Visibility;
   expiresIn?: number;
   tags?: string[];
-  /** An album of the caller's to put the file in, on the album's shard (the route checked a key's `manage`). */
-  album?: { id: string; db: ShardDb };
+  /** One of the caller's albums: the file joins it at finalize, as in every flow (extensions.md § 8). */
+  album?: UploadAlbum;
 };
 
 type WaitUntil = Pick<ExecutionContext, "waitUntil">;
@@ -51,9 +49,9 @@ export async function uploadFromUrl(
   input: UrlUploadInput,
 ): Promise<FinalizeResponse & { deleteToken?: string }> {
   const plan: PlanOrAnonymous = uploader.kind === "user" ? uploader.user.plan : "anonymous";
-  const userId = uploader.kind === "user" ? uploader.user.id : null;
-  // Checked before anything is fetched: a refused album costs the remote nothing.
-  const album = input.album ? await ownAlbum(input.album.db, input.album.id, { userId, adult: false }) : null;
+  // Checked before anything is fetched, so a refused album costs the remote nothing (and again at the start, which
+  // every flow's album goes through: it may have gone while the image was fetched).
+  if (input.album) await assertUploadAlbum(uploader, input.album);
 
   const deadline = new Deadline(URL_UPLOADS.timeoutMs);
   let stored: Stored;
@@ -63,12 +61,8 @@ export async function uploadFromUrl(
     deadline.clear();
   }
   const { started, continuing, etag } = stored;
+  // The metadata went on the records at the start; finalize puts the file in the album too.
   const body = await finalizeUpload(env, ctx, dbs, continuing, { uploadId: started.uploadId, fileId: started.fileId, storeKey: started.storeKey, storeEtag: etag });
-
-  // Tags and album as PATCH /files/:id and POST /albums/:id/files set them, through the same functions.
-  const now = Date.now();
-  if (input.tags?.length) await updateFile(dbs.shard, body.fileId, { tags: input.tags }, now);
-  if (album && input.album && userId) await addFilesToAlbum(input.album.db, album.id, userId, [body.fileId], now);
   return started.deleteToken ? { ...body, deleteToken: started.deleteToken } : body;
 }
 
@@ -99,8 +93,8 @@ async function fetchAndStore(env: Env, db: ShardDb, uploader: Uploader, input: U
   }
   if (declared === null) head = await orStopped(source.readToEnd(head));
 
-  const { title, description, visibility, expiresIn } = input;
-  const start = { filename: filenameOf(url), mime, bytes: declared ?? source.received, title, description, visibility, expiresIn };
+  const { title, description, visibility, expiresIn, tags, album } = input;
+  const start = { filename: filenameOf(url), mime, bytes: declared ?? source.received, title, description, visibility, expiresIn, tags, album };
   let started: Started;
   try {
     started = await startUpload(env, db, uploader, start, { kind: "direct", fetched: true });

@@ -4,6 +4,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
+import { uploadAlbum } from "./album";
 import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";
 import {
   binaryBody,
@@ -29,15 +30,18 @@ multipartRoutes.openapi(
     summary: "Start a multipart upload",
     description:
       "Reserves the quota and opens an R2 multipart upload. PUT each part to its `url` with the same Bearer token; every part but " +
-      "the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete.",
+      "the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete. " +
+      "The file's metadata (title, description, visibility, tags, albumId, expiresIn) is given here, as for presign.",
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(MultipartInitRequest) },
-    responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 413, 415, 429, 503) },
+    responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 404, 413, 415, 429, 503) },
   }),
   async (c) => {
+    const { albumId, ...input } = c.req.valid("json");
     const uploader = uploaderOf(c.get("principal"));
-    const result = await initMultipart(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, c.req.valid("json"));
+    const init = { ...input, album: uploadAlbum(c.var.dbs, albumId) };
+    const result = await initMultipart(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, init);
     return c.json(result, 201);
   },
 );

@@ -12,14 +12,15 @@ import { receiveDirectUpload } from "./direct";
 import { finalizeUpload } from "./finalize";
 import { uploadFromForm } from "./form";
 import { uploadFromUrl } from "./from-url";
-import { missingPermission } from "../middleware/guards";
 import { validationError } from "../platform/validation";
+import { uploadAlbum } from "./album";
 import {
   binaryBody,
   DirectUploadResponse,
   FileIdParam,
   FinalizeRequest,
   FinalizeResponse,
+  FORM_TEXT_FIELDS,
   FormUploadFields,
   FormUploadResponse,
   PresignRequest,
@@ -39,17 +40,20 @@ uploadRoutes.openapi(
     summary: "Start a direct upload",
     description:
       "Anonymous callers, sessions and API keys with `upload`. Reserves the storage quota and creates the file record " +
-      "(state created). Anonymous callers also get `uploadToken` (Bearer token for the PUT and finalize) and `deleteToken`. " +
+      "(state created) with the metadata given here (title, description, visibility, tags, albumId, expiresIn), which the file " +
+      "carries from finalize on; `albumId` must name one of your albums (else 404 album_not_found). " +
+      "Anonymous callers also get `uploadToken` (Bearer token for the PUT and finalize) and `deleteToken`. " +
       `Files above ${UPLOADS.maxDirectBytes} bytes must use multipart (413, details.code use_multipart).`,
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(PresignRequest) },
-    responses: { 201: json(PresignResponse, "File record created"), ...errors(400, 401, 402, 403, 413, 415, 429, 503) },
+    responses: { 201: json(PresignResponse, "File record created"), ...errors(400, 401, 402, 403, 404, 413, 415, 429, 503) },
   }),
   async (c) => {
-    const input = c.req.valid("json");
+    const { albumId, ...input } = c.req.valid("json");
     const uploader = uploaderOf(c.get("principal"));
-    const started = await startUpload(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, input, { kind: "direct" });
+    const start = { ...input, album: uploadAlbum(c.var.dbs, albumId) };
+    const started = await startUpload(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, start, { kind: "direct" });
     return c.json(
       {
         uploadId: started.uploadId,
@@ -120,24 +124,26 @@ uploadRoutes.openapi(
     summary: "Upload in one request (multipart/form-data)",
     description:
       "For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field " +
-      "`file` and optional text fields `title`, `description`, `visibility`, `expiresIn`. Runs presign, PUT and finalize in " +
+      "`file` and optional text fields `title`, `description`, `visibility`, `tags` (comma-separated), `albumId`, `expiresIn` " +
+      "(checked before anything is stored: 400 validation_error, 404 album_not_found). Runs presign, PUT and finalize in " +
       "one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is " +
       "read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.",
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
-    responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 411, 413, 415, 429, 503) },
+    responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 404, 411, 413, 415, 429, 503) },
   }),
   async (c) => {
     const uploader = uploaderOf(c.get("principal"));
     const body = await uploadFromForm(c.env, c.executionCtx, c.var.dbs.directoryAndShard(startShard(c.env, uploader)), uploader, c.req.raw, (form) => {
       const text: Record<string, string> = {};
-      for (const key of ["title", "description", "visibility", "expiresIn"]) {
+      for (const key of FORM_TEXT_FIELDS) {
         const value = form.get(key);
         if (typeof value === "string" && value !== "") text[key] = value;
       }
       const parsed = FormUploadFields.safeParse(text);
       if (!parsed.success) throw validationError(parsed.error.issues);
-      return parsed.data;
+      const { albumId, ...fields } = parsed.data;
+      return { ...fields, album: uploadAlbum(c.var.dbs, albumId) };
     });
     return c.json(body as z.infer<typeof FormUploadResponse>, 201);
   },
@@ -162,11 +168,8 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const { albumId, ...input } = c.req.valid("json");
-    const principal = c.get("principal");
-    // Adding to an album is what POST /albums/:id/files does, which a key may only with `manage`.
-    if (albumId && principal.kind === "key" && !principal.permissions.includes("manage")) throw missingPermission("manage");
-    const uploader = uploaderOf(principal);
-    const album = albumId ? { id: albumId, db: c.var.dbs.shardOf("alb", albumId) } : undefined;
+    const uploader = uploaderOf(c.get("principal"));
+    const album = uploadAlbum(c.var.dbs, albumId);
     const body = await uploadFromUrl(c.env, c.executionCtx, c.var.dbs.directoryAndShard(startShard(c.env, uploader)), uploader, { ...input, album });
     return c.json(body as z.infer<typeof FormUploadResponse>, 201);
   },

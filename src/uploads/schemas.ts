@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../config/uploads";
 import { VISIBILITIES } from "../db/schema";
-import { Duplicate, PlaceholderFields, Tags } from "../files/schemas";
+import { Description, Duplicate, PlaceholderFields, Tags, Title } from "../files/schemas";
 
 /** A request body of raw image bytes (the direct PUT, a multipart part): the declared image type, or
  *  application/octet-stream (another image type is 415 content_type_mismatch). */
@@ -18,8 +18,6 @@ const Sha256 = z
   .openapi({ description: "Hex SHA-256 of the whole file (any case; stored lower-case)", example: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" });
 const Filename = z.string().min(1).max(1024).openapi({ description: "The client's file name; sanitised into storeKey", example: "holiday photo.jpg" });
 const Mime = z.string().min(1).max(255).openapi({ description: `One of ${UPLOADS.mimeTypes.join(", ")} (others: 415)`, example: "image/jpeg" });
-const Title = z.string().max(UPLOADS.titleMaxChars);
-const Description = z.string().max(UPLOADS.descriptionMaxChars);
 const Visibility = z.enum(VISIBILITIES);
 const ExpiresIn = z
   .number()
@@ -27,6 +25,30 @@ const ExpiresIn = z
   .min(UPLOADS.fileExpiresInSeconds.min)
   .max(UPLOADS.fileExpiresInSeconds.max)
   .openapi({ description: "File lifetime in seconds; omitted: the file does not expire" });
+const AlbumId = z.string().min(1).max(64).openapi({
+  description: "One of your albums: the file joins it at finalize. Anyone else's album, or none: 404 album_not_found (anonymous uploads take none)",
+  example: "alb_V1StGXR8_Z5jdHi6B-myT",
+});
+
+/**
+ * The file's metadata, given when the upload is made (extensions.md § 8): the `upload` permission alone sets it,
+ * and the file carries it from finalize on. Title, description and tags follow PATCH /files/:id's rules.
+ */
+const UploadMetadata = {
+  title: Title.optional().openapi({ description: "Default: the file name without its extension" }),
+  description: Description.optional(),
+  visibility: Visibility.optional().openapi({ description: "Default public; anonymous uploads cannot be private" }),
+  tags: Tags.optional().openapi({ description: "As PATCH /files/:id takes them: at most 30, 1-50 characters each, repeats dropped" }),
+  albumId: AlbumId.optional(),
+  expiresIn: ExpiresIn.optional(),
+};
+
+/** `a, b,,c` -> the Tags of ["a", "b", "c"]: how forms and tus metadata, which carry text, give tags. */
+export const CommaTags = z
+  .string()
+  .transform((list) => list.split(",").map((t) => t.trim()).filter(Boolean))
+  .pipe(Tags);
+
 const UploadId = z.string().min(1).max(64).openapi({ example: "upl_V1StGXR8_Z5jdHi6B-myT" });
 const FileId = z.string().min(1).max(64).openapi({ example: "file_V1StGXR8_Z5jdHi6B-myT" });
 const StoreKey = z.string().min(1).max(1024).openapi({ example: "uploads/2026-01-31/file_V1StGXR8_Z5jdHi6B-myT/holiday_photo.jpg" });
@@ -43,10 +65,7 @@ export const PresignRequest = z
     mime: Mime,
     bytes: z.number().int().positive().openapi({ description: "Exact size of the file in bytes" }),
     sha256: Sha256,
-    title: Title.optional(),
-    description: Description.optional(),
-    visibility: Visibility.optional().openapi({ description: "Default public; anonymous uploads cannot be private" }),
-    expiresIn: ExpiresIn.optional(),
+    ...UploadMetadata,
   })
   .strict()
   .openapi("PresignRequest");
@@ -123,10 +142,7 @@ export const MultipartInitRequest = z
       .optional()
       .openapi({ description: `Bytes per part (5 MiB to 100 MiB; default ${UPLOADS.multipartPartBytes.default})` }),
     sha256: Sha256.optional().openapi({ description: "When given, the assembled file is verified against it at complete" }),
-    title: Title.optional(),
-    description: Description.optional(),
-    visibility: Visibility.optional(),
-    expiresIn: ExpiresIn.optional(),
+    ...UploadMetadata,
   })
   .strict()
   .openapi("MultipartInitRequest");
@@ -181,13 +197,13 @@ export const FileIdParam = z.object({ fileId: FileId });
 export const UploadIdParam = z.object({ uploadId: UploadId });
 export const PartParam = z.object({ uploadId: UploadId, partNumber: z.string().regex(/^\d{1,5}$/).openapi({ example: "1" }) });
 
-/** The text fields of POST /upload/form (form values are strings; expiresIn is coerced). */
+/** The text fields of POST /upload/form (form values are strings: tags comma-separated, expiresIn coerced). */
 export const FormUploadFields = z.object({
-  title: Title.optional(),
-  description: Description.optional(),
-  visibility: Visibility.optional(),
+  ...UploadMetadata,
+  tags: CommaTags.optional(),
   expiresIn: z.coerce.number().pipe(ExpiresIn).optional(),
 });
+export const FORM_TEXT_FIELDS = Object.keys(FormUploadFields.shape);
 
 export const FormUploadResponse = FinalizeResponse.extend({
   deleteToken: z.string().optional().openapi({ description: "Anonymous callers only, shown once: send as X-Delete-Token to DELETE /files/:id" }),
@@ -200,12 +216,8 @@ export const UrlUploadRequest = z
       description: "The image's http or https URL, on the default port, without credentials, not naming an internal address (400 invalid_url)",
       example: "https://example.com/photos/sunset.jpg",
     }),
+    ...UploadMetadata,
     title: Title.optional().openapi({ description: "Default: the URL's file name" }),
-    description: Description.optional(),
-    visibility: Visibility.optional().openapi({ description: "Default public; anonymous uploads cannot be private" }),
-    tags: Tags.optional().openapi({ description: "Set on the file after finalize, as PATCH /files/:id does" }),
-    albumId: z.string().min(1).max(64).optional().openapi({ description: "One of your albums to add the file to (API keys also need manage)", example: "alb_V1StGXR8_Z5jdHi6B-myT" }),
-    expiresIn: ExpiresIn.optional(),
   })
   .strict()
   .openapi("UrlUploadRequest");

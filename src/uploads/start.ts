@@ -12,6 +12,7 @@ import { randomToken, sha256Hex } from "../platform/crypto";
 import { signToken } from "../platform/jwt";
 import { SESSION } from "../config/auth";
 import type { Uploader } from "./access";
+import { assertUploadAlbum, type UploadAlbum } from "./album";
 import { buildStoreKey, sanitizeFilename, titleFromFilename } from "./filename";
 import { insertUploadRecords } from "./records";
 import { releaseReservationStatement, reserveQuota } from "./quota";
@@ -27,6 +28,8 @@ export type StartInput = {
   /** File lifetime in seconds; none = the file does not expire. */
   expiresIn?: number;
   tags?: string[];
+  /** The caller's album the file joins at finalize (extensions.md § 8); checked here, before anything is reserved. */
+  album?: UploadAlbum;
 };
 
 export type StartOptions =
@@ -83,6 +86,7 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
   if (!user && visibility === "private") {
     throw new ApiError("private_requires_account", "Anonymous uploads cannot be private: nobody could ever read them. Use unlisted, or sign in.");
   }
+  if (input.album) await assertUploadAlbum(uploader, input.album);
 
   const now = new Date();
   // The ids carry the shard that holds them, so every later request finds it with no lookup.
@@ -135,6 +139,7 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
         sha256: input.sha256?.toLowerCase() ?? null,
         reservedBytes: user ? input.bytes : 0,
         r2UploadId,
+        albumId: input.album?.id ?? null,
         partSize: opts.kind !== "direct" ? opts.partSize : null,
         partCount: opts.kind !== "direct" ? opts.partCount : null,
         expiresAt,

@@ -37,7 +37,10 @@ async function take(list: Case[], fx: Fixture, side: "a" | "b"): Promise<Map<str
     req.token = { owner: fx.owner.access, moderator: fx.moderator.access, anonymous: undefined }[recipe!.as];
     const remote = recipe!.remote ? fakeRemote(() => image(recipe!.remote!(t))) : undefined;
     try {
-      out.set(label, normalised(await send(req, mode), fx.names));
+      const answer = await send(req, mode);
+      // A write that started an upload finishes it, as its client would: the move waits for uploads in flight.
+      await recipe!.after?.(answer, fx, t);
+      out.set(label, normalised(answer, fx.names));
     } finally {
       remote?.restore();
     }

@@ -120,7 +120,7 @@ describe("POST /upload/url: the image is fetched, stored and finalized", () => {
 });
 
 describe("tags and album", () => {
-  it("tags and an own album are applied after finalize", async () => {
+  it("tags and an own album are on the file from finalize on", async () => {
     const user = await signup();
     const album = await call("/albums", { token: user.access, body: { title: "Links" } });
     expect(album.status).toBe(201);
@@ -134,27 +134,20 @@ describe("tags and album", () => {
     expect((await call(`/albums/${album.body.id}`, { token: user.access })).body.fileCount).toBe(1);
   });
 
-  it("someone else's album is refused as POST /albums/:id/files refuses it, before anything is fetched; a key needs `manage`", async () => {
+  it("someone else's album, public or private, or none at all is 404 album_not_found before anything is fetched (anonymous callers too)", async () => {
     const user = await signup();
     const other = await signup();
     const theirs = await call("/albums", { token: other.access, body: { title: "Theirs" } });
     const hidden = await call("/albums", { token: other.access, body: { title: "Hidden", visibility: "private" } });
     serve(SMALL_PNG);
-    // a public album of someone else: 403 not_owner; a private one or none at all: 404
-    const foreign = await uploadUrl({ url: "https://example.com/x.png", albumId: theirs.body.id }, user.access);
-    expect(foreign.status).toBe(403);
-    expect(foreign.body.details.code).toBe("not_owner");
-    for (const albumId of [hidden.body.id, "alb_V1StGXR8_Z5jdHi6B-myT", "nonsense"]) {
-      const missing = await uploadUrl({ url: "https://example.com/x.png", albumId }, user.access);
-      expect(missing.status, albumId).toBe(404);
-      expect(missing.body.details.code).toBe("album_not_found");
+    for (const albumId of [theirs.body.id, hidden.body.id, "alb_V1StGXR8_Z5jdHi6B-myT", "nonsense"]) {
+      const refused = await uploadUrl({ url: "https://example.com/x.png", albumId }, user.access);
+      expect(refused.status, albumId).toBe(404);
+      expect(refused.body.details.code).toBe("album_not_found");
     }
     const anonymous = await uploadUrl({ url: "https://example.com/x.png", albumId: theirs.body.id });
-    expect(anonymous.status).toBe(403);
-    const own = await call("/albums", { token: owner.access, body: { title: "Mine" } });
-    const byUploadKey = await uploadUrl({ url: "https://example.com/x.png", albumId: own.body.id }, uploadKey);
-    expect(byUploadKey.status).toBe(403);
-    expect(byUploadKey.body.details).toMatchObject({ code: "missing_permission", permission: "manage" });
+    expect(anonymous.status).toBe(404);
+    expect(anonymous.body.details.code).toBe("album_not_found");
     expect(remote!.fetched).toEqual([]);
     expect(await storage(user.id)).toEqual({ used: 0, reserved: 0 });
   });

@@ -46,16 +46,20 @@ export function createClientWith(options: ClientOptions, openPath?: PathOpener):
   });
 
   function listFiles(query: FileListQuery = {}): AsyncIterable<FileResource> {
-    const { albumId, limit = DEFAULT_PAGE_SIZE, q, tag, visibility } = query;
+    const { albumId, limit = DEFAULT_PAGE_SIZE, q, tag, visibility, excludeNsfw = false } = query;
     if (albumId !== undefined) {
-      if (q !== undefined || tag !== undefined || visibility !== undefined) throw new TypeError("files.list(): albumId lists an album's files and takes no q, tag or visibility");
+      // The album's owner sees its 18+ files there already; others see what their safe mode lets them.
+      if (q !== undefined || tag !== undefined || visibility !== undefined || query.excludeNsfw !== undefined) {
+        throw new TypeError("files.list(): albumId lists an album's files and takes no q, tag, visibility or excludeNsfw");
+      }
       return everyPage(async (offset) => {
         const album = unwrap(await raw.GET("/albums/{id}", { params: { path: { id: albumId }, query: { limit, offset } } }));
         return { items: album.files, pagination: album.pagination };
       });
     }
     return everyPage(async (offset) => {
-      const filters = { q, tag, visibility: visibility as Visibility | undefined };
+      // Sent always: the API leaves 18+ files out by default (excludeNsfw=true, api-v1.md), and this is the caller's own list.
+      const filters = { q, tag, visibility: visibility as Visibility | undefined, excludeNsfw: excludeNsfw ? ("true" as const) : ("false" as const) };
       const page = unwrap(await raw.GET("/files", { params: { query: { limit, offset, ...filters } } }));
       return { items: page.files, pagination: page.pagination };
     });
@@ -73,6 +77,9 @@ export function createClientWith(options: ClientOptions, openPath?: PathOpener):
       delete: async (id) => {
         unwrap(await raw.DELETE("/files/{id}", { params: { path: { id } } }));
       },
+    },
+    account: {
+      whoami: async () => unwrap(await raw.GET("/account/whoami")),
     },
     albums: {
       create: async (body) => unwrap(await raw.POST("/albums", { body: { ...body, visibility: body.visibility as Visibility | undefined } })),

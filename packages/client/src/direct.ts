@@ -1,6 +1,6 @@
-// A file below the tus threshold: POST /upload/presign (with its size and SHA-256), PUT the bytes to the answered
-// uploadUrl, POST /upload/finalize. Presign takes no tags or album: they are applied after finalize, as the web
-// app does (PATCH /files/:id, POST /albums/:id/files).
+// A file below the tus threshold: POST /upload/presign (with its size, SHA-256 and the file's metadata, tags and
+// album included: extensions.md § 8, so a key with `upload` alone is enough), PUT the bytes to the answered
+// uploadUrl, POST /upload/finalize. No call follows finalize: the file has its metadata from there on.
 import { errorFromResponse, ImghostError } from "./errors.js";
 import { jsonBody, sha256Hex, type Transport } from "./transport.js";
 import type { components } from "./schema.gen.js";
@@ -11,30 +11,18 @@ type PresignResponse = components["schemas"]["PresignResponse"];
 type PresignRequest = components["schemas"]["PresignRequest"];
 
 export async function directUpload(t: Transport, job: UploadJob): Promise<FinalizeResponse> {
-  const { source, options, signal } = job;
-  if (!t.token && (options.tags?.length || options.albumId)) {
-    throw new TypeError("upload(): tags and albumId need an apiKey or accessToken (anonymous uploads have no account to tag or file them under)");
-  }
+  const { source } = job;
   const bytes = await source.read(0, source.size);
   const sha256 = await sha256Hex(bytes);
   job.progress(0);
-  let finalized: FinalizeResponse;
   try {
-    finalized = await presignPutFinalize(t, job, bytes, sha256);
+    return await presignPutFinalize(t, job, bytes, sha256);
   } catch (err) {
     // A PUT whose answer was lost was stored all the same: its retry is refused (409 already_uploaded) and its
     // ETag, which finalize needs, is gone with the answer. That upload is left to expire; start once more.
     if (!(err instanceof RetriedPutStored)) throw err;
-    finalized = await presignPutFinalize(t, job, bytes, sha256);
+    return presignPutFinalize(t, job, bytes, sha256);
   }
-  if (options.tags?.length) {
-    await t.json("PATCH /files/{id}", t.url(`/files/${encodeURIComponent(finalized.fileId)}`), () => ({ method: "PATCH", ...withAuth(t, jsonBody({ tags: options.tags })) }), signal);
-  }
-  if (options.albumId) {
-    const body = jsonBody({ fileIds: [finalized.fileId] });
-    await t.json("POST /albums/{id}/files", t.url(`/albums/${encodeURIComponent(options.albumId)}/files`), () => ({ method: "POST", ...withAuth(t, body) }), signal);
-  }
-  return finalized;
 }
 
 class RetriedPutStored extends Error {}
@@ -52,6 +40,8 @@ async function presignPutFinalize(t: Transport, job: UploadJob, bytes: Uint8Arra
     ...(options.description !== undefined && { description: options.description }),
     ...(options.visibility !== undefined && { visibility: options.visibility }),
     ...(options.expiresIn !== undefined && { expiresIn: options.expiresIn }),
+    ...(options.tags?.length && { tags: options.tags }),
+    ...(options.albumId !== undefined && { albumId: options.albumId }),
   };
   const presign = await t.json<PresignResponse>("POST /upload/presign", t.url("/upload/presign"), () => ({ method: "POST", ...withAuth(t, jsonBody(request)) }), signal);
   // Anonymous callers continue with the upload's own token.

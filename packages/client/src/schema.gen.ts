@@ -456,6 +456,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account (and API key) a credential belongs to
+         * @description Works with a session or any API key. Tells a key's holder whose key it is and what it may do.
+         */
+        get: operations["account.whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/plans": {
         parameters: {
             query?: never;
@@ -675,7 +695,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tus upload
-         * @description Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata: `filename` (required), `filetype`, `title`, `description`, `visibility`, `tags` (comma list), `albumId`, `expiresIn`; at most 4096 bytes. Limits, quota and the upload rate limit are those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get `Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.
+         * @description Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata (at most 4096 bytes): `filename` (required), `filetype`, and the file's metadata, set with the `upload` permission alone: `title`, `description`, `visibility`, `tags` (comma list), `albumId` (one of your albums, else 404 album_not_found), `expiresIn`. A bad value is 400 validation_error and creates nothing. Limits, quota and the upload rate limit are those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get `Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.
          */
         post: operations["uploads.tus.create"];
         delete?: never;
@@ -731,7 +751,7 @@ export interface paths {
         put?: never;
         /**
          * Start a direct upload
-         * @description Anonymous callers, sessions and API keys with `upload`. Reserves the storage quota and creates the file record (state created). Anonymous callers also get `uploadToken` (Bearer token for the PUT and finalize) and `deleteToken`. Files above 100000000 bytes must use multipart (413, details.code use_multipart).
+         * @description Anonymous callers, sessions and API keys with `upload`. Reserves the storage quota and creates the file record (state created) with the metadata given here (title, description, visibility, tags, albumId, expiresIn), which the file carries from finalize on; `albumId` must name one of your albums (else 404 album_not_found). Anonymous callers also get `uploadToken` (Bearer token for the PUT and finalize) and `deleteToken`. Files above 100000000 bytes must use multipart (413, details.code use_multipart).
          */
         post: operations["uploads.presign"];
         delete?: never;
@@ -791,7 +811,7 @@ export interface paths {
         put?: never;
         /**
          * Upload in one request (multipart/form-data)
-         * @description For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field `file` and optional text fields `title`, `description`, `visibility`, `expiresIn`. Runs presign, PUT and finalize in one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.
+         * @description For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field `file` and optional text fields `title`, `description`, `visibility`, `tags` (comma-separated), `albumId`, `expiresIn` (checked before anything is stored: 400 validation_error, 404 album_not_found). Runs presign, PUT and finalize in one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.
          */
         post: operations["uploads.form"];
         delete?: never;
@@ -831,7 +851,7 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload
-         * @description Reserves the quota and opens an R2 multipart upload. PUT each part to its `url` with the same Bearer token; every part but the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete.
+         * @description Reserves the quota and opens an R2 multipart upload. PUT each part to its `url` with the same Bearer token; every part but the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete. The file's metadata (title, description, visibility, tags, albumId, expiresIn) is given here, as for presign.
          */
         post: operations["uploads.multipart.init"];
         delete?: never;
@@ -1621,6 +1641,27 @@ export interface components {
             reset: number | null;
             windowSeconds: number;
         };
+        Whoami: {
+            user: {
+                id: string;
+                username: string;
+                email: string;
+                plan: string;
+            };
+            /**
+             * @description The credential the request came with
+             * @enum {string}
+             */
+            via: "session" | "api_key";
+            /** @description The API key the request came with (null for a session) */
+            key: {
+                id: string;
+                name: string;
+                prefix: string;
+                permissions: ("read" | "upload" | "manage")[];
+                expiresAt: string | null;
+            } | null;
+        };
         Plans: {
             plans: components["schemas"]["Plan"][];
             anonymous: components["schemas"]["Plan"] & unknown;
@@ -1888,6 +1929,7 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
              */
             sha256: string;
+            /** @description Default: the file name without its extension */
             title?: string;
             description?: string;
             /**
@@ -1895,6 +1937,13 @@ export interface components {
              * @enum {string}
              */
             visibility?: "public" | "unlisted" | "private";
+            /** @description As PATCH /files/:id takes them: at most 30, 1-50 characters each, repeats dropped */
+            tags?: string[];
+            /**
+             * @description One of your albums: the file joins it at finalize. Anyone else's album, or none: 404 album_not_found (anonymous uploads take none)
+             * @example alb_V1StGXR8_Z5jdHi6B-myT
+             */
+            albumId?: string;
             /** @description File lifetime in seconds; omitted: the file does not expire */
             expiresIn?: number;
         };
@@ -1942,10 +1991,10 @@ export interface components {
              * @enum {string}
              */
             visibility?: "public" | "unlisted" | "private";
-            /** @description Set on the file after finalize, as PATCH /files/:id does */
+            /** @description As PATCH /files/:id takes them: at most 30, 1-50 characters each, repeats dropped */
             tags?: string[];
             /**
-             * @description One of your albums to add the file to (API keys also need manage)
+             * @description One of your albums: the file joins it at finalize. Anyone else's album, or none: 404 album_not_found (anonymous uploads take none)
              * @example alb_V1StGXR8_Z5jdHi6B-myT
              */
             albumId?: string;
@@ -1990,10 +2039,21 @@ export interface components {
              * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
              */
             sha256?: string;
+            /** @description Default: the file name without its extension */
             title?: string;
             description?: string;
-            /** @enum {string} */
+            /**
+             * @description Default public; anonymous uploads cannot be private
+             * @enum {string}
+             */
             visibility?: "public" | "unlisted" | "private";
+            /** @description As PATCH /files/:id takes them: at most 30, 1-50 characters each, repeats dropped */
+            tags?: string[];
+            /**
+             * @description One of your albums: the file joins it at finalize. Anyone else's album, or none: 404 album_not_found (anonymous uploads take none)
+             * @example alb_V1StGXR8_Z5jdHi6B-myT
+             */
+            albumId?: string;
             /** @description File lifetime in seconds; omitted: the file does not expire */
             expiresIn?: number;
         };
@@ -3717,6 +3777,44 @@ export interface operations {
             };
         };
     };
+    "account.whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Whoami"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+        };
+    };
     "billing.listPlans": {
         parameters: {
             query?: never;
@@ -5048,6 +5146,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large */
             413: {
                 headers: {
@@ -5314,6 +5421,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             411: {
                 headers: {
@@ -5526,6 +5642,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

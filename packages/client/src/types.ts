@@ -35,9 +35,9 @@ export type UploadOptions = {
   title?: string;
   description?: string;
   visibility?: Visibility;
-  /** Below tusFromBytes they are set after finalize (PATCH /files/:id), which an API key may only with `manage`. */
+  /** Sent with the upload (presign or tus metadata): an API key needs `upload` alone. */
   tags?: string[];
-  /** The file is added to this album (API keys need `manage`). */
+  /** One of your albums: the file is in it from finalize on (another's, or anonymous: 404 album_not_found). */
   albumId?: string;
   /** The file's lifetime in seconds (at least 60). */
   expiresIn?: number;
@@ -60,17 +60,34 @@ export type FileDetail = Schemas["File"];
 export type Album = Schemas["Album"];
 export type Pagination = Schemas["Pagination"];
 export type FilePatch = { title?: string; description?: string; visibility?: string; tags?: string[] };
-export type FileListQuery = { limit?: number; q?: string; tag?: string; visibility?: string; albumId?: string };
+export type FileListQuery = {
+  limit?: number;
+  q?: string;
+  tag?: string;
+  visibility?: string;
+  albumId?: string;
+  /**
+   * Leave out age-restricted files. Default false: the list is your own files, and safe mode protects other
+   * people's eyes, not you from your own (the API's own default, for GET /files as the contract has it, is true).
+   */
+  excludeNsfw?: boolean;
+};
 export type AddFilesResult = { message: string; added: number; requested: number };
+/** GET /account/whoami: the account (and API key) the client's credential belongs to. */
+export type Whoami = Schemas["Whoami"];
 
 export interface ImghostClient {
   upload(input: UploadInput, options?: UploadOptions): Promise<FinalizeResponse>;
   files: {
-    /** Every file, page after page (`limit` is the page size, default 100). With albumId, the album's files. */
+    /** Every file of yours, 18+ ones included (`ageRestricted`), page after page (`limit`: the page size, default 100). With albumId, the album's files. */
     list(query?: FileListQuery): AsyncIterable<FileResource>;
     get(id: string): Promise<FileDetail>;
     update(id: string, patch: FilePatch): Promise<FileDetail>;
     delete(id: string): Promise<void>;
+  };
+  account: {
+    /** Whose credential this is (username, email, plan) and, for an API key, its name and permissions. */
+    whoami(): Promise<Whoami>;
   };
   albums: {
     create(body: { title: string; description?: string; visibility?: string }): Promise<Album>;

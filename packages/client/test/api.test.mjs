@@ -47,7 +47,7 @@ describe("files.list()", () => {
     const listed = await within("listing", collect(c.files.list({ limit: 2 })), 60_000);
     expect(listed.map((f) => f.id)).toEqual([...uploaded].reverse());
     expect(listed[0]).toMatchObject({ url: expect.any(String), mime: "image/png", title: "p4" });
-    expect(requests.map((r) => `${r.method} ${r.path}${new URL(r.url).search}`)).toEqual(["GET /files?limit=2&offset=0", "GET /files?limit=2&offset=2", "GET /files?limit=2&offset=4"]);
+    expect(requests.map((r) => `${r.method} ${r.path}${new URL(r.url).search}`)).toEqual(["GET /files?limit=2&offset=0&excludeNsfw=false", "GET /files?limit=2&offset=2&excludeNsfw=false", "GET /files?limit=2&offset=4&excludeNsfw=false"]);
   });
 });
 

@@ -13,7 +13,7 @@ export const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex"
 
 /**
  * `wrangler dev` on the suite's port (test/browser/support.mjs suitePort; the packages' suites take offsets 30 and
- * up: client uploads 30, client API 31), with fresh local state. Finalize answers without waiting for the analysis.
+ * up: client uploads 30, client API 31, the README example 32), with fresh local state. Finalize answers without waiting for the analysis.
  */
 export async function startServer(offset, vars = {}) {
   const port = suitePort(offset);
@@ -124,4 +124,22 @@ export async function download(baseUrl, key, fileId) {
   const res = await within(`downloading ${fileId}`, fetch(`${baseUrl}/files/${fileId}/download`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ status: r.status, bytes: Buffer.from(await r.arrayBuffer()) })), 60_000);
   if (res.status !== 200) throw new Error(`download of ${fileId}: ${res.status}`);
   return res.bytes;
+}
+
+/**
+ * An age-restricted file of the key's account: presign, PUT and finalize with a client NSFW hint of 0.99, which the
+ * server keeps (a client's score only ever raises the server's: decisions.md § Uploads). The file's id.
+ */
+export async function uploadFlagged(baseUrl, key, bytes, filename = "flagged.png") {
+  const json = async (p, body) => {
+    const res = await fetch(`${baseUrl}${p}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`POST ${p}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const pre = await json("/upload/presign", { filename, mime: "image/png", bytes: bytes.length, sha256: sha256(bytes), title: "Flagged" });
+  const put = await fetch(pre.uploadUrl, { method: "PUT", headers: { authorization: `Bearer ${key}`, "content-type": "image/png" }, body: bytes });
+  if (!put.ok) throw new Error(`PUT: ${put.status} ${await put.text()}`);
+  const fin = await json("/upload/finalize", { uploadId: pre.uploadId, fileId: pre.fileId, storeKey: pre.storeKey, storeEtag: put.headers.get("etag"), nsfwScore: 0.99 });
+  if (!fin.ageRestricted) throw new Error(`the file was not age-restricted: ${JSON.stringify(fin)}`);
+  return fin.fileId;
 }

@@ -19,7 +19,7 @@ export type AppendOptions = {
 export type AppendResult =
   | { kind: "appended"; offset: number }
   /** The last byte is in and R2 assembled the object (`sha256`: the file's, when the object hashed every byte). */
-  | ({ kind: "complete"; offset: number; metadata?: string } & Assembled)
+  | ({ kind: "complete"; offset: number } & Assembled)
   /** Upload-Offset is not the server's offset (which is given). */
   | { kind: "conflict"; offset: number }
   /** The chunk would end past Upload-Length. */

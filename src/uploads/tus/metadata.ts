@@ -1,25 +1,22 @@
-// Upload-Metadata's keys (extensions.md § 1) as an upload's start: the same fields and bounds as presign, plus
-// `tags` (a comma list) and `albumId`. Values arrive as text, so numbers and lists are read from text here.
+// Upload-Metadata's keys (extensions.md § 1 and § 8) as an upload's start: the metadata every flow takes when the
+// upload is made, with the same bounds as presign. Values arrive as text, so numbers and lists are read from text.
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../../config/uploads";
 import { VISIBILITIES } from "../../db/schema";
-import { Tags } from "../../files/schemas";
+import { Description, Title } from "../../files/schemas";
 import { typeOfName } from "../../platform/image-types";
 import { validationError } from "../../platform/validation";
+import { CommaTags } from "../schemas";
 import type { StartInput } from "../start";
 
 const TusMetadata = z
   .object({
     filename: z.string().min(1).max(1024),
     filetype: z.string().max(255).optional(),
-    title: z.string().max(UPLOADS.titleMaxChars).optional(),
-    description: z.string().max(UPLOADS.descriptionMaxChars).optional(),
+    title: Title.optional(),
+    description: Description.optional(),
     visibility: z.enum(VISIBILITIES).optional(),
-    tags: z
-      .string()
-      .transform((list) => list.split(",").map((t) => t.trim()).filter(Boolean))
-      .pipe(Tags)
-      .optional(),
+    tags: CommaTags.optional(),
     albumId: z.string().min(1).max(64).optional(),
     expiresIn: z
       .string()
@@ -31,7 +28,7 @@ const TusMetadata = z
   // Clients add keys of their own (Uppy sends `name`, `type`, `relativePath`): ignored, not refused.
   .passthrough();
 
-export type TusStart = { input: Omit<StartInput, "bytes">; albumId: string | null };
+export type TusStart = { input: Omit<StartInput, "bytes" | "album">; albumId: string | null };
 
 /** The upload's start from its metadata; the type is `filetype`, else what the file name's extension says. */
 export function startFromMetadata(metadata: Map<string, string>): TusStart {

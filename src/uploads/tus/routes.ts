@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { PLAN_LIMITS } from "../../config";
 import { TUS } from "../../config/uploads";
-import { missingPermission, requirePermission } from "../../middleware/guards";
+import { requirePermission } from "../../middleware/guards";
 import type { AppEnv } from "../../platform/env";
 import { ApiError } from "../../platform/errors";
 import { bearer, errors, json } from "../../platform/openapi";
@@ -24,7 +24,6 @@ import {
   httpDate,
   mediaType,
   parseChecksum,
-  parseMetadata,
   readSize,
 } from "./protocol";
 import { appendToTusUpload, createTusUpload, describeTusUpload, terminateTusUpload, type TusProgress } from "./service";
@@ -107,8 +106,9 @@ tusRoutes.openapi(
     tags,
     summary: "Create a tus upload",
     description:
-      "Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata: `filename` (required), `filetype`, `title`, " +
-      "`description`, `visibility`, `tags` (comma list), `albumId`, `expiresIn`; at most 4096 bytes. Limits, quota and the upload rate limit are " +
+      "Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata (at most 4096 bytes): `filename` (required), `filetype`, and the file's " +
+      "metadata, set with the `upload` permission alone: `title`, `description`, `visibility`, `tags` (comma list), `albumId` (one of " +
+      "your albums, else 404 album_not_found), `expiresIn`. A bad value is 400 validation_error and creates nothing. Limits, quota and the upload rate limit are " +
       "those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get " +
       "`Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.",
     security: [...bearer, {}],
@@ -123,10 +123,7 @@ tusRoutes.openapi(
     }
     const length = readSize("Upload-Length", c.req.header("upload-length"));
     if (length < 1) throw new ApiError("invalid_tus_header", "Upload-Length must be at least 1", { header: "Upload-Length" });
-    const principal = c.get("principal");
-    const uploader = uploaderOf(principal);
-    // Filing into an album is what POST /albums/:id/files does, which a key may only with `manage`.
-    if (principal.kind === "key" && !principal.permissions.includes("manage") && parseMetadata(metadataHeader).has("albumId")) throw missingPermission("manage");
+    const uploader = uploaderOf(c.get("principal"));
     const dbs = c.var.dbs.directoryAndShard(startShard(c.env, uploader));
     const albumDb = (albumId: string) => c.var.dbs.shardOf("alb", albumId);
     const created = await createTusUpload(c.env, c.executionCtx, dbs, uploader, { length, metadataHeader, chunk: chunkOf(c, false), albumDb });

@@ -6,9 +6,6 @@ import { TUS } from "../../config/uploads";
 import type { DirectoryAndShard, ShardDb } from "../../platform/db";
 import { ApiError } from "../../platform/errors";
 import { isId } from "../../platform/ids";
-import { shardDbOf } from "../../platform/moved-ids";
-import { ownAlbum } from "../../albums/service";
-import { addFilesToAlbum } from "../../albums/queries";
 import { ownedBy, uploadNotFound, type Uploader } from "../access";
 import { finalizeUpload, finalizedAnswer } from "../finalize";
 import type { FinalizeResponse } from "../finalize-answer";
@@ -42,8 +39,8 @@ export async function findTusUpload(db: ShardDb, uploader: Uploader, uploadId: s
 export type AlbumShard = (albumId: string) => ShardDb;
 
 /**
- * `albumDb` gives the album's shard. An album must be the caller's own, as for POST /albums/:id/files (which the
- * route also asks an API key's `manage` for): someone else's visible album is 403, an invisible one 404.
+ * `albumDb` gives the shard an album id names. The metadata's album must be the caller's own (uploads/album.ts);
+ * the file joins it at finalize, as every flow's does (extensions.md § 8).
  */
 export async function createTusUpload(
   env: Env,
@@ -54,12 +51,9 @@ export async function createTusUpload(
 ) {
   const { length, metadataHeader, chunk } = upload;
   const { input, albumId } = startFromMetadata(parseMetadata(metadataHeader));
-  if (albumId !== null) {
-    if (uploader.kind !== "user") throw new ApiError("album_not_found", "Album not found");
-    await ownAlbum(upload.albumDb(albumId), albumId, { userId: uploader.user.id, adult: false });
-  }
+  const album = albumId === null ? undefined : { id: albumId, db: upload.albumDb(albumId) };
   let r2UploadId = "";
-  const started = await startUpload(env, dbs.shard, uploader, { ...input, bytes: length }, {
+  const started = await startUpload(env, dbs.shard, uploader, { ...input, bytes: length, album }, {
     kind: "tus",
     partSize: TUS.partBytes,
     partCount: Math.ceil(length / TUS.partBytes),
@@ -150,7 +144,7 @@ async function completeTusUpload(
   dbs: DirectoryAndShard,
   uploader: Uploader,
   record: UploadWithFile,
-  assembled?: (Assembled & { metadata?: string }) | null,
+  assembled?: Assembled | null,
 ): Promise<FinalizeResponse> {
   const { upload, file } = record;
   if (upload.state === "pending") {
@@ -171,20 +165,8 @@ async function completeTusUpload(
     const received = { upload: { ...upload, state: "uploaded" as const, storeEtag, sha256 }, file: { ...file, state: "uploaded" as const, storeEtag, sha256 } };
     return completeTusUpload(env, ctx, dbs, uploader, received, assembled);
   }
-  const body = await finalizeUpload(env, ctx, dbs, uploader, { uploadId: upload.id, fileId: file.id, storeKey: file.storeKey, storeEtag: upload.storeEtag ?? "" });
-  // A retried last PATCH of a file already finalized answers it again, and leaves its albums as the owner left them.
-  if (upload.state === "finalized") return body;
-  // Into the album the metadata named, as POST /albums/:id/files puts files in (its owner's live files only).
-  const albumId = assembled?.metadata !== undefined ? albumIn(assembled.metadata) : await albumOf(env, file.id);
-  if (albumId && upload.userId) await addFilesToAlbum(shardDbOf(env, "alb", albumId), albumId, upload.userId, [file.id], Date.now());
-  return body;
-}
-
-const albumIn = (metadata: string) => startFromMetadata(parseMetadata(metadata)).albumId;
-
-async function albumOf(env: Env, fileId: string): Promise<string | null> {
-  const status = await tusState(env, fileId).status();
-  return status ? albumIn(status.metadata) : null;
+  // Finalize also puts the file in the album the metadata named (once: a retried last PATCH changes no album).
+  return finalizeUpload(env, ctx, dbs, uploader, { uploadId: upload.id, fileId: file.id, storeKey: file.storeKey, storeEtag: upload.storeEtag ?? "" });
 }
 
 /**

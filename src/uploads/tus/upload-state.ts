@@ -149,7 +149,7 @@ export class TusUploadState extends DurableObject<Env> {
     if (row.assembled_etag) {
       return refuse(
         offset === row.length
-          ? { kind: "complete", offset: row.length, etag: row.assembled_etag, sha256: this.storedDigest(), metadata: row.metadata }
+          ? { kind: "complete", offset: row.length, etag: row.assembled_etag, sha256: this.storedDigest() }
           : { kind: "conflict", offset: row.length },
       );
     }
@@ -166,8 +166,7 @@ export class TusUploadState extends DurableObject<Env> {
       if (err instanceof UploadGone || this.row() === null) return { kind: "missing" };
       throw err;
     }
-    // The completion needs the metadata (an album to file into): given here, it costs the worker no second call.
-    return result.kind === "complete" ? { ...result, metadata: row.metadata } : result;
+    return result;
   }
 
   private assembly(row: StateRow): Assembly {

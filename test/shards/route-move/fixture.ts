@@ -19,7 +19,7 @@ import type { FileRow } from "../../../src/db/schema";
 
 /** What each twin set holds, by name: the objects one write of the recipes (routes.ts) acts on. */
 export const TWIN_FILES = ["patchFile", "deleteFile", "signFile", "revokeFile", "reportFile", "dismissFile", "removeFile", "banFile", "coverFile", "addFile", "pullFile", "newAlbumFile"] as const;
-export const TWIN_ALBUMS = ["patchAlbum", "deleteAlbum", "addAlbum", "pullAlbum", "urlAlbum", "tusAlbum"] as const;
+export const TWIN_ALBUMS = ["patchAlbum", "deleteAlbum", "addAlbum", "pullAlbum", "urlAlbum", "tusAlbum", "presignAlbum", "multipartAlbum", "formAlbum"] as const;
 export const TWIN_REPORTS = ["dismissReport", "removeReport", "banReport"] as const;
 type TwinName = (typeof TWIN_FILES)[number] | (typeof TWIN_ALBUMS)[number] | (typeof TWIN_REPORTS)[number];
 export type Twin = Record<TwinName, string> & { side: "a" | "b" };
@@ -95,6 +95,7 @@ export async function ownerFixture(opts: FixtureOptions): Promise<Fixture> {
     t.pullAlbum = await album([t.pullFile]);
     t.urlAlbum = await album([]);
     t.tusAlbum = await album([]);
+    for (const name of ["presignAlbum", "multipartAlbum", "formAlbum"] as const) t[name] = await album([]);
     t.dismissReport = await openReport(t.dismissFile);
     t.removeReport = await openReport(t.removeFile);
     t.banReport = await openReport(t.banFile);

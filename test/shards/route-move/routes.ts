@@ -24,7 +24,8 @@ import { CDN, IMAGE, SITE } from "../../support/files";
 import { makePng } from "../../uploads/helpers";
 import { TUS, metadata } from "../../uploads/tus/support";
 import type { Fixture, Twin } from "./fixture";
-import type { Mode, Req } from "./harness";
+import type { Answer, Mode, Req } from "./harness";
+import { finishMultipart, finishPresign, formInAlbum, formRequest, multipartRequest, presignRequest } from "./upload-recipes";
 
 type Param = { name: string; in: string; schema?: { example?: unknown } };
 type Schema = { $ref?: string; properties?: Record<string, unknown> };
@@ -66,6 +67,8 @@ export type Recipe = {
   /** POST /upload/url: the bytes the remote serves (test/uploads/remote.ts), per twin. */
   remote?: (t: Twin) => Uint8Array;
   request: (fx: Fixture, t: Twin) => Req;
+  /** Run on the raw answer before it is kept: an upload the write started is finished here, as its client would. */
+  after?: (answer: Answer, fx: Fixture, t: Twin) => Promise<void>;
 };
 
 const api = (method: string, path: string, extra: Partial<Req> = {}): Req => ({ method, url: BASE + path, ...extra });
@@ -102,6 +105,10 @@ export const RECIPES: Record<string, Recipe[]> = {
       remote: (t) => makePng(8, 8, t.side === "a" ? 361 : 362),
     }),
   ],
+  // Each names its twin's album (extensions.md § 8); `after` finishes the upload and checks the file is in it.
+  "POST /upload/presign": [twin("owner", 201, (_, t) => presignRequest(t), { after: finishPresign })],
+  "POST /upload/multipart/init": [twin("owner", 201, (_, t) => multipartRequest(t), { after: finishMultipart })],
+  "POST /upload/form": [twin("owner", 201, (_, t) => formRequest(t), { after: formInAlbum })],
   "POST /upload/tus": [
     twin("owner", 201, (_, t) => {
       const bytes = makePng(8, 8, t.side === "a" ? 371 : 372);

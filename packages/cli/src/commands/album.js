@@ -1,6 +1,7 @@
 // `imghost album create` and `imghost album add`.
 import { Option } from "commander";
-import { note, out } from "../output.js";
+import { describeError } from "../client.js";
+import { fail, note, out } from "../output.js";
 import { plural } from "../format.js";
 import { EXIT, withClient } from "./shared.js";
 
@@ -46,16 +47,36 @@ async function create({ client }, title, options) {
 }
 
 /**
- * The server skips ids it does not add (unknown, not the caller's, already there): the count tells.
+ * The server skips ids it does not add (unknown, not the caller's, already there) and only counts them. When it
+ * skipped some, the album's files tell which ids are in it; any other id failed, so the exit status is 1 (the
+ * README's rule: anything that failed). Ids already in the album are not failures.
  * @param {import("./shared.js").CommandContext} context
  * @param {string} albumId
  * @param {string[]} ids
  */
 async function add({ client }, albumId, ids) {
-  const answer = /** @type {{ added?: unknown; requested?: unknown }} */ (await client.albums.addFiles(albumId, ids));
-  const added = typeof answer?.added === "number" ? answer.added : ids.length;
+  const unique = [...new Set(ids)];
+  const answer = /** @type {{ added?: unknown; requested?: unknown }} */ (await client.albums.addFiles(albumId, unique));
+  const added = typeof answer?.added === "number" ? answer.added : unique.length;
   out(`Added ${plural(added, "file")} to ${albumId}`);
-  const skipped = ids.length - added;
-  if (skipped > 0) note(`${skipped} of ${plural(ids.length, "file id")} ${skipped === 1 ? "was" : "were"} not added: already in the album, unknown, or not yours.`);
-  return EXIT.ok;
+  if (added >= unique.length) return EXIT.ok;
+  let missing;
+  try {
+    missing = await notInAlbum(client, albumId, unique);
+  } catch (err) {
+    // Without `read` the album cannot be looked at: the skipped ids may only have been there already.
+    fail(`${unique.length - added} of ${plural(unique.length, "file id")} not added (already in the album, unknown, or not yours), and the album could not be read to tell which: ${describeError(err)}`);
+    return EXIT.failed;
+  }
+  for (const id of missing) fail(`${id}: not added: no such file of yours (unknown, deleted, or someone else's)`);
+  const already = unique.length - added - missing.length;
+  if (already > 0) note(`${plural(already, "file")} ${already === 1 ? "was" : "were"} in the album already.`);
+  return missing.length ? EXIT.failed : EXIT.ok;
+}
+
+/** The ids among `ids` that the album does not hold. */
+async function notInAlbum(/** @type {import("./shared.js").ImghostClient} */ client, /** @type {string} */ albumId, /** @type {string[]} */ ids) {
+  const wanted = new Set(ids);
+  for await (const file of client.files.list({ albumId })) wanted.delete(file.id);
+  return [...wanted];
 }

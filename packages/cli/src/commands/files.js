@@ -19,7 +19,7 @@ export function registerFiles(program) {
     .command("ls")
     .alias("list")
     .summary("list your files")
-    .description("List every file of the account, newest first (all pages).")
+    .description("List every file of the account, newest first (all pages), your age-restricted (18+) ones included and marked.")
     .option("--json", "print one JSON object per line (the file as GET /files lists it)")
     .option("--page-size <n>", "files asked for per request (1 to 100)", (v) => parseCount(v, 1, 100), 100)
     .addHelpText("after", "\nExamples:\n  $ imghost ls\n  $ imghost ls --json | jq -r 'select(.bytes > 1000000) | .id'")
@@ -50,17 +50,23 @@ export function registerFiles(program) {
  */
 async function list({ client }, options) {
   let count = 0;
+  let flagged = 0;
+  // Your own list: files.list() asks for age-restricted files too (the API's excludeNsfw default hides them).
   for await (const file of client.files.list({ limit: options.pageSize })) {
     count++;
+    if (file.ageRestricted) flagged++;
     if (options.json) {
       out(JSON.stringify(file));
       continue;
     }
     // Fixed columns, so each row goes out as it comes (a long list starts printing at once).
     if (count === 1) out(pc.dim(["ID".padEnd(26), "CREATED".padEnd(16), "SIZE".padStart(8), "PIXELS".padEnd(11), "TITLE".padEnd(TITLE_WIDTH), "LINK"].join("  ")));
-    out([file.id.padEnd(26), formatDate(file.createdAt).padEnd(16), formatBytes(file.bytes).padStart(8), formatDimensions(file.width, file.height).padEnd(11), cut(file.title ?? "", TITLE_WIDTH), file.url].join("  "));
+    const row = [file.id.padEnd(26), formatDate(file.createdAt).padEnd(16), formatBytes(file.bytes).padStart(8), formatDimensions(file.width, file.height).padEnd(11), cut(file.title ?? "", TITLE_WIDTH), file.url];
+    // Last, so the columns stay fixed: only you see these in your list; others need to have turned safe mode off.
+    if (file.ageRestricted) row.push(pc.yellow("18+"));
+    out(row.join("  "));
   }
-  if (!options.json) note(count ? plural(count, "file") : "No files yet. Upload some with: imghost upload <paths>");
+  if (!options.json) note(count ? `${plural(count, "file")}${flagged ? ` (${flagged} flagged 18+)` : ""}` : "No files yet. Upload some with: imghost upload <paths>");
   return EXIT.ok;
 }
 

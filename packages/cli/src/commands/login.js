@@ -3,7 +3,7 @@
 import { cancel, isCancel, password, text } from "@clack/prompts";
 import { connect, describeError } from "../client.js";
 import { keepSecret, note, out, warn } from "../output.js";
-import { configFile, DEFAULT_BASE_URL, normalizeBaseUrl, readStored, UsageError, writeStored } from "../settings.js";
+import { configFile, DEFAULT_BASE_URL, normalizeBaseUrl, readStored, siteUrlOf, UsageError, writeStored } from "../settings.js";
 import { EXIT, exitWith } from "./shared.js";
 
 /** @param {import("commander").Command} program */
@@ -29,7 +29,7 @@ Examples:
   program
     .command("logout")
     .summary("forget the saved API key")
-    .description("Remove the API key from the config folder (the server's address stays). The key itself stays valid: revoke it in the web app.")
+    .description("Remove the API key from the config folder (the server's address stays). The key itself stays valid until it is revoked in the web app (API keys).")
     .action(() => exitWith(logout));
 }
 
@@ -44,23 +44,52 @@ async function login(flags) {
   keepSecret(apiKey);
 
   const settings = { baseUrl, apiKey, keySource: "login" };
-  const readable = await checkKey(connect(settings, { debug: Boolean(flags.debug) }));
+  const who = await checkKey(connect(settings, { debug: Boolean(flags.debug) }));
   const file = await writeStored({ ...stored, baseUrl, apiKey });
-  out(`Logged in to ${baseUrl}.`);
+  if (who.account) {
+    const { user, key } = who.account;
+    out(`Logged in to ${baseUrl} as ${user.username} (${user.email})${key ? ` with the key "${key.name}"` : ""}.`);
+  } else {
+    out(`Logged in to ${baseUrl}.`);
+  }
   note(`Saved in ${file} (readable only by you).`);
-  if (!readable) warn("this key may upload but not read files: `imghost ls` and `imghost open` will be refused.");
+  for (const warning of who.warnings) warn(warning);
   return EXIT.ok;
 }
 
-/** One listing call: a refused key (401) fails the login; a key without `read` (403) is kept, with a warning. */
+/**
+ * One call, GET /account/whoami: whose key this is and what it may do. A refused key (401) fails the login. A server
+ * without that route (404) gets the older check, one listing call (a key without `read` is kept, with a warning).
+ * @returns {Promise<{ account: import("@imghost/client").Whoami | null; warnings: string[] }>}
+ */
 async function checkKey(/** @type {import("../client.js").ImghostClient} */ client) {
   try {
-    for await (const _file of client.files.list({ limit: 1 })) break;
-    return true;
+    const account = await client.account.whoami();
+    return { account, warnings: account.key ? missingPermissions(account.key.permissions) : [] };
   } catch (err) {
-    if (typeof err === "object" && err !== null && "status" in err && err.status === 403) return false;
-    throw new Error(`the server did not accept the login: ${describeError(err)}`);
+    if (status(err) !== 404) throw refused(err);
   }
+  try {
+    for await (const _file of client.files.list({ limit: 1 })) break;
+    return { account: null, warnings: [] };
+  } catch (err) {
+    // All this tells: the key lacks `read`.
+    if (status(err) === 403) return { account: null, warnings: missingPermissions(["upload", "manage"]) };
+    throw refused(err);
+  }
+}
+
+const status = (/** @type {unknown} */ err) => (typeof err === "object" && err !== null && "status" in err ? err.status : undefined);
+const refused = (/** @type {unknown} */ err) => new Error(`the server did not accept the login: ${describeError(err)}`);
+
+/** A warning for each kind of command the key cannot run. */
+function missingPermissions(/** @type {string[]} */ permissions) {
+  const lacks = (/** @type {string} */ p) => !permissions.includes(p);
+  return [
+    lacks("read") && "this key may not read files: `imghost ls` and `imghost open` will be refused (it needs `read`).",
+    lacks("upload") && "this key may not upload: `imghost upload` will be refused (it needs `upload`).",
+    lacks("manage") && "this key may not change files or albums: `imghost rm` and `imghost album` will be refused (they need `manage`).",
+  ].filter(/** @returns {x is string} */ (x) => typeof x === "string");
 }
 
 async function askBase(/** @type {string} */ initialValue) {
@@ -114,5 +143,8 @@ async function logout() {
   }
   const file = await writeStored({ baseUrl: stored.baseUrl });
   out(`Logged out: the API key was removed from ${file}.`);
+  // Forgetting a key here does not end it: anyone holding a copy can still use it.
+  const site = stored.baseUrl ? siteUrlOf(stored.baseUrl) : null;
+  note(`The key stays valid until it is revoked: revoke it in the web app's API keys page${site ? ` (${site}/app/keys)` : ""}.`);
   return EXIT.ok;
 }

@@ -20,7 +20,7 @@ export function registerUpload(program) {
     .summary("upload files, folders or glob patterns")
     .description("Upload images and print a link to each. A folder uploads the images in it and its subfolders; a quoted glob pattern is expanded here.")
     .argument("<paths...>", "files, folders or glob patterns")
-    .option("--album <id>", "add the files to this album (the key needs the manage permission)")
+    .option("--album <id>", "put the files in this album of yours (set with the upload, like --tags: no manage permission needed)")
     .addOption(new Option("--visibility <visibility>", "who can see the files (the server's default: public)").choices(["public", "unlisted", "private"]))
     .option("--tags <tags>", "comma-separated tags, e.g. holiday,beach", parseTags)
     .option("--concurrency <n>", "files sent at the same time (1 to 16)", (v) => parseCount(v, 1, 16), 4)
@@ -107,8 +107,17 @@ async function upload({ client }, patterns, options) {
   return EXIT.failed;
 }
 
+/**
+ * Whether the album is the caller's. A key without `read` cannot list albums (403): then each upload's creation
+ * decides, which refuses another's album (404 album_not_found) before any byte is sent.
+ */
 async function ownsAlbum(/** @type {import("../client.js").ImghostClient} */ client, /** @type {string} */ albumId) {
-  for await (const album of client.albums.list()) if (album.id === albumId) return true;
+  try {
+    for await (const album of client.albums.list()) if (album.id === albumId) return true;
+  } catch (err) {
+    if (typeof err === "object" && err !== null && "status" in err && err.status === 403) return true;
+    throw err;
+  }
   return false;
 }
 
