@@ -2,7 +2,7 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.5327e87aa861.css",
-  "app.js": "/assets/app.4b1bda1312a7.js",
+  "app.js": "/assets/app.e61989ad709f.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
   "webauthn.js": "/assets/webauthn.90a3514b12c0.js",
   "tus.js": "/assets/tus.487d4d1bf543.js",
