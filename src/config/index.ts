@@ -70,6 +70,9 @@ export const SERVING = {
 export const SIGNED_LINKS = {
   minSeconds: 60,
   maxSeconds: 7 * 24 * 3600,
+  /** Owner links (the pages' signed links to the signed-in owner's own images) expire at the end of the next
+   *  whole bucket: they live one to two buckets, and a page shows the same URLs all bucket long (cacheable). */
+  ownerBucketSeconds: 3600,
 };
 
 /** Variants by URL ({image_url}/<id>?w=640, serving/variants.ts; docs/files-and-serving.md § Variants). */

@@ -1,17 +1,20 @@
 // {site_url}/f/<file_id>: one image (sized by srcset, see picture.tsx) with copyable links (direct, markdown,
 // HTML, BBCode), OpenGraph and Twitter card tags so links unfurl in chat apps, and oEmbed discovery (the
 // answers come from oembed.ts). Server-rendered with hono/jsx; the client script is app.js, served from our origin.
+// Its owner, signed in, sees their private or age-restricted file here too (file-owner.tsx).
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { AppEnv } from "../platform/env";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
-import { ANONYMOUS_VIEWER, assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../serving/access";
+import { assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../serving/access";
 import { fileUrl, filePageUrl, apiUrl } from "../platform/urls";
 import { servedType } from "../serving/serve";
 import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";
-import { originalSrcset, placeholderData, previewImage, sizedOriginal } from "./picture";
+import { originalSrcset, placeholderData, previewImage, sizedOriginal, plainLinks, type LinkOf } from "./picture";
+import { ownerOriginalLinks } from "./owner-images";
+import { OwnerNotice, ownerSeesMore, pageViewer } from "./file-owner";
 
 /** The page's column is at most this wide; the image asks for no more (the link opens the original). */
 const PAGE_IMAGE_WIDTH = 1024;
@@ -102,9 +105,9 @@ function oembedHref(env: Env, pageUrl: string) {
   return `${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(pageUrl)}`;
 }
 
-/** Date, views, size, dimensions, then download and report. */
-function FileFacts(props: { env: Env; file: FileRow }) {
-  const { env, file } = props;
+/** Date, views, size, dimensions, then download (`download`: the owner's, through the web app) and report. */
+function FileFacts(props: { file: FileRow; download: string }) {
+  const { file } = props;
   const views = file.viewCount;
   return (
     <aside class="panel" aria-label="About this image">
@@ -125,21 +128,25 @@ function FileFacts(props: { env: Env; file: FileRow }) {
         <dd>{servedType(file.mime).replace("image/", "").toUpperCase()}</dd>
       </dl>
       <p class="row">
-        <a class="button primary" href={apiUrl(env, `/files/${file.id}/download`)} rel="nofollow" download>Download</a>
+        <a class="button primary" href={props.download} rel="nofollow" download>Download</a>
         <a class="button" href={`/f/${file.id}/report`} rel="nofollow">Report</a>
       </p>
     </aside>
   );
 }
 
-function FilePage(props: { env: Env; file: FileRow }) {
-  const { env, file } = props;
+/** `owner`: drawn for the file's signed-in owner, with their owner links. */
+function FilePage(props: { env: Env; file: FileRow; owner?: { link: LinkOf } }) {
+  const { env, file, owner } = props;
   const links = shareLinks(env, file);
+  const link = owner?.link ?? plainLinks(env);
   const title = fileTitle(file);
-  const restricted = isAgeRestricted(file);
+  // The owner sees their own age-restricted image; link previews never name an owner link.
+  const restricted = isAgeRestricted(file) && !owner;
   const unsafe = isUnsafeToRender(file);
   const description = file.description.trim() || undefined;
-  const image: OgImage | undefined = restricted || unsafe
+  const download = owner ? `/app/files/${file.id}/download` : apiUrl(env, `/files/${file.id}/download`);
+  const image: OgImage | undefined = restricted || unsafe || owner
     ? undefined
     : { ...previewImage(env, file), alt: title };
   return (
@@ -153,11 +160,12 @@ function FilePage(props: { env: Env; file: FileRow }) {
       }
     >
       <h1>{title}</h1>
+      {owner ? <OwnerNotice file={file} /> : null}
       {unsafe ? (
         <div class="notice">
           <p>This file is not shown here: it could not be checked safely ({file.analysisError}).</p>
           <p>
-            <a href={apiUrl(env, `/files/${file.id}/download`)} rel="nofollow noopener" download>
+            <a href={download} rel="nofollow noopener" download>
               Download the file
             </a>{" "}
             if you trust it.
@@ -172,10 +180,10 @@ function FilePage(props: { env: Env; file: FileRow }) {
         </div>
       ) : (
         <div class="media">
-          <a href={links.direct}>
+          <a href={link(file.id, "original", null)}>
             <img
-              src={sizedOriginal(env, file, PAGE_IMAGE_WIDTH).url}
-              srcset={originalSrcset(env, file)}
+              src={sizedOriginal(env, file, PAGE_IMAGE_WIDTH, link).url}
+              srcset={originalSrcset(env, file, link)}
               sizes="(max-width: 72rem) 100vw, 72rem"
               alt={title}
               width={file.width ?? undefined}
@@ -197,7 +205,7 @@ function FilePage(props: { env: Env; file: FileRow }) {
             <CopyField id="link-bbcode" label="BBCode" value={links.bbcode} />
           </div>
         </div>
-        <FileFacts env={env} file={file} />
+        <FileFacts file={file} download={download} />
       </div>
     </Layout>
   );
@@ -208,13 +216,21 @@ export function filePages(deps: PageDeps) {
 
   pages.get("/f/:id", async (c) => {
     try {
-      // Pages carry no credentials: they show what an anonymous visitor may see (private -> 404).
+      // What an anonymous visitor may see (private -> 404), unless the signed-in owner asks (file-owner.tsx).
       const fileId = c.req.param("id");
       const loaded = await loadFile(c.var.dbs.shardOf("file", fileId), fileId);
-      assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: false });
+      const viewer = await pageViewer(c, loaded);
+      assertReadable(loaded, viewer, Date.now(), { safeMode: false });
       deps.headers(c);
+      if (viewer.userId !== null) {
+        c.header("Cache-Control", "private, no-store");
+        const link = await ownerOriginalLinks(c.env, viewer.userId, loaded.file);
+        return c.html(<FilePage env={c.env} file={loaded.file} owner={{ link }} />);
+      }
       // The <img> on the page counts the view when it loads the short link; the page itself does not.
       c.header("Cache-Control", "public, max-age=60");
+      // Its owner's page of this file differs: a cache keeps the two apart (browsers key on Vary: Cookie).
+      if (ownerSeesMore(loaded.file)) c.header("Vary", "Cookie");
       return c.html(<FilePage env={c.env} file={loaded.file} />);
     } catch (err) {
       return errorPage(c, deps, err);

@@ -10,6 +10,7 @@ import { isUnsafeToRender } from "../serving/access";
 import { servedType } from "../serving/headers";
 import { PLACEHOLDER_SIZE } from "../serving/placeholder";
 import { crawlerType, formatParam, snapToLadder, transformableType } from "../serving/variants";
+import type { Variant } from "../serving/edge-cache";
 
 /** Link previews (OpenGraph, Twitter, oEmbed) get a variant this wide at most: large cards are ~1200 px wide. */
 export const OG_IMAGE_WIDTH = 1600;
@@ -25,25 +26,43 @@ export function placeholderData(f: Painted) {
   };
 }
 
+/**
+ * Names a byte link of a file (`w`: a ladder step, null: the object itself): the plain link, or the owner's
+ * signed one minted beforehand (owner-images.ts), so one set of functions draws both.
+ */
+export type LinkOf = (fileId: string, variant: Variant, w: number | null) => string;
+
+export const plainLinks =
+  (env: Env): LinkOf =>
+  (fileId, variant, w) => {
+    const base = variant === "thumb" ? thumbnailUrl(env, fileId) : fileUrl(env, fileId);
+    return w === null ? base : `${base}?w=${w}`;
+  };
+
+/** The widths the original's `srcset` names (null: the original itself), which owner-images.ts signs. */
+export const originalWidths = (width: number | null): (number | null)[] => [...VARIANTS.ladder.filter((w) => width === null || w < width), null];
+/** The widths the thumbnail's `srcset` names. */
+export const thumbWidths = (): (number | null)[] => [...VARIANTS.ladder.filter((w) => w < ANALYSIS.thumbnailMaxSide), null];
+
 /** `srcset` over the ladder for the original: each step below its width, then the original itself. */
-export function originalSrcset(env: Env, f: { id: string; width: number | null }): string {
-  const base = fileUrl(env, f.id);
-  const steps = VARIANTS.ladder.filter((w) => f.width === null || w < f.width);
-  return [...steps.map((w) => `${base}?w=${w} ${w}w`), ...(f.width ? [`${base} ${f.width}w`] : [])].join(", ");
+export function originalSrcset(env: Env, f: { id: string; width: number | null }, link: LinkOf = plainLinks(env)): string {
+  return originalWidths(f.width)
+    .flatMap((w) => (w !== null ? [`${link(f.id, "original", w)} ${w}w`] : f.width ? [`${link(f.id, "original", null)} ${f.width}w`] : []))
+    .join(", ");
 }
 
 /** `srcset` over the thumbnail's family: the ladder steps below its size, then the thumbnail. */
-export function thumbSrcset(env: Env, id: string): string {
-  const thumb = thumbnailUrl(env, id);
-  const steps = VARIANTS.ladder.filter((w) => w < ANALYSIS.thumbnailMaxSide);
-  return [...steps.map((w) => `${thumb}?w=${w} ${w}w`), `${thumb} ${ANALYSIS.thumbnailMaxSide}w`].join(", ");
+export function thumbSrcset(env: Env, id: string, link: LinkOf = plainLinks(env)): string {
+  return thumbWidths()
+    .map((w) => `${link(id, "thumb", w)} ${w ?? ANALYSIS.thumbnailMaxSide}w`)
+    .join(", ");
 }
 
 /** A ladder variant of the original no wider than needed for `width` (the original when it is not wider). */
-export function sizedOriginal(env: Env, f: Sized, width: number): { url: string; width: number | null; height: number | null } {
+export function sizedOriginal(env: Env, f: Sized, width: number, link: LinkOf = plainLinks(env)): { url: string; width: number | null; height: number | null } {
   const step = snapToLadder(width, f.width);
-  if (step === null || f.width === null || f.height === null) return { url: fileUrl(env, f.id), width: f.width, height: f.height };
-  return { url: `${fileUrl(env, f.id)}?w=${step}`, width: step, height: Math.max(1, Math.round((f.height * step) / f.width)) };
+  if (step === null || f.width === null || f.height === null) return { url: link(f.id, "original", null), width: f.width, height: f.height };
+  return { url: link(f.id, "original", step), width: step, height: Math.max(1, Math.round((f.height * step) / f.width)) };
 }
 
 /** Scales (w, h) down to fit maxwidth x maxheight, keeping the aspect ratio. */
@@ -103,13 +122,14 @@ export function previewThumbnail(env: Env, f: Previewed & Pick<FileRow, "thumbKe
   return thumb(PLACEHOLDER_SIZE);
 }
 
-/** A square grid card's image (180 px on desktop, about half the screen on a phone). */
-export function GridImage(props: { env: Env; file: { id: string } & Painted; alt: string; size?: number }) {
+/** A square grid card's image (180 px on desktop, about half the screen on a phone); `link`: signed for the owner. */
+export function GridImage(props: { env: Env; file: { id: string } & Painted; alt: string; size?: number; link?: LinkOf }) {
   const size = props.size ?? 180;
+  const link = props.link ?? plainLinks(props.env);
   return (
     <img
-      src={thumbnailUrl(props.env, props.file.id)}
-      srcset={thumbSrcset(props.env, props.file.id)}
+      src={link(props.file.id, "thumb", null)}
+      srcset={thumbSrcset(props.env, props.file.id, link)}
       sizes={`(max-width: 480px) 45vw, ${size}px`}
       alt={props.alt}
       loading="lazy"

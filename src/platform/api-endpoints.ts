@@ -40,6 +40,7 @@ export const ENDPOINTS = {
   tusCreate: at("POST", "/upload/tus"),
   listFiles: at("GET", "/files"),
   getFile: at("GET", "/files/{id}"),
+  downloadFile: at("GET", "/files/{id}/download"),
   patchFile: at("PATCH", "/files/{id}"),
   deleteFile: at("DELETE", "/files/{id}"),
   signFile: at("POST", "/files/{id}/signed-url"),

@@ -7,13 +7,24 @@
 // signed view whose records hit is checked with no D1 read; the secret never leaves the Worker.
 // A signed link has one spelling, the one the API writes (the variant parameters, then exp, then sig, each once):
 // any other parameter, a repeat or another spelling of a value is refused, so what was signed is all there is.
+//
+// Owner links (`&exp=&osig=`) are the pages' own: minted at render time for the signed-in owner's images, so a
+// private file shows on the owner's pages even when {image_url} is another host that no cookie reaches. Their key
+// is derived from the secret and the owner's user id (not the file's salt: a page signs dozens of files without
+// reading a row), and they are checked against the file's current owner, so a link minted by anyone else for
+// the same file never matches. They live one to two hours (SIGNED_LINKS.ownerBucketSeconds) and are not voided
+// by a revoke; what they serve is exactly what a share link serves. They have one spelling too (`osig` for `sig`).
 import { ApiError } from "../platform/errors";
 import { base64url, randomToken, timingSafeEqualString, utf8 } from "../platform/crypto";
 import { VARIANT_PARAMS } from "./variants";
 import type { Variant } from "./edge-cache";
 import { goneError, goneReason, type LoadedFile, type ReadableFile } from "./access";
+import { SIGNED_LINKS } from "../config";
 
 const KEY_PURPOSE = "signed-link key v1\u0000";
+const OWNER_KEY_PURPOSE = "owner-link key v1\u0000";
+/** The query parameter of an owner link's signature (a share link's is `sig`). */
+export const OWNER_SIG = "osig";
 const SIG_CHARS = /^[A-Za-z0-9_-]{43}$/; // 32 bytes, base64url without padding
 const EXP_DIGITS = /^[1-9]\d{0,11}$/; // as String(number) writes it: no leading zero
 
@@ -24,26 +35,28 @@ export const linkExpired = () => new ApiError("signed_url_expired", "This signed
 export const newSigningSalt = () => randomToken(16);
 
 /** What a byte link's query says about its signature: none (a plain link), or what to check. */
-export type SignedQuery = { exp: number; sig: string } | { malformed: true };
+export type SignedQuery = { exp: number; sig: string; owner: boolean } | { malformed: true };
 
 export function signedQuery(url: URL): SignedQuery | undefined {
   const q = url.searchParams;
-  if (!q.has("sig") && !q.has("exp")) return undefined;
+  if (!q.has("sig") && !q.has(OWNER_SIG) && !q.has("exp")) return undefined;
+  const owner = q.has(OWNER_SIG);
   const exp = q.get("exp") ?? "";
-  const sig = q.get("sig") ?? "";
-  if (!EXP_DIGITS.test(exp) || !SIG_CHARS.test(sig) || url.search !== canonicalSearch(q, exp, sig)) return { malformed: true };
-  return { exp: Number(exp), sig };
+  const sigName = owner ? OWNER_SIG : "sig";
+  const sig = q.get(sigName) ?? "";
+  if ((owner && q.has("sig")) || !EXP_DIGITS.test(exp) || !SIG_CHARS.test(sig) || url.search !== canonicalSearch(q, exp, sigName, sig)) return { malformed: true };
+  return { exp: Number(exp), sig, owner };
 }
 
-/** The query as the API writes it for these values: the variant parameters present, in their order, then exp and sig. */
-function canonicalSearch(q: URLSearchParams, exp: string, sig: string): string {
+/** The query as the API writes it for these values: the variant parameters present, in their order, then exp and sig (or osig). */
+function canonicalSearch(q: URLSearchParams, exp: string, sigName: string, sig: string): string {
   const canonical = new URLSearchParams();
   for (const name of VARIANT_PARAMS) {
     const value = q.get(name);
     if (value !== null) canonical.set(name, value);
   }
   canonical.set("exp", exp);
-  canonical.set("sig", sig);
+  canonical.set(sigName, sig);
   return `?${canonical}`;
 }
 
@@ -57,34 +70,74 @@ async function hmac(key: CryptoKey, message: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.sign("HMAC", key, utf8(message)));
 }
 
-/** The file's link key: HMAC(SIGNED_URL_SECRET, purpose ‖ salt). The secret's CryptoKey is kept per isolate. */
-async function fileKey(secret: string, salt: string): Promise<CryptoKey> {
+/** A key derived from SIGNED_URL_SECRET: HMAC(secret, purpose ‖ input). The secret's CryptoKey is kept per isolate. */
+async function derivedKey(secret: string, purposeAndInput: string): Promise<CryptoKey> {
   if (!secret || secret.length < 32) throw new Error("SIGNED_URL_SECRET must be at least 32 characters");
   if (secretKey?.secret !== secret) secretKey = { secret, key: hmacKey(utf8(secret)) };
-  return hmacKey(await hmac(await secretKey.key, KEY_PURPOSE + salt));
+  return hmacKey(await hmac(await secretKey.key, purposeAndInput));
+}
+
+/** The file's link key: keyed by its salt, so a revoke (a new salt) voids its links. */
+const fileKey = (secret: string, salt: string) => derivedKey(secret, KEY_PURPOSE + salt);
+
+// Owners' keys, kept per isolate (a page render signs many links with one key), at most 256 of them.
+let ownerKeys = { secret: "", keys: new Map<string, Promise<CryptoKey>>() };
+function ownerKey(secret: string, userId: string): Promise<CryptoKey> {
+  if (ownerKeys.secret !== secret) ownerKeys = { secret, keys: new Map() };
+  const keys = ownerKeys.keys;
+  let key = keys.get(userId);
+  if (!key) {
+    if (keys.size >= 256) keys.clear();
+    key = derivedKey(secret, OWNER_KEY_PURPOSE + userId);
+    keys.set(userId, key);
+    key.catch(() => keys.delete(userId));
+  }
+  return key;
 }
 
 /** What is signed: unambiguous (JSON), every variant parameter in a fixed order, null when absent. */
-function message(fileId: string, variant: Variant, params: URLSearchParams, exp: number): string {
-  return JSON.stringify(["v1", fileId, variant, ...VARIANT_PARAMS.map((p) => params.get(p)), exp]);
+function message(kind: "v1" | "owner-v1", fileId: string, variant: Variant, params: URLSearchParams, exp: number): string {
+  return JSON.stringify([kind, fileId, variant, ...VARIANT_PARAMS.map((p) => params.get(p)), exp]);
 }
 
 /** The signature of a link to `variant` of the file with these variant parameters, valid until `exp` (unix seconds). */
 export async function signLink(secret: string, salt: string, fileId: string, variant: Variant, params: URLSearchParams, exp: number): Promise<string> {
-  return base64url(await hmac(await fileKey(secret, salt), message(fileId, variant, params, exp)));
+  return base64url(await hmac(await fileKey(secret, salt), message("v1", fileId, variant, params, exp)));
+}
+
+/** An owner link's signature: `ownerId`'s own view of `variant` of the file with these parameters, until `exp`. */
+export async function signOwnerLink(secret: string, ownerId: string, fileId: string, variant: Variant, params: URLSearchParams, exp: number): Promise<string> {
+  return base64url(await hmac(await ownerKey(secret, ownerId), message("owner-v1", fileId, variant, params, exp)));
 }
 
 /**
- * Throws 403 invalid_signature unless `query` signs this request for this file under its current salt
- * (compared in constant time). A file without a salt has never had a link: nothing matches.
+ * When owner links minted at `now` expire: the end of the next whole bucket, so they live one to two buckets and
+ * a page rendered again within the bucket names the same URLs (the browser keeps its copy: a 304 at most).
  */
-export async function assertSignature(secret: string, file: { id: string; signingSalt?: string | null }, variant: Variant, url: URL, query: SignedQuery): Promise<void> {
-  if ("malformed" in query || !file.signingSalt) throw invalidSignature();
+export function ownerLinkExp(now: number): number {
+  const bucket = SIGNED_LINKS.ownerBucketSeconds;
+  return (Math.floor(now / 1000 / bucket) + 2) * bucket;
+}
+
+/**
+ * Throws 403 invalid_signature unless `query` signs this request for this file: under its current salt (a share
+ * link; a file without a salt has never had one, so nothing matches) or its owner's key (an owner link).
+ * Compared in constant time.
+ */
+export async function assertSignature(secret: string, file: SignedFile, variant: Variant, url: URL, query: SignedQuery): Promise<void> {
+  if ("malformed" in query) throw invalidSignature();
+  // An owner link is checked against the file's owner now: one minted by anybody else (or for an anonymous
+  // upload, which has no owner) matches nothing.
+  if (query.owner ? !file.userId : !file.signingSalt) throw invalidSignature();
+  const expected = query.owner
+    ? await signOwnerLink(secret, file.userId!, file.id, variant, url.searchParams, query.exp)
+    : await signLink(secret, file.signingSalt!, file.id, variant, url.searchParams, query.exp);
   // The strings, not the decoded bytes: a 43-character base64url value has two spare bits in its last character,
   // so decoding would accept four spellings of one signature.
-  const expected = await signLink(secret, file.signingSalt, file.id, variant, url.searchParams, query.exp);
   if (!timingSafeEqualString(expected, query.sig)) throw invalidSignature();
 }
+
+type SignedFile = { id: string; userId: string | null; signingSalt?: string | null };
 
 /** 403 signed_url_expired once `exp` has passed; checked before the file is looked up (it tells nothing). */
 export function assertNotExpired(query: SignedQuery, now: number): void {
@@ -97,7 +150,7 @@ export function assertNotExpired(query: SignedQuery, now: number): void {
  * the answer tells a stranger nothing), then the file must be live apart from its visibility (410: deleted,
  * hidden, quarantined, banned, expired, its owner gone).
  */
-export async function signedFile<F extends ReadableFile & { id: string; signingSalt?: string | null }>(
+export async function signedFile<F extends ReadableFile & SignedFile>(
   secret: string,
   loaded: LoadedFile<F> | undefined,
   variant: Variant,

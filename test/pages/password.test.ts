@@ -92,9 +92,12 @@ describe("password pages", () => {
     expect(noToken.status).toBe(403);
     const wrong = await page("/app/account/password", { cookie, form: { _csrf: csrf, currentPassword: "not my password", newPassword: NEW_PASSWORD, repeatPassword: NEW_PASSWORD }, origin: SITE });
     expect(wrong.status).toBe(303);
-    expect(decodeURIComponent(wrong.headers.get("location")!)).toContain("The current password is not correct");
+    // ?error= names a code (pages/app/error-param.tsx); the account page says its message.
+    expect(wrong.headers.get("location")).toBe("/app/account?error=invalid_password");
+    expect((await page(wrong.headers.get("location")!, { cookie })).text).toContain("The password is not correct.");
     const mismatch = await page("/app/account/password", { cookie, form: { _csrf: csrf, currentPassword: PASSWORD, newPassword: NEW_PASSWORD, repeatPassword: "typo" }, origin: SITE });
-    expect(decodeURIComponent(mismatch.headers.get("location")!)).toContain("The two new passwords are not the same.");
+    expect(mismatch.headers.get("location")).toBe("/app/account?error=passwords_differ");
+    expect((await page(mismatch.headers.get("location")!, { cookie })).text).toContain("The two new passwords are not the same.");
 
     const changed = await page("/app/account/password", { cookie, form: { _csrf: csrf, currentPassword: PASSWORD, newPassword: NEW_PASSWORD, repeatPassword: NEW_PASSWORD }, origin: SITE });
     expect(changed.status).toBe(303);

@@ -101,7 +101,9 @@ describe("the account page", () => {
     const { secret, csrf } = await setUp(cookie, now - 30_000);
     const wrong = await from("/app/account/totp/off", { cookie, form: { _csrf: csrf, code: "", password: "not my password" } });
     expect(wrong.status).toBe(303);
-    expect(decodeURIComponent(wrong.headers.get("location")!)).toContain("The password is not correct");
+    // ?error= names a code (pages/app/error-param.tsx); the account page says its message.
+    expect(wrong.headers.get("location")).toBe("/app/account?error=invalid_password");
+    expect((await page(wrong.headers.get("location")!, { cookie })).text).toContain("The password is not correct.");
     expect((await factorStatus(access)).body.totp.state).toBe("on");
     const off = await from("/app/account/totp/off", { cookie, form: { _csrf: csrf, code: codeAt(secret, now), password: "" } });
     expect([off.status, off.headers.get("location")]).toEqual([303, "/app/account?totp=off"]);

@@ -5,6 +5,7 @@ import { analysisSummary, type UploadAnswer } from "../../src/pages/app/upload-r
 const done: UploadAnswer = {
   fileId: "file_x",
   url: "http://localhost:8787/i/file_x",
+  visibility: "public",
   width: 640,
   height: 480,
   nsfwScore: 0.0312,
@@ -15,11 +16,14 @@ const done: UploadAnswer = {
 };
 
 describe("analysisSummary", () => {
-  it("done: size, score and duplicates", () => {
-    expect(analysisSummary(done)).toBe("Analysed: 640 × 480 · NSFW score 0.03 · 1 duplicate among your files.");
+  it("done: size, the NSFW verdict in words (never the raw score) and duplicates", () => {
+    expect(analysisSummary(done)).toBe("Analysed: 640 × 480 · NSFW: not flagged · 1 duplicate among your files.");
     expect(analysisSummary({ ...done, nsfwScore: 0.91, ageRestricted: true, duplicates: [] })).toBe(
-      "Analysed: 640 × 480 · NSFW score 0.91 (age-restricted) · no duplicates among your files.",
+      "Analysed: 640 × 480 · NSFW: flagged 18+ · no duplicates among your files.",
     );
+    // A moderator's flag on a file the model never scored; a file nobody scored nor flagged says nothing.
+    expect(analysisSummary({ ...done, nsfwScore: null, ageRestricted: true, duplicates: [] })).toBe("Analysed: 640 × 480 · NSFW: flagged 18+ · no duplicates among your files.");
+    expect(analysisSummary({ ...done, nsfwScore: null, duplicates: [] })).toBe("Analysed: 640 × 480 · no duplicates among your files.");
   });
 
   it("pending and failed", () => {

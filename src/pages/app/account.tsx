@@ -6,7 +6,7 @@ import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
 import { api, apiMessage, apiResponse, type ApiErrorBody } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";
-import { PASSWORDS_DIFFER } from "./password";
+import { ErrorNotice, errorCodeOf, errorQuery, type ErrorParam } from "./error-param";
 import { requireFormToken, requireSession, str, type Form } from "./context";
 import { SignOutOthers, TwoFactorSection } from "./two-factor-views";
 import { postConfirm, postEnrol, postSignOutOthers, postTurnOff } from "./two-factor";
@@ -35,7 +35,7 @@ accountPages.get("/app/account", async (c) => {
       {q.totp === "on" || q.passkey === "added" ? <SignOutOthers c={c} /> : null}
       {q.signedOut ? <Notice kind="ok">{q.signedOut === "1" ? "1 other session was" : `${Number(q.signedOut) || 0} other sessions were`} signed out. This one stays.</Notice> : null}
       {q.passkey === "removed" ? <Notice kind="ok">The passkey was removed.</Notice> : null}
-      {q.error ? <Notice kind="error">{q.error}</Notice> : null}
+      <ErrorNotice param={q.error} />
       {!acc.ok ? <Notice kind="error">{apiMessage(acc)}</Notice> : null}
       <p>
         Signed in as <strong>{a?.username}</strong> ({a?.email}).{" "}
@@ -120,16 +120,16 @@ accountPages.post("/app/account", async (c) => {
     safeMode: str(form, "safeMode") === "1",
     ...(str(form, "username") ? { username: str(form, "username") } : {}),
   });
-  return c.redirect(`/app/account?${r.ok ? "saved=1" : `error=${encodeURIComponent(apiMessage(r))}`}`, 303);
+  return c.redirect(`/app/account?${r.ok ? "saved=1" : errorQuery(errorCodeOf(r))}`, 303);
 });
 
 // The API answers a fresh session (every other one, this cookie's included, has ended): the cookie carries it on.
 accountPages.post("/app/account/password", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const back = (error: string) => c.redirect(`/app/account?error=${encodeURIComponent(error)}`, 303);
-  if (str(form, "newPassword") !== str(form, "repeatPassword")) return back(PASSWORDS_DIFFER);
+  const back = (error: ErrorParam) => c.redirect(`/app/account?${errorQuery(error)}`, 303);
+  if (str(form, "newPassword") !== str(form, "repeatPassword")) return back("passwords_differ");
   const r = await api.changePassword(c, { currentPassword: str(form, "currentPassword"), newPassword: str(form, "newPassword") });
-  if (!r.ok) return back(apiMessage(r));
+  if (!r.ok) return back(errorCodeOf(r));
   setSessionCookie(c, r.body.session);
   return c.redirect("/app/account?password=1", 303);
 });
@@ -150,7 +150,7 @@ accountPages.get("/app/account/export", async (c) => {
   const res = await apiResponse(c, ENDPOINTS.exportAccount.method, endpointPath(ENDPOINTS.exportAccount));
   if (!res.ok) {
     const body = (await res.json().catch(() => ({}))) as ApiErrorBody;
-    return c.redirect(`/app/account?error=${encodeURIComponent(apiMessage({ ok: false, status: res.status, body }))}`, 303);
+    return c.redirect(`/app/account?${errorQuery(errorCodeOf({ status: res.status, body }))}`, 303);
   }
   return c.body(res.body as ReadableStream, 200, {
     "Content-Type": "application/json; charset=utf-8",
@@ -161,7 +161,7 @@ accountPages.get("/app/account/export", async (c) => {
 accountPages.post("/app/account/delete", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const r = await api.deleteAccount(c, str(form, "password"));
-  if (!r.ok) return c.redirect(`/app/account?error=${encodeURIComponent(apiMessage(r))}`, 303);
+  if (!r.ok) return c.redirect(`/app/account?${errorQuery(errorCodeOf(r))}`, 303);
   clearSessionCookie(c);
   return c.redirect("/app/signup?deleted=1", 303);
 });

@@ -1,18 +1,20 @@
 // The album pages' parts: the list with the create form, and one album's page (files with cover choice, the
-// thumbnail picker for adding files, settings with the password state, delete).
+// thumbnail picker for adding files, settings with the password state, delete). Thumbnails are owner links
+// (`link`, owner-images.ts), and the owner's age-restricted files show with a badge.
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/env";
-import { AppLayout, Csrf, Notice, plural } from "./ui";
+import { AgeBadge, AppLayout, Csrf, Notice, plural } from "./ui";
+import { ErrorNotice } from "./error-param";
 import type { Album, AlbumDetail, FileItem } from "./api";
-import { GridImage } from "../picture";
+import { GridImage, type LinkOf } from "../picture";
 
-export function AlbumList(props: { c: Context<AppEnv>; albums: Album[]; error?: string }) {
+export function AlbumList(props: { c: Context<AppEnv>; albums: Album[]; link: LinkOf; error?: string }) {
   const { c } = props;
   const q = c.req.query();
   return (
     <AppLayout c={c} title="Albums">
       <h1>Albums</h1>
-      {props.error || q.error ? <Notice kind="error">{props.error ?? q.error}</Notice> : null}
+      {props.error ? <Notice kind="error">{props.error}</Notice> : <ErrorNotice param={q.error} />}
       {q.deleted ? <Notice kind="ok">The album was deleted.</Notice> : null}
       {props.albums.length === 0 ? <p>No albums yet: create one below.</p> : null}
       <ul class="grid">
@@ -20,7 +22,7 @@ export function AlbumList(props: { c: Context<AppEnv>; albums: Album[]; error?: 
           <li class="card">
             <a href={`/app/albums/${a.id}`} class="thumb">
               <span class="sr">Manage {a.title}</span>
-              {a.coverImageId ? <GridImage env={c.env} file={{ id: a.coverImageId }} alt="" /> : <span class="muted" aria-hidden="true">No cover</span>}
+              {a.coverImageId ? <GridImage env={c.env} file={{ id: a.coverImageId }} alt="" link={props.link} /> : <span class="muted" aria-hidden="true">No cover</span>}
             </a>
             <div class="meta">
               <a class="title" href={`/app/albums/${a.id}`}>{a.title}</a>
@@ -53,7 +55,7 @@ export function AlbumList(props: { c: Context<AppEnv>; albums: Album[]; error?: 
   );
 }
 
-function AlbumFileCard(props: { c: Context<AppEnv>; a: AlbumDetail; f: FileItem }) {
+function AlbumFileCard(props: { c: Context<AppEnv>; a: AlbumDetail; f: FileItem; link: LinkOf }) {
   const { c, a, f } = props;
   const title = f.title || "Untitled image";
   const isCover = a.coverImageId === f.id;
@@ -64,11 +66,12 @@ function AlbumFileCard(props: { c: Context<AppEnv>; a: AlbumDetail; f: FileItem 
         <Csrf c={c} />
         <input type="hidden" name="fileId" value={f.id} />
         <button type="submit" class="thumb link" aria-label={isCover ? `${title} (the cover)` : `Make ${title} the cover`} aria-pressed={isCover ? "true" : "false"} disabled={isCover}>
-          <GridImage env={c.env} file={f} alt="" />
+          <GridImage env={c.env} file={f} alt="" link={props.link} />
         </button>
       </form>
       <div class="meta">
         <span class="title">{title}</span>
+        {f.ageRestricted ? <AgeBadge /> : null}
         {isCover ? <span class="badge">Cover</span> : <span class="muted">Click the image to make it the cover</span>}
         <form method="post" action={`/app/albums/${a.id}/files/${f.id}/remove`}>
           <Csrf c={c} />
@@ -79,8 +82,8 @@ function AlbumFileCard(props: { c: Context<AppEnv>; a: AlbumDetail; f: FileItem 
   );
 }
 
-export function AlbumManage(props: { c: Context<AppEnv>; a: AlbumDetail; mine: FileItem[] }) {
-  const { c, a, mine } = props;
+export function AlbumManage(props: { c: Context<AppEnv>; a: AlbumDetail; mine: FileItem[]; link: LinkOf }) {
+  const { c, a, mine, link } = props;
   const q = c.req.query();
   const url = `${c.env.SITE_URL}/a/${a.id}`;
   return (
@@ -88,7 +91,7 @@ export function AlbumManage(props: { c: Context<AppEnv>; a: AlbumDetail; mine: F
       <h1>{a.title}</h1>
       {q.created ? <Notice kind="ok">Album created.</Notice> : null}
       {q.saved ? <Notice kind="ok">Saved.</Notice> : null}
-      {q.error ? <Notice kind="error">{q.error}</Notice> : null}
+      <ErrorNotice param={q.error} />
       <p class="row">
         <span class="badge">{a.visibility}</span>
         <span class="badge" id="password-state">{a.passwordProtected ? "Password set" : "No password"}</span>
@@ -103,7 +106,7 @@ export function AlbumManage(props: { c: Context<AppEnv>; a: AlbumDetail; mine: F
       {a.files.length === 0 ? <p>None yet: add some below.</p> : null}
       <ul class="grid">
         {a.files.map((f) => (
-          <AlbumFileCard c={c} a={a} f={f} />
+          <AlbumFileCard c={c} a={a} f={f} link={link} />
         ))}
       </ul>
       <h2>Add images</h2>
@@ -118,10 +121,11 @@ export function AlbumManage(props: { c: Context<AppEnv>; a: AlbumDetail; mine: F
               {mine.map((f) => (
                 <li>
                   <label>
-                    <GridImage env={c.env} file={f} alt="" size={120} />
+                    <GridImage env={c.env} file={f} alt="" size={120} link={link} />
                     <span class="check">
                       <input type="checkbox" name="fileIds" value={f.id} /> {f.title || "Untitled image"}
                     </span>
+                    {f.ageRestricted ? <AgeBadge /> : null}
                   </label>
                 </li>
               ))}

@@ -4,8 +4,10 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice } from "./ui";
 import { api, apiMessage, type ApiResult } from "./api";
-import { requireFormToken, requireSession, str, type Form } from "./context";
+import { requireFormToken, requireSession, session, str, type Form } from "./context";
+import { ownerThumbLinks } from "../owner-images";
 import { AlbumList, AlbumManage } from "./album-views";
+import { errorCodeOf, errorQuery } from "./error-param";
 
 export const albumPages = new Hono<AppEnv>();
 albumPages.use("/app/albums", requireSession, requireFormToken);
@@ -13,7 +15,9 @@ albumPages.use("/app/albums/*", requireSession, requireFormToken);
 
 albumPages.get("/app/albums", async (c) => {
   const r = await api.listAlbums(c);
-  return c.html(<AlbumList c={c} albums={r.ok ? r.body.albums : []} error={r.ok ? undefined : apiMessage(r)} />);
+  const albums = r.ok ? r.body.albums : [];
+  const link = await ownerThumbLinks(c.env, session(c).userId, albums.flatMap((a) => (a.coverImageId ? [a.coverImageId] : [])));
+  return c.html(<AlbumList c={c} albums={albums} link={link} error={r.ok ? undefined : apiMessage(r)} />);
 });
 
 albumPages.post("/app/albums", async (c) => {
@@ -25,7 +29,7 @@ albumPages.post("/app/albums", async (c) => {
     visibility,
     ...(str(form, "password") ? { password: str(form, "password") } : {}),
   });
-  if (!r.ok) return c.redirect(`/app/albums?error=${encodeURIComponent(apiMessage(r))}`, 303);
+  if (!r.ok) return c.redirect(`/app/albums?${errorQuery(errorCodeOf(r))}`, 303);
   return c.redirect(`/app/albums/${r.body.id}?created=1`, 303);
 });
 
@@ -42,11 +46,12 @@ albumPages.get("/app/albums/:id", async (c) => {
   }
   const inAlbum = new Set(ar.body.files.map((f) => f.id));
   const mine = (fr.ok ? fr.body.files : []).filter((f) => !inAlbum.has(f.id));
-  return c.html(<AlbumManage c={c} a={ar.body} mine={mine} />);
+  const link = await ownerThumbLinks(c.env, session(c).userId, [...inAlbum, ...mine.map((f) => f.id)]);
+  return c.html(<AlbumManage c={c} a={ar.body} mine={mine} link={link} />);
 });
 
 const back = (c: Context<AppEnv>, r: ApiResult<unknown>) =>
-  c.redirect(`/app/albums/${encodeURIComponent(c.req.param("id") ?? "")}?${r.ok ? "saved=1" : `error=${encodeURIComponent(apiMessage(r))}`}`, 303);
+  c.redirect(`/app/albums/${encodeURIComponent(c.req.param("id") ?? "")}?${r.ok ? "saved=1" : errorQuery(errorCodeOf(r))}`, 303);
 
 albumPages.post("/app/albums/:id", async (c) => {
   const form = (await c.req.parseBody()) as Form;
@@ -61,7 +66,7 @@ albumPages.post("/app/albums/:id/cover", async (c) => {
 albumPages.post("/app/albums/:id/add", async (c) => {
   const all = await c.req.parseBody({ all: true });
   const fileIds = ([] as unknown[]).concat(all.fileIds ?? []).filter((v): v is string => typeof v === "string");
-  if (fileIds.length === 0) return c.redirect(`/app/albums/${encodeURIComponent(c.req.param("id"))}?error=${encodeURIComponent("Choose at least one image")}`, 303);
+  if (fileIds.length === 0) return c.redirect(`/app/albums/${encodeURIComponent(c.req.param("id"))}?${errorQuery("no_images")}`, 303);
   return back(c, await api.addToAlbum(c, c.req.param("id"), fileIds));
 });
 albumPages.post("/app/albums/:id/files/:fileId/remove", async (c) => back(c, await api.removeFromAlbum(c, c.req.param("id"), c.req.param("fileId"))));

@@ -4,6 +4,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice } from "./ui";
 import { api, apiMessage } from "./api";
+import { errorCodeOf, errorQuery } from "./error-param";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { requireFormToken, requireSession, str, type Form } from "./context";
 import { postSecondStep, safeNext, secondStep } from "./two-factor";
@@ -134,7 +135,7 @@ authPages.post("/verify-email", async (c) => {
 
 authPages.post("/app/resend-verification", requireSession, requireFormToken, async (c) => {
   const r = await api.resendVerification(c);
-  return c.redirect(`/app/account?${r.ok ? "resent=1" : `error=${encodeURIComponent(apiMessage(r))}`}`, 303);
+  return c.redirect(`/app/account?${r.ok ? "resent=1" : errorQuery(errorCodeOf(r))}`, 303);
 });
 
 // Short-lived token for same-origin client scripts. Only same-origin script can send X-Requested-With without

@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { api, apiMessage } from "./api";
+import { errorCodeOf, errorQuery } from "./error-param";
 import { requireFormToken } from "./context";
 
 const MAX_SELECTED = 100;
@@ -17,18 +18,18 @@ bulkPages.post("/app/files", requireFormToken, async (c) => {
   const ids = ([] as unknown[]).concat(all.ids ?? []).filter((v): v is string => typeof v === "string" && v.length <= 64).slice(0, MAX_SELECTED);
   const action = typeof all.action === "string" ? all.action : "";
   const back = backTo(all.back);
-  if (ids.length === 0) return c.redirect(withParam(back, `error=${encodeURIComponent("Select at least one file first.")}`), 303);
+  if (ids.length === 0) return c.redirect(withParam(back, errorQuery("no_selection")), 303);
 
   if (action === "public" || action === "unlisted" || action === "private") {
     const results = await Promise.all(ids.map((id) => api.patchFile(c, id, { visibility: action })));
     const failed = results.find((r) => !r.ok);
-    return c.redirect(withParam(back, failed && !failed.ok ? `error=${encodeURIComponent(apiMessage(failed))}` : "saved=1"), 303);
+    return c.redirect(withParam(back, failed && !failed.ok ? errorQuery(errorCodeOf(failed)) : "saved=1"), 303);
   }
   if (action === "album") {
     const albumId = typeof all.albumId === "string" ? all.albumId : "";
-    if (!albumId) return c.redirect(withParam(back, `error=${encodeURIComponent("Create an album first (Albums).")}`), 303);
+    if (!albumId) return c.redirect(withParam(back, errorQuery("no_album")), 303);
     const r = await api.addToAlbum(c, albumId, ids);
-    return c.redirect(withParam(back, r.ok ? "saved=1" : `error=${encodeURIComponent(apiMessage(r))}`), 303);
+    return c.redirect(withParam(back, r.ok ? "saved=1" : errorQuery(errorCodeOf(r))), 303);
   }
   if (action === "delete") {
     if (all.confirm !== "1") {
@@ -59,7 +60,7 @@ bulkPages.post("/app/files", requireFormToken, async (c) => {
     }
     const results = await Promise.all(ids.map((id) => api.deleteFile(c, id)));
     const failed = results.find((r) => !r.ok);
-    if (failed && !failed.ok) return c.redirect(withParam("/app/files", `error=${encodeURIComponent(apiMessage(failed))}`), 303);
+    if (failed && !failed.ok) return c.redirect(withParam("/app/files", errorQuery(errorCodeOf(failed))), 303);
     return c.redirect(`/app/files?deleted=${ids.length}`, 303);
   }
   return c.html(<AppLayout c={c} title="My files"><Notice kind="error">Unknown action.</Notice></AppLayout>, 400);

@@ -1,33 +1,38 @@
 // My files: a searchable, filterable grid (title, size, views, date, copy-link), numbered pages, and
-// multi-select with bulk delete / visibility / add to album. Data only through the API.
+// multi-select with bulk delete / visibility / add to album. Data only through the API. Every file of the
+// account is listed, its age-restricted ones too (with a badge: safe mode guards other people's files, not the
+// owner's own), and the thumbnails are owner links (owner-images.ts), so private ones show on any {image_url}.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
-import { AppLayout, Notice, Pager, formatBytes, plural, When } from "./ui";
+import { AgeBadge, AppLayout, Notice, Pager, formatBytes, plural, When } from "./ui";
 import { api, apiMessage, type Album, type FileItem } from "./api";
-import { requireSession } from "./context";
+import { requireSession, session } from "./context";
 import { bulkPages } from "./files-bulk";
-import { GridImage } from "../picture";
+import { GridImage, type LinkOf } from "../picture";
+import { ownerThumbLinks } from "../owner-images";
+import { ErrorNotice } from "./error-param";
 import { fileEditPages } from "./files-edit";
 import { shareLinkPages } from "./share-link";
+import { ownerFilePages } from "./owner-files";
 
 const PAGE_SIZE = 24;
 const SORTS = ["created", "views", "size"] as const;
 const VISIBILITIES = ["public", "unlisted", "private"] as const;
 
-function FileCard(props: { env: Env; f: FileItem; blur: boolean; page: string }) {
-  const { f, blur } = props;
+function FileCard(props: { env: Env; f: FileItem; link: LinkOf; page: string }) {
+  const { f } = props;
   const title = f.title || "Untitled image";
   return (
-    <li class={blur ? "card restricted" : "card"}>
+    <li class="card">
       <label class="select">
         <input type="checkbox" name="ids" value={f.id} form="bulk" aria-label={`Select ${title}`} />
       </label>
       <a href={`/f/${f.id}`} class="thumb" aria-label={`${title}: open its page`}>
-        <GridImage env={props.env} file={f} alt="" />
+        <GridImage env={props.env} file={f} alt="" link={props.link} />
       </a>
       <div class="meta">
         <span class="title" title={title}>{title}</span>
-        {blur ? <span class="badge warn">18+ · blurred (safe mode)</span> : null}
+        {f.ageRestricted ? <AgeBadge /> : null}
         <span class="muted">
           {formatBytes(f.bytes)} · {plural(f.viewCount, "view")} · <When iso={f.createdAt} />
         </span>
@@ -72,9 +77,6 @@ function Filters(props: { q: Record<string, string> }) {
           ))}
         </select>
       </div>
-      <label class="check">
-        <input type="checkbox" name="nsfw" value="show" checked={q.nsfw === "show"} /> Include 18+
-      </label>
       <button type="submit">Apply</button>
     </form>
   );
@@ -113,25 +115,25 @@ filePages.use("/app/files/*", requireSession);
 filePages.get("/app/files", async (c) => {
   const q = c.req.query();
   const page = Math.min(10_000, Math.max(1, Number.parseInt(q.page ?? "1", 10) || 1));
-  const [r, albums, account] = await Promise.all([
+  const [r, albums] = await Promise.all([
     api.listFiles(c, {
       limit: PAGE_SIZE,
       offset: (page - 1) * PAGE_SIZE,
       sort: SORTS.includes(q.sort as never) ? q.sort : undefined,
       order: q.order === "asc" ? "asc" : undefined,
       visibility: VISIBILITIES.includes(q.visibility as never) ? q.visibility : undefined,
-      excludeNsfw: q.nsfw === "show" ? "false" : "true",
+      excludeNsfw: "false", // the owner's own 18+ files are theirs to see
       q: q.q?.slice(0, 200),
       tag: q.tag?.slice(0, 50),
     }),
     api.listAlbums(c),
-    api.account(c),
   ]);
   const files = r.ok ? r.body.files : [];
   const total = r.ok ? r.body.pagination.total : 0;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const safeMode = account.ok ? account.body.user.safeMode : true;
-  const link = (p: number) => {
+  const link = await ownerThumbLinks(c.env, session(c).userId, files.map((f) => f.id));
+  const deleted = Number.parseInt(q.deleted ?? "", 10); // a count, never the query's text
+  const pageLink = (p: number) => {
     const u = new URLSearchParams(q);
     u.set("page", String(p));
     return `/app/files?${u}`;
@@ -143,20 +145,20 @@ filePages.get("/app/files", async (c) => {
         <h1>My files</h1>
         <a class="button primary" href="/app/upload">Upload</a>
       </div>
-      {q.deleted ? <Notice kind="ok">{q.deleted === "1" ? "The file was deleted." : `${q.deleted} files were deleted.`}</Notice> : null}
+      {deleted > 0 ? <Notice kind="ok">{deleted === 1 ? "The file was deleted." : `${deleted} files were deleted.`}</Notice> : null}
       {q.saved ? <Notice kind="ok">Saved.</Notice> : null}
-      {q.error ? <Notice kind="error">{q.error}</Notice> : null}
+      <ErrorNotice param={q.error} />
       {!r.ok ? <Notice kind="error">{apiMessage(r)}</Notice> : null}
       <Filters q={q} />
       <p class="muted">{plural(total, "file")}{filtered ? " match" : ""}</p>
       {files.length === 0 ? <p>{filtered ? "Nothing matches: try other words." : <>No files yet. <a href="/app/upload">Upload some.</a></>}</p> : null}
       <ul class="grid">
         {files.map((f) => (
-          <FileCard env={c.env} f={f} blur={f.ageRestricted && safeMode} page={`${c.env.SITE_URL}/f/${f.id}`} />
+          <FileCard env={c.env} f={f} link={link} page={`${c.env.SITE_URL}/f/${f.id}`} />
         ))}
       </ul>
-      {files.length > 0 ? <BulkBar c={c} albums={albums.ok ? albums.body.albums : []} back={link(page)} /> : null}
-      <Pager page={page} pages={pages} href={link} />
+      {files.length > 0 ? <BulkBar c={c} albums={albums.ok ? albums.body.albums : []} back={pageLink(page)} /> : null}
+      <Pager page={page} pages={pages} href={pageLink} />
     </AppLayout>,
   );
 });
@@ -164,3 +166,4 @@ filePages.get("/app/files", async (c) => {
 filePages.route("/", bulkPages);
 filePages.route("/", fileEditPages);
 filePages.route("/", shareLinkPages);
+filePages.route("/", ownerFilePages);

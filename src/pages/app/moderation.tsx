@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { api, apiMessage } from "./api";
+import { ErrorNotice, errorCodeOf, errorQuery } from "./error-param";
 import { requireFormToken, requireSession, str, type Form } from "./context";
 
 const ACTIONS = ["dismiss", "remove_file", "ban_file", "ban_user"] as const;
@@ -29,7 +30,7 @@ moderationPages.get("/app/moderation", async (c) => {
     <AppLayout title="Moderation" c={c}>
       <h1>Moderation queue</h1>
       {q.resolved ? <Notice kind="ok">Report resolved.</Notice> : null}
-      {q.error ? <Notice kind="error">{q.error}</Notice> : null}
+      <ErrorNotice param={q.error} />
       <form method="get" action="/app/moderation" class="filters">
         <label for="mstatus">Status</label>
         <select id="mstatus" name="status">
@@ -77,5 +78,5 @@ moderationPages.post("/app/moderation/:id/resolve", async (c) => {
   // Passed on as given: the API refuses an unknown action (400), never a silent default.
   const action = str(form, "action") as (typeof ACTIONS)[number];
   const r = await api.resolve(c, c.req.param("id"), { action, note: str(form, "note") });
-  return c.redirect(`/app/moderation?${r.ok ? "resolved=1" : `error=${encodeURIComponent(apiMessage(r))}`}`, 303);
+  return c.redirect(`/app/moderation?${r.ok ? "resolved=1" : errorQuery(errorCodeOf(r))}`, 303);
 });

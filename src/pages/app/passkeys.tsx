@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { api, apiMessage } from "./api";
+import { errorCodeOf, errorQuery, errorText, type ErrorParam } from "./error-param";
 import { setSessionCookie } from "./session";
 import { str, type Form } from "./context";
 import { AppLayout } from "./ui";
@@ -16,8 +17,6 @@ import { safeNext } from "./two-factor";
 type C = Context<AppEnv>;
 export type LoginPage = (error: string, status: 400 | 401 | 403 | 429) => Response | Promise<Response>;
 
-const NO_ANSWER = "Your browser sent no passkey: try again.";
-
 /** The browser's answer as the script put it into the form (JSON); undefined when there is none. */
 function answerOf(form: Form): unknown {
   try {
@@ -27,14 +26,14 @@ function answerOf(form: Form): unknown {
   }
 }
 
-const back = (c: C, error: string) => c.redirect(`/app/account?error=${encodeURIComponent(error)}`, 303);
+const back = (c: C, error: ErrorParam) => c.redirect(`/app/account?${errorQuery(error)}`, 303);
 
 export async function postAddPasskey(c: C) {
   const form = (await c.req.parseBody()) as Form;
   const response = answerOf(form);
-  if (response === undefined) return back(c, NO_ANSWER);
+  if (response === undefined) return back(c, "no_passkey_answer");
   const r = await api.addPasskey(c, { name: str(form, "name"), response });
-  if (!r.ok) return back(c, apiMessage(r));
+  if (!r.ok) return back(c, errorCodeOf(r));
   if (r.body.recoveryCodes) return c.html(<RecoveryCodesPage c={c} codes={r.body.recoveryCodes} notice="Your passkey was added." done="/app/account?passkey=added" />);
   return c.redirect("/app/account?passkey=added", 303);
 }
@@ -56,7 +55,7 @@ export async function getRemovePasskey(c: C) {
     );
   }
   const totpOn = factors.ok && factors.body.totp.state === "on";
-  return c.html(<RemovePasskeyPage c={c} passkey={passkey} totpOn={totpOn} error={c.req.query("error")} />);
+  return c.html(<RemovePasskeyPage c={c} passkey={passkey} totpOn={totpOn} error={errorText(c.req.query("error"))} />);
 }
 
 export async function postRemovePasskey(c: C) {
@@ -66,8 +65,8 @@ export async function postRemovePasskey(c: C) {
   const r = await api.removePasskey(c, id, code ? { code } : { password: str(form, "password") });
   if (r.ok) return c.redirect("/app/account?passkey=removed", 303);
   // A wrong password or code: the confirmation page again, saying why; anything else: the account page.
-  if (r.status === 403 || r.status === 400 || r.status === 429) return c.redirect(`/app/account/passkeys/${encodeURIComponent(id)}/remove?error=${encodeURIComponent(apiMessage(r))}`, 303);
-  return back(c, apiMessage(r));
+  if (r.status === 403 || r.status === 400 || r.status === 429) return c.redirect(`/app/account/passkeys/${encodeURIComponent(id)}/remove?${errorQuery(errorCodeOf(r))}`, 303);
+  return back(c, errorCodeOf(r));
 }
 
 /**
@@ -79,7 +78,7 @@ export async function postPasskeySignIn(c: C, loginPage: LoginPage) {
   const next = str(form, "next");
   const mfaToken = str(form, "mfaToken");
   const response = answerOf(form);
-  if (response === undefined) return loginPage(NO_ANSWER, 400);
+  if (response === undefined) return loginPage(errorText("no_passkey_answer")!, 400);
   const r = await api.passkeySignIn(c, { response, ...(mfaToken ? { mfaToken } : {}) });
   if (r.ok) {
     setSessionCookie(c, r.body.session);

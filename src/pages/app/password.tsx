@@ -7,8 +7,8 @@ import { AppLayout, Notice } from "./ui";
 import { api, apiMessage } from "./api";
 import { clearSessionCookie } from "./session";
 import { str, type Form } from "./context";
+import { errorText } from "./error-param";
 
-export const PASSWORDS_DIFFER = "The two new passwords are not the same.";
 
 function ForgotPage(props: { c: Context<AppEnv>; email?: string; error?: string; sent?: string }) {
   return (
@@ -83,7 +83,7 @@ passwordPages.post("/reset-password", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const token = str(form, "token");
   const newPassword = str(form, "newPassword");
-  if (newPassword !== str(form, "repeatPassword")) return c.html(<ResetPage c={c} token={token} error={PASSWORDS_DIFFER} />, 400);
+  if (newPassword !== str(form, "repeatPassword")) return c.html(<ResetPage c={c} token={token} error={errorText("passwords_differ")} />, 400);
   const r = await api.resetPassword(c, { token, newPassword });
   if (!r.ok) {
     const tokenRefused = r.body.details?.code === "invalid_reset_token";

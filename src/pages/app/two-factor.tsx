@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { api, apiMessage } from "./api";
+import { errorCodeOf, errorQuery, type ErrorParam } from "./error-param";
 import { setSessionCookie } from "./session";
 import { str, type Form } from "./context";
 import { EnrolPage, RecoveryCodesPage, SecondStepPage } from "./two-factor-views";
@@ -33,11 +34,11 @@ export async function postSecondStep(c: C, loginPage: (error: string, status: 40
   return c.html(<SecondStepPage c={c} mfaToken={mfaToken} methods={methods} next={next} error={apiMessage(r)} />, r.status === 429 ? 429 : 401);
 }
 
-const back = (c: C, error: string) => c.redirect(`/app/account?error=${encodeURIComponent(error)}`, 303);
+const back = (c: C, error: ErrorParam) => c.redirect(`/app/account?${errorQuery(error)}`, 303);
 
 export async function postEnrol(c: C) {
   const r = await api.enrolTotp(c);
-  if (!r.ok) return back(c, apiMessage(r));
+  if (!r.ok) return back(c, errorCodeOf(r));
   return c.html(<EnrolPage c={c} secret={r.body.secret} otpauthUrl={r.body.otpauthUrl} />);
 }
 
@@ -50,7 +51,7 @@ export async function postConfirm(c: C) {
   const secret = str(form, "secret");
   const otpauthUrl = str(form, "otpauthUrl");
   if (r.body.details?.code === "totp_not_pending" || !/^[A-Z2-7]{16,128}$/.test(secret) || !otpauthUrl.startsWith("otpauth://totp/") || otpauthUrl.length > 512) {
-    return back(c, apiMessage(r));
+    return back(c, errorCodeOf(r));
   }
   return c.html(<EnrolPage c={c} secret={secret} otpauthUrl={otpauthUrl} error={apiMessage(r)} />, r.status === 429 ? 429 : 400);
 }
@@ -59,11 +60,11 @@ export async function postTurnOff(c: C) {
   const form = (await c.req.parseBody()) as Form;
   const code = str(form, "code").trim();
   const r = await api.turnOffTotp(c, code ? { code } : { password: str(form, "password") });
-  return r.ok ? c.redirect("/app/account?totp=off", 303) : back(c, apiMessage(r));
+  return r.ok ? c.redirect("/app/account?totp=off", 303) : back(c, errorCodeOf(r));
 }
 
 /** One click from the page that turned a factor on: every other session ends, this one stays. */
 export async function postSignOutOthers(c: C) {
   const r = await api.logoutOthers(c);
-  return r.ok ? c.redirect(`/app/account?signedOut=${r.body.revoked}`, 303) : back(c, apiMessage(r));
+  return r.ok ? c.redirect(`/app/account?signedOut=${r.body.revoked}`, 303) : back(c, errorCodeOf(r));
 }

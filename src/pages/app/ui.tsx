@@ -23,6 +23,15 @@ export function Notice(props: { kind: "error" | "ok"; children: Child }) {
   );
 }
 
+/** An owner's own age-restricted file, shown to them (safe mode guards other people's files) and marked so. */
+export function AgeBadge() {
+  return (
+    <span class="badge warn" title="Others see it only signed in, with their age confirmed and safe mode off">
+      flagged 18+
+    </span>
+  );
+}
+
 /** The session's form token (context.ts checks it on every signed-in POST). */
 export function Csrf(props: { c: Context<AppEnv> }) {
   return <input type="hidden" name="_csrf" value={props.c.get("csrf")} />;

@@ -1,11 +1,15 @@
-// What the upload pages say about each uploaded image: its links and what finalize's analysis found (size,
-// NSFW score, duplicates among the uploader's files), or that it is still being analysed. The JavaScript
-// uploader (assets/client.ts, analysisSummary) says the same in the browser.
+// What the upload pages say about each uploaded image: its thumbnail (an owner link: a private file's plain link
+// is 404 to the browser), its links and what finalize's analysis found (size, the NSFW verdict in words,
+// duplicates among the uploader's files), or that it is still being analysed. The JavaScript uploader
+// (client/upload-result.ts) says the same in the browser.
+import { GridImage, type LinkOf } from "../picture";
+import { nsfwWords } from "../nsfw-words";
 
 /** The parts of POST /upload/form's answer (a finalize response) these pages show. */
 export type UploadAnswer = {
   fileId: string;
   url: string;
+  visibility: "public" | "unlisted" | "private";
   width: number | null;
   height: number | null;
   nsfwScore: number | null;
@@ -21,13 +25,14 @@ export function analysisSummary(a: UploadAnswer): string {
   if (a.analysis === "failed") return `Not analysed: ${a.analysisError || "the image could not be read"}.`;
   if (a.analysis !== "done") return "Still being analysed: its page shows the result in a moment.";
   const parts = [`Analysed: ${a.width} × ${a.height}`];
-  if (a.nsfwScore !== null) parts.push(`NSFW score ${a.nsfwScore.toFixed(2)}${a.ageRestricted ? " (age-restricted)" : ""}`);
+  const nsfw = nsfwWords(a);
+  if (nsfw) parts.push(`NSFW: ${nsfw}`);
   const n = a.duplicates.length;
   parts.push(n === 0 ? "no duplicates among your files" : n === 1 ? "1 duplicate among your files" : `${n} duplicates among your files`);
   return `${parts.join(" · ")}.`;
 }
 
-export function UploadResults(props: { siteUrl: string; results: UploadOutcome[] }) {
+export function UploadResults(props: { env: Env; results: UploadOutcome[]; link: LinkOf }) {
   return (
     <ul class="queue">
       {props.results.map((r) => {
@@ -38,10 +43,12 @@ export function UploadResults(props: { siteUrl: string; results: UploadOutcome[]
             </li>
           );
         }
-        const page = `${props.siteUrl}/f/${r.answer.fileId}`;
+        const page = `${props.env.SITE_URL}/f/${r.answer.fileId}`;
         return (
           <li>
+            <GridImage env={props.env} file={{ id: r.answer.fileId }} alt={`Preview of ${r.name}`} size={120} link={props.link} />
             <strong>{r.name}</strong>: uploaded: <a href={page}>{page}</a> (direct link <code>{r.answer.url}</code>)
+            {r.answer.visibility === "private" ? <p class="muted">Private: its links answer “Not found” to everyone but you.</p> : null}
             <p class="muted analysis">{analysisSummary(r.answer)}</p>
             {r.answer.duplicates.map((d) => (
               <p class="muted">

@@ -6,7 +6,8 @@ import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { UploadResults, type UploadOutcome } from "./upload-result";
 import { api, apiMessage } from "./api";
-import { requireFormToken, requireSession } from "./context";
+import { requireFormToken, requireSession, session } from "./context";
+import { ownerThumbLinks } from "../owner-images";
 import { UPLOADS } from "../../config/uploads";
 
 const ACCEPT = UPLOADS.mimeTypes.join(",");
@@ -123,7 +124,7 @@ uploadPages.post("/app/upload", requireFormToken, async (c) => {
     <AppLayout c={c} title="Upload">
       <h1>Upload results</h1>
       {results.length === 0 ? <Notice kind="error">Choose at least one image, or give a link to one.</Notice> : null}
-      <UploadResults siteUrl={c.env.SITE_URL} results={results} />
+      <UploadResults env={c.env} results={results} link={await ownerThumbLinks(c.env, session(c).userId, results.flatMap((r) => (r.ok ? [r.answer.fileId] : [])))} />
       <p>
         <a href="/app/upload">Upload more</a> · <a href="/app/files">My files</a>
       </p>

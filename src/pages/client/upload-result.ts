@@ -1,7 +1,8 @@
-// What a row of the upload queue shows at the end: the share links with Copy buttons, the analysis and any
-// duplicates; or why the upload failed, with the plan's limits for the refusals a person can act on.
+// What a row of the upload queue shows at the end: the stored thumbnail, the share links with Copy buttons, the
+// analysis and any duplicates; or why the upload failed, with the plan's limits for the refusals a person can act on.
 import { UPLOADS } from "../../config/uploads";
 import { el, formatBytes } from "./dom";
+import { nsfwWords } from "../nsfw-words";
 import { type ApiError, type Finalized, uploadApi } from "./upload-api";
 import type { Row } from "./upload-flows";
 
@@ -12,15 +13,32 @@ function analysisSummary(fin: Finalized): string {
   if (fin.analysis === "failed") return `Not analysed: ${fin.analysisError || "the image could not be read"}.`;
   if (fin.analysis !== "done") return "Still being analysed: its page shows the result in a moment.";
   const parts = [`Analysed: ${fin.width} × ${fin.height}`];
-  if (fin.nsfwScore !== null) parts.push(`NSFW score ${fin.nsfwScore.toFixed(2)}${fin.ageRestricted ? " (age-restricted)" : ""}`);
+  const nsfw = nsfwWords(fin);
+  if (nsfw) parts.push(`NSFW: ${nsfw}`);
   const n = (fin.duplicates || []).length;
   parts.push(n === 0 ? "no duplicates among your files" : n === 1 ? "1 duplicate among your files" : `${n} duplicates among your files`);
   return `${parts.join(" · ")}.`;
 }
 
+/**
+ * The row's preview becomes the stored thumbnail, through the web app (/app/files/<id>/preview sends the browser
+ * on to an owner link): a private file's plain link is 404 to the browser, and {image_url} may be another host.
+ */
+function showThumbnail(job: Row, fileId: string): void {
+  let img = job.li.querySelector<HTMLImageElement>("img.preview");
+  if (!img) {
+    img = el("img", { class: "preview", alt: `Preview of ${job.name}` });
+    job.li.insertBefore(img, job.li.firstChild);
+  }
+  const picked = img.src.startsWith("blob:") ? img.src : null;
+  img.src = `/app/files/${encodeURIComponent(fileId)}/preview`;
+  if (picked) URL.revokeObjectURL(picked);
+}
+
 export function showResult(job: Row, fin: Finalized): void {
   job.bar.value = 100;
   job.status.textContent = "done";
+  showThumbnail(job, fin.fileId);
   const links = el("div", { class: "links" });
   const name = job.name.replace(/[[\]"<>]/g, "");
   const rows: [string, string][] = [
@@ -38,6 +56,7 @@ export function showResult(job: Row, fin: Finalized): void {
     links.appendChild(wrap);
   }
   job.li.appendChild(links);
+  if (fin.visibility === "private") job.li.appendChild(el("p", { class: "muted" }, "Private: its links answer “Not found” to everyone but you."));
   job.li.appendChild(el("p", { class: "muted analysis" }, analysisSummary(fin)));
   for (const d of fin.duplicates || []) {
     const p = el("p", { class: "muted" }, d.match === "exact" ? "Identical to " : d.signal === "embedding" ? "Similar (cropped or turned) to " : `Similar to (distance ${d.distance}) `);

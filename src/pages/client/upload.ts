@@ -49,7 +49,6 @@ async function runLink(row: Row, url: string, m: UploadMeta, tags: string[], lim
     row.bar.removeAttribute("value"); // indeterminate while the server fetches
     row.status.textContent = "fetching";
     const fin = await uploadApi.uploadUrl({ url, ...m, ...(tags.length ? { tags } : {}) });
-    if (fin.visibility !== "private") row.li.insertBefore(el("img", { class: "preview", src: fin.url, alt: `Preview of ${row.name}` }), row.li.firstChild);
     showResult(row, fin);
   } catch (err) {
     explain(row, err instanceof ApiError ? err : new ApiError(0, { message: String((err instanceof Error && err.message) || err) }), limitsEl);
