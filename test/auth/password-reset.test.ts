@@ -1,16 +1,13 @@
 // POST /auth/password/forgot and /auth/password/reset (extensions.md §7): the same 202 for every address, a
 // hashed single-use token valid 1 hour, a reset that revokes every session and tells the account.
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { and, eq } from "drizzle-orm";
-import { BASE, PASSWORD, call, latestToken, signup, uniqueEmail } from "../support/api";
+import { PASSWORD, call, latestToken, signup, uniqueEmail } from "../support/api";
 import { changePassword, forgotPassword, freshIp, loginWith, mailsTo, requestReset, resetMails, resetPassword, resetTokenOf } from "../support/password";
 import { createDb } from "../../src/platform/db";
 import { emailTokens, users } from "../../src/db/schema";
 import { sha256Hex } from "../../src/platform/crypto";
-import { PASSWORD_RESET } from "../../src/config/auth";
-import worker from "../../src/index";
 
 const NEW_PASSWORD = "a brand new passphrase";
 const FORGOT_ANSWER = { message: "If an account uses this address, a link to reset its password is on its way. It works for 1 hour." };
@@ -73,50 +70,9 @@ describe("POST /auth/password/forgot", () => {
       expect(r.body.details.code).toBe("validation_error");
     }
   });
+  // That the answer does not depend on whether the address is known is proved by the code path, not by timing it
+  // (timing under a loaded machine is noise): test/auth/password-forgot-path.test.ts.
 
-  it("answers a known and an unknown address in the same time", async () => {
-    // Timed from the client's side, as an attacker would time it. Pairs of one known and one unknown address are
-    // asked in turn (the order alternating), so the machine's load falls on both alike; the fastest of each
-    // address's answers is its time (load only ever adds), and the median over the pairs of the known one's
-    // minus the unknown one's must be within the clock's 1 ms. Each request's waitUntil work is drained
-    // before the next is sent; the queue's consumer (the lookup, and a known address's mail) runs beside later
-    // requests of both kinds alike, the order alternating. (Doing a known address's mail work before
-    // the answer shows here as a difference of 2 to 4 ms.)
-    const known = await Promise.all(Array.from({ length: 12 }, () => signup()));
-    // Unknown addresses are asked as often as known ones: each address has its own limiter object, whose first
-    // use costs more than the next, and that must not pass for a difference between the two kinds.
-    const unknown = known.map(() => uniqueEmail("nobody"));
-    const timed = async (email: string) => {
-      const ctx = createExecutionContext();
-      const req = new Request(`${BASE}/auth/password/forgot`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "cf-connecting-ip": freshIp() },
-        body: JSON.stringify({ email }),
-      });
-      const t0 = performance.now();
-      const res = await worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, env, ctx);
-      const text = await res.text();
-      const ms = performance.now() - t0;
-      await waitOnExecutionContext(ctx);
-      expect([res.status, text]).toEqual([202, JSON.stringify(FORGOT_ANSWER)]);
-      return ms;
-    };
-    await timed(uniqueEmail("warm")); // the first request of a kind pays for compilation
-    const fastest = known.map(() => ({ known: Infinity, unknown: Infinity }));
-    for (let round = 0; round < PASSWORD_RESET.perAccount; round++) {
-      for (const [i, user] of known.entries()) {
-        const knownFirst = (round + i) % 2 === 0;
-        for (const kind of knownFirst ? (["known", "unknown"] as const) : (["unknown", "known"] as const)) {
-          fastest[i][kind] = Math.min(fastest[i][kind], await timed(kind === "known" ? user.email : unknown[i]));
-        }
-      }
-    }
-    // Each known address did get its mails (so the known path was taken every time).
-    for (const user of known) expect(await resetMails(user.email, PASSWORD_RESET.perAccount)).toHaveLength(PASSWORD_RESET.perAccount);
-    const differences = fastest.map((f) => f.known - f.unknown).sort((a, b) => a - b);
-    const median = (differences[differences.length / 2 - 1] + differences[differences.length / 2]) / 2;
-    expect(Math.abs(median), `fastest known minus fastest unknown, ms: ${JSON.stringify(fastest)}`).toBeLessThanOrEqual(1);
-  });
 });
 
 describe("POST /auth/password/reset", () => {
