@@ -131,7 +131,10 @@ describe("bad values", () => {
       const res = await flow.start({ token: uploadOnly }, meta, png());
       expect(res.status, `${what}: ${res.text}`).toBe(400);
       expect(res.body.details.code, what).toBe("validation_error");
-      expect(res.body.details.fields.map((f: { path: string }) => f.path.split(".")[0]), what).toContain(Object.keys(meta)[0]);
+      // tus carries the fields in Upload-Metadata, capped at 4096 bytes (extensions.md § 1): a description longer than
+      // that is refused by the cap, naming the header, before its own rule is read.
+      const named = flow.name === "tus" && what.startsWith("description") ? "Upload-Metadata" : Object.keys(meta)[0];
+      expect(res.body.details.fields.map((f: { path: string }) => f.path.split(".")[0]), what).toContain(named);
       expect(res.headers.get("location"), what).toBeNull();
     }
     expect(await uploadsOf(owner.id)).toBe(before.uploads);
