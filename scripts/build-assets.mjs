@@ -16,13 +16,15 @@ const OUT = path.join(root, "dist/site");
 const MANIFEST = path.join(root, "src/pages/assets.gen.ts");
 /** The browser script's entry; its imports (config/uploads.ts's limits among them) are inlined into app.js. */
 const CLIENT_ENTRY = path.join(root, "src/pages/client/main.ts");
+/** The API's client for the pages that call it (@imghost/client and the upload flow): an ES module app.js loads
+ *  with import() (client/api-loader.ts), so the pages that do not call the API do not load it. */
+const API_ENTRY = path.join(root, "src/pages/client/api-module.ts");
 
 /** Asset name -> file under node_modules: ES modules app.js loads with import() (ThumbHash placeholders). */
 const VENDORED = { "thumbhash.js": "thumbhash/thumbhash.js" };
 /** Asset name -> package published as several ES module files: bundled by esbuild into one module, as published
- *  (nothing of ours in it), that app.js loads with import() (the passkey forms: client/passkey-forms.ts; large
- *  uploads over tus: client/upload-tus.ts, with tus-js-client's browser build, picked by its "browser" field). */
-const BUNDLED = { "webauthn.js": "@simplewebauthn/browser", "tus.js": "tus-js-client" };
+ *  (nothing of ours in it), that app.js loads with import() (the passkey forms: client/passkey-forms.ts). */
+const BUNDLED = { "webauthn.js": "@simplewebauthn/browser" };
 
 const HEADERS = `# Written by scripts/build-assets.mjs. Hashed names: the content never changes under an address.
 /assets/*
@@ -31,13 +33,13 @@ const HEADERS = `# Written by scripts/build-assets.mjs. Hashed names: the conten
   Access-Control-Allow-Origin: *
 `;
 
-/** One classic script (the pages load it with `defer`, not as a module), minified; types are checked by
- *  `npm run typecheck`, not here. */
-function bundleClient() {
+/** One classic script (the pages load it with `defer`, not as a module), or with `esm` one ES module, minified;
+ *  types are checked by `npm run typecheck`, not here. */
+function bundleClient(entry = CLIENT_ENTRY, format = "iife") {
   const out = buildSync({
-    entryPoints: [CLIENT_ENTRY],
+    entryPoints: [entry],
     bundle: true,
-    format: "iife",
+    format,
     platform: "browser",
     target: "es2020",
     minify: true,
@@ -75,6 +77,7 @@ export function buildAssets() {
   };
   for (const name of readdirSync(SRC).sort()) emit(name, readFileSync(path.join(SRC, name)));
   emit("app.js", bundleClient());
+  emit("api.js", bundleClient(API_ENTRY, "esm"));
   // Libraries the client script imports, copied as they are published (never hand-ported).
   for (const [name, file] of Object.entries(VENDORED)) emit(name, readFileSync(path.join(root, "node_modules", file)));
   for (const [name, pkg] of Object.entries(BUNDLED)) emit(name, bundlePackage(pkg));

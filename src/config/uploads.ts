@@ -75,9 +75,10 @@ export const BROWSER_UPLOADS = {
   /** Bytes per PATCH: the server's part size, so each chunk fills one R2 part and nothing is held back between
    *  chunks; a chunk cut off by a reload still keeps what arrived (uploads/tus/assembly.ts). */
   tusChunkBytes: TUS.partBytes,
-  /** Waits before each retry of a failed tus request (no answer, 401 once with a fresh token, 408, 409, 423,
-   *  429, 5xx); after the last the file fails, and picking it again resumes it. */
-  tusRetryDelaysMs: [0, 1_000, 3_000, 5_000],
+  /** @imghost/client's retry policy for the page's uploads: a failed request (no answer, 5xx, a 429 that asks
+   *  for at most maxDelayMs; for a tus chunk also 409, 423 and 460) is tried again after a backoff from baseDelayMs
+   *  up to maxDelayMs, `attempts` tries in all; then the file fails, and picking it again resumes a tus upload. */
+  uploadRetry: { attempts: 5, baseDelayMs: 1_000, maxDelayMs: 5_000 },
   /** Files uploaded at once. */
   parallelFiles: 2,
 };

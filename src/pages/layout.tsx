@@ -59,7 +59,7 @@ export function Layout(props: { title: string; children: Child; description?: st
         {props.description ? <meta name="description" content={props.description} /> : null}
         <link rel="icon" href={asset("favicon.svg")} type="image/svg+xml" />
         <link rel="stylesheet" href={asset("site.css")} />
-        <script src={asset("app.js")} data-thumbhash={asset("thumbhash.js")} data-webauthn={asset("webauthn.js")} data-tus={asset("tus.js")} defer></script>
+        <script src={asset("app.js")} data-thumbhash={asset("thumbhash.js")} data-webauthn={asset("webauthn.js")} data-api={asset("api.js")} defer></script>
         {props.head ?? null}
       </head>
       <body>

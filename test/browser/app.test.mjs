@@ -120,7 +120,7 @@ describe("web app in chromium", () => {
     await page.locator("#queue .status", { hasText: /^done$/ }).waitFor({ timeout: 120_000 });
     await page.unrouteAll();
     expect(failed).toBe(1);
-    expect(await page.evaluate(() => window.__statuses)).toContain(`retrying (1 of ${BROWSER_UPLOADS.tusRetryDelaysMs.length})`);
+    expect(await page.evaluate(() => window.__statuses)).toContain(`retrying (1 of ${BROWSER_UPLOADS.uploadRetry.attempts - 1})`);
   });
 
   it("explains a refused upload (413) with the plan's limit and what is left", async () => {

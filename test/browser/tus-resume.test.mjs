@@ -1,4 +1,4 @@
-// The upload page sends large files over tus (extensions.md § 1, client/upload-tus.ts) and resumes them: a page
+// The upload page sends large files over tus (extensions.md § 1, @imghost/client's tus with its resume store: client/upload-flows.ts) and resumes them: a page
 // reloaded mid-upload continues from the server's offset once the same file is picked again, not from byte 0;
 // the row then shows the finalize answer's links. A refused completion shows the API's own message.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -42,7 +42,7 @@ describe("GET {site_url}/f/<id>", () => {
     expect(html).toContain(`[img]${direct}[/img]`);
     expect(html).toContain(`![Cat scriptalert(1)/script quoted](${direct})`);
     expect(html).toContain("&lt;img src=&quot;");
-    expect(html).toMatch(/<script src="\/assets\/app\.[0-9a-f]{12}\.js" data-thumbhash="\/assets\/thumbhash\.[0-9a-f]{12}\.js" data-webauthn="\/assets\/webauthn\.[0-9a-f]{12}\.js" data-tus="\/assets\/tus\.[0-9a-f]{12}\.js" defer/); // copy buttons
+    expect(html).toMatch(/<script src="\/assets\/app\.[0-9a-f]{12}\.js" data-thumbhash="\/assets\/thumbhash\.[0-9a-f]{12}\.js" data-webauthn="\/assets\/webauthn\.[0-9a-f]{12}\.js" data-api="\/assets\/api\.[0-9a-f]{12}\.js" defer/); // copy buttons
   });
 
   it("404 for private, unknown or unfinished files; 410 for gone ones", async () => {

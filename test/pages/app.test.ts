@@ -24,7 +24,7 @@ describe("web app pages", () => {
     // Script, stylesheet and icon are hashed Workers static assets (served before the worker; the browser
     // tests fetch them): the pages name them by their hashed addresses.
     const login = (await page("/app/login")).text;
-    expect(login).toMatch(/<script src="\/assets\/app\.[0-9a-f]{12}\.js" data-thumbhash="\/assets\/thumbhash\.[0-9a-f]{12}\.js" data-webauthn="\/assets\/webauthn\.[0-9a-f]{12}\.js" data-tus="\/assets\/tus\.[0-9a-f]{12}\.js" defer/);
+    expect(login).toMatch(/<script src="\/assets\/app\.[0-9a-f]{12}\.js" data-thumbhash="\/assets\/thumbhash\.[0-9a-f]{12}\.js" data-webauthn="\/assets\/webauthn\.[0-9a-f]{12}\.js" data-api="\/assets\/api\.[0-9a-f]{12}\.js" defer/);
     expect(login).toMatch(/<link rel="stylesheet" href="\/assets\/site\.[0-9a-f]{12}\.css"/);
     expect(login).toMatch(/<link rel="icon" href="\/assets\/favicon\.[0-9a-f]{12}\.svg"/);
   });

@@ -67,6 +67,9 @@ export function createClientWith(options: ClientOptions, openPath?: PathOpener):
 
   return {
     upload: (input, uploadOptions = {}) => upload(transport, input, uploadOptions, openPath),
+    // The document describes no body for this operation (the route reads the form itself): the FormData goes as it is,
+    // and fetch frames it with its boundary.
+    uploadForm: async (form) => unwrap(await raw.POST("/upload/form", { body: form as never, bodySerializer: (body: unknown) => body as FormData })),
     files: {
       list: listFiles,
       get: async (id) => unwrap(await raw.GET("/files/{id}", { params: { path: { id } } })),

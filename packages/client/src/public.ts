@@ -1,6 +1,7 @@
 // What both entries export besides createClient.
-export { ImghostError } from "./errors.js";
+export { ImghostError, errorFromBody } from "./errors.js";
 export { DEFAULT_RETRY } from "./retry.js";
 export { DEFAULT_TUS_FROM_BYTES } from "./upload.js";
 export { DEFAULT_CHUNK_BYTES } from "./tus.js";
+export { localStorageResumeStore } from "./resume.js";
 export type * from "./types.js";

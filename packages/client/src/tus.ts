@@ -1,19 +1,22 @@
 // A file at or above the tus threshold, over tus 1.0.0 with fetch (extensions.md § 1): POST /upload/tus creates the
-// upload, PATCHes send it chunk by chunk, and after a chunk that got no answer (or a 5xx, 409, 423, 429, 460) a HEAD
+// upload, PATCHes send it chunk by chunk, and after a chunk that got no answer (or a 5xx, 408, 409, 423, 429, 460) a HEAD
 // says where the server stands and the upload goes on from there. At the end GET {uploadUrl} gives the finalize body.
+// With options.resume the upload's address is remembered, and the same file sent again later goes on from the
+// server's offset (resume.ts).
 import { errorFromResponse, ImghostError, networkError } from "./errors.js";
 import { backoffMs, isAbort, retryAfterMs, sleep } from "./retry.js";
 import { base64, type Transport } from "./transport.js";
 import type { components } from "./schema.gen.js";
 import type { FinalizeResponse } from "./types.js";
 import type { UploadJob } from "./upload.js";
+import { inFlight, storeKey } from "./resume.js";
 
 type TusUploadStatus = components["schemas"]["TusUploadStatus"];
 
 const TUS_VERSION = "1.0.0";
 export const DEFAULT_CHUNK_BYTES = 5 * 1024 * 1024;
 /** Answers to a PATCH after which a HEAD and another try may succeed. */
-const RESUMABLE = new Set([409, 423, 429, 460]);
+const RESUMABLE = new Set([408, 409, 423, 429, 460]);
 
 const encoder = new TextEncoder();
 
@@ -35,24 +38,50 @@ function metadataOf(job: UploadJob): string {
     .join(",");
 }
 
-export async function tusUpload(t: Transport, job: UploadJob): Promise<FinalizeResponse> {
-  const { source, signal } = job;
-  const size = source.size;
-  const chunkBytes = Math.max(1, Math.floor(job.options.chunkBytes ?? DEFAULT_CHUNK_BYTES));
-  const endpoint = t.url("/upload/tus");
+/** A new upload: POST /upload/tus with the length and the metadata. Its address, offset and the token to go on with. */
+async function create(t: Transport, job: UploadJob, endpoint: string): Promise<Started> {
   const created = await t.send(
     "POST /upload/tus",
     endpoint,
-    () => ({ method: "POST", headers: t.headers({ "tus-resumable": TUS_VERSION, "upload-length": String(size), "upload-metadata": metadataOf(job) }) }),
-    signal,
+    () => ({ method: "POST", headers: t.headers({ "tus-resumable": TUS_VERSION, "upload-length": String(job.source.size), "upload-metadata": metadataOf(job) }) }),
+    job.signal,
   );
   if (created.status !== 201) throw await errorFromResponse(created);
   await created.arrayBuffer();
   const location = created.headers.get("location");
   if (!location) throw new ImghostError({ status: created.status, code: "missing_location", message: "POST /upload/tus answered 201 without a Location", requestId: created.headers.get("x-request-id") });
-  const url = new URL(location, endpoint).href;
   // Anonymous callers continue with the upload's own token.
-  const token = created.headers.get("upload-token") ?? t.token;
+  const uploadToken = created.headers.get("upload-token");
+  return { url: new URL(location, endpoint).href, offset: Number(created.headers.get("upload-offset") ?? 0), token: uploadToken ?? t.token, anonymous: uploadToken !== null };
+}
+
+type Started = { url: string; offset: number; token: string | undefined; anonymous: boolean };
+
+/** The remembered upload of this file, where the server still has it for this caller (HEAD), else null. */
+async function remembered(t: Transport, job: UploadJob, key: string): Promise<Started | null> {
+  const store = job.options.resume!.store;
+  const url = await store.get(key);
+  if (!url || inFlight.has(url)) return null;
+  const res = await t.send("HEAD {uploadUrl}", url, () => ({ method: "HEAD", headers: t.headers({ "tus-resumable": TUS_VERSION }) }), job.signal);
+  await res.arrayBuffer().catch(() => undefined);
+  if (res.status >= 500) throw await errorFromResponse(res);
+  if (res.ok && Number(res.headers.get("upload-length")) === job.source.size) return { url, offset: offsetOf(res, "HEAD"), token: t.token, anonymous: false };
+  // Expired, ended or another account's: a new upload instead.
+  await store.remove(key);
+  return null;
+}
+
+export async function tusUpload(t: Transport, job: UploadJob): Promise<FinalizeResponse> {
+  const { source, signal } = job;
+  const size = source.size;
+  const chunkBytes = Math.max(1, Math.floor(job.options.chunkBytes ?? DEFAULT_CHUNK_BYTES));
+  const endpoint = t.url("/upload/tus");
+  const store = job.options.resume?.store;
+  const key = store && job.resumeKey ? storeKey(endpoint, job.resumeKey) : undefined;
+  const started = (key ? await remembered(t, job, key) : null) ?? (await create(t, job, endpoint));
+  const { url, token } = started;
+  if (key && !started.anonymous) await store!.set(key, url);
+  inFlight.add(url);
   const tus = (extra: Record<string, string> = {}) => t.headers({ "tus-resumable": TUS_VERSION, ...extra }, token);
 
   const headOffset = async (): Promise<number> => {
@@ -71,9 +100,10 @@ export async function tusUpload(t: Transport, job: UploadJob): Promise<FinalizeR
       job.progress(offset);
     }
   };
+  const retrying = (status: number) => job.options.onRetry?.({ attempt: failures, of: t.policy.attempts - 1, status });
 
   try {
-    offset = Number(created.headers.get("upload-offset") ?? 0);
+    offset = started.offset;
     job.progress(offset);
     while (offset < size) {
       const chunk = await source.read(offset, Math.min(size, offset + chunkBytes));
@@ -86,6 +116,7 @@ export async function tusUpload(t: Transport, job: UploadJob): Promise<FinalizeR
       } catch (err) {
         if (isAbort(signal)) throw err;
         if (++failures >= t.policy.attempts) throw networkError(err, `PATCH ${url} at ${offset}`);
+        retrying(0);
         await sleep(backoffMs(failures, t.policy), signal);
         await resume();
         continue;
@@ -100,14 +131,21 @@ export async function tusUpload(t: Transport, job: UploadJob): Promise<FinalizeR
       const asked = retryAfterMs(res);
       if (res.status === 429 && asked !== null && asked > t.policy.maxDelayMs) throw await errorFromResponse(res);
       await res.arrayBuffer().catch(() => undefined);
+      retrying(res.status);
       await sleep(asked !== null && asked <= t.policy.maxDelayMs ? asked : backoffMs(failures, t.policy), signal);
       await resume();
     }
-    return await finishedFile(t, url, tus, job);
+    const file = await finishedFile(t, url, tus, job);
+    if (key) await store!.remove(key);
+    return file;
   } catch (err) {
     // An upload the caller stopped is ended on the server too, which frees its reservation at once.
     if (isAbort(signal)) await t.fetch(url, { method: "DELETE", headers: tus(), signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+    // A refusal is final: sending the file again starts over. Without an answer it is kept, to resume.
+    if (key && (isAbort(signal) || (err instanceof ImghostError && err.status !== 0))) await Promise.resolve(store!.remove(key)).catch(() => undefined);
     throw err;
+  } finally {
+    inFlight.delete(url);
   }
 }
 

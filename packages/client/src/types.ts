@@ -49,10 +49,28 @@ export type UploadOptions = {
   tusFromBytes?: number;
   /** The tus chunk size. Default 5 MiB. */
   chunkBytes?: number;
+  /**
+   * Remember an unfinished tus upload in `store`, so that the same file sent again (after a reload or a crash) goes
+   * on from the server's offset with the metadata it was created with. A File's key defaults to its name, type,
+   * size and last-modified time; other inputs resume only with a `key` you give. A finished or refused upload is
+   * forgotten. Not for anonymous uploads (their upload token is not kept).
+   */
+  resume?: { store: ResumeStore; key?: string };
+  /** Called before a failed tus chunk is tried again: `attempt` 1 is the first retry, of `of` at most. */
+  onRetry?: (retry: { attempt: number; of: number; status: number }) => void;
+};
+
+/** Where unfinished uploads are remembered (localStorageResumeStore() in a browser, or your own, e.g. a file). */
+export type ResumeStore = {
+  get(key: string): string | null | undefined | Promise<string | null | undefined>;
+  set(key: string, uploadUrl: string): void | Promise<void>;
+  remove(key: string): void | Promise<void>;
 };
 
 /** POST /upload/finalize's body (and a finished tus upload's `file`). */
 export type FinalizeResponse = NonNullable<Schemas["FinalizeResponse"]>;
+/** POST /upload/form's body: finalize's, and for anonymous callers the file's delete token. */
+export type FormUploadResponse = Schemas["FormUploadResponse"];
 /** A file as GET /files lists it. */
 export type FileResource = Schemas["FileListItem"];
 /** A file as GET /files/:id answers it: everything FileResource has, and more. */
@@ -78,6 +96,11 @@ export type Whoami = Schemas["Whoami"];
 
 export interface ImghostClient {
   upload(input: UploadInput, options?: UploadOptions): Promise<FinalizeResponse>;
+  /**
+   * POST /upload/form: one multipart request, the image in the field `file` and the metadata as text fields (what
+   * ShareX-like tools send). It is read whole on the server, so prefer upload() for anything large.
+   */
+  uploadForm(form: FormData): Promise<FormUploadResponse>;
   files: {
     /** Every file of yours, 18+ ones included (`ageRestricted`), page after page (`limit`: the page size, default 100). With albumId, the album's files. */
     list(query?: FileListQuery): AsyncIterable<FileResource>;

@@ -4,6 +4,7 @@ import { extensionOf, mimeFromName, sniffMime } from "./mime.js";
 import { openInput, type ByteSource, type PathOpener, type UploadInput } from "./source.js";
 import { type Transport } from "./transport.js";
 import { tusUpload } from "./tus.js";
+import { fileKey } from "./resume.js";
 import type { FinalizeResponse, UploadOptions } from "./types.js";
 
 export const DEFAULT_TUS_FROM_BYTES = 5_000_000;
@@ -16,6 +17,8 @@ export type UploadJob = {
   filename: string;
   mime: string;
   options: UploadOptions;
+  /** The key the upload is remembered under for options.resume, when it has one. */
+  resumeKey?: string;
   signal?: AbortSignal;
   /** Reports `sentBytes` of source.size to onProgress, never going back. */
   progress(sentBytes: number): void;
@@ -44,11 +47,13 @@ export async function upload(t: Transport, input: UploadInput, options: UploadOp
       // The server answers 415 with the list of types it takes.
       "application/octet-stream";
     let sent = 0;
+    const filename = named ?? `upload.${extensionOf(mime)}`;
     const job: UploadJob = {
       source,
-      filename: named ?? `upload.${extensionOf(mime)}`,
+      filename,
       mime,
       options,
+      resumeKey: options.resume ? (options.resume.key ?? fileKey(input, filename, mime, source.size)) : undefined,
       signal,
       progress(sentBytes) {
         if (sentBytes < sent) return;

@@ -65,6 +65,24 @@ describe("files.get, update, delete", () => {
   });
 });
 
+describe("uploadForm()", () => {
+  it("sends one multipart request with its metadata, and a refusal is an ImghostError", async () => {
+    const user = await newUser(server);
+    const { c, requests } = client(user.key);
+    const form = new FormData();
+    form.set("file", new Blob([makePng(12, 12, 77)], { type: "image/png" }), "form.png");
+    form.set("title", "By form");
+    form.set("tags", "a,b");
+    const answer = await within("form upload", c.uploadForm(form), 60_000);
+    expect(answer).toMatchObject({ fileId: expect.stringMatching(/^file_/), mime: "image/png" });
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /upload/form"]);
+    expect(await c.files.get(answer.fileId)).toMatchObject({ title: "By form", tags: ["a", "b"] });
+    const empty = new FormData();
+    empty.set("title", "no file");
+    expect(await rejection(c.uploadForm(empty))).toMatchObject({ name: "ImghostError", status: 400 });
+  });
+});
+
 describe("errors", () => {
   it("a revoked key: ImghostError 401 api_key_revoked with the answer's request id, from list() and upload(), not tried again", async () => {
     const user = await newUser(server);

@@ -161,6 +161,34 @@ describe("tus uploads (from 5 MB): resumed after a dropped connection", () => {
     expect(albums.find((a) => a.id === album.id)).toMatchObject({ title: "tus album", fileCount: 1 });
   });
 
+  it("resume: a File remembered in a store goes on from the server's offset when sent again by a fresh client (a reload)", async () => {
+    const source = pngOfSize(600_000, 1000, 25); // 3 chunks of 200 KB and a bit
+    const file = new File([source], "resume.png", { type: "image/png", lastModified: 1_700_000_000_000 });
+    const kept = new Map();
+    const store = { get: (k) => kept.get(k), set: (k, v) => void kept.set(k, v), remove: (k) => void kept.delete(k) };
+    let patches = 0;
+    // The first client loses its connection for good after one chunk (a reload); each retry is reported first.
+    const lost = recordingFetch(async (entry) => {
+      if (entry.method === "PATCH" && ++patches > 1) throw new TypeError("fetch failed");
+      return null;
+    });
+    const first = createClient({ baseUrl: server.baseUrl, apiKey: user.key, fetch: lost.fetch, retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 50 } });
+    const retries = [];
+    const options = { tusFromBytes: 1, chunkBytes: 200_000, resume: { store } };
+    const failed = await within("the lost upload", first.upload(file, { ...options, onRetry: (r) => retries.push(r) }).catch((err) => err), 60_000);
+    expect(failed).toMatchObject({ name: "ImghostError", code: "network_error" });
+    expect(retries).toEqual([{ attempt: 1, of: 1, status: 0 }]);
+    expect([...kept.keys()]).toEqual([`tus::${server.baseUrl}/upload/tus::resume.png|image/png|${source.length}|1700000000000`]);
+
+    const { c, requests } = client();
+    const result = await within("the resumed upload", c.upload(file, options), 60_000);
+    await expectStored(result, source);
+    expect(flow(requests).slice(0, 2)).toEqual(["HEAD /upload/tus/:id", "PATCH /upload/tus/:id"]);
+    expect(requests.filter((r) => r.method === "POST")).toEqual([]);
+    expect(requests.find((r) => r.method === "PATCH").offset).toBe(200_000);
+    expect(kept.size).toBe(0); // finished: the same file sent again is a new upload
+  });
+
   it("an aborted tus upload rejects with the abort reason and is ended on the server (DELETE, then 404)", async () => {
     const { c, requests } = client();
     const source = makePng(300, 200, 24);

@@ -1,10 +1,9 @@
 // Account: verification state, profile and safe mode, password change, two-factor sign-in, passkeys, plan and
 // usage, data export (streamed), deletion.
-import { ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
-import { api, apiMessage, apiResponse, type ApiErrorBody } from "./api";
+import { apiOf, result, apiMessage } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { ErrorNotice, errorCodeOf, errorQuery, type ErrorParam } from "./error-param";
 import { requireFormToken, requireSession, str, type Form } from "./context";
@@ -18,7 +17,7 @@ accountPages.use("/app/account", requireSession, requireFormToken);
 accountPages.use("/app/account/*", requireSession, requireFormToken);
 
 accountPages.get("/app/account", async (c) => {
-  const [acc, lim, factors, passkeys] = await Promise.all([api.account(c), api.limits(c), api.secondFactors(c), api.listPasskeys(c)]);
+  const [acc, lim, factors, passkeys] = await Promise.all([result(apiOf(c).GET("/account")), result(apiOf(c).GET("/account/limits")), result(apiOf(c).GET("/auth/2fa")), result(apiOf(c).GET("/auth/passkeys"))]);
   const q = c.req.query();
   const a = acc.ok ? acc.body.user : undefined;
   const l = lim.ok ? lim.body : undefined;
@@ -115,11 +114,11 @@ accountPages.get("/app/account", async (c) => {
 
 accountPages.post("/app/account", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await api.patchAccount(c, {
+  const r = await result(apiOf(c).PATCH("/account", { body: {
     ageConfirmed: str(form, "ageConfirmed") === "1",
     safeMode: str(form, "safeMode") === "1",
     ...(str(form, "username") ? { username: str(form, "username") } : {}),
-  });
+  } }));
   return c.redirect(`/app/account?${r.ok ? "saved=1" : errorQuery(errorCodeOf(r))}`, 303);
 });
 
@@ -128,7 +127,7 @@ accountPages.post("/app/account/password", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const back = (error: ErrorParam) => c.redirect(`/app/account?${errorQuery(error)}`, 303);
   if (str(form, "newPassword") !== str(form, "repeatPassword")) return back("passwords_differ");
-  const r = await api.changePassword(c, { currentPassword: str(form, "currentPassword"), newPassword: str(form, "newPassword") });
+  const r = await result(apiOf(c).POST("/auth/password", { body: { currentPassword: str(form, "currentPassword"), newPassword: str(form, "newPassword") } }));
   if (!r.ok) return back(errorCodeOf(r));
   setSessionCookie(c, r.body.session);
   return c.redirect("/app/account?password=1", 303);
@@ -147,12 +146,9 @@ accountPages.post("/app/account/passkeys/:id/remove", postRemovePasskey);
 
 // The API streams the export page by page; its body passes through unread, so it never sits in memory here.
 accountPages.get("/app/account/export", async (c) => {
-  const res = await apiResponse(c, ENDPOINTS.exportAccount.method, endpointPath(ENDPOINTS.exportAccount));
-  if (!res.ok) {
-    const body = (await res.json().catch(() => ({}))) as ApiErrorBody;
-    return c.redirect(`/app/account?${errorQuery(errorCodeOf({ status: res.status, body }))}`, 303);
-  }
-  return c.body(res.body as ReadableStream, 200, {
+  const r = await result(apiOf(c).GET("/account/export", { parseAs: "stream" }));
+  if (!r.ok) return c.redirect(`/app/account?${errorQuery(errorCodeOf(r))}`, 303);
+  return c.body(r.body, 200, {
     "Content-Type": "application/json; charset=utf-8",
     "Content-Disposition": `attachment; filename="imghost-export-${new Date().toISOString().slice(0, 10)}.json"`,
   });
@@ -160,7 +156,7 @@ accountPages.get("/app/account/export", async (c) => {
 
 accountPages.post("/app/account/delete", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await api.deleteAccount(c, str(form, "password"));
+  const r = await result(apiOf(c).DELETE("/account", { body: { password: str(form, "password") } }));
   if (!r.ok) return c.redirect(`/app/account?${errorQuery(errorCodeOf(r))}`, 303);
   clearSessionCookie(c);
   return c.redirect("/app/signup?deleted=1", 303);

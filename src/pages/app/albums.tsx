@@ -3,7 +3,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice } from "./ui";
-import { api, apiMessage, type ApiResult } from "./api";
+import { apiOf, result, apiMessage, type ApiResult } from "./api";
 import { requireFormToken, requireSession, session, str, type Form } from "./context";
 import { ownerThumbLinks } from "../owner-images";
 import { AlbumList, AlbumManage } from "./album-views";
@@ -14,7 +14,7 @@ albumPages.use("/app/albums", requireSession, requireFormToken);
 albumPages.use("/app/albums/*", requireSession, requireFormToken);
 
 albumPages.get("/app/albums", async (c) => {
-  const r = await api.listAlbums(c);
+  const r = await result(apiOf(c).GET("/albums", { params: { query: { limit: 100 } } }));
   const albums = r.ok ? r.body.albums : [];
   const link = await ownerThumbLinks(c.env, session(c).userId, albums.flatMap((a) => (a.coverImageId ? [a.coverImageId] : [])));
   return c.html(<AlbumList c={c} albums={albums} link={link} error={r.ok ? undefined : apiMessage(r)} />);
@@ -23,18 +23,18 @@ albumPages.get("/app/albums", async (c) => {
 albumPages.post("/app/albums", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const visibility = (str(form, "visibility") || "public") as "public";
-  const r = await api.createAlbum(c, {
+  const r = await result(apiOf(c).POST("/albums", { body: {
     title: str(form, "title"),
     description: str(form, "description"),
     visibility,
     ...(str(form, "password") ? { password: str(form, "password") } : {}),
-  });
+  } }));
   if (!r.ok) return c.redirect(`/app/albums?${errorQuery(errorCodeOf(r))}`, 303);
   return c.redirect(`/app/albums/${r.body.id}?created=1`, 303);
 });
 
 albumPages.get("/app/albums/:id", async (c) => {
-  const [ar, fr] = await Promise.all([api.getAlbum(c, c.req.param("id")), api.listFiles(c, { limit: 100, excludeNsfw: "false" })]);
+  const [ar, fr] = await Promise.all([result(apiOf(c).GET("/albums/{id}", { params: { path: { id: c.req.param("id") }, query: { limit: 100 } } })), result(apiOf(c).GET("/files", { params: { query: { limit: 100, excludeNsfw: "false" } } }))]);
   if (!ar.ok) {
     return c.html(
       <AppLayout c={c} title="Album">
@@ -57,21 +57,21 @@ albumPages.post("/app/albums/:id", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const visibility = str(form, "visibility") as "public";
   const password = str(form, "removePassword") === "1" ? { password: null } : str(form, "password") ? { password: str(form, "password") } : {};
-  return back(c, await api.patchAlbum(c, c.req.param("id"), { title: str(form, "title"), description: str(form, "description"), visibility, ...password }));
+  return back(c, await result(apiOf(c).PATCH("/albums/{id}", { params: { path: { id: c.req.param("id") } }, body: { title: str(form, "title"), description: str(form, "description"), visibility, ...password } })));
 });
 albumPages.post("/app/albums/:id/cover", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  return back(c, await api.patchAlbum(c, c.req.param("id"), { coverImageId: str(form, "fileId") }));
+  return back(c, await result(apiOf(c).PATCH("/albums/{id}", { params: { path: { id: c.req.param("id") } }, body: { coverImageId: str(form, "fileId") } })));
 });
 albumPages.post("/app/albums/:id/add", async (c) => {
   const all = await c.req.parseBody({ all: true });
   const fileIds = ([] as unknown[]).concat(all.fileIds ?? []).filter((v): v is string => typeof v === "string");
   if (fileIds.length === 0) return c.redirect(`/app/albums/${encodeURIComponent(c.req.param("id"))}?${errorQuery("no_images")}`, 303);
-  return back(c, await api.addToAlbum(c, c.req.param("id"), fileIds));
+  return back(c, await result(apiOf(c).POST("/albums/{id}/files", { params: { path: { id: c.req.param("id") } }, body: { fileIds } })));
 });
-albumPages.post("/app/albums/:id/files/:fileId/remove", async (c) => back(c, await api.removeFromAlbum(c, c.req.param("id"), c.req.param("fileId"))));
+albumPages.post("/app/albums/:id/files/:fileId/remove", async (c) => back(c, await result(apiOf(c).DELETE("/albums/{id}/files/{fileId}", { params: { path: { id: c.req.param("id"), fileId: c.req.param("fileId") } } }))));
 albumPages.post("/app/albums/:id/delete", async (c) => {
-  const r = await api.deleteAlbum(c, c.req.param("id"));
+  const r = await result(apiOf(c).DELETE("/albums/{id}", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return back(c, r);
   return c.redirect("/app/albums?deleted=1", 303);
 });

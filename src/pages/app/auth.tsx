@@ -3,7 +3,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice } from "./ui";
-import { api, apiMessage } from "./api";
+import { apiOf, result, apiMessage } from "./api";
 import { errorCodeOf, errorQuery } from "./error-param";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { requireFormToken, requireSession, str, type Form } from "./context";
@@ -66,7 +66,7 @@ export const authPages = new Hono<AppEnv>();
 authPages.get("/app/login", (c) => c.html(<LoginPage c={c} next={c.req.query("next")} />));
 authPages.post("/app/login", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await api.login(c, { email: str(form, "email"), password: str(form, "password") });
+  const r = await result(apiOf(c).POST("/auth/login", { body: { email: str(form, "email"), password: str(form, "password") } }));
   if (!r.ok) return c.html(<LoginPage c={c} error={apiMessage(r)} email={str(form, "email")} next={str(form, "next")} />, r.status === 429 ? 429 : 401);
   if ("mfaRequired" in r.body) return secondStep(c, r.body, str(form, "next"));
   setSessionCookie(c, r.body.session);
@@ -78,19 +78,19 @@ authPages.post("/app/login/passkey", (c) => postPasskeySignIn(c, (error, status)
 authPages.get("/app/signup", (c) => c.html(<SignupPage c={c} />));
 authPages.post("/app/signup", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await api.signup(c, {
+  const r = await result(apiOf(c).POST("/auth/signup", { body: {
     email: str(form, "email"),
     username: str(form, "username"),
     password: str(form, "password"),
     ageConfirmed: str(form, "ageConfirmed") === "1",
-  });
+  } }));
   if (!r.ok) return c.html(<SignupPage c={c} error={apiMessage(r)} form={form} />, r.status === 429 ? 429 : 400);
   setSessionCookie(c, r.body.session);
   return c.redirect("/app/account?welcome=1", 303);
 });
 
 authPages.post("/app/logout", requireSession, requireFormToken, async (c) => {
-  await api.logout(c);
+  await result(apiOf(c).POST("/auth/logout"));
   clearSessionCookie(c);
   return c.redirect("/app/login", 303);
 });
@@ -121,7 +121,7 @@ authPages.get("/verify-email", (c) => {
 });
 authPages.post("/verify-email", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await api.verifyEmail(c, str(form, "token"));
+  const r = await result(apiOf(c).POST("/auth/verify-email", { body: { token: str(form, "token") } }));
   const signedIn = Boolean(c.get("pageSession"));
   return c.html(
     <AppLayout c={c} title="Verify e-mail">
@@ -134,7 +134,7 @@ authPages.post("/verify-email", async (c) => {
 });
 
 authPages.post("/app/resend-verification", requireSession, requireFormToken, async (c) => {
-  const r = await api.resendVerification(c);
+  const r = await result(apiOf(c).POST("/auth/resend-verification"));
   return c.redirect(`/app/account?${r.ok ? "resent=1" : errorQuery(errorCodeOf(r))}`, 303);
 });
 

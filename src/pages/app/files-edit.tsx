@@ -2,7 +2,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
-import { api, apiMessage, type FileFull } from "./api";
+import { apiOf, result, apiMessage, type FileFull } from "./api";
 import { requireFormToken, str, type Form } from "./context";
 import { ShareSection } from "./share-link";
 
@@ -64,7 +64,7 @@ const failure = (c: Context<AppEnv>, title: string, message: string, status: 400
 export const fileEditPages = new Hono<AppEnv>();
 
 fileEditPages.get("/app/files/:id/edit", async (c) => {
-  const r = await api.getFile(c, c.req.param("id"));
+  const r = await result(apiOf(c).GET("/files/{id}", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return failure(c, "Edit file", apiMessage(r), 404);
   return c.html(<EditPage c={c} file={r.body} revoked={c.req.query("revoked") === "1"} />);
 });
@@ -75,14 +75,14 @@ fileEditPages.post("/app/files/:id/edit", requireFormToken, async (c) => {
   const tags = str(form, "tags").split(",").map((t) => t.trim()).filter(Boolean);
   const visibility = str(form, "visibility") as Editable["visibility"];
   const body = { title: str(form, "title"), description: str(form, "description"), visibility, tags };
-  const r = await api.patchFile(c, id, body);
+  const r = await result(apiOf(c).PATCH("/files/{id}", { params: { path: { id } }, body }));
   if (!r.ok) return c.html(<EditPage c={c} file={{ id, ...body }} error={apiMessage(r)} />, 400);
   return c.redirect("/app/files?saved=1", 303);
 });
 
 fileEditPages.get("/app/files/:id/delete", async (c) => {
   const id = c.req.param("id");
-  const r = await api.getFile(c, id);
+  const r = await result(apiOf(c).GET("/files/{id}", { params: { path: { id } } }));
   if (!r.ok) return failure(c, "Delete file", apiMessage(r), 404);
   return c.html(
     <AppLayout c={c} title="Delete file">
@@ -97,7 +97,7 @@ fileEditPages.get("/app/files/:id/delete", async (c) => {
 });
 
 fileEditPages.post("/app/files/:id/delete", requireFormToken, async (c) => {
-  const r = await api.deleteFile(c, c.req.param("id"));
+  const r = await result(apiOf(c).DELETE("/files/{id}", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return failure(c, "Delete file", apiMessage(r), r.status === 404 || r.status === 403 ? r.status : 400);
   return c.redirect("/app/files?deleted=1", 303);
 });

@@ -5,7 +5,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AgeBadge, AppLayout, Notice, Pager, formatBytes, plural, When } from "./ui";
-import { api, apiMessage, type Album, type FileItem } from "./api";
+import { apiOf, result, compact, apiMessage, type Album, type FileItem } from "./api";
 import { requireSession, session } from "./context";
 import { bulkPages } from "./files-bulk";
 import { GridImage, type LinkOf } from "../picture";
@@ -116,17 +116,17 @@ filePages.get("/app/files", async (c) => {
   const q = c.req.query();
   const page = Math.min(10_000, Math.max(1, Number.parseInt(q.page ?? "1", 10) || 1));
   const [r, albums] = await Promise.all([
-    api.listFiles(c, {
+    result(apiOf(c).GET("/files", { params: { query: compact({
       limit: PAGE_SIZE,
       offset: (page - 1) * PAGE_SIZE,
-      sort: SORTS.includes(q.sort as never) ? q.sort : undefined,
-      order: q.order === "asc" ? "asc" : undefined,
-      visibility: VISIBILITIES.includes(q.visibility as never) ? q.visibility : undefined,
+      sort: SORTS.find((s) => s === q.sort),
+      order: q.order === "asc" ? ("asc" as const) : undefined,
+      visibility: VISIBILITIES.find((v) => v === q.visibility),
       excludeNsfw: "false", // the owner's own 18+ files are theirs to see
       q: q.q?.slice(0, 200),
       tag: q.tag?.slice(0, 50),
-    }),
-    api.listAlbums(c),
+    }) } })),
+    result(apiOf(c).GET("/albums", { params: { query: { limit: 100 } } })),
   ]);
   const files = r.ok ? r.body.files : [];
   const total = r.ok ? r.body.pagination.total : 0;

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
-import { api, apiMessage } from "./api";
+import { apiOf, result, apiMessage } from "./api";
 import { ErrorNotice, errorCodeOf, errorQuery } from "./error-param";
 import { requireFormToken, requireSession, str, type Form } from "./context";
 
@@ -13,8 +13,8 @@ moderationPages.use("/app/moderation", requireSession);
 moderationPages.use("/app/moderation/*", requireSession, requireFormToken);
 
 moderationPages.get("/app/moderation", async (c) => {
-  const status = ["pending", "resolved", "all"].includes(c.req.query("status") ?? "") ? c.req.query("status")! : "pending";
-  const r = await api.queue(c, { status, limit: 50 });
+  const status = (["pending", "resolved", "all"] as const).find((s) => s === c.req.query("status")) ?? "pending";
+  const r = await result(apiOf(c).GET("/moderation/queue", { params: { query: { status, limit: 50 } } }));
   const q = c.req.query();
   if (!r.ok) {
     return c.html(
@@ -77,6 +77,6 @@ moderationPages.post("/app/moderation/:id/resolve", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   // Passed on as given: the API refuses an unknown action (400), never a silent default.
   const action = str(form, "action") as (typeof ACTIONS)[number];
-  const r = await api.resolve(c, c.req.param("id"), { action, note: str(form, "note") });
+  const r = await result(apiOf(c).POST("/moderation/reports/{id}/resolve", { params: { path: { id: c.req.param("id") } }, body: { action, note: str(form, "note") } }));
   return c.redirect(`/app/moderation?${r.ok ? "resolved=1" : errorQuery(errorCodeOf(r))}`, 303);
 });

@@ -3,10 +3,9 @@
 // (the API reads no cookie). Behind files.tsx's requireSession.
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/env";
-import { ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
 import { isId } from "../../platform/ids";
 import { ownerThumbLinks } from "../owner-images";
-import { apiResponse, type ApiErrorBody } from "./api";
+import { apiOf, result } from "./api";
 import { session } from "./context";
 import { errorCodeOf, errorQuery } from "./error-param";
 
@@ -24,15 +23,14 @@ ownerFilePages.get("/app/files/:id/preview", async (c) => {
 
 // The API's download with the page's session, its body passed through unread (a large original never sits in memory).
 ownerFilePages.get("/app/files/:id/download", async (c) => {
-  const res = await apiResponse(c, ENDPOINTS.downloadFile.method, endpointPath(ENDPOINTS.downloadFile, { id: c.req.param("id") }));
-  if (!res.ok) {
-    const body = (await res.json().catch(() => ({}))) as ApiErrorBody;
-    return c.redirect(`/app/files?${errorQuery(errorCodeOf({ status: res.status, body }))}`, 303);
-  }
+  const answer = await apiOf(c).GET("/files/{id}/download", { params: { path: { id: c.req.param("id") } }, parseAs: "stream" });
+  const r = await result(answer);
+  if (!r.ok) return c.redirect(`/app/files?${errorQuery(errorCodeOf(r))}`, 303);
+  const res = answer.response;
   const passed: Record<string, string> = {};
   for (const name of ["content-type", "content-disposition", "content-length", "etag", "content-security-policy"]) {
     const value = res.headers.get(name);
     if (value !== null) passed[name] = value;
   }
-  return c.body(res.body as ReadableStream, 200, passed);
+  return c.body(r.body, 200, passed);
 });

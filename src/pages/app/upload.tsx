@@ -5,7 +5,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { UploadResults, type UploadOutcome } from "./upload-result";
-import { api, apiMessage } from "./api";
+import { apiOf, result, apiMessage, uploadForm } from "./api";
 import { requireFormToken, requireSession, session } from "./context";
 import { ownerThumbLinks } from "../owner-images";
 import { UPLOADS } from "../../config/uploads";
@@ -85,14 +85,14 @@ async function uploadLink(c: Context<AppEnv>, url: string, form: FormData): Prom
   const visibility = text("visibility");
   const expiry = text("expiry");
   const tags = text("tags")?.split(",").map((t) => t.trim()).filter(Boolean);
-  const r = await api.uploadUrl(c, {
+  const r = await result(apiOf(c).POST("/upload/url", { body: {
     url,
     title: text("title"),
     description: text("description"),
     visibility: visibility === "public" || visibility === "unlisted" || visibility === "private" ? visibility : undefined,
     expiresIn: expiry ? Number(expiry) : undefined,
     tags: tags?.length ? tags : undefined,
-  });
+  } }));
   return r.ok ? { name: url, ok: true, answer: r.body } : { name: url, ok: false, text: apiMessage(r) };
 }
 
@@ -116,7 +116,7 @@ uploadPages.post("/app/upload", requireFormToken, async (c) => {
       const value = form.get(from);
       if (typeof value === "string" && value !== "") one.set(field, value);
     }
-    const r = await api.uploadForm(c, one);
+    const r = await uploadForm(c, one);
     results.push(r.ok ? { name: image.name, ok: true, answer: r.body } : { name: image.name, ok: false, text: apiMessage(r) });
   }
   const failed = results.some((r) => !r.ok) || results.length === 0;

@@ -8,16 +8,17 @@ import { initMenu } from "./menu";
 import { initPasskeyForms } from "./passkey-forms";
 import { initPlaceholders } from "./placeholders";
 import { initUpload } from "./upload";
+import { setApiUrl } from "./api-loader";
 
 // Read while the script runs: currentScript is null in any callback.
 const thumbhashUrl = document.currentScript?.getAttribute("data-thumbhash") ?? null;
 const webauthnUrl = document.currentScript?.getAttribute("data-webauthn") ?? null;
-const tusUrl = document.currentScript?.getAttribute("data-tus") ?? null;
+setApiUrl(document.currentScript?.getAttribute("data-api") ?? null);
 
 initCopyButtons();
 initMenu();
 initBulkBar();
 initPlaceholders(thumbhashUrl);
 initLightbox();
-initUpload(tusUrl);
+initUpload();
 initPasskeyForms(webauthnUrl);

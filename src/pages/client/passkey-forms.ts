@@ -5,26 +5,18 @@
 // a hashed asset fetched only when a form is used), the answer into the hidden `response` field, and the form
 // posted on: the page route hands it to the API and sets the session cookie.
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
-import { API_BASE, ENDPOINTS, endpointPath } from "../../platform/api-endpoints";
-import { getToken } from "./upload-api";
+import { loadApi } from "./api-loader";
 
 type Library = typeof import("@simplewebauthn/browser");
 
-/** The API's options for this form, or its error message thrown. */
+/** The API's options for this form, or its error (the API's message) thrown. */
 async function optionsFor(form: HTMLFormElement): Promise<unknown> {
-  const registering = form.dataset.passkey === "register";
+  const { answerOf, api } = await loadApi();
+  if (form.dataset.passkey === "register") return answerOf(api().raw.POST("/auth/passkeys/options"));
+  // A sign-in is anonymous (or the second step's mfaToken): no session, no token.
   const mfaToken = form.elements.namedItem("mfaToken");
-  const init: RequestInit = registering
-    ? { method: "POST", headers: { Authorization: `Bearer ${await getToken()}` } }
-    : {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(mfaToken instanceof HTMLInputElement && mfaToken.value ? { mfaToken: mfaToken.value } : {}),
-      };
-  const r = await fetch(API_BASE + endpointPath(registering ? ENDPOINTS.passkeyOptions : ENDPOINTS.passkeySignInOptions), { ...init, credentials: "same-origin" });
-  const body: unknown = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error((body as { message?: string }).message || `Request failed (${r.status})`);
-  return body;
+  const body = mfaToken instanceof HTMLInputElement && mfaToken.value ? { mfaToken: mfaToken.value } : {};
+  return answerOf(api({ anonymous: true }).raw.POST("/auth/passkeys/login/options", { body }));
 }
 
 /** A sentence for a person from what the ceremony threw (WebAuthnError names, DOMException names). */

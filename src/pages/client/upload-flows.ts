@@ -1,7 +1,11 @@
-// A queued file and the small files' flow: presign, one direct PUT, finalize. Files from
-// BROWSER_UPLOADS.tusFromBytes (config/uploads.ts, inlined by esbuild: the decimal 5 MB the page states) go over tus
-// instead, resumable across reloads (upload-tus.ts); upload.ts picks.
-import { put, uploadApi, type Finalized } from "./upload-api";
+// A queued file and how it is sent: @imghost/client's upload(), the one uploader of the repository. Below
+// BROWSER_UPLOADS.tusFromBytes (config/uploads.ts, inlined by esbuild: the decimal 5 MB the page states) it is
+// presign, one PUT, finalize; from there over tus in chunks, remembered in localStorage so the same file picked
+// again after a reload resumes from the server's offset. The metadata travels with the upload (presign's body or
+// Upload-Metadata), so no call follows finalize. The bytes go up through XMLHttpRequest (api.ts), whose progress
+// moves the row's bar within a PUT or a chunk.
+import { BROWSER_UPLOADS } from "../../config/uploads";
+import { api, resumeStore, type Finalized } from "./api";
 
 /** A row of the queue: what it is called, its progress and its status. */
 export type Row = { name: string; li: HTMLLIElement; bar: HTMLProgressElement; status: HTMLSpanElement };
@@ -10,35 +14,29 @@ export type Job = Row & { file: File };
 /** The fields chosen on the form, sent with every file. */
 export type UploadMeta = { title?: string; description?: string; visibility: "public" | "unlisted" | "private"; expiresIn?: number };
 
-async function sha256(file: File): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** The image's size as a hint for finalize (the analysis measures it anyway). */
-async function dimensions(file: File): Promise<{ width?: number; height?: number }> {
-  if (!window.createImageBitmap) return {};
-  try {
-    const b = await createImageBitmap(file);
-    const d = { width: b.width, height: b.height };
-    b.close();
-    return d;
-  } catch {
-    return {};
-  }
-}
-
-/** presign, one PUT, finalize; tags go on the file afterwards (presign takes none). Answers finalize's body. */
-export async function sendDirect(job: Job, meta: UploadMeta, tags: string[]): Promise<Finalized> {
-  const f = job.file;
-  const hash = await sha256(f);
-  job.status.textContent = "starting";
-  const p = await uploadApi.presign({ filename: f.name, mime: f.type, bytes: f.size, sha256: hash, ...meta });
-  job.status.textContent = "uploading";
-  const r = await put(p.uploadUrl, f, f.type, (n) => (job.bar.value = Math.round((n / f.size) * 100)));
-  const d = await dimensions(f);
-  job.status.textContent = "finalizing";
-  const fin = await uploadApi.finalize({ uploadId: p.uploadId, fileId: p.fileId, storeKey: p.storeKey, storeEtag: r.etag || "", ...d });
-  if (tags.length) await uploadApi.patchFile(fin.fileId, { tags });
-  return fin;
+/** Sends the job's file, direct or over tus by its size; answers finalize's body. */
+export async function send(job: Job, meta: UploadMeta, tags: string[]): Promise<Finalized> {
+  const size = job.file.size;
+  let shown = 0;
+  const show = (sent: number) => {
+    const percent = Math.min(100, Math.round((sent / size) * 100));
+    if (percent > shown) job.bar.value = shown = percent;
+  };
+  // A chunk's bytes count from where it starts (its Upload-Offset); a direct PUT starts at 0.
+  const client = api({ onSent: (loaded, headers) => show(Number(headers.get("upload-offset") ?? 0) + loaded), retry: BROWSER_UPLOADS.uploadRetry });
+  job.status.textContent = size >= BROWSER_UPLOADS.tusFromBytes ? "uploading" : "starting";
+  return client.upload(job.file, {
+    ...meta,
+    ...(tags.length ? { tags } : {}),
+    tusFromBytes: BROWSER_UPLOADS.tusFromBytes,
+    chunkBytes: BROWSER_UPLOADS.tusChunkBytes,
+    resume: { store: resumeStore },
+    onProgress: ({ sentBytes }) => {
+      // The first report of a resumed upload is the server's offset, before any byte is sent.
+      const resumed = shown === 0 && sentBytes > 0 && sentBytes < size;
+      show(sentBytes);
+      job.status.textContent = sentBytes >= size ? "finalizing" : resumed ? "resuming" : "uploading";
+    },
+    onRetry: ({ attempt, of }) => (job.status.textContent = `retrying (${attempt} of ${of})`),
+  });
 }

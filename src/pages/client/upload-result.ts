@@ -3,7 +3,8 @@
 import { UPLOADS } from "../../config/uploads";
 import { el, formatBytes } from "./dom";
 import { nsfwWords } from "../nsfw-words";
-import { type ApiError, type Finalized, uploadApi } from "./upload-api";
+import type { Finalized } from "./api";
+import { loadApi } from "./api-loader";
 import type { Row } from "./upload-flows";
 
 let copyId = 0;
@@ -75,13 +76,13 @@ const WHY: Record<number, string> = {
   429: "Too many uploads right now: wait a little and retry.",
 };
 
-export function explain(job: Row, err: ApiError, limitsEl: HTMLElement): void {
+export function explain(job: Row, err: { status: number; message: string }, limitsEl: HTMLElement): void {
   job.li.classList.add("failed");
   job.status.textContent = `failed: ${err.message}`;
   const why = WHY[err.status];
   if (!why) return;
-  uploadApi
-    .limits()
+  loadApi()
+    .then(({ answerOf, api }) => answerOf(api().raw.GET("/account/limits")))
     .then((l) => {
       const left = l.rateLimits.uploads.remaining !== null ? `; ${l.rateLimits.uploads.remaining} uploads left in this window.` : ".";
       limitsEl.textContent = `${why} Plan ${l.plan}: files up to ${formatBytes(l.maxFileBytes)}; ${formatBytes(l.quota.remaining)} of ${formatBytes(l.quota.total)} storage left${left}`;

@@ -3,9 +3,8 @@
 // (POST /upload/url) as one more row. Without JavaScript the form posts instead.
 import { BROWSER_UPLOADS } from "../../config/uploads";
 import { el, formatBytes } from "./dom";
-import { ApiError, getToken, uploadApi } from "./upload-api";
-import { sendDirect, type Job, type Row, type UploadMeta } from "./upload-flows";
-import { sendOverTus } from "./upload-tus";
+import { failureOf, loadApi } from "./api-loader";
+import type { Job, Row, UploadMeta } from "./upload-flows";
 import { explain, showResult } from "./upload-result";
 
 type UploadForm = HTMLFormElement & {
@@ -33,13 +32,12 @@ const tagsOf = (form: UploadForm) =>
     .map((t) => t.trim())
     .filter(Boolean);
 
-async function run(job: Job, m: UploadMeta, tags: string[], limitsEl: HTMLElement, tusUrl: string | null): Promise<void> {
+async function run(job: Job, m: UploadMeta, tags: string[], limitsEl: HTMLElement): Promise<void> {
   try {
-    // Large files over tus (resumable); without the library's address (a page without it) everything goes direct.
-    const large = job.file.size >= BROWSER_UPLOADS.tusFromBytes && tusUrl !== null;
-    showResult(job, large ? await sendOverTus(job, m, tags, tusUrl) : await sendDirect(job, m, tags));
+    const { send } = await loadApi();
+    showResult(job, await send(job, m, tags));
   } catch (err) {
-    explain(job, err instanceof ApiError ? err : new ApiError(0, { message: String((err instanceof Error && err.message) || err) }), limitsEl);
+    explain(job, failureOf(err), limitsEl);
   }
 }
 
@@ -48,10 +46,10 @@ async function runLink(row: Row, url: string, m: UploadMeta, tags: string[], lim
   try {
     row.bar.removeAttribute("value"); // indeterminate while the server fetches
     row.status.textContent = "fetching";
-    const fin = await uploadApi.uploadUrl({ url, ...m, ...(tags.length ? { tags } : {}) });
-    showResult(row, fin);
+    const { answerOf, api } = await loadApi();
+    showResult(row, await answerOf(api().raw.POST("/upload/url", { body: { url, ...m, ...(tags.length ? { tags } : {}) } })));
   } catch (err) {
-    explain(row, err instanceof ApiError ? err : new ApiError(0, { message: String((err instanceof Error && err.message) || err) }), limitsEl);
+    explain(row, failureOf(err), limitsEl);
   }
 }
 
@@ -67,14 +65,14 @@ function linkRow(url: string): Row {
   return { name: url, li, bar, status };
 }
 
-/** `tusUrl`: the tus-js-client asset large files are sent with (upload-tus.ts). */
-export function initUpload(tusUrl: string | null): void {
+export function initUpload(): void {
   const form = document.getElementById("upload-form") as UploadForm | null;
   const input = document.getElementById("files") as HTMLInputElement | null;
   const drop = document.getElementById("drop");
   const queueEl = document.getElementById("queue");
   const limitsEl = document.getElementById("limits-msg");
   if (!form || !input || !drop || !queueEl || !limitsEl) return;
+  void loadApi().catch(() => undefined); // fetched while files are picked: the first upload does not wait for it
   const picked = document.getElementById("picked");
   const pending: Job[] = [];
   const countPicked = () => {
@@ -149,12 +147,13 @@ export function initUpload(tusUrl: string | null): void {
       queueEl.appendChild(linkJob.li);
       form.link.value = "";
     }
-    getToken()
+    loadApi()
+      .then(({ getToken }) => getToken())
       .then(() => {
         // A few files at a time.
         let i = 0;
         const lane = async (): Promise<void> => {
-          while (i < jobs.length) await run(jobs[i++], m, tags, limitsEl, tusUrl);
+          while (i < jobs.length) await run(jobs[i++], m, tags, limitsEl);
         };
         const fetching = linkJob ? [runLink(linkJob, link, m, tags, limitsEl)] : [];
         return Promise.all([...fetching, ...Array.from({ length: BROWSER_UPLOADS.parallelFiles }, lane)]);
