@@ -2,7 +2,8 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.5327e87aa861.css",
-  "app.js": "/assets/app.c11c5a25ddd3.js",
+  "ui.css": "/assets/ui.e36e196dff56.css",
+  "app.js": "/assets/app.8851c579d7c5.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
   "webauthn.js": "/assets/webauthn.90a3514b12c0.js",
   "tus.js": "/assets/tus.487d4d1bf543.js",

@@ -3,8 +3,10 @@
 // page's elements and does nothing elsewhere.
 import { initCopyButtons } from "./copy";
 import { initBulkBar } from "./files-bulk";
+import { initFilesDrop } from "./files-drop";
 import { initLightbox } from "./lightbox";
 import { initMenu } from "./menu";
+import { initNavState } from "./nav-state";
 import { initPasskeyForms } from "./passkey-forms";
 import { initPlaceholders } from "./placeholders";
 import { initUpload } from "./upload";
@@ -14,10 +16,12 @@ const thumbhashUrl = document.currentScript?.getAttribute("data-thumbhash") ?? n
 const webauthnUrl = document.currentScript?.getAttribute("data-webauthn") ?? null;
 const tusUrl = document.currentScript?.getAttribute("data-tus") ?? null;
 
+initNavState();
 initCopyButtons();
 initMenu();
 initBulkBar();
 initPlaceholders(thumbhashUrl);
 initLightbox();
 initUpload(tusUrl);
+initFilesDrop(tusUrl);
 initPasskeyForms(webauthnUrl);
