@@ -179,10 +179,11 @@ filePages.get("/app/files", async (c) => {
   // ?view= switches and is remembered; without it, the remembered one (grid by default).
   const view: View = q.view === "list" || q.view === "grid" ? q.view : getCookie(c, VIEW_COOKIE) === "list" ? "list" : "grid";
   if (q.view === "list" || q.view === "grid") setCookie(c, VIEW_COOKIE, view, { path: "/app/files", sameSite: "Lax", secure: true, maxAge: 365 * 86_400 });
+  // The switch keeps the search and filters, never a notice of the address (?error=, ?saved=, ?deleted=).
   const viewLink = (v: View) => {
-    const u = new URLSearchParams(q);
+    const u = new URLSearchParams();
+    for (const k of ["q", "tag", "sort", "order", "visibility"]) if (q[k]) u.set(k, q[k]);
     u.set("view", v);
-    u.delete("page");
     return `/app/files?${u}`;
   };
   return c.html(
