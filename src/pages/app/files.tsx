@@ -92,11 +92,11 @@ type View = "grid" | "list";
 
 function ViewSwitch(props: { view: View; href: (view: View) => string }) {
   return (
-    <nav class="view-switch" aria-label="Show the files as">
+    <div class="view-switch" role="group" aria-label="Show the files as">
       {(["grid", "list"] as const).map((v) => (
         <a href={props.href(v)} aria-current={props.view === v ? "true" : undefined}>{v === "grid" ? "Grid" : "List"}</a>
       ))}
-    </nav>
+    </div>
   );
 }
 
