@@ -51,6 +51,7 @@ export const LIST_COLUMNS = {
   placeholder: files.placeholder,
   dominantColor: files.dominantColor,
   viewCount: files.viewCount,
+  visibility: files.visibility,
   createdAt: files.createdAt,
   ageRestricted: sql<number>`COALESCE(${files.ageRestrictedOverride}, ${files.ageRestricted})`.mapWith(Boolean),
 };

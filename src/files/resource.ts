@@ -51,7 +51,7 @@ export function fileResource(env: Env, f: FileRow, extra: { duplicates: Duplicat
 
 export type FileResource = ReturnType<typeof fileResource>;
 
-export type FileListRow = Pick<FileRow, "id" | "title" | "mime" | "bytes" | "width" | "height" | "viewCount" | "placeholder" | "dominantColor" | "createdAt" | "ageRestricted">;
+export type FileListRow = Pick<FileRow, "id" | "title" | "mime" | "bytes" | "width" | "height" | "viewCount" | "visibility" | "placeholder" | "dominantColor" | "createdAt" | "ageRestricted">;
 
 export function fileListItem(env: Env, f: FileListRow) {
   return {
@@ -64,6 +64,7 @@ export function fileListItem(env: Env, f: FileListRow) {
     width: f.width,
     height: f.height,
     viewCount: f.viewCount,
+    visibility: f.visibility,
     placeholder: f.placeholder,
     dominantColor: f.dominantColor,
     ageRestricted: f.ageRestricted,

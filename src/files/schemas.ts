@@ -147,6 +147,7 @@ export const FileListItemSchema = z
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
     viewCount: z.number().int(),
+    visibility: Visibility,
     ...PlaceholderFields,
     ageRestricted: z.boolean().openapi({ description: "Shown blurred in safe mode" }),
     createdAt: z.string(),

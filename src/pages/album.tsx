@@ -17,12 +17,11 @@ import { Pager } from "./app/ui";
 import { signAlbumGrant, verifyAlbumGrant } from "../albums/download-grant";
 import { albumZipResponse } from "./album-zip";
 import { GridImage, previewImage, sizedOriginal } from "./picture";
+import { LIGHTBOX_WIDTH, LightboxDialog } from "./lightbox";
 import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
 
 const PAGE_SIZE = 60;
 const PROTECTED_PAGE_SIZE = 200;
-/** The lightbox shows a ladder variant this wide at most (a full-screen view on most displays), not the original. */
-const LIGHTBOX_WIDTH = 1600;
 
 type Thumb = { id: string; title: string; width: number | null; height: number | null; placeholder: string | null; dominantColor: string | null };
 
@@ -77,20 +76,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
           </li>
         ))}
       </ul>
-      <dialog id="lightbox" class="lightbox" aria-label="Image viewer">
-        <div class="frame">
-          <div class="controls">
-            <span class="caption" aria-live="polite"></span>
-            <button type="button" class="close">Close</button>
-          </div>
-          <img alt="" />
-          <div class="controls">
-            <button type="button" class="prev">← Previous</button>
-            <a class="open" href="#">Open its page</a>
-            <button type="button" class="next">Next →</button>
-          </div>
-        </div>
-      </dialog>
+      <LightboxDialog />
       {props.hidePager && props.hasMore ? (
         <p class="muted">
           Showing the first {files.length} of {total} images.

@@ -14,6 +14,7 @@ import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";
 import { originalSrcset, placeholderData, previewImage, sizedOriginal, plainLinks, type LinkOf } from "./picture";
 import { ownerOriginalLinks } from "./owner-images";
+import { LIGHTBOX_WIDTH, LightboxDialog } from "./lightbox";
 import { OwnerNotice, ownerSeesMore, pageViewer } from "./file-owner";
 
 /** The page's column is at most this wide; the image asks for no more (the link opens the original). */
@@ -179,8 +180,9 @@ function FilePage(props: { env: Env; file: FileRow; owner?: { link: LinkOf } }) 
           </p>
         </div>
       ) : (
-        <div class="media">
-          <a href={link(file.id, "original", null)}>
+        <div class="media" data-lightbox="">
+          {/* The script opens the viewer on a click; without it (or with a modifier key) the link opens the original. */}
+          <a href={link(file.id, "original", null)} data-full={sizedOriginal(env, file, LIGHTBOX_WIDTH, link).url} data-title={title}>
             <img
               src={sizedOriginal(env, file, PAGE_IMAGE_WIDTH, link).url}
               srcset={originalSrcset(env, file, link)}
@@ -191,6 +193,7 @@ function FilePage(props: { env: Env; file: FileRow; owner?: { link: LinkOf } }) 
               {...placeholderData(file)}
             />
           </a>
+          <LightboxDialog single />
         </div>
       )}
       <div class="split">

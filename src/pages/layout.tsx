@@ -9,37 +9,60 @@ export const asset = (name: keyof typeof ASSET_PATHS) => ASSET_PATHS[name];
  *  a public page that does not look at the session (it may be cached for everyone). */
 export type NavState = { kind: "signed-in"; csrf: string } | { kind: "signed-out" } | { kind: "public" };
 
-const LINKS: Record<NavState["kind"], [string, string][]> = {
-  "signed-in": [["/app/upload", "Upload"], ["/app/files", "My files"], ["/app/albums", "Albums"], ["/app/keys", "API keys"], ["/app/account", "Account"], ["/docs", "API"]],
-  "signed-out": [["/app/upload", "Upload"], ["/docs", "API"]],
-  public: [["/app/upload", "Upload"], ["/app/files", "My files"], ["/app/albums", "Albums"], ["/docs", "API"]],
-};
+/** The signed-in person's links; a signed-out one gets the first and the last only. */
+const MAIN: [string, string, "in" | "all"][] = [
+  ["/app/upload", "Upload", "all"],
+  ["/app/files", "My files", "in"],
+  ["/app/albums", "Albums", "in"],
+  ["/app/keys", "API keys", "in"],
+  ["/docs", "API", "all"],
+];
 
-/** On a phone the links sit behind a Menu disclosure (<details>: no script needed, Enter and Space open it, the
- *  stylesheet keeps it from moving anything while a page loads); from 52rem on the stylesheet shows them in a row
- *  without the Menu button. The client script (client/menu.ts) adds Escape and a tap outside to close it. */
+/**
+ * One header on every page: the same links, then "Log in / Sign up" or "Account / Log out". A public page does not
+ * read the session (it is one cached answer for everyone), so it carries both sets and shows the signed-out one;
+ * the client script (client/nav-state.ts) swaps them when the session's companion cookie (session.ts,
+ * SIGNED_IN_HINT) says the browser is signed in. Its Log out is a link to a page with the form: the cached page
+ * holds no CSRF token.
+ * On a phone the links sit behind a Menu disclosure (<details>: no script needed, Enter and Space open it, the
+ * stylesheet keeps it from moving anything while a page loads); from 52rem on the stylesheet shows them in a row
+ * without the Menu button. The client script (client/menu.ts) adds Escape and a tap outside to close it.
+ */
 function Nav(props: { state: NavState; current?: string }) {
   const { state, current } = props;
   const mark = (href: string) => (current && (current === href || current.startsWith(`${href}/`)) ? "page" : undefined);
+  const signedIn = state.kind === "signed-in";
+  const pub = state.kind === "public";
+  // On a public page the signed-in parts are drawn hidden, the signed-out ones marked for the swap.
+  const when = (who: "in" | "out") => (pub ? { "data-nav-when": who, hidden: who === "in" } : {});
+  const shown = (who: "in" | "out" | "all") => who === "all" || pub || (who === "in") === signedIn;
   return (
-    <nav class="main" aria-label="Main">
+    <nav class="main" aria-label="Main" data-nav={state.kind}>
       <details class="menu">
         <summary>Menu</summary>
         <div class="menu-links">
-          {LINKS[state.kind].map(([href, text]) => (
-            <a href={href} aria-current={mark(href)}>{text}</a>
+          {MAIN.filter(([, , who]) => shown(who)).map(([href, text, who]) => (
+            <a href={href} aria-current={mark(href)} {...(who === "in" ? when("in") : {})}>{text}</a>
           ))}
           <span class="end">
-            {state.kind === "signed-in" ? (
-              <form method="post" action="/app/logout" class="inline">
-                <input type="hidden" name="_csrf" value={state.csrf} />
-                <button type="submit" class="small">Log out</button>
-              </form>
-            ) : state.kind === "signed-out" ? (
-              <>
+            {shown("in") ? (
+              <span class="who" {...when("in")}>
+                <a href="/app/account" aria-current={mark("/app/account")}>Account</a>
+                {state.kind === "signed-in" ? (
+                  <form method="post" action="/app/logout" class="inline">
+                    <input type="hidden" name="_csrf" value={state.csrf} />
+                    <button type="submit" class="small">Log out</button>
+                  </form>
+                ) : (
+                  <a href="/app/logout">Log out</a>
+                )}
+              </span>
+            ) : null}
+            {shown("out") ? (
+              <span class="who" {...when("out")}>
                 <a href="/app/login" aria-current={mark("/app/login")}>Log in</a>
                 <a href="/app/signup" aria-current={mark("/app/signup")}>Sign up</a>
-              </>
+              </span>
             ) : null}
           </span>
         </div>
@@ -59,6 +82,7 @@ export function Layout(props: { title: string; children: Child; description?: st
         {props.description ? <meta name="description" content={props.description} /> : null}
         <link rel="icon" href={asset("favicon.svg")} type="image/svg+xml" />
         <link rel="stylesheet" href={asset("site.css")} />
+        <link rel="stylesheet" href={asset("ui.css")} />
         <script src={asset("app.js")} data-thumbhash={asset("thumbhash.js")} data-webauthn={asset("webauthn.js")} data-api={asset("api.js")} defer></script>
         {props.head ?? null}
       </head>

@@ -147,7 +147,7 @@ describe("GET /albums/:id", () => {
     expect(res.body).toMatchObject({ id: a.id, title: "Holiday", fileCount: 2 });
     expect(res.body.files.map((f: any) => f.id)).toEqual([f1.id, f2.id]);
     expect(Object.keys(res.body.files[0]).sort()).toEqual(
-      ["ageRestricted", "bytes", "createdAt", "dominantColor", "height", "id", "mime", "placeholder", "thumbnailUrl", "title", "url", "viewCount", "width"].sort(),
+      ["ageRestricted", "bytes", "createdAt", "dominantColor", "height", "id", "mime", "placeholder", "thumbnailUrl", "title", "url", "viewCount", "visibility", "width"].sort(),
     );
     expect(res.body.pagination).toEqual({ total: 2, limit: 50, offset: 0, hasMore: false });
     const paged = await call(`/albums/${a.id}?limit=1&offset=1`);

@@ -204,10 +204,15 @@ describe("what a new user hit", () => {
     await p.getByRole("button", { name: "Sign up" }).click();
     const alert = p.getByRole("alert");
     await alert.waitFor();
-    const text = await alert.textContent();
-    expect(text).not.toContain("[object Object]");
-    expect(text).toMatch(/email/);
-    expect(text).toMatch(/password/);
+    expect(await alert.textContent()).toBe("Check the fields marked below.");
+    // Each message beside its field, tied to it for screen readers; what was typed is kept.
+    for (const [id, name] of [["email", "E-mail"], ["password", /^Password/]]) {
+      const message = await p.locator(`#${id}-error`).textContent();
+      expect(message).not.toContain("[object Object]");
+      expect(message.length).toBeGreaterThan(3);
+      expect(await p.getByLabel(name).getAttribute("aria-describedby")).toBe(`${id}-error`);
+    }
+    expect(await p.getByLabel("E-mail").inputValue()).toBe("not-an-email");
     await anon.close();
   });
 

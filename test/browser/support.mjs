@@ -26,7 +26,7 @@ export function scratchDir(prefix) {
 
 /**
  * The port of a suite's `wrangler dev`: BROWSER_TEST_PORT_BASE (default 8841) plus the suite's offset (app 0,
- * pages 1, flows 2, delivery 3, phone 4, password 5, two-factor 6, passkeys 7, mail 8, owner-images 9, signed-link 11, webhooks 14, tus-e2e 15, url-upload 16, tus-resume 18; packages/cli's suites 21 and 22). Moving the base lets two runs share a machine (the fixed ports met another
+ * pages 1, flows 2, delivery 3, phone 4, password 5, two-factor 6, passkeys 7, mail 8, owner-images 9, signed-link 11, webhooks 14, tus-e2e 15, url-upload 16, tus-resume 18, polish 19; packages/cli's suites 21 and 22). Moving the base lets two runs share a machine (the fixed ports met another
  * person's run); devtools take port + 1000 (startWorker).
  */
 export function suitePort(offset) {

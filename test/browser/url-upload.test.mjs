@@ -80,6 +80,10 @@ describe("upload page: paste a link", () => {
     await refused.locator(".status", { hasText: /^failed: / }).waitFor({ timeout: 60_000 });
     expect(await refused.locator(".status").innerText()).toMatch(/not an image of a supported type/);
     await expect.poll(() => page.locator("#limits-msg").innerText()).toMatch(/This file type is not accepted/);
+    // Its bar no longer moves: determinate again (an indeterminate <progress> animates) and hidden.
+    const bar = refused.locator("progress");
+    expect(await bar.evaluate((b) => b.hasAttribute("value"))).toBe(true);
+    expect(await bar.isVisible()).toBe(false);
 
     // On a phone the rows with their long links fit the width.
     await page.setViewportSize(PHONE);

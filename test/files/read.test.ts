@@ -285,7 +285,7 @@ describe("GET /files", () => {
     expect(res.body.files.map((f: any) => f.id)).toEqual([ids.new, ids.mid, ids.old]);
     expect(res.body.pagination).toEqual({ total: 3, limit: 50, offset: 0, hasMore: false });
     expect(Object.keys(res.body.files[0]).sort()).toEqual(
-      ["ageRestricted", "bytes", "createdAt", "dominantColor", "height", "id", "mime", "placeholder", "thumbnailUrl", "title", "url", "viewCount", "width"].sort(),
+      ["ageRestricted", "bytes", "createdAt", "dominantColor", "height", "id", "mime", "placeholder", "thumbnailUrl", "title", "url", "viewCount", "visibility", "width"].sort(),
     );
     expect(res.body.files[0].thumbnailUrl).toBe(`${env.IMAGE_URL}/${ids.new}/thumb`);
   });

@@ -38,7 +38,7 @@ describe("/app/webhooks", () => {
     const csrf = csrfOf(empty.text);
     const url = `https://hooks.example.com/page/${crypto.randomUUID()}`;
 
-    const refused = await page("/app/webhooks", { cookie, form: { _csrf: csrf, url: "http://127.0.0.1/x", events: ["file.created"] }, origin: SITE });
+    const refused = await page("/app/webhooks", { cookie, form: { _csrf: csrf, url: "ftp://hooks.example.com/x", events: ["file.created"] }, origin: SITE });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain("cannot receive webhooks");
 
@@ -76,9 +76,26 @@ describe("/app/webhooks", () => {
 
     const off = await page(`/app/webhooks/${id}/enabled`, { cookie, form: { _csrf: csrf, enabled: "0" }, origin: SITE });
     expect(off.text).toContain('<strong id="hook-state">off</strong>');
-    const deleted = await page(`/app/webhooks/${id}/delete`, { cookie, form: { _csrf: csrf }, origin: SITE });
+    // Deleting asks first: without the ticked box (no browser check) nothing goes.
+    const unconfirmed = await page(`/app/webhooks/${id}/delete`, { cookie, form: { _csrf: csrf }, origin: SITE });
+    expect(unconfirmed.status).toBe(400);
+    expect(unconfirmed.text).toContain("Yes, delete this endpoint");
+    expect((await page(`/app/webhooks/${id}`, { cookie })).text).toContain('id="hook-state"');
+    const deleted = await page(`/app/webhooks/${id}/delete`, { cookie, form: { _csrf: csrf, confirm: "1" }, origin: SITE });
     expect(deleted.status).toBe(303);
     expect((await page("/app/webhooks?deleted=1", { cookie })).text).toContain("The endpoint was deleted.");
+  });
+
+  it("a refused endpoint is shown again as typed, the message beside its field", async () => {
+    const { cookie } = await signedUp();
+    const csrf = csrfOf((await page("/app/webhooks", { cookie })).text);
+    const refused = await page("/app/webhooks", { cookie, form: { _csrf: csrf, url: "ftp://hooks.example.com/x", events: ["album.created"], description: "typed" }, origin: SITE });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(/<input id="hurl"[^>]*value="ftp:\/\/hooks\.example\.com\/x"[^>]*aria-invalid="true"/);
+    expect(refused.text).toMatch(/<p class="field-error" id="hurl-error">[^<]+<\/p>/);
+    expect(refused.text).toMatch(/<input id="hdesc"[^>]*value="typed"/);
+    expect(refused.text).toMatch(/value="album.created" checked/);
+    expect(refused.text).not.toMatch(/value="file.created" checked/);
   });
 
   it("another user's endpoint page says it is not found", async () => {

@@ -2111,6 +2111,8 @@ export interface components {
             width: number | null;
             height: number | null;
             viewCount: number;
+            /** @enum {string} */
+            visibility: "public" | "unlisted" | "private";
             /**
              * @description Base64 ThumbHash (https://evanw.github.io/thumbhash/) of the picture; decode with the `thumbhash` package's thumbHashToDataURL. Null until analysis is done
              * @example 1QcSHQRnh493V4dIh4eXh1h4kJUI

@@ -7,18 +7,25 @@ import { apiOf, result, apiMessage, type ApiResult } from "./api";
 import { requireFormToken, requireSession, session, str, type Form } from "./context";
 import { ownerThumbLinks } from "../owner-images";
 import { AlbumList, AlbumManage } from "./album-views";
+import { coversOf } from "./album-covers";
+import { fieldErrors, type FieldErrors } from "./form-errors";
 import { errorCodeOf, errorQuery } from "./error-param";
 
 export const albumPages = new Hono<AppEnv>();
 albumPages.use("/app/albums", requireSession, requireFormToken);
 albumPages.use("/app/albums/*", requireSession, requireFormToken);
 
-albumPages.get("/app/albums", async (c) => {
+/** The list and the create form (`form`, `errors`: a refused create shown again as typed). */
+async function renderList(c: Context<AppEnv>, refused?: { form: Form; errors: FieldErrors }) {
   const r = await result(apiOf(c).GET("/albums", { params: { query: { limit: 100 } } }));
   const albums = r.ok ? r.body.albums : [];
-  const link = await ownerThumbLinks(c.env, session(c).userId, albums.flatMap((a) => (a.coverImageId ? [a.coverImageId] : [])));
-  return c.html(<AlbumList c={c} albums={albums} link={link} error={r.ok ? undefined : apiMessage(r)} />);
-});
+  const covers = await coversOf(c, albums);
+  const link = await ownerThumbLinks(c.env, session(c).userId, [...covers.values()].filter((id): id is string => id !== null));
+  const page = <AlbumList c={c} albums={albums} covers={covers} link={link} error={r.ok ? undefined : apiMessage(r)} form={refused?.form} errors={refused?.errors} />;
+  return c.html(page, refused ? 400 : 200);
+}
+
+albumPages.get("/app/albums", (c) => renderList(c));
 
 albumPages.post("/app/albums", async (c) => {
   const form = (await c.req.parseBody()) as Form;
@@ -29,7 +36,7 @@ albumPages.post("/app/albums", async (c) => {
     visibility,
     ...(str(form, "password") ? { password: str(form, "password") } : {}),
   } }));
-  if (!r.ok) return c.redirect(`/app/albums?${errorQuery(errorCodeOf(r))}`, 303);
+  if (!r.ok) return renderList(c, { form, errors: fieldErrors(r, { paths: { title: "title", description: "description", visibility: "visibility", password: "password" } }) });
   return c.redirect(`/app/albums/${r.body.id}?created=1`, 303);
 });
 

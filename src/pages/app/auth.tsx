@@ -5,23 +5,29 @@ import type { AppEnv } from "../../platform/env";
 import { AppLayout, Notice } from "./ui";
 import { apiOf, result, apiMessage } from "./api";
 import { errorCodeOf, errorQuery } from "./error-param";
+import { FieldError, fieldErrors, invalid, type FieldErrors } from "./form-errors";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { requireFormToken, requireSession, str, type Form } from "./context";
 import { postSecondStep, safeNext, secondStep } from "./two-factor";
 import { PasskeySignInForm } from "./passkey-views";
 import { postPasskeySignIn } from "./passkeys";
 
-function LoginPage(props: { c: Context<AppEnv>; error?: string; email?: string; next?: string }) {
+/** `errors`: the refused form's messages beside its fields (form-errors.tsx); `error`: one about none of them. */
+function LoginPage(props: { c: Context<AppEnv>; error?: string; errors?: FieldErrors; email?: string; next?: string }) {
+  const { errors } = props;
+  const notice = props.error ?? errors?.notice;
   return (
     <AppLayout c={props.c} title="Log in">
       <h1>Log in</h1>
-      {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      {notice ? <Notice kind="error">{notice}</Notice> : null}
       <form method="post" action="/app/login" class="stack panel">
         <input type="hidden" name="next" value={props.next ?? ""} />
         <label for="email">E-mail</label>
-        <input id="email" name="email" type="email" autocomplete="email" required value={props.email ?? ""} />
+        <input id="email" name="email" type="email" autocomplete="email" required value={props.email ?? ""} {...invalid(errors, "email", "email")} />
+        <FieldError errors={errors} name="email" id="email" />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <input id="password" name="password" type="password" autocomplete="current-password" required {...invalid(errors, "password", "password")} />
+        <FieldError errors={errors} name="password" id="password" />
         <button type="submit">Log in</button>
       </form>
       <PasskeySignInForm label="Sign in with a passkey" next={props.next} />
@@ -35,22 +41,27 @@ function LoginPage(props: { c: Context<AppEnv>; error?: string; email?: string; 
   );
 }
 
-function SignupPage(props: { c: Context<AppEnv>; error?: string; form?: Form }) {
+function SignupPage(props: { c: Context<AppEnv>; errors?: FieldErrors; form?: Form }) {
+  const { errors } = props;
   const v = (k: string) => (props.form ? str(props.form, k) : "");
   return (
     <AppLayout c={props.c} title="Sign up">
       <h1>Create an account</h1>
       {props.c.req.query("deleted") ? <Notice kind="ok">Your account was deleted.</Notice> : null}
-      {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      {errors?.notice ? <Notice kind="error">{errors.notice}</Notice> : null}
       <form method="post" action="/app/signup" class="stack panel">
         <label for="email">E-mail</label>
-        <input id="email" name="email" type="email" autocomplete="email" required value={v("email")} />
+        <input id="email" name="email" type="email" autocomplete="email" required value={v("email")} {...invalid(errors, "email", "email")} />
+        <FieldError errors={errors} name="email" id="email" />
         <label for="username">Username</label>
-        <input id="username" name="username" autocomplete="username" required minlength={3} maxlength={32} pattern="[A-Za-z0-9_.\-]+" value={v("username")} />
+        <input id="username" name="username" autocomplete="username" required minlength={3} maxlength={32} pattern="[A-Za-z0-9_.\-]+" value={v("username")} {...invalid(errors, "username", "username")} />
+        <FieldError errors={errors} name="username" id="username" />
         <label for="password">Password (at least 8 characters)</label>
-        <input id="password" name="password" type="password" autocomplete="new-password" required minlength={8} />
+        {/* A password is never sent back into a page: retyped after a refusal. */}
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength={8} {...invalid(errors, "password", "password")} />
+        <FieldError errors={errors} name="password" id="password" />
         <label>
-          <input type="checkbox" name="ageConfirmed" value="1" /> I am 18 or older
+          <input type="checkbox" name="ageConfirmed" value="1" checked={v("ageConfirmed") === "1"} /> I am 18 or older
         </label>
         <button type="submit">Sign up</button>
       </form>
@@ -61,13 +72,16 @@ function SignupPage(props: { c: Context<AppEnv>; error?: string; form?: Form }) 
   );
 }
 
+const SIGNUP_FIELDS = { paths: { email: "email", username: "username", password: "password" }, codes: { email_taken: "email", username_taken: "username" } };
+const LOGIN_FIELDS = { paths: { email: "email", password: "password" }, codes: { invalid_credentials: "password" } };
+
 export const authPages = new Hono<AppEnv>();
 
 authPages.get("/app/login", (c) => c.html(<LoginPage c={c} next={c.req.query("next")} />));
 authPages.post("/app/login", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const r = await result(apiOf(c).POST("/auth/login", { body: { email: str(form, "email"), password: str(form, "password") } }));
-  if (!r.ok) return c.html(<LoginPage c={c} error={apiMessage(r)} email={str(form, "email")} next={str(form, "next")} />, r.status === 429 ? 429 : 401);
+  if (!r.ok) return c.html(<LoginPage c={c} errors={fieldErrors(r, LOGIN_FIELDS)} email={str(form, "email")} next={str(form, "next")} />, r.status === 429 ? 429 : 401);
   if ("mfaRequired" in r.body) return secondStep(c, r.body, str(form, "next"));
   setSessionCookie(c, r.body.session);
   return c.redirect(safeNext(str(form, "next")), 303);
@@ -84,11 +98,23 @@ authPages.post("/app/signup", async (c) => {
     password: str(form, "password"),
     ageConfirmed: str(form, "ageConfirmed") === "1",
   } }));
-  if (!r.ok) return c.html(<SignupPage c={c} error={apiMessage(r)} form={form} />, r.status === 429 ? 429 : 400);
+  if (!r.ok) return c.html(<SignupPage c={c} errors={fieldErrors(r, SIGNUP_FIELDS)} form={form} />, r.status === 429 ? 429 : 400);
   setSessionCookie(c, r.body.session);
   return c.redirect("/app/account?welcome=1", 303);
 });
 
+// The public pages' header links here (a cached page holds no form token): one button, with this session's token.
+authPages.get("/app/logout", requireSession, (c) =>
+  c.html(
+    <AppLayout c={c} title="Log out">
+      <h1>Log out?</h1>
+      <form method="post" action="/app/logout" class="row">
+        <input type="hidden" name="_csrf" value={c.get("csrf")} />
+        <button type="submit" class="primary">Log out</button> <a href="/app/files">Stay signed in</a>
+      </form>
+    </AppLayout>,
+  ),
+);
 authPages.post("/app/logout", requireSession, requireFormToken, async (c) => {
   await result(apiOf(c).POST("/auth/logout"));
   clearSessionCookie(c);

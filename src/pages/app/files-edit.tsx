@@ -3,12 +3,15 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { apiOf, result, apiMessage, type FileFull } from "./api";
-import { requireFormToken, str, type Form } from "./context";
+import { requireFormToken, session, str, type Form } from "./context";
+import { GridImage, type LinkOf } from "../picture";
+import { ownerThumbLinks } from "../owner-images";
 import { ShareSection } from "./share-link";
 
-type Editable = Pick<FileFull, "id" | "title" | "description" | "visibility" | "tags"> & Partial<Pick<FileFull, "duplicates" | "thumbnailUrl">>;
+type Editable = Pick<FileFull, "id" | "title" | "description" | "visibility" | "tags"> & Partial<Pick<FileFull, "duplicates" | "thumbnailUrl" | "placeholder" | "dominantColor">>;
 
-function EditPage(props: { c: Context<AppEnv>; file: Editable; error?: string; revoked?: boolean }) {
+/** `link`: the owner's signed thumbnail links (owner-images.ts): the preview shows a private or 18+ file too. */
+function EditPage(props: { c: Context<AppEnv>; file: Editable; link: LinkOf; error?: string; revoked?: boolean }) {
   const { c, file: f } = props;
   return (
     <AppLayout c={c} title="Edit file">
@@ -18,6 +21,10 @@ function EditPage(props: { c: Context<AppEnv>; file: Editable; error?: string; r
       <p>
         <a href={`/f/${f.id}`}>Open the file's page</a>
       </p>
+      <div class="edit-top">
+      <a class="edit-preview" href={`/f/${f.id}`} aria-label={`Open the page of ${f.title || "the image"}`}>
+        <GridImage env={c.env} file={f} alt="" size={256} link={props.link} />
+      </a>
       <form method="post" action={`/app/files/${f.id}/edit`} class="stack panel">
         <Csrf c={c} />
         <label for="title">Title</label>
@@ -34,6 +41,7 @@ function EditPage(props: { c: Context<AppEnv>; file: Editable; error?: string; r
         </select>
         <button type="submit">Save</button>
       </form>
+      </div>
       <ShareSection c={c} fileId={f.id} />
       {f.duplicates && f.duplicates.length > 0 ? (
         <section aria-labelledby="dups">
@@ -66,7 +74,8 @@ export const fileEditPages = new Hono<AppEnv>();
 fileEditPages.get("/app/files/:id/edit", async (c) => {
   const r = await result(apiOf(c).GET("/files/{id}", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return failure(c, "Edit file", apiMessage(r), 404);
-  return c.html(<EditPage c={c} file={r.body} revoked={c.req.query("revoked") === "1"} />);
+  const link = await ownerThumbLinks(c.env, session(c).userId, [r.body.id]);
+  return c.html(<EditPage c={c} file={r.body} link={link} revoked={c.req.query("revoked") === "1"} />);
 });
 
 fileEditPages.post("/app/files/:id/edit", requireFormToken, async (c) => {
@@ -76,7 +85,7 @@ fileEditPages.post("/app/files/:id/edit", requireFormToken, async (c) => {
   const visibility = str(form, "visibility") as Editable["visibility"];
   const body = { title: str(form, "title"), description: str(form, "description"), visibility, tags };
   const r = await result(apiOf(c).PATCH("/files/{id}", { params: { path: { id } }, body }));
-  if (!r.ok) return c.html(<EditPage c={c} file={{ id, ...body }} error={apiMessage(r)} />, 400);
+  if (!r.ok) return c.html(<EditPage c={c} file={{ id, ...body }} link={await ownerThumbLinks(c.env, session(c).userId, [id])} error={apiMessage(r)} />, 400);
   return c.redirect("/app/files?saved=1", 303);
 });
 

@@ -4,7 +4,8 @@
 // owner's own), and the thumbnails are owner links (owner-images.ts), so private ones show on any {image_url}.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
-import { AgeBadge, AppLayout, Notice, Pager, formatBytes, plural, When } from "./ui";
+import { AgeBadge, AppLayout, DropOverlay, Notice, Pager, VisibilityBadge, formatBytes, plural, When } from "./ui";
+import { getCookie, setCookie } from "hono/cookie";
 import { apiOf, result, compact, apiMessage, type Album, type FileItem } from "./api";
 import { requireSession, session } from "./context";
 import { bulkPages } from "./files-bulk";
@@ -32,7 +33,10 @@ function FileCard(props: { env: Env; f: FileItem; link: LinkOf; page: string }) 
       </a>
       <div class="meta">
         <span class="title" title={title}>{title}</span>
-        {f.ageRestricted ? <AgeBadge /> : null}
+        <span class="badges">
+          <VisibilityBadge visibility={f.visibility} />
+          {f.ageRestricted ? <AgeBadge /> : null}
+        </span>
         <span class="muted">
           {formatBytes(f.bytes)} · {plural(f.viewCount, "view")} · <When iso={f.createdAt} />
         </span>
@@ -79,6 +83,39 @@ function Filters(props: { q: Record<string, string> }) {
       </div>
       <button type="submit">Apply</button>
     </form>
+  );
+}
+
+/** Grid or list: a link each (no script needed), the choice kept in a cookie for the next visit. */
+const VIEW_COOKIE = "files-view";
+type View = "grid" | "list";
+
+function ViewSwitch(props: { view: View; href: (view: View) => string }) {
+  return (
+    <div class="view-switch" role="group" aria-label="Show the files as">
+      {(["grid", "list"] as const).map((v) => (
+        <a href={props.href(v)} aria-current={props.view === v ? "true" : undefined}>{v === "grid" ? "Grid" : "List"}</a>
+      ))}
+    </div>
+  );
+}
+
+/** Images dropped anywhere on the page or pasted are uploaded at once (client/files-drop.ts), into this queue. */
+function DropZone() {
+  return (
+    <section id="files-drop" aria-label="Upload by dropping or pasting">
+      <p class="muted">
+        <label for="drop-visibility">Drop or paste images anywhere on this page to upload them as</label>{" "}
+        <select id="drop-visibility" class="inline-select">
+          {VISIBILITIES.map((v) => (
+            <option value={v}>{v}</option>
+          ))}
+        </select>
+      </p>
+      <div id="drop-msg" role="alert"></div>
+      <ul id="drop-queue" class="queue" aria-label="Uploads from this page"></ul>
+      <DropOverlay />
+    </section>
   );
 }
 
@@ -139,6 +176,16 @@ filePages.get("/app/files", async (c) => {
     return `/app/files?${u}`;
   };
   const filtered = Boolean(q.q || q.tag || q.visibility);
+  // ?view= switches and is remembered; without it, the remembered one (grid by default).
+  const view: View = q.view === "list" || q.view === "grid" ? q.view : getCookie(c, VIEW_COOKIE) === "list" ? "list" : "grid";
+  if (q.view === "list" || q.view === "grid") setCookie(c, VIEW_COOKIE, view, { path: "/app/files", sameSite: "Lax", secure: true, maxAge: 365 * 86_400 });
+  // The switch keeps the search and filters, never a notice of the address (?error=, ?saved=, ?deleted=).
+  const viewLink = (v: View) => {
+    const u = new URLSearchParams();
+    for (const k of ["q", "tag", "sort", "order", "visibility"]) if (q[k]) u.set(k, q[k]);
+    u.set("view", v);
+    return `/app/files?${u}`;
+  };
   return c.html(
     <AppLayout c={c} title="My files">
       <div class="row">
@@ -150,9 +197,13 @@ filePages.get("/app/files", async (c) => {
       <ErrorNotice param={q.error} />
       {!r.ok ? <Notice kind="error">{apiMessage(r)}</Notice> : null}
       <Filters q={q} />
-      <p class="muted">{plural(total, "file")}{filtered ? " match" : ""}</p>
+      <DropZone />
+      <div class="row">
+        <p class="muted grow">{plural(total, "file")}{filtered ? " match" : ""}</p>
+        <ViewSwitch view={view} href={viewLink} />
+      </div>
       {files.length === 0 ? <p>{filtered ? "Nothing matches: try other words." : <>No files yet. <a href="/app/upload">Upload some.</a></>}</p> : null}
-      <ul class="grid">
+      <ul class={view === "list" ? "grid list" : "grid"}>
         {files.map((f) => (
           <FileCard env={c.env} f={f} link={link} page={`${c.env.SITE_URL}/f/${f.id}`} />
         ))}

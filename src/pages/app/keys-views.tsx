@@ -4,8 +4,11 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import type { ApiKey } from "./api";
+import { FieldError, invalid, type FieldErrors } from "./form-errors";
 
 export type Created = { key: string; name: string; permissions: string[] };
+/** The create form as it was sent. */
+export type KeyForm = { name: string; permissions: string[]; expires: string };
 
 function NewKey(props: { c: Context<AppEnv>; created: Created }) {
   const { c, created } = props;
@@ -35,32 +38,37 @@ function NewKey(props: { c: Context<AppEnv>; created: Created }) {
   );
 }
 
-export function KeysPage(props: { c: Context<AppEnv>; keys: ApiKey[]; created?: Created; error?: string }) {
-  const { c, keys } = props;
+/** `form`, `errors`: a refused create, shown again as typed with the messages beside the fields. */
+export function KeysPage(props: { c: Context<AppEnv>; keys: ApiKey[]; created?: Created; error?: string; form?: KeyForm; errors?: FieldErrors }) {
+  const { c, keys, errors } = props;
+  const f = props.form;
+  const notice = props.error ?? errors?.notice;
   return (
     <AppLayout c={c} title="API keys">
       <h1>API keys</h1>
-      {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      {notice ? <Notice kind="error">{notice}</Notice> : null}
       {c.req.query("revoked") === "1" ? <Notice kind="ok">The key was revoked.</Notice> : null}
       {props.created ? <NewKey c={c} created={props.created} /> : null}
-      <h2>Create a key</h2>
-      <form method="post" action="/app/keys" class="stack panel">
+      <h2 id="create">Create a key</h2>
+      <form method="post" action="/app/keys#create" class="stack panel">
         <Csrf c={c} />
         <label for="kname">Name</label>
-        <input id="kname" name="name" required maxlength={100} />
+        <input id="kname" name="name" required maxlength={100} value={f?.name ?? ""} {...invalid(errors, "name", "kname")} />
+        <FieldError errors={errors} name="name" id="kname" />
         <fieldset>
           <legend>Permissions</legend>
-          <label class="check"><input type="checkbox" name="permissions" value="read" checked /> read</label>
-          <label class="check"><input type="checkbox" name="permissions" value="upload" checked /> upload</label>
-          <label class="check"><input type="checkbox" name="permissions" value="manage" /> manage</label>
+          {(["read", "upload", "manage"] as const).map((p) => (
+            <label class="check"><input type="checkbox" name="permissions" value={p} checked={f ? f.permissions.includes(p) : p !== "manage"} /> {p}</label>
+          ))}
+          <FieldError errors={errors} name="permissions" id="kperm" />
         </fieldset>
         <label for="kexp">Expires</label>
-        <select id="kexp" name="expires">
-          <option value="">Never</option>
-          <option value="7">In 7 days</option>
-          <option value="30">In 30 days</option>
-          <option value="365">In a year</option>
+        <select id="kexp" name="expires" {...invalid(errors, "expires", "kexp")}>
+          {[["", "Never"], ["7", "In 7 days"], ["30", "In 30 days"], ["365", "In a year"]].map(([value, text]) => (
+            <option value={value} selected={(f?.expires ?? "") === value}>{text}</option>
+          ))}
         </select>
+        <FieldError errors={errors} name="expires" id="kexp" />
         <button type="submit">Create key</button>
       </form>
       <h2>Your keys</h2>

@@ -4,7 +4,8 @@ import type { AppEnv } from "../../platform/env";
 import { authenticateApiKey } from "../../auth/api-keys";
 import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { requireFormToken, requireSession } from "./context";
-import { KeysPage, RevokePage, type Created } from "./keys-views";
+import { KeysPage, RevokePage, type Created, type KeyForm } from "./keys-views";
+import { fieldErrors, type FieldErrors } from "./form-errors";
 
 /** A ShareX custom uploader (https://getsharex.com/docs/custom-uploader) for POST /upload/form. */
 function sharexUploader(env: Env, key: string) {
@@ -23,10 +24,12 @@ function sharexUploader(env: Env, key: string) {
   };
 }
 
-async function render(c: Context<AppEnv>, extra: { created?: Created; error?: string } = {}) {
+async function render(c: Context<AppEnv>, extra: { created?: Created; error?: string; form?: KeyForm; errors?: FieldErrors } = {}) {
   const r = await result(apiOf(c).GET("/keys", { params: { query: { limit: 100 } } }));
-  return c.html(<KeysPage c={c} keys={r.ok ? r.body.keys : []} {...extra} />, extra.error ? 400 : 200);
+  return c.html(<KeysPage c={c} keys={r.ok ? r.body.keys : []} {...extra} />, extra.error || extra.errors ? 400 : 200);
 }
+
+const KEY_FIELDS = { paths: { name: "name", permissions: "permissions", expiresAt: "expires" }, codes: { too_many_keys: "name" } };
 
 export const keyPages = new Hono<AppEnv>();
 keyPages.use("/app/keys", requireSession, requireFormToken);
@@ -37,14 +40,15 @@ keyPages.get("/app/keys", (c) => render(c));
 keyPages.post("/app/keys", async (c) => {
   const all = await c.req.parseBody({ all: true });
   const permissions = ([] as unknown[]).concat(all.permissions ?? []).filter((p): p is string => typeof p === "string");
-  const days = Number.parseInt(typeof all.expires === "string" ? all.expires : "", 10);
+  const expires = typeof all.expires === "string" ? all.expires : "";
+  const days = Number.parseInt(expires, 10);
   const r = await result(apiOf(c).POST("/keys", { body: {
     name: typeof all.name === "string" ? all.name : "",
     // As the form sent them: the API refuses unknown ones with its own message.
     permissions: permissions as Schemas["CreateApiKeyRequest"]["permissions"],
     ...(days > 0 ? { expiresAt: new Date(Date.now() + days * 86_400_000).toISOString() } : {}),
   } }));
-  if (!r.ok) return render(c, { error: apiMessage(r) });
+  if (!r.ok) return render(c, { form: { name: typeof all.name === "string" ? all.name : "", permissions, expires }, errors: fieldErrors(r, KEY_FIELDS) });
   return render(c, { created: { key: r.body.key, name: r.body.name, permissions: r.body.permissions } });
 });
 

@@ -16,6 +16,10 @@ import { clientIp } from "../../platform/client-ip";
 import type { Principal } from "../../platform/env";
 
 export const SESSION_COOKIE = "__Host-session";
+/** A companion of the session cookie that scripts may read ("1", no secret): the public pages, cached for
+ *  everyone, draw the signed-out header, and the script (client/nav-state.ts) swaps it when this says signed in.
+ *  Set and cleared with the session cookie; a session ended elsewhere leaves it until the next app page clears it. */
+export const SIGNED_IN_HINT = "__Host-signed-in";
 
 export type PageSession = { access: string; sessionId: string; userId: string; principal: Principal };
 
@@ -27,10 +31,12 @@ export function setSessionCookie(c: Context<AppEnv>, s: Pick<SessionBody, "acces
     path: "/",
     maxAge: SESSION.refreshTokenSeconds,
   });
+  setCookie(c, SIGNED_IN_HINT, "1", { secure: true, sameSite: "Lax", path: "/", maxAge: SESSION.refreshTokenSeconds });
 }
 
 export function clearSessionCookie(c: Context<AppEnv>) {
   deleteCookie(c, SESSION_COOKIE, { path: "/", secure: true });
+  deleteCookie(c, SIGNED_IN_HINT, { path: "/", secure: true });
 }
 
 /** The signed-in session of this request, rotating the token pair when the access token is (nearly) expired. */

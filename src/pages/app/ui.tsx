@@ -23,6 +23,20 @@ export function Notice(props: { kind: "error" | "ok"; children: Child }) {
   );
 }
 
+/** Shown by the script (body.dragging) while files are dragged over a page that takes them anywhere. */
+export function DropOverlay() {
+  return (
+    <div class="drop-overlay" aria-hidden="true">
+      <p>Drop the images to upload them</p>
+    </div>
+  );
+}
+
+/** Who sees a file: private and unlisted stand out on a card, public is quiet. */
+export function VisibilityBadge(props: { visibility: "public" | "unlisted" | "private" }) {
+  return <span class={`badge vis-${props.visibility}`}>{props.visibility}</span>;
+}
+
 /** An owner's own age-restricted file, shown to them (safe mode guards other people's files) and marked so. */
 export function AgeBadge() {
   return (

@@ -3,7 +3,7 @@
 // images (and the link) here in one request.
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
-import { AppLayout, Csrf, Notice } from "./ui";
+import { AppLayout, Csrf, DropOverlay, Notice } from "./ui";
 import { UploadResults, type UploadOutcome } from "./upload-result";
 import { apiOf, result, apiMessage, uploadForm } from "./api";
 import { requireFormToken, requireSession, session } from "./context";
@@ -23,7 +23,8 @@ function UploadPage(props: { c: Context<AppEnv> }) {
       <form id="upload-form" method="post" action="/app/upload" enctype="multipart/form-data">
         <Csrf c={c} />
         <div id="drop" class="drop">
-          <p class="big" id="drop-help">Drop images here or paste them</p>
+          <p class="big" id="drop-help">Drop images anywhere on this page, or paste them</p>
+          <p class="muted">Dropped and pasted images start at once, with the options below; picked ones wait for Upload.</p>
           <p class="muted">JPEG, PNG, GIF, WebP, AVIF or BMP</p>
           <label for="files" class="button primary">Choose images</label>
           <input id="files" name="files" type="file" accept={ACCEPT} multiple class="sr-only" aria-describedby="drop-help" />
@@ -67,6 +68,7 @@ function UploadPage(props: { c: Context<AppEnv> }) {
       </form>
       <div id="limits-msg" role="alert"></div>
       <ul id="queue" class="queue" aria-label="This session's uploads"></ul>
+      <DropOverlay />
     </AppLayout>
   );
 }

@@ -4,8 +4,11 @@ import type { AppEnv } from "../../platform/env";
 import { WEBHOOK_EVENTS } from "../../webhooks/events";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import type { Webhook, WebhookAttempt } from "./api";
+import { FieldError, invalid, type FieldErrors } from "./form-errors";
 
 export type CreatedHook = { id: string; url: string; secret: string };
+/** The create form as it was sent. */
+export type HookForm = { url: string; description: string; events: string[] };
 
 const state = (h: Webhook) =>
   h.enabled ? "on" : h.disabledReason === "gone" ? "off (it answered 410 Gone)" : h.disabledReason === "failures" ? "off (20 failures in a row)" : "off";
@@ -28,12 +31,15 @@ function NewSecret(props: { created: CreatedHook }) {
   );
 }
 
-export function WebhooksPage(props: { c: Context<AppEnv>; hooks: Webhook[]; created?: CreatedHook; error?: string }) {
-  const { c, hooks } = props;
+/** `form`, `errors`: a refused create, shown again as typed with the messages beside the fields. */
+export function WebhooksPage(props: { c: Context<AppEnv>; hooks: Webhook[]; created?: CreatedHook; error?: string; form?: HookForm; errors?: FieldErrors }) {
+  const { c, hooks, errors } = props;
+  const f = props.form;
+  const notice = props.error ?? errors?.notice;
   return (
     <AppLayout c={c} title="Webhooks">
       <h1>Webhooks</h1>
-      {props.error ? <Notice kind="error">{props.error}</Notice> : null}
+      {notice ? <Notice kind="error">{notice}</Notice> : null}
       {c.req.query("deleted") === "1" ? <Notice kind="ok">The endpoint was deleted.</Notice> : null}
       {props.created ? <NewSecret created={props.created} /> : null}
       <h2>Your endpoints</h2>
@@ -58,18 +64,21 @@ export function WebhooksPage(props: { c: Context<AppEnv>; hooks: Webhook[]; crea
           </table>
         </div>
       )}
-      <h2>Add an endpoint</h2>
-      <form method="post" action="/app/webhooks" class="stack panel">
+      <h2 id="add">Add an endpoint</h2>
+      <form method="post" action="/app/webhooks#add" class="stack panel">
         <Csrf c={c} />
         <label for="hurl">URL</label>
-        <input id="hurl" name="url" type="url" required maxlength={2048} placeholder="https://example.com/hooks/images" />
+        <input id="hurl" name="url" type="url" required maxlength={2048} placeholder="https://example.com/hooks/images" value={f?.url ?? ""} {...invalid(errors, "url", "hurl")} />
+        <FieldError errors={errors} name="url" id="hurl" />
         <label for="hdesc">Description (optional)</label>
-        <input id="hdesc" name="description" maxlength={200} />
+        <input id="hdesc" name="description" maxlength={200} value={f?.description ?? ""} {...invalid(errors, "description", "hdesc")} />
+        <FieldError errors={errors} name="description" id="hdesc" />
         <fieldset>
           <legend>Events</legend>
           {WEBHOOK_EVENTS.map((e) => (
-            <label class="check"><input type="checkbox" name="events" value={e} checked={e.startsWith("file.")} /> {e}</label>
+            <label class="check"><input type="checkbox" name="events" value={e} checked={f ? f.events.includes(e) : e.startsWith("file.")} /> {e}</label>
           ))}
+          <FieldError errors={errors} name="events" id="hevents" />
         </fieldset>
         <button type="submit">Add endpoint</button>
       </form>
@@ -97,8 +106,12 @@ export function DeliveriesPage(props: { c: Context<AppEnv>; hook: Webhook; attem
           <input type="hidden" name="enabled" value={hook.enabled ? "0" : "1"} />
           <button type="submit">{hook.enabled ? "Turn off" : "Turn on"}</button>
         </form>
-        <form method="post" action={`/app/webhooks/${hook.id}/delete`}>
+        {/* Asks first: the box must be ticked (the browser checks it, and the server again without a script). */}
+        <form method="post" action={`/app/webhooks/${hook.id}/delete`} class="row confirm-delete">
           <Csrf c={c} />
+          <label class="check">
+            <input type="checkbox" name="confirm" value="1" required /> Yes, delete this endpoint (its deliveries stop)
+          </label>
           <button type="submit" class="danger">Delete endpoint</button>
         </form>
       </div>

@@ -4,13 +4,17 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/env";
 import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { requireFormToken, requireSession } from "./context";
-import { DeliveriesPage, WebhooksPage, type CreatedHook } from "./webhook-views";
+import { DeliveriesPage, WebhooksPage, type CreatedHook, type HookForm } from "./webhook-views";
+import { fieldErrors, type FieldErrors } from "./form-errors";
 
-async function renderList(c: Context<AppEnv>, extra: { created?: CreatedHook; error?: string } = {}) {
+async function renderList(c: Context<AppEnv>, extra: { created?: CreatedHook; error?: string; form?: HookForm; errors?: FieldErrors } = {}) {
   const r = await result(apiOf(c).GET("/webhooks"));
   const error = extra.error ?? (r.ok ? undefined : apiMessage(r));
-  return c.html(<WebhooksPage c={c} hooks={r.ok ? r.body.webhooks : []} created={extra.created} error={error} />, extra.error ? 400 : 200);
+  const page = <WebhooksPage c={c} hooks={r.ok ? r.body.webhooks : []} created={extra.created} error={error} form={extra.form} errors={extra.errors} />;
+  return c.html(page, extra.error || extra.errors ? 400 : 200);
 }
+
+const HOOK_FIELDS = { paths: { url: "url", events: "events", description: "description" }, codes: { invalid_url: "url", too_many_webhooks: "url" } };
 
 async function renderDeliveries(c: Context<AppEnv>, id: string, notice?: { ok?: string; error?: string }) {
   const hook = await result(apiOf(c).GET("/webhooks/{id}", { params: { path: { id } } }));
@@ -29,13 +33,14 @@ webhookPages.get("/app/webhooks", (c) => renderList(c));
 webhookPages.post("/app/webhooks", async (c) => {
   const all = await c.req.parseBody({ all: true });
   const events = ([] as unknown[]).concat(all.events ?? []).filter((e): e is string => typeof e === "string");
+  const form = { url: typeof all.url === "string" ? all.url : "", description: typeof all.description === "string" ? all.description : "", events };
   const r = await result(apiOf(c).POST("/webhooks", { body: {
-    url: typeof all.url === "string" ? all.url : "",
+    url: form.url,
     // As the form sent them: the API refuses unknown ones with its own message.
     events: events as Schemas["CreateWebhookRequest"]["events"],
-    ...(typeof all.description === "string" && all.description.trim() ? { description: all.description } : {}),
+    ...(form.description.trim() ? { description: form.description } : {}),
   } }));
-  if (!r.ok) return renderList(c, { error: apiMessage(r) });
+  if (!r.ok) return renderList(c, { form, errors: fieldErrors(r, HOOK_FIELDS) });
   return renderList(c, { created: { id: r.body.id, url: r.body.url, secret: r.body.secret } });
 });
 
@@ -61,6 +66,8 @@ webhookPages.post("/app/webhooks/:id/deliveries/:deliveryId/retry", async (c) =>
 });
 
 webhookPages.post("/app/webhooks/:id/delete", async (c) => {
+  // Deleting asks first: without the ticked box (a page without the browser's check) nothing is deleted.
+  if ((await c.req.parseBody()).confirm !== "1") return renderDeliveries(c, c.req.param("id"), { error: "Tick “Yes, delete this endpoint” to delete it." });
   const r = await result(apiOf(c).DELETE("/webhooks/{id}", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return renderList(c, { error: apiMessage(r) });
   return c.redirect("/app/webhooks?deleted=1", 303);

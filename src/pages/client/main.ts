@@ -3,8 +3,10 @@
 // page's elements and does nothing elsewhere.
 import { initCopyButtons } from "./copy";
 import { initBulkBar } from "./files-bulk";
+import { initFilesDrop } from "./files-drop";
 import { initLightbox } from "./lightbox";
 import { initMenu } from "./menu";
+import { initNavState } from "./nav-state";
 import { initPasskeyForms } from "./passkey-forms";
 import { initPlaceholders } from "./placeholders";
 import { initUpload } from "./upload";
@@ -15,10 +17,12 @@ const thumbhashUrl = document.currentScript?.getAttribute("data-thumbhash") ?? n
 const webauthnUrl = document.currentScript?.getAttribute("data-webauthn") ?? null;
 setApiUrl(document.currentScript?.getAttribute("data-api") ?? null);
 
+initNavState();
 initCopyButtons();
 initMenu();
 initBulkBar();
 initPlaceholders(thumbhashUrl);
 initLightbox();
 initUpload();
+initFilesDrop();
 initPasskeyForms(webauthnUrl);

@@ -78,6 +78,8 @@ const WHY: Record<number, string> = {
 
 export function explain(job: Row, err: { status: number; message: string }, limitsEl: HTMLElement): void {
   job.li.classList.add("failed");
+  // A link's bar is indeterminate while the server fetches: it must not go on moving once the row failed.
+  if (!job.bar.hasAttribute("value")) job.bar.value = 0;
   job.status.textContent = `failed: ${err.message}`;
   const why = WHY[err.status];
   if (!why) return;
