@@ -56,7 +56,8 @@ describe("passkeys", () => {
 
     await page.goto(`${app.origin}/app/account`);
     await page.getByText("No passkeys yet.").waitFor();
-    await expect.poll(() => page.getByRole("button", { name: "Add a passkey" }).isVisible()).toBe(true); // the script found WebAuthn
+    // The script found WebAuthn and loaded its two modules (webauthn.js, api.js): bounded, as a loaded machine is slow.
+    await expect.poll(() => page.getByRole("button", { name: "Add a passkey" }).isVisible(), { timeout: 10_000, message: "passkeys: the Add button never showed" }).toBe(true);
     await checkPage(page, "/app/account, no passkey");
     await page.getByLabel("A name for the new passkey").fill("Virtual laptop");
     await page.getByRole("button", { name: "Add a passkey" }).click();
@@ -71,7 +72,7 @@ describe("passkeys", () => {
     expect(credential).toMatchObject({ isResidentCredential: true, rpId: "localhost" });
 
     await logOut(page);
-    await expect.poll(() => page.getByRole("button", { name: "Sign in with a passkey" }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: "Sign in with a passkey" }).isVisible(), { timeout: 10_000, message: "passkeys: the sign-in button never showed" }).toBe(true);
     await checkPage(page, "/app/login with a passkey", "login");
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
     await page.waitForURL(/\/app\/upload$/);
@@ -84,7 +85,7 @@ describe("passkeys", () => {
     await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Two-step sign-in" }).waitFor();
-    await expect.poll(() => page.getByRole("button", { name: "Use a passkey" }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: "Use a passkey" }).isVisible(), { timeout: 10_000, message: "passkeys: the second-step button never showed" }).toBe(true);
     await checkPage(page, "the second step with a passkey", "second-step");
     await page.getByRole("button", { name: "Use a passkey" }).click();
     await page.waitForURL(/\/app\/upload$/);
