@@ -12,10 +12,11 @@
 //                         before its entries carried the file's record (it now makes one for an owner's first files)
 //   1 record lookup       baseline E: one file-sized JSON record from caches.default, then static JSON: the local
 //                         floor of any read decided at the edge (the API read and the 304 each make this one lookup)
-// Run: npm run bench -- serving   (3 interleaved rounds of 4 s per case; --quick: one round of 2 s). Port: BENCH_PORT_BASE + 40 (default 8830).
+// Run: npm run bench -- serving   (3 interleaved rounds of 4 s per case; --quick: one round of 2 s). Port: BENCH_PORT_BASE + 40 (default 8830);
+// --against <commit>: that commit's app on BENCH_PORT_BASE + 41, interleaved case by case (bench:interleaves-against).
 import { createHash, randomBytes } from "node:crypto";
-import { deflateSync } from "node:zlib";
 import { benchPort, fmt, load, printTable, quick, ratio, startBenchApp, writeSummary } from "./lib/index.mjs";
+import { makePng } from "./lib/png.mjs";
 
 // Interleaved rounds: every case runs once per round, so a burst of load from elsewhere on the machine falls on
 // all of them rather than on one; each row adds its rounds up.
@@ -45,81 +46,25 @@ function merge(results) {
   };
 }
 
-// --- a real, decodable ~1 MB PNG (random RGB pixels do not compress), so the analysis job succeeds ---------
-function crc32(buf) {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-function chunk(type, data) {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type, "ascii"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
-function randomPng(side) {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(side, 0);
-  ihdr.writeUInt32BE(side, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  const rows = [];
-  for (let y = 0; y < side; y++) rows.push(Buffer.from([0]), randomBytes(side * 3));
-  const idat = deflateSync(Buffer.concat(rows), { level: 1 });
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", Buffer.alloc(0))]);
-}
-
 async function expectJson(res, status, what) {
   const text = await res.text();
   if (res.status !== status) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : undefined;
 }
 
-const app = await startBenchApp({ port: benchPort(40) });
-const api = `${app.url}/api/v1`;
-const rows = [];
-let failed = false;
-let viewCheck;
-try {
-  // A user and one uploaded, finalized 1 MB image through the real upload flow.
+/** A user and one finalized ~1 MB image through the real upload flow, analysed; the cases to measure on `app`. */
+async function seed(app) {
+  const api = `${app.url}/api/v1`;
   const id = randomBytes(6).toString("hex");
-  const session = await expectJson(
-    await fetch(`${api}/auth/signup`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: `serve-${id}@example.com`, password: "bench password 123", username: `serve${id}`, ageConfirmed: true }),
-    }),
-    201,
-    "signup",
-  );
-  const token = session.session.access_token;
-  const auth = { authorization: `Bearer ${token}` };
-  const png = randomPng(580);
+  const post = (path, body, headers = {}) => fetch(`${api}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const session = await expectJson(await post("/auth/signup", { email: `serve-${id}@example.com`, password: "bench password 123", username: `serve${id}`, ageConfirmed: true }), 201, "signup");
+  const auth = { authorization: `Bearer ${session.session.access_token}` };
+  const png = makePng(580, 580, 3);
   const sha256 = createHash("sha256").update(png).digest("hex");
-  const pre = await expectJson(
-    await fetch(`${api}/upload/presign`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...auth },
-      body: JSON.stringify({ filename: "bench.png", mime: "image/png", bytes: png.length, sha256, visibility: "public" }),
-    }),
-    201,
-    "presign",
-  );
+  const pre = await expectJson(await post("/upload/presign", { filename: "bench.png", mime: "image/png", bytes: png.length, sha256, visibility: "public" }, auth), 201, "presign");
   const put = await fetch(`${api}/upload/direct/${pre.fileId}`, { method: "PUT", body: png, headers: { "content-type": "image/png", ...auth } });
   await expectJson(put, 200, "direct PUT");
-  const fin = await expectJson(
-    await fetch(`${api}/upload/finalize`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...auth },
-      body: JSON.stringify({ uploadId: pre.uploadId, fileId: pre.fileId, storeKey: pre.storeKey, storeEtag: put.headers.get("etag"), width: 580, height: 580 }),
-    }),
-    200,
-    "finalize",
-  );
+  const fin = await expectJson(await post("/upload/finalize", { uploadId: pre.uploadId, fileId: pre.fileId, storeKey: pre.storeKey, storeEtag: put.headers.get("etag"), width: 580, height: 580 }, auth), 200, "finalize");
   await expectJson(await fetch(`${app.url}/__bench/r2/serving-1mb`, { method: "PUT", body: png, headers: { "content-length": String(png.length) } }), 201, "bare R2 seed");
 
   // Let the analysis job (queue consumer) finish so it does not compete with the measurements.
@@ -131,13 +76,11 @@ try {
     if (file.analysis !== "pending") break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  console.log(`  file ${pre.fileId}: ${png.length} bytes, analysis ${file.analysis}, ageRestricted ${file.ageRestricted}`);
-  // Public reads are anonymous; if the analysis flagged the noise image, read as its owner instead.
+  console.log(`  ${app.url}: file ${pre.fileId}, ${png.length} bytes, analysis ${file.analysis}, ageRestricted ${file.ageRestricted}`);
+  // Public reads are anonymous; if the analysis flagged the image, read as its owner instead.
   const fileHeaders = file.ageRestricted ? auth : {};
-  const etag = (await fetch(`${app.url}/i/${pre.fileId}`, { method: "HEAD" })).headers.get("etag");
   const shortUrl = `${app.url}/i/${pre.fileId}`;
-  const cdnPath = new URL(fin.cdnUrl).pathname;
-
+  const etag = (await fetch(shortUrl, { method: "HEAD" })).headers.get("etag");
   const cases = [
     ["static JSON (baseline A)", { url: `${app.url}/__bench/json` }, "A"],
     [`GET /api/v1/files/:id${file.ageRestricted ? " (owner)" : ""}`, { url: `${api}/files/${pre.fileId}`, headers: fileHeaders }, "A"],
@@ -147,7 +90,7 @@ try {
     ["bare 1 record lookup + static JSON (baseline E)", { url: `${app.url}/__bench/json1` }, "A"],
     ["short link {image_url}/:id", { url: shortUrl }, "B"],
     ["short link, Range: bytes=0- (R2)", { url: shortUrl, headers: { range: "bytes=0-" } }, "B"],
-    ["CDN link", { url: `${app.url}${cdnPath}` }, "B"],
+    ["CDN link", { url: `${app.url}${new URL(fin.cdnUrl).pathname}` }, "B"],
     ["short link, If-None-Match (304)", { url: shortUrl, headers: { "if-none-match": etag } }, "A"],
   ];
   for (const [, opts] of cases) {
@@ -155,35 +98,59 @@ try {
     await r.arrayBuffer();
     if (r.status >= 400) throw new Error(`warm-up ${opts.url}: ${r.status}`);
   }
-  const byCase = cases.map(() => []);
-  for (let round = 1; round <= rounds; round++) {
-    for (const [i, [label, opts]] of cases.entries()) {
-      process.stdout.write(`  round ${round}/${rounds}: ${label} ...`);
-      const r = await load({ ...opts, connections, durationSeconds: seconds, worker: app });
-      process.stdout.write(` ${fmt(r.rps)} req/s (${r.tool})\n`);
-      byCase[i].push(r);
-    }
-  }
-  for (const [i, [label, , base]] of cases.entries()) {
+  return { app, api, auth, fileId: pre.fileId, polls, cases };
+}
+
+function rowsOf(seeded, byCase) {
+  return seeded.cases.map(([label, , base], i) => {
     const r = merge(byCase[i]);
     const errorCount = r.errors.network + r.errors.status + r.errors.timeout;
-    if (errorCount) failed = true;
-    rows.push({ label, base, ...r, p50: r.latencyMs.p50, p99: r.latencyMs.p99, errorCount, mbPerSecond: r.bytesRead ? r.bytesRead / 1e6 / r.seconds : null });
+    return { label, base, ...r, p50: r.latencyMs.p50, p99: r.latencyMs.p99, errorCount, mbPerSecond: r.bytesRead ? r.bytesRead / 1e6 / r.seconds : null };
+  });
+}
+
+// --against <commit> (scripts/bench.mjs): that commit's app runs beside this one, and every case of a round runs on
+// both back to back, so a burst of load elsewhere falls on both alike.
+const againstRoot = process.env.BENCH_AGAINST_ROOT;
+const apps = [await startBenchApp({ port: benchPort(40) })];
+let rows = [];
+let againstRows;
+let failed = false;
+let viewCheck;
+try {
+  if (againstRoot) apps.push(await startBenchApp({ port: benchPort(41), appRoot: againstRoot }));
+  const seeded = [];
+  for (const app of apps) seeded.push(await seed(app));
+  const byCase = seeded.map((s) => s.cases.map(() => []));
+  for (let round = 1; round <= rounds; round++) {
+    for (const i of seeded[0].cases.keys()) {
+      for (const [k, s] of seeded.entries()) {
+        const [label, opts] = s.cases[i];
+        process.stdout.write(`  round ${round}/${rounds}${k ? " (against)" : ""}: ${label} ...`);
+        const r = await load({ ...opts, connections, durationSeconds: seconds, worker: s.app });
+        process.stdout.write(` ${fmt(r.rps)} req/s (${r.tool})\n`);
+        byCase[k][i].push(r);
+      }
+    }
   }
+  rows = rowsOf(seeded[0], byCase[0]);
+  if (againstRoot) againstRows = rowsOf(seeded[1], byCase[1]);
+  failed = [...rows, ...(againstRows ?? [])].some((r) => r.errorCount > 0);
   // Views are counted after the response, aggregated per shard and flushed in batches: check the load was
   // counted. Client-side count: every completed GET of /files/:id, the short link, the Range-from-0 and CDN
   // cases (not the 304s) plus the warm-up and polling reads; wrk stops mid-flight, so the server may count a
   // few more requests than the client saw complete.
+  const { api, auth, fileId, polls } = seeded[0];
   const viewCases = rows.filter((r) => !r.label.startsWith("static") && !r.label.startsWith("bare") && !r.label.includes("304"));
   const expected = viewCases.reduce((n, r) => n + r.requests, 0) + 4 + polls;
   await new Promise((r) => setTimeout(r, 7000));
   // With a bookmark the owner's read comes from D1, not from the access record (whose viewCount may lag 30 s).
   const bookmark = (await fetch(`${api}/account`, { headers: auth })).headers.get("x-d1-bookmark") ?? "";
-  const after = await expectJson(await fetch(`${api}/files/${pre.fileId}`, { headers: { ...auth, "x-d1-bookmark": bookmark } }), 200, "GET file after");
+  const after = await expectJson(await fetch(`${api}/files/${fileId}`, { headers: { ...auth, "x-d1-bookmark": bookmark } }), 200, "GET file after");
   console.log(`  viewCount after the run: ${after.viewCount}; completed counted requests seen by the client: ${expected}`);
   viewCheck = { counted: after.viewCount, clientCompleted: expected };
 } finally {
-  await app.stop();
+  for (const app of apps) await app.stop();
 }
 
 const baseOf = { A: rows.find((r) => r.base === "A"), B: rows.find((r) => r.base === "B" && r.label.startsWith("bare")), C: rows.find((r) => r.base === "C"), D: rows.find((r) => r.base === "D"), E: rows.find((r) => r.label.includes("(baseline E)")) };
@@ -214,7 +181,7 @@ record lookups, then C (a byte link hit's lookups before its entry carried the f
 record lookup, then A (the floor of a read decided at the edge). CPU ms/req: the workerd runtime process, including local dev's own
 per-request overhead. Shared 2-core machine: compare ratios, not absolutes.\n`);
 
-writeSummary("serving", { baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)", C: "GET /__bench/cache/<key> (1 MB)", D: "GET /__bench/cache3/<key> (2 records + 1 MB)", E: "GET /__bench/json1 (1 record + static JSON)" }, connections, rounds, seconds, rows, viewCheck });
+writeSummary("serving", { against: againstRows ? { root: againstRoot, rows: againstRows } : undefined, baselines: { A: "GET /__bench/json", B: "GET /__bench/r2/<key> (1 MB)", C: "GET /__bench/cache/<key> (1 MB)", D: "GET /__bench/cache3/<key> (2 records + 1 MB)", E: "GET /__bench/json1 (1 record + static JSON)" }, connections, rounds, seconds, rows, viewCheck });
 if (failed) {
   console.error("some requests failed");
   process.exit(1);

@@ -85,64 +85,72 @@ function merge(parts, n, bytes) {
   };
 }
 
-const app = await startBenchApp({ port: benchPort(10) });
-const api = `${app.url}/api/v1`;
-const rows = [];
-const ratios = [];
+// --against <commit> (scripts/bench.mjs): that commit's app beside this one, every round on both (bench:interleaves-against).
+const againstRoot = process.env.BENCH_AGAINST_ROOT;
+const apps = [await startBenchApp({ port: benchPort(10) })];
+const results = [];
 let failed = false;
 try {
-  const token = await signup(api);
+  if (againstRoot) apps.push(await startBenchApp({ port: benchPort(11), appRoot: againstRoot }));
+  const tokens = [];
+  for (const app of apps) tokens.push(await signup(`${app.url}/api/v1`));
+  for (const app of apps) results.push({ rows: [], ratios: [] });
   for (const size of SIZES) {
     const body = pngLike(size.bytes);
     const sha256 = createHash("sha256").update(body).digest("hex");
     const per = Math.ceil(size.requests / ROUNDS);
     const total = per * ROUNDS;
-    // One presigned file per PUT (a file takes its bytes once); presigning is not timed.
-    const fileIds = [];
-    for (let i = 0; i < total + 1; i++) fileIds.push(await presign(api, token, body, sha256));
+    // Per app: one presigned file per PUT (a file takes its bytes once); presigning is not timed.
+    const sides = [];
+    for (const [k, app] of apps.entries()) {
+      const api = `${app.url}/api/v1`;
+      const token = tokens[k];
+      const fileIds = [];
+      for (let i = 0; i < total + 1; i++) fileIds.push(await presign(api, token, body, sha256));
+      const bareAt = (query) => (i) =>
+        fetch(`${app.url}/__bench/r2/upload-${size.bytes}-${i}${query}`, { method: "PUT", body, headers: { "content-type": "application/octet-stream" } }).then(async (r) => {
+          await r.arrayBuffer();
+          return r.status === 201;
+        });
+      let used = 0;
+      const direct = () => {
+        const fileId = fileIds[used++];
+        return fetch(`${api}/upload/direct/${fileId}`, { method: "PUT", body, headers: { "content-type": "image/png", authorization: `Bearer ${token}` } }).then(async (r) => {
+          const text = await r.text();
+          if (r.status !== 200) console.error(`\n  PUT ${fileId}: ${r.status} ${text.slice(0, 200)}`);
+          return r.status === 200;
+        });
+      };
+      // The same put with R2's SHA-256 check, as the app asks for it: how much of the gap is R2's own check
+      // (in production done by R2, off the worker; locally the R2 simulator runs in the same workerd process).
+      const side = { app, bare: bareAt(""), bareSha: bareAt(`?sha256=${sha256}`), direct, parts: { bare: [], sha: [], direct: [] } };
+      if (!(await side.bare(-1)) || !(await side.bareSha(-2)) || !(await direct())) throw new Error("warm-up PUT failed");
+      sides.push(side);
+    }
 
-    const bareAt = (query) => (i) =>
-      fetch(`${app.url}/__bench/r2/upload-${size.bytes}-${i}${query}`, { method: "PUT", body, headers: { "content-type": "application/octet-stream" } }).then(async (r) => {
-        await r.arrayBuffer();
-        return r.status === 201;
-      });
-    const bare = bareAt("");
-    // The same put with R2's SHA-256 check, as the app asks for it: how much of the gap is R2's own check
-    // (in production done by R2, off the worker; locally the R2 simulator runs in the same workerd process).
-    const bareSha = bareAt(`?sha256=${sha256}`);
-    let used = 0;
-    const direct = () => {
-      const fileId = fileIds[used++];
-      return fetch(`${api}/upload/direct/${fileId}`, { method: "PUT", body, headers: { "content-type": "image/png", authorization: `Bearer ${token}` } }).then(async (r) => {
-        const text = await r.text();
-        if (r.status !== 200) console.error(`\n  PUT ${fileId}: ${r.status} ${text.slice(0, 200)}`);
-        return r.status === 200;
-      });
-    };
-    // warm-up: one of each
-    if (!(await bare(-1)) || !(await bareSha(-2)) || !(await direct())) throw new Error("warm-up PUT failed");
-
-    process.stdout.write(`  ${size.label}: ${total} PUTs per route, ${CONCURRENCY} at a time ...`);
-    const bareParts = [];
-    const shaParts = [];
-    const directParts = [];
+    process.stdout.write(`  ${size.label}: ${total} PUTs per route${apps.length > 1 ? " and app" : ""}, ${CONCURRENCY} at a time ...`);
     for (let round = 0; round < ROUNDS; round++) {
-      bareParts.push(await timed(app, per, (i) => bare(round * per + i)));
-      shaParts.push(await timed(app, per, (i) => bareSha(total + round * per + i)));
-      directParts.push(await timed(app, per, () => direct()));
+      for (const side of sides) {
+        side.parts.bare.push(await timed(side.app, per, (i) => side.bare(round * per + i)));
+        side.parts.sha.push(await timed(side.app, per, (i) => side.bareSha(total + round * per + i)));
+        side.parts.direct.push(await timed(side.app, per, () => side.direct()));
+      }
     }
     process.stdout.write(" done\n");
-    const b = { label: `${size.label}  bare BUCKET.put (baseline)`, ...merge(bareParts, total, size.bytes) };
-    const h = { label: `${size.label}  bare BUCKET.put with sha256`, ...merge(shaParts, total, size.bytes) };
-    const d = { label: `${size.label}  PUT /upload/direct (app)`, ...merge(directParts, total, size.bytes) };
-    for (const r of [b, h, d]) r.base = b;
-    rows.push(b, h, d);
-    ratios.push({ size: size.label, throughput: d.mbPerSecond / b.mbPerSecond, cpu: d.cpuMsPerRequest && b.cpuMsPerRequest ? d.cpuMsPerRequest / b.cpuMsPerRequest : null });
-    if (b.errorCount || d.errorCount) failed = true;
+    for (const [k, side] of sides.entries()) {
+      const b = { label: `${size.label}  bare BUCKET.put (baseline)`, ...merge(side.parts.bare, total, size.bytes) };
+      const h = { label: `${size.label}  bare BUCKET.put with sha256`, ...merge(side.parts.sha, total, size.bytes) };
+      const d = { label: `${size.label}  PUT /upload/direct (app)`, ...merge(side.parts.direct, total, size.bytes) };
+      for (const r of [b, h, d]) r.base = b;
+      results[k].rows.push(b, h, d);
+      results[k].ratios.push({ size: size.label, throughput: d.mbPerSecond / b.mbPerSecond, cpu: d.cpuMsPerRequest && b.cpuMsPerRequest ? d.cpuMsPerRequest / b.cpuMsPerRequest : null });
+      if (b.errorCount || d.errorCount) failed = true;
+    }
   }
 } finally {
-  await app.stop();
+  for (const app of apps) await app.stop();
 }
+const { rows, ratios } = results[0];
 
 console.log();
 printTable(rows, [
@@ -170,6 +178,7 @@ writeSummary("uploads", {
   rounds: ROUNDS,
   rows: rows.map(({ base, ...r }) => r),
   ratios,
+  against: results[1] ? { root: againstRoot, rows: results[1].rows.map(({ base, ...r }) => r), ratios: results[1].ratios } : undefined,
 });
 if (failed) {
   console.error("some requests failed");

@@ -1,6 +1,6 @@
 // `npm run bench [-- name ...] [-- --quick] [-- --against <commit>]`: runs every bench/*.bench.mjs (or the named
 // ones) one after another, each in its own Node process, then writes bench/results/run-<time>.json with all their
-// summaries. --against: each bench again, right after, against <commit>'s app (scripts/bench/against.mjs).
+// summaries. --against: the same benches against <commit>'s app too, interleaved where the bench can (scripts/bench/against.mjs).
 // Benchmarks are not part of `npm test`.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -45,10 +45,10 @@ const run = { at: new Date().toISOString(), flags, against: against && { rev: ag
 let failed = 0;
 
 /** One bench in its own process; `appRoot`: another checkout's app (--against). */
-function runBench(name, label, appRoot) {
+function runBench(name, label, extraEnv) {
   console.log(`\n=== ${name}${label ? ` (${label})` : ""} ===`);
   const started = Date.now();
-  const benchEnv = appRoot ? { ...env, BENCH_APP_ROOT: appRoot } : env;
+  const benchEnv = { ...env, ...extraEnv };
   const r = spawnSync(process.execPath, [path.join(benchDir, `${name}.bench.mjs`), ...flags], { cwd: root, env: benchEnv, stdio: "inherit" });
   const seconds = (Date.now() - started) / 1000;
   const summaryFile = path.join(resultsDir, `${name}.json`);
@@ -61,10 +61,20 @@ function runBench(name, label, appRoot) {
 }
 
 for (const name of selected) {
-  run.benchmarks[name] = runBench(name);
-  if (!against) continue;
+  if (!against) {
+    run.benchmarks[name] = runBench(name);
+    continue;
+  }
   const label = againstRev.slice(0, 12);
-  const other = runBench(name, `against ${label}`, against.dir);
+  // A bench that runs both apps itself, case by case, says so; the others run again, right after, on the other app.
+  if (readFileSync(path.join(benchDir, `${name}.bench.mjs`), "utf8").includes("bench:interleaves-against")) {
+    const both = runBench(name, `interleaved with ${label}`, { BENCH_AGAINST_ROOT: against.dir });
+    both.comparison = compareRuns(name, both.summary, both.summary?.against, label);
+    run.benchmarks[name] = both;
+    continue;
+  }
+  run.benchmarks[name] = runBench(name);
+  const other = runBench(name, `against ${label}`, { BENCH_APP_ROOT: against.dir });
   run.benchmarks[name].against = other;
   run.benchmarks[name].comparison = compareRuns(name, run.benchmarks[name].summary, other.summary, label);
 }

@@ -35,9 +35,9 @@ export function killGroup(child, signal) {
  * fire) and bounded: after timeoutMs its whole process group is killed and the result says so.
  * @returns {Promise<{ status: number | null, stdout: string, stderr: string, timedOut: boolean }>}
  */
-export function run(cmd, args, { env, timeoutMs, children }) {
+export function run(cmd, args, { env, timeoutMs, children, cwd }) {
   return new Promise((resolve) => {
-    const child = spawnGroup(cmd, args, { env, children });
+    const child = spawnGroup(cmd, args, { env, children, cwd });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -70,8 +70,8 @@ export function run(cmd, args, { env, timeoutMs, children }) {
  * what gets killed), tracked in `running` and in the caller's `children` until its pipes close: then nothing
  * of the group is left, and its id may be reused, so it must not be signalled any more.
  */
-export function spawnGroup(cmd, args, { env, children }) {
-  const child = spawn(cmd, args, { cwd: appRoot, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+export function spawnGroup(cmd, args, { env, children, cwd = appRoot }) {
+  const child = spawn(cmd, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   children?.add(child);
   const forget = () => {

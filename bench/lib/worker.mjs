@@ -23,6 +23,7 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 /**
  * @param {object} opts
  * @param {string} opts.config wrangler config file (relative to the repo root or absolute)
+ * @param {string} [opts.appRoot] the checkout whose app runs (default this one, or BENCH_APP_ROOT): wrangler runs there
  * @param {number} opts.port port to listen on (127.0.0.1)
  * @param {Record<string,string>} [opts.vars] extra vars (--var); the config's required secrets get random values unless given
  * @param {boolean} [opts.migrate] apply D1 migrations to the temp state first (default: when the config has D1)
@@ -95,7 +96,7 @@ function removeDirs(dirs) {
   }
 }
 
-async function startSteps({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = DEFAULT_TIMEOUT_MS, quiet = true, bundle = true, persistTo: givenState }, progress) {
+async function startSteps({ config, port, vars = {}, migrate, inspectorPort, timeoutMs = DEFAULT_TIMEOUT_MS, quiet = true, bundle = true, persistTo: givenState, appRoot: cwd = appRoot }, progress) {
   const { started, steps, children, dirs } = progress;
   /** Between steps: an attempt given up on starts nothing more (its port may be the next attempt's by now). */
   const next = (step) => {
@@ -111,14 +112,14 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     if (Date.now() > deadline) throw new Error(`port ${port} is taken by another process`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  const configPath = path.resolve(appRoot, config);
+  const configPath = path.resolve(cwd, config);
   const env = wranglerEnv();
   let since = next("bundling");
   let entry = null;
   if (bundle) {
     const outdir = mkdtempSync(path.join(tmpdir(), "bench-build-"));
     dirs.push(outdir);
-    entry = await prebuild(configPath, outdir, env, left(), children);
+    entry = await prebuild(configPath, outdir, env, left(), children, cwd);
     stepDone("bundle", since);
   }
   const persistTo = givenState ?? mkdtempSync(path.join(tmpdir(), "bench-wrangler-"));
@@ -131,7 +132,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
       const args = ["d1", "migrations", "apply", binding, "--local", "-c", configPath, "--persist-to", persistTo];
       // CI=true: no interactive "apply these migrations?" prompt
       const bound = left();
-      const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound, children });
+      const m = await run("wrangler", args, { env: { ...env, CI: "true" }, timeoutMs: bound, children, cwd });
       if (m.status !== 0) throw failure(`D1 migrations (${binding})`, m, bound);
     }
     stepDone("migrations", since);
@@ -145,7 +146,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   for (const [k, v] of Object.entries(allVars)) args.push("--var", `${k}:${v}`);
 
   since = next("waiting for wrangler dev's first answer");
-  const child = spawnGroup("wrangler", args, { env, children });
+  const child = spawnGroup("wrangler", args, { env, children, cwd });
   const output = [];
   const keep = (chunk) => {
     output.push(chunk.toString());
@@ -212,11 +213,11 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
  * Rate limits are scaled x1000 (RATE_LIMIT_MULTIPLIER) so load does not turn into 429s; pass
  * vars: { RATE_LIMIT_MULTIPLIER: "off" } or "1" to measure the limiter itself.
  */
-export async function startBenchApp({ port, vars = {}, ...rest }) {
+export async function startBenchApp({ port, vars = {}, appRoot: at = appRoot, ...rest }) {
   const { benchConfigPath } = await import("./bench-config.mjs");
   // Another commit's app (--against): its own committed bench config, entry and baseline routes.
-  const config = appRoot === root ? benchConfigPath() : path.join(appRoot, "bench", "wrangler.bench.toml");
+  const config = at === root ? benchConfigPath() : path.join(at, "bench", "wrangler.bench.toml");
   // BENCH_VARS='{"NAME":"value"}' overrides vars for an A/B run of one setting.
   const extra = process.env.BENCH_VARS ? JSON.parse(process.env.BENCH_VARS) : {};
-  return startWorker({ config, port, vars: { ...appVars(port), RATE_LIMIT_MULTIPLIER: "1000", ...vars, ...extra }, ...rest });
+  return startWorker({ config, port, appRoot: at, vars: { ...appVars(port), RATE_LIMIT_MULTIPLIER: "1000", ...vars, ...extra }, ...rest });
 }

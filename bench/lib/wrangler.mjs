@@ -35,8 +35,8 @@ export function failure(step, r, timeoutMs) {
 }
 
 /** Bundles the config's worker like a deploy would, into `outdir`; returns the entry file's path. */
-export async function prebuild(configPath, outdir, env, timeoutMs, children) {
-  const b = await run("wrangler", ["deploy", "--dry-run", "--outdir", outdir, "-c", configPath], { env, timeoutMs, children });
+export async function prebuild(configPath, outdir, env, timeoutMs, children, cwd) {
+  const b = await run("wrangler", ["deploy", "--dry-run", "--outdir", outdir, "-c", configPath], { env, timeoutMs, children, cwd });
   if (b.status !== 0) throw failure(`bundling ${configPath}`, b, timeoutMs);
   const main = /^\s*main\s*=\s*"([^"]+)"/m.exec(readFileSync(configPath, "utf8"))?.[1];
   const byMain = main && path.join(outdir, path.basename(main).replace(/\.[cm]?[jt]sx?$/, "") + ".js");

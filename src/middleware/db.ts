@@ -109,10 +109,10 @@ export function noteBookmark(c: Context<AppEnv>, bookmark: string | undefined, d
 
 export const dbHandle = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    // Database 0's session opens up front, as it always has: a request that reads nothing still sends back the
-    // client's own bookmark (the session's, until a read moves it).
-    requestDbs(c).directory();
+    // Sessions open on first use (an answer from edge records opens none); a request that reads nothing still
+    // sends back the client's own bookmarks.
+    const dbs = requestDbs(c);
     await next();
-    const bookmark = c.var.dbs.bookmark();
+    const bookmark = dbs.bookmark();
     if (bookmark && c.req.path.startsWith("/api/")) c.res.headers.set(BOOKMARK_HEADER, bookmark);
   });

@@ -93,13 +93,22 @@ function encodeHeader(record: EntryRecord): string | undefined {
   return text.length <= MAX_RECORD_CHARS ? text : undefined;
 }
 
+// Headers decoded before, per isolate: a hot entry carries the same one on every hit. Shared: never changed.
+const decodedHeaders = new Map<string, EntryRecord>();
+
 function decodeHeader(header: string): EntryRecord | undefined {
+  const known = decodedHeaders.get(header);
+  if (known) return known;
+  let record: EntryRecord | undefined;
   try {
-    const record = decodeRecord<EntryRecord>(decodeURIComponent(header)); // (decodeRecord keeps what it decoded)
-    return record && typeof record.at === "number" && typeof record.file?.id === "string" ? record : undefined;
+    record = decodeRecord<EntryRecord>(decodeURIComponent(header));
   } catch {
     return undefined; // unreadable: decide the slow way
   }
+  if (!record || typeof record.at !== "number" || typeof record.file?.id !== "string") return undefined;
+  if (decodedHeaders.size >= 256) decodedHeaders.clear();
+  decodedHeaders.set(header, record);
+  return record;
 }
 
 /** The entry of a file's original or thumbnail, if this data centre has one. */
