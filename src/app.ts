@@ -40,16 +40,18 @@ import { webhookRoutes } from "./webhooks/routes";
 /** Routes that stream file bytes and so are exempt from the JSON body limit. */
 const STREAMING_UPLOAD = /^\/api\/v1\/upload\/(direct\/[^/]+|multipart\/[^/]+\/parts\/\d+|form|tus(\/[^/]+)?)$/;
 
+const limitJsonBody = bodyLimit({
+  maxSize: REQUEST_LIMITS.jsonBodyBytes,
+  onError: () => {
+    throw new ApiError("body_too_large", `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`);
+  },
+});
+
 /** JSON bodies over REQUEST_LIMITS.jsonBodyBytes are refused (413) before they are read; byte uploads stream. */
 const jsonBodyLimit = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (STREAMING_UPLOAD.test(c.req.path)) return next();
-    return bodyLimit({
-      maxSize: REQUEST_LIMITS.jsonBodyBytes,
-      onError: () => {
-        throw new ApiError("body_too_large", `JSON bodies are limited to ${REQUEST_LIMITS.jsonBodyBytes} bytes`);
-      },
-    })(c, next);
+    if (c.req.method === "GET" || c.req.method === "HEAD" || STREAMING_UPLOAD.test(c.req.path)) return next();
+    return limitJsonBody(c, next);
   });
 
 export function createApi() {

@@ -59,7 +59,8 @@ export function lendPrincipal(req: Request, principal: Principal): void {
 }
 
 /** The request's principal; throws the contract's 401 for credentials that are present but not good. */
-export async function resolvePrincipal(env: Env, db: DirectoryDb, req: Request, ctx?: WaitUntil): Promise<Principal> {
+/** `directory`: the request's handle, asked for only when a credential must be looked up (an anonymous call opens no session). */
+export async function resolvePrincipal(env: Env, directory: () => DirectoryDb, req: Request, ctx?: WaitUntil): Promise<Principal> {
   const known = lent.get(req);
   if (known) return known;
   const ip = clientIp(req);
@@ -73,7 +74,7 @@ export async function resolvePrincipal(env: Env, db: DirectoryDb, req: Request, 
   // Anything that is not shaped like a JWT is taken as an API key attempt, so near-miss keys get
   // the contract's "Invalid API key" rather than a generic token error.
   if (!looksLikeJwt(token)) {
-    const key = await authenticateApiKey(env, db, token, ctx ?? noWaiting);
+    const key = await authenticateApiKey(env, directory(), token, ctx ?? noWaiting);
     return { kind: "key", ip, user: key.user, keyId: key.keyId, permissions: key.permissions };
   }
 
@@ -84,6 +85,6 @@ export async function resolvePrincipal(env: Env, db: DirectoryDb, req: Request, 
     return { kind: "upload", ip, fileId: claims.fid };
   }
   if (!claims.sid) throw invalidSession();
-  const found = await liveSession(env, db, claims.sub, claims.sid, ctx);
+  const found = await liveSession(env, directory(), claims.sub, claims.sid, ctx);
   return { kind: "session", ip, user: found.user.authUser, sessionId: claims.sid };
 }

@@ -59,7 +59,7 @@ function parse(c: Context<AppEnv>, link: ByteLink, now: number): Parsed {
 async function bearerViewer(c: Context<AppEnv>): Promise<Viewer> {
   let principal;
   try {
-    principal = await resolvePrincipal(c.env, requestDbs(c).directory(), c.req.raw, c.executionCtx);
+    principal = await resolvePrincipal(c.env, () => requestDbs(c).directory(), c.req.raw, c.executionCtx);
   } catch {
     return ANONYMOUS_VIEWER; // a bad token proves nothing: a private file stays 404
   }

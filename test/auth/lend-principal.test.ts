@@ -14,7 +14,7 @@ describe("lendPrincipal", () => {
   it("lets an in-process request skip the session check, and only that request object", async () => {
     const user = await signup();
     const real = new Request(`${BASE}/account`, { headers: { authorization: `Bearer ${user.access}` } });
-    const principal = await resolvePrincipal(env, directoryDb(env), real);
+    const principal = await resolvePrincipal(env, () => directoryDb(env), real);
     expect(principal.kind).toBe("session");
 
     const app = createApp();

@@ -72,11 +72,11 @@ describe("a warm principal needs no D1 query", () => {
     for (const token of [user.access, key]) {
       const req = () => new Request(`${BASE}/account`, { headers: { authorization: `Bearer ${token}` } });
       const ctx = createExecutionContext();
-      await resolvePrincipal(recordsOn, directoryDb(env), req(), ctx);
+      await resolvePrincipal(recordsOn, () => directoryDb(env), req(), ctx);
       await waitOnExecutionContext(ctx);
       const probe = unreachableBindings(env);
       const offline = { ...recordsOn, ...probe.bindings } as Env;
-      const p = await resolvePrincipal(offline, directoryDb(offline), req(), { waitUntil: () => {} });
+      const p = await resolvePrincipal(offline, () => directoryDb(offline), req(), { waitUntil: () => {} });
       expect(p.kind === "session" || p.kind === "key" ? p.user.id : null).toBe(user.id);
       expect(probe.calls).toEqual([]);
     }
