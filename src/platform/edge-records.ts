@@ -104,6 +104,9 @@ export async function matchEntry(key: string): Promise<Response | undefined> {
   }
 }
 
+/** The cached response under a kind's key (edgeKey), as matchEntry finds it. */
+export const matchEdge = (env: Pick<Env, "CDN_URL">, kind: EdgeKind, id: string) => matchEntry(edgeKey(env, kind, id));
+
 /** Stores a response; a failure is logged, never thrown. */
 export async function putEntry(key: string, response: Response): Promise<void> {
   try {

@@ -5,7 +5,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { contentDisposition } from "./content-disposition";
-import { fillByteEntry, takeEntry, type ByteEntry, type EntryRecord, type ServedFile, type Variant } from "./records";
+import { fillByteEntry, type ByteEntry, type EntryRecord, type ServedFile, type Variant } from "./records";
 
 /** Bytes never render as anything but an inert image: no scripts, no plugins, no same-origin powers. */
 export const BYTES_CSP = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
@@ -117,8 +117,6 @@ export type ObjectAnswer = {
   objectKey: string;
   variant: Variant;
   cache: string;
-  /** From the row (the original's ETag and size): enough for a 304 or a HEAD without R2. */
-  known: Meta | undefined;
   /** The entry looked up while deciding (then no second lookup), or a function that looks it up. */
   entry: ByteEntry | undefined | (() => Promise<ByteEntry | undefined>);
   /** The record that decided, stored with the bytes when R2 serves them (a fresher entry for the next view). */
@@ -128,6 +126,12 @@ export type ObjectAnswer = {
 };
 
 const contentMissing = () => new ApiError("content_missing", "File content not found");
+
+/** What the row itself tells about the original object: enough for a 304 or a HEAD without R2. */
+export function originalMeta(file: ServedFile, variant: Variant): Meta | undefined {
+  const tag = variant === "original" ? (file.storeEtag ?? file.sha256) : null;
+  return tag ? { type: servedType(file.mime), size: file.bytes, etag: quoteEtag(tag) } : undefined;
+}
 
 /** The answer, and whether it sent the object's bytes from its start (a view, if the caller counts it). */
 export async function answerObject(c: Context<AppEnv>, a: ObjectAnswer): Promise<{ response: Response; sent: boolean }> {
@@ -141,7 +145,7 @@ export async function answerObject(c: Context<AppEnv>, a: ObjectAnswer): Promise
     return { response: new Response(method === "HEAD" ? null : body, { status: 200, headers: h }), sent: method === "GET" };
   };
 
-  const { known } = a;
+  const known = originalMeta(a.file, a.variant);
   if (known && etagMatches(ifNoneMatch, known.etag)) return unchanged(known);
   if (known && method === "HEAD") return whole(known, null);
 
@@ -154,7 +158,8 @@ export async function answerObject(c: Context<AppEnv>, a: ObjectAnswer): Promise
 
   const entry = typeof a.entry === "function" ? await a.entry() : a.entry;
   if (entry && entry.objectKey === a.objectKey) {
-    const cached = takeEntry(entry);
+    entry.taken = true;
+    const cached = entry.response;
     const meta: Meta = {
       type: known?.type ?? servedType(cached.headers.get("content-type")),
       size: Number(cached.headers.get("content-length") ?? known?.size ?? 0),
@@ -187,7 +192,8 @@ export async function answerObject(c: Context<AppEnv>, a: ObjectAnswer): Promise
 
 /** A 206 or a 416, or undefined when the Range header asks for the whole object (then served as such). */
 async function answerRange(c: Context<AppEnv>, a: ObjectAnswer, header: string, headers: (meta: Pick<Meta, "type" | "etag">) => Headers) {
-  const size = a.known?.size ?? (await c.env.BUCKET.head(a.objectKey))?.size;
+  const known = originalMeta(a.file, a.variant);
+  const size = known?.size ?? (await c.env.BUCKET.head(a.objectKey))?.size;
   if (size === undefined) throw contentMissing();
   const range = parseRange(header, size);
   if (range.kind === "unsatisfiable") {
@@ -197,7 +203,7 @@ async function answerRange(c: Context<AppEnv>, a: ObjectAnswer, header: string, 
   if (range.kind !== "partial") return undefined;
   const obj = await c.env.BUCKET.get(a.objectKey, { range: { offset: range.start, length: range.end - range.start + 1 } });
   if (!obj) throw contentMissing();
-  const h = headers(a.known ?? { type: servedType(obj.httpMetadata?.contentType), etag: obj.httpEtag });
+  const h = headers(known ?? { type: servedType(obj.httpMetadata?.contentType), etag: obj.httpEtag });
   h.set("Content-Range", `bytes ${range.start}-${range.end}/${size}`);
   h.set("Content-Length", String(range.end - range.start + 1));
   return { response: new Response(obj.body, { status: 206, headers: h }), sent: range.start === 0 };

@@ -11,9 +11,9 @@ import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
 import { requestDbs } from "../middleware/db";
 import { ANONYMOUS_VIEWER, assertReadable, viewerOf, type Viewer } from "./access";
-import { answerObject, quoteEtag, servedType, type Meta } from "./answers";
-import { claimRefresh, decide, refreshByteEntry, type Decision } from "./lookups";
-import { readByteEntry, type ByteEntry, type ServedFile, type Variant } from "./records";
+import { answerObject, originalMeta } from "./answers";
+import { decide, refreshByteEntry, type Decision } from "./lookups";
+import { readByteEntry, type ByteEntry, type EntryRecord, type ServedFile, type Variant } from "./records";
 import { countHit } from "./view-counter";
 import { placeholderKind, placeholderResponse } from "./placeholder";
 import { parseVariantQuery, type VariantQuery } from "./variants";
@@ -91,13 +91,11 @@ async function respond(c: Context<AppEnv>, req: Parsed, viewer: Viewer, decision
   const objectKey = req.variant === "thumb" && file.thumbKey ? file.thumbKey : file.storeKey;
   const variant: Variant = objectKey === file.storeKey ? "original" : "thumb";
   const cache = cacheControl(file, req, signed !== undefined);
-  const tag = variant === "original" ? (file.storeEtag ?? file.sha256) : null;
-  const known: Meta | undefined = tag ? { type: servedType(file.mime), size: file.bytes, etag: quoteEtag(tag) } : undefined;
   const counted = countsAsView(c, req);
 
   const answer = async () => {
     const { response, sent } = await answerObject(c, {
-      file, objectKey, variant, cache, known, record: decision.record,
+      file, objectKey, variant, cache, record: decision.record,
       entry: decision.read ? decision.entry : () => readByteEntry(c.env, file.id, variant),
       served: decision.read ? (entry) => refreshLater(c, file.id, variant, objectKey, entry, decision, now) : undefined,
     });
@@ -108,7 +106,8 @@ async function respond(c: Context<AppEnv>, req: Parsed, viewer: Viewer, decision
 
   // A variant: decided above exactly as the original; what cannot be made is answered by the original.
   const onView = () => counted && countHit(c.env, c.executionCtx, "file_view", file.id);
-  const outcome = await tryVariant(c, { file, query: req.variantQuery, source: variant, objectKey, sourceTag: known?.etag, cache, onView });
+  const sourceTag = originalMeta(file, variant)?.etag;
+  const outcome = await tryVariant(c, { file, query: req.variantQuery, source: variant, objectKey, sourceTag, cache, onView });
   if ("response" in outcome) return outcome.response;
   const res = await answer();
   if ("fallback" in outcome) res.headers.set(FALLBACK_HEADER, outcome.fallback);
@@ -116,10 +115,44 @@ async function respond(c: Context<AppEnv>, req: Parsed, viewer: Viewer, decision
   return res;
 }
 
+// Entries this isolate is storing again right now (and since when): one write per entry at a time, not one per
+// concurrent view. A claim older than a minute is void: its waitUntil may have been cut off.
+const refreshing = new Map<string, number>();
+const CLAIM_MS = 60_000;
+
+/**
+ * Whether a view served from `entry` should store it again, and with what: the record it was decided from when that
+ * is fresher than the one the entry carries; none (refreshByteEntry reads one) when the entry's record has lived two
+ * thirds of `seconds`. Claims the entry for this isolate; refreshClaimed releases it.
+ */
+export function claimRefresh(fileId: string, variant: Variant, entry: ByteEntry, decidedFrom: EntryRecord | undefined, seconds: number, now: number): { record?: EntryRecord } | undefined {
+  const carried = entry.record?.at;
+  const fresher = decidedFrom !== undefined && (carried === undefined || decidedFrom.at > carried);
+  const ageing = carried !== undefined && now - carried >= (seconds * 1000 * 2) / 3;
+  if (entry.tooLong || !(fresher || ageing) || seconds === 0) return undefined;
+  const key = `${fileId}/${variant}`;
+  const claimedAt = refreshing.get(key);
+  if (claimedAt !== undefined && now - claimedAt < CLAIM_MS) return undefined;
+  refreshing.set(key, now);
+  // The record the view was decided from, unless it too has lived two thirds of its time: then a new one.
+  return fresher && now - decidedFrom.at < (seconds * 1000 * 2) / 3 ? { record: decidedFrom } : {};
+}
+
+/** Stores a claimed entry again (lookups.ts), then releases the claim. */
+export async function refreshClaimed(env: Env, fileId: string, variant: Variant, objectKey: string, record?: EntryRecord): Promise<void> {
+  const key = `${fileId}/${variant}`;
+  const claimedAt = refreshing.get(key);
+  try {
+    await refreshByteEntry(env, fileId, variant, objectKey, record);
+  } finally {
+    if (refreshing.get(key) === claimedAt) refreshing.delete(key);
+  }
+}
+
 /** A fresher record than the entry carries, or its own is getting old: the entry is stored again after the response. */
 function refreshLater(c: Context<AppEnv>, fileId: string, variant: Variant, objectKey: string, entry: ByteEntry, d: Decision, now: number) {
   const refresh = claimRefresh(fileId, variant, entry, d.record, d.recordSeconds, now);
-  if (refresh) c.executionCtx.waitUntil(refreshByteEntry(c.env, fileId, variant, objectKey, refresh.record));
+  if (refresh) c.executionCtx.waitUntil(refreshClaimed(c.env, fileId, variant, objectKey, refresh.record));
 }
 
 /** Hotlink rules depend on the Referer: shared caches must not hand one referer's answer to another. */

@@ -43,7 +43,7 @@ export async function decide(c: Context<AppEnv>, fileId: string, signedIn: boole
   try {
     const fresh = entry?.record && now - entry.record.at < seconds * 1000 ? entry.record : undefined;
     if (fresh) {
-      const carried = carriedOwnerGoneAt(fresh);
+      const carried = entry!.ownerGoneAt;
       const ownerGoneAt = carried !== undefined ? carried : fresh.file.userId ? (await cachedOwnerState(c.env, c.executionCtx, recordShard(c.env, fresh), fresh.file.userId)).goneAt : null;
       return { loaded: { file: fresh.file, ownerGoneAt }, read, entry, record: fresh, recordSeconds: seconds };
     }
@@ -99,32 +99,8 @@ export async function cachedOwnerState(env: Env, ctx: WaitUntil, shard: number, 
   return read;
 }
 
-// Entries this isolate is storing again right now (and since when): one write per entry at a time, not one per
-// concurrent view. A claim older than a minute is void: its waitUntil may have been cut off.
-const refreshing = new Map<string, number>();
-const CLAIM_MS = 60_000;
-
-/**
- * Whether a view served from `entry` should store it again, and with what: the record it was decided from when that
- * is fresher than the one the entry carries; none (refreshByteEntry reads one) when the entry's record has lived two
- * thirds of `seconds`. Claims the entry for this isolate; refreshByteEntry releases it.
- */
-export function claimRefresh(fileId: string, variant: Variant, entry: ByteEntry, decidedFrom: EntryRecord | undefined, seconds: number, now: number): { record?: EntryRecord } | undefined {
-  const carried = entry.record?.at;
-  const fresher = decidedFrom !== undefined && (carried === undefined || decidedFrom.at > carried);
-  const ageing = carried !== undefined && now - carried >= (seconds * 1000 * 2) / 3;
-  if (entry.tooLong || !(fresher || ageing) || seconds === 0) return undefined;
-  const key = `${fileId}/${variant}`;
-  const claimedAt = refreshing.get(key);
-  if (claimedAt !== undefined && now - claimedAt < CLAIM_MS) return undefined;
-  refreshing.set(key, now);
-  // The record the view was decided from, unless it too has lived two thirds of its time: then a new one.
-  return fresher && now - decidedFrom.at < (seconds * 1000 * 2) / 3 ? { record: decidedFrom } : {};
-}
-
-/** Stores a claimed entry again (after the response): with `given`, else a record read now from D1's primary. */
+/** Stores an entry again (after the response, byte-path.ts claims it): with `given`, else a record read now from D1's primary. */
 export async function refreshByteEntry(env: Env, fileId: string, variant: Variant, objectKey: string, given?: EntryRecord): Promise<void> {
-  const claimedAt = refreshing.get(`${fileId}/${variant}`);
   try {
     let record = given;
     if (!record) {
@@ -139,7 +115,5 @@ export async function refreshByteEntry(env: Env, fileId: string, variant: Varian
     await fillByteEntry(env, fileId, variant, { body: object.body, meta, objectKey, record, decidedBy: record.file });
   } catch (err) {
     console.error("byte entry refresh failed", err);
-  } finally {
-    if (refreshing.get(`${fileId}/${variant}`) === claimedAt) refreshing.delete(`${fileId}/${variant}`);
   }
 }

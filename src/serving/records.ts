@@ -6,7 +6,7 @@ import { owners, type FileRow } from "../db/schema";
 import { shardHandle } from "../platform/db";
 import { routedShard, shardDbOf } from "../platform/moved-ids";
 import { shardBinding } from "../platform/shards";
-import { decodeRecord, edgeKey, encodeRecord, matchEntry, namespace, putEntry, writeThenVerify } from "../platform/edge-records";
+import { decodeRecord, edgeKey, encodeRecord, matchEdge, namespace, putEntry, writeThenVerify } from "../platform/edge-records";
 import { loadFile, type LoadedFile } from "./access";
 import { SERVING } from "../config";
 
@@ -64,7 +64,7 @@ export const ownerStates = namespace<OwnerState>("ownerStates");
 /** How long an entry of bytes may stay in the edge cache (objects under a key never change). */
 export const EDGE_CACHE_SECONDS = 7 * 24 * 3600;
 
-/** The entry of a file's original or thumbnail: keyed by the file alone, so one lookup finds it. */
+/** The entry of a file's original or thumbnail: keyed by the file alone, so one lookup finds it (readByteEntry). */
 export const entryKey = (env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant) => edgeKey(env, "fileBytes", `${fileId}/${variant}`);
 
 /** What decided a view, as an entry carries it. */
@@ -76,6 +76,8 @@ export type ByteEntry = {
   /** The R2 object the bytes are (a regenerated thumbnail has a new key: an entry of the old one is a miss). */
   objectKey: string;
   record?: EntryRecord;
+  /** The owner's state the record carries (carriedOwnerGoneAt), if it may decide with it. */
+  ownerGoneAt?: Date | null;
   /** Its file's record is too long to carry (a long hotlink allow-list): storing it again would not help. */
   tooLong?: boolean;
   /** Set once the response went to the client (byte-path.ts cancels the body of an entry it looked up but did not use). */
@@ -113,7 +115,7 @@ function decodeHeader(header: string): EntryRecord | undefined {
 
 /** The entry of a file's original or thumbnail, if this data centre has one. */
 export async function readByteEntry(env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant): Promise<ByteEntry | undefined> {
-  const response = await matchEntry(entryKey(env, fileId, variant));
+  const response = await matchEdge(env, "fileBytes", `${fileId}/${variant}`);
   if (!response) return undefined;
   const objectKey = response.headers.get(OBJECT_HEADER);
   const recordHeader = response.headers.get(RECORD_HEADER);
@@ -122,13 +124,8 @@ export async function readByteEntry(env: Pick<Env, "CDN_URL">, fileId: string, v
     await response.body?.cancel();
     return undefined;
   }
-  return { response, objectKey: decodeURIComponent(objectKey), record, tooLong: recordHeader === TOO_LONG };
-}
-
-/** Marks a looked-up entry as used (byte-path.ts cancels the body of one that was not) and hands out its response. */
-export function takeEntry(entry: ByteEntry): Response {
-  entry.taken = true;
-  return entry.response;
+  const ownerGoneAt = record && carriedOwnerGoneAt(record);
+  return { response, objectKey: decodeURIComponent(objectKey), record, ownerGoneAt, tooLong: recordHeader === TOO_LONG };
 }
 
 export type EntryMeta = { type: string; size: number; etag: string };

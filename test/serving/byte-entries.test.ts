@@ -9,7 +9,8 @@ import worker from "../../src/index";
 import { edgeCacheKey, fileAccessKey } from "../../src/serving/edge-cache";
 import { accessChanged } from "../../src/serving/access-changed";
 import { fillByteEntry, readByteEntry, storeByteEntry } from "../../src/serving/records";
-import { claimRefresh, refreshByteEntry } from "../../src/serving/lookups";
+import { refreshByteEntry } from "../../src/serving/lookups";
+import { claimRefresh, refreshClaimed } from "../../src/serving/byte-path";
 import type { FileRow } from "../../src/db/schema";
 import { verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, pngLikeBytes, seedFile } from "../support/files";
@@ -129,7 +130,7 @@ describe("a busy entry is stored again before its record runs out", () => {
     expect(claimRefresh(f.id, "original", entry!, entry!.record, 30, later)).toEqual({}); // old: read a new record
     expect(claimRefresh(f.id, "original", entry!, undefined, 30, later)).toBeUndefined(); // claimed
     await entry!.response.body?.cancel();
-    await refreshByteEntry(env, f.id, "original", f.storeKey);
+    await refreshClaimed(env, f.id, "original", f.storeKey);
     const fresher = { ...entry!.record!, at: entry!.record!.at + 5_000 };
     expect(claimRefresh(f.id, "original", entry!, fresher, 30, entry!.record!.at + 6_000)).toEqual({ record: fresher }); // released; decided from a fresher one
     expect(claimRefresh(f.id, "thumb", entry!, undefined, 0, later)).toBeUndefined(); // records off
