@@ -121,9 +121,10 @@ export type ObjectAnswer = {
   entry: ByteEntry | undefined | (() => Promise<ByteEntry | undefined>);
   /** The record that decided, stored with the bytes when R2 serves them (a fresher entry for the next view). */
   record: EntryRecord | undefined;
-  /** Called when an entry served the bytes: it may store the entry again (lookups.ts, claimRefresh). */
-  served?: (entry: ByteEntry) => void;
 };
+
+/** `sent`: the object's bytes went out from their start (a view, if the caller counts it); `entry`: from this entry. */
+export type Answer = { response: Response; sent: boolean; entry?: ByteEntry };
 
 const contentMissing = () => new ApiError("content_missing", "File content not found");
 
@@ -133,8 +134,7 @@ export function originalMeta(file: ServedFile, variant: Variant): Meta | undefin
   return tag ? { type: servedType(file.mime), size: file.bytes, etag: quoteEtag(tag) } : undefined;
 }
 
-/** The answer, and whether it sent the object's bytes from its start (a view, if the caller counts it). */
-export async function answerObject(c: Context<AppEnv>, a: ObjectAnswer): Promise<{ response: Response; sent: boolean }> {
+export async function answerObject(c: Context<AppEnv>, a: ObjectAnswer): Promise<Answer> {
   const method = c.req.method;
   const ifNoneMatch = c.req.header("if-none-match");
   const headers = (meta: Pick<Meta, "type" | "etag">) => withRanges(byteHeaders({ type: meta.type, etag: meta.etag, cache: a.cache, filename: a.file.filename, nameType: servedType(a.file.mime) }));
@@ -167,8 +167,7 @@ export async function answerObject(c: Context<AppEnv>, a: ObjectAnswer): Promise
     };
     if (method === "HEAD" || etagMatches(ifNoneMatch, meta.etag)) await cached.body?.cancel();
     if (etagMatches(ifNoneMatch, meta.etag)) return unchanged(meta);
-    if (method === "GET") a.served?.(entry);
-    return whole(meta, cached.body);
+    return { ...whole(meta, cached.body), entry };
   }
   if (entry && typeof a.entry === "function") await entry.response.body?.cancel(); // another object's (a regenerated thumbnail)
 

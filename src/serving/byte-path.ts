@@ -94,13 +94,11 @@ async function respond(c: Context<AppEnv>, req: Parsed, viewer: Viewer, decision
   const counted = countsAsView(c, req);
 
   const answer = async () => {
-    const { response, sent } = await answerObject(c, {
-      file, objectKey, variant, cache, record: decision.record,
-      entry: decision.read ? decision.entry : () => readByteEntry(c.env, file.id, variant),
-      served: decision.read ? (entry) => refreshLater(c, file.id, variant, objectKey, entry, decision, now) : undefined,
-    });
-    if (sent && counted) countHit(c.env, c.executionCtx, "file_view", file.id);
-    return response;
+    const entry = decision.read ? decision.entry : () => readByteEntry(c.env, file.id, variant);
+    const answered = await answerObject(c, { file, objectKey, variant, cache, record: decision.record, entry });
+    if (answered.entry && decision.read && c.req.method === "GET") refreshLater(c, file.id, variant, objectKey, answered.entry, decision, now);
+    if (answered.sent && counted) countHit(c.env, c.executionCtx, "file_view", file.id);
+    return answered.response;
   };
   if (!req.variantQuery) return answer();
 
