@@ -40,7 +40,7 @@ module.exports = {
     ...layerRules,
     { ...unlisted, from: { path: "^src/" }, to: { path: "^src/", pathNot: anyOf(ORDER) } },
     { ...unlisted, from: { path: "^src/", pathNot: anyOf(ORDER) }, to: { path: "^src/" } },
-    { name: "no-circular", severity: "error", comment: "Import circles hide order bugs.", from: { path: "^src/" }, to: { circular: true } },
+    { name: "no-circular", severity: "error", comment: "Import circles hide order bugs (in src/ and packages/, type imports included).", from: { path: "^(src|packages)/" }, to: { circular: true } },
     {
       name: "no-foreign-routes",
       severity: "error",

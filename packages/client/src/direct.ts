@@ -5,7 +5,7 @@ import { errorFromResponse, ImghostError } from "./errors.js";
 import { jsonBody, sha256Hex, type Transport } from "./transport.js";
 import type { components } from "./schema.gen.js";
 import type { FinalizeResponse } from "./types.js";
-import type { UploadJob } from "./upload.js";
+import type { UploadJob } from "./job.js";
 
 type PresignResponse = components["schemas"]["PresignResponse"];
 type PresignRequest = components["schemas"]["PresignRequest"];

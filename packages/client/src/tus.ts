@@ -8,7 +8,7 @@ import { backoffMs, isAbort, retryAfterMs, sleep } from "./retry.js";
 import { base64, type Transport } from "./transport.js";
 import type { components } from "./schema.gen.js";
 import type { FinalizeResponse } from "./types.js";
-import type { UploadJob } from "./upload.js";
+import type { UploadJob } from "./job.js";
 import { inFlight, storeKey } from "./resume.js";
 
 type TusUploadStatus = components["schemas"]["TusUploadStatus"];

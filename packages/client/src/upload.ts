@@ -6,23 +6,14 @@ import { type Transport } from "./transport.js";
 import { tusUpload } from "./tus.js";
 import { fileKey } from "./resume.js";
 import type { FinalizeResponse, UploadOptions } from "./types.js";
+import type { UploadJob } from "./job.js";
+
+export type { UploadJob };
 
 export const DEFAULT_TUS_FROM_BYTES = 5_000_000;
 /** The buffer bound for a stream of unknown size when the server does not say its limit (the direct upload's maximum). */
 const FALLBACK_BUFFER_LIMIT = 100 * 1000 * 1000;
 
-/** One upload as the flows see it. */
-export type UploadJob = {
-  source: ByteSource;
-  filename: string;
-  mime: string;
-  options: UploadOptions;
-  /** The key the upload is remembered under for options.resume, when it has one. */
-  resumeKey?: string;
-  signal?: AbortSignal;
-  /** Reports `sentBytes` of source.size to onProgress, never going back. */
-  progress(sentBytes: number): void;
-};
 
 /** The plan's file size limit as tus announces it (Tus-Max-Size), for buffering a stream of unknown size. */
 async function planFileLimit(t: Transport, signal?: AbortSignal): Promise<number> {
