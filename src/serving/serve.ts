@@ -253,5 +253,5 @@ function headersOnly(file: ServedFile, meta: Meta, cache: string): Response {
 function countView(c: Context<AppEnv>, file: ServedFile, req: ServeRequest) {
   if (req.variant !== "original" || c.req.method !== "GET") return;
   if (isPreviewBot(c.req.header("user-agent"))) return;
-  countHit(c.env, c.executionCtx, "file_view", file.id);
+  countHit(c.env, c.executionCtx, "file_view", file.id, c.req.header("referer"));
 }
