@@ -1,6 +1,6 @@
 // The insights API (extensions.md § 10): a file's, the caller's account's and (admins) the service's days.
 import { createRoute } from "@hono/zod-openapi";
-import { callerUser, requirePermission, requireRole } from "../middleware/guards";
+import { callerUser, optionalPermission, requirePermission, requireRole } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/openapi";
 import { apiRouter } from "../platform/router";
 import { ApiError } from "../platform/errors";
@@ -21,16 +21,20 @@ insightsRoutes.openapi(
     tags: ["Files"],
     summary: "A file's views and downloads per day, and its top referring hosts",
     description: `The owner's only: anyone else gets 404. An API key needs \`read\`. ${range} Today's entry is live (within a minute).`,
-    security: bearer,
-    middleware: [requirePermission("read")] as const,
+    security: [...bearer, {}],
+    middleware: [optionalPermission("read")] as const,
     request: { params: FileIdParam, query: StatsQuery },
     responses: { 200: json(FileStatsBody, "The file's days"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
-    const user = callerUser(c.get("principal"));
+    const p = c.get("principal");
     const id = c.req.valid("param").id;
+    const notFound = () => new ApiError("file_not_found", "File not found");
+    // A stranger, signed in or not, learns nothing: not even that the file exists.
+    if (p.kind !== "session" && p.kind !== "key") throw notFound();
+    const user = callerUser(p);
     const db = c.var.dbs.shard(user.shard);
-    if (!(await ownedFile(db, id, user.id))) throw new ApiError("file_not_found", "File not found");
+    if (!(await ownedFile(db, id, user.id))) throw notFound();
     return c.json(await fileStats(db, id, dayRange(c.req.valid("query"), Date.now())), 200);
   },
 );
