@@ -67,7 +67,8 @@ export function DataTable<R>(props: { caption: string; columns: [string, (r: R) 
   return (
     <details class="chart-data">
       <summary>{props.summary ?? "Show data"}</summary>
-      <div class="table-wrap">
+      {/* Scrolls when long: focusable, so a keyboard can scroll it too. */}
+      <div class="table-wrap" tabindex={0} role="region" aria-label={props.caption}>
         <table>
           <caption class="sr-only">{props.caption}</caption>
           <thead>
