@@ -137,6 +137,7 @@ async function seedHistory(fileIds) {
       const owner = db.prepare(`SELECT user_id FROM files WHERE id = ?`).get(fileIds[0]);
       if (!owner) continue;
       const put = db.prepare("INSERT OR REPLACE INTO file_days (file_id, day, user_id, views, downloads, referrers) VALUES (?, ?, ?, ?, ?, ?)");
+      const used = db.prepare("SELECT storage_used AS n FROM owners WHERE user_id = ?").get(owner.user_id)?.n ?? 0;
       const ownerDay = db.prepare("INSERT OR REPLACE INTO owner_days (user_id, day, uploads, storage_bytes) VALUES (?, ?, ?, ?)");
       for (let back = 29; back >= 1; back--) {
         const day = today - back;
@@ -146,7 +147,7 @@ async function seedHistory(fileIds) {
           const blog = Math.round(views * 0.6);
           put.run(id, day, owner.user_id, views, Math.round(views / 6), JSON.stringify({ "blog.example.com": blog, "forum.example.org": views - blog }));
         }
-        ownerDay.run(owner.user_id, day, back % 4 === 0 ? 2 : back % 7 === 0 ? 1 : 0, Math.round(400_000 + (29 - back) * 45_000));
+        ownerDay.run(owner.user_id, day, back % 4 === 0 ? 2 : back % 7 === 0 ? 1 : 0, Math.round(used * (0.3 + (0.65 * (29 - back)) / 29)));
       }
       seeded++;
     } finally {
