@@ -13,6 +13,7 @@ import { DAY_MS, dateOf, dayOf } from "../../src/insights/range";
 import { pruneDays, rollInsights, rollOwnerDays } from "../../src/insights/rollup";
 import { shardDb } from "../../src/platform/db";
 import { shardOfUser } from "../support/shard-db";
+import { runScheduled } from "../../src/jobs/scheduled";
 
 const views = async (id: string, n: number, host?: string) => {
   const stub = viewCounterFor(env, id);
@@ -68,6 +69,10 @@ describe("GET /account/stats", () => {
 });
 
 describe("the cron's insights", () => {
+  it("is one of the cron's tasks", async () => {
+    expect((await runScheduled(env, Date.now())).insights).toMatchObject({ serviceDays: 2, prunedFileDays: expect.any(Number), ownerDays: expect.any(Number) });
+  });
+
   it("prunes file and owner days older than 90 days", async () => {
     const owner = await signup();
     const f = await seedFile(owner.id);
@@ -93,6 +98,9 @@ describe("GET /admin/stats", () => {
     const before = (await call("/admin/stats", { token: admin.access })).body.days[29];
     const g = await seedFile(user.id);
     await views(g.id, 3);
+    await env.DB.prepare("INSERT INTO reports (id, file_id, reason, created_at, updated_at) VALUES (?, ?, 'spam', ?, ?)")
+      .bind(`rpt_insights_${g.id}`, g.id, Date.now(), Date.now())
+      .run();
     await rollInsights(env, Date.now());
     const res = await call("/admin/stats", { token: admin.access });
     expect(res.status, res.text).toBe(200);
@@ -102,6 +110,7 @@ describe("GET /admin/stats", () => {
     expect(today.uploads - before.uploads).toBe(1);
     expect(today.uploadBytes - before.uploadBytes).toBe(g.bytes);
     expect(today.signups).toBeGreaterThanOrEqual(3);
+    expect(today.reports - before.reports).toBe(1);
     for (const [token, status] of [[user.access, 403], [moderator.access, 403], [adminKey, 403], [undefined, 401]] as const) {
       expect((await call("/admin/stats", { token })).status).toBe(status);
     }
