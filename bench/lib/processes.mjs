@@ -1,7 +1,7 @@
 // The processes a bench or browser-suite start spawns (wrangler, and the workerd it runs): each in its own process
 // group, killed as a group, and all of them killed when this process exits or is interrupted.
 import { spawn } from "node:child_process";
-import { root } from "./paths.mjs";
+import { appRoot } from "./paths.mjs";
 
 export const running = new Set();
 let exitHooked = false;
@@ -71,7 +71,7 @@ export function run(cmd, args, { env, timeoutMs, children }) {
  * of the group is left, and its id may be reused, so it must not be signalled any more.
  */
 export function spawnGroup(cmd, args, { env, children }) {
-  const child = spawn(cmd, args, { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(cmd, args, { cwd: appRoot, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   children?.add(child);
   const forget = () => {

@@ -11,7 +11,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { within } from "./bounded.mjs";
 import { hookExit, killGroup, run, running, spawnGroup } from "./processes.mjs";
-import { root } from "./paths.mjs";
+import { appRoot, root } from "./paths.mjs";
 import { d1Bindings } from "../../scripts/d1-migrate.mjs";
 import { appVars, failure, hasD1, portFree, prebuild, requiredSecrets, waitUntilAnswering, wranglerEnv } from "./wrangler.mjs";
 
@@ -111,7 +111,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
     if (Date.now() > deadline) throw new Error(`port ${port} is taken by another process`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  const configPath = path.resolve(root, config);
+  const configPath = path.resolve(appRoot, config);
   const env = wranglerEnv();
   let since = next("bundling");
   let entry = null;
@@ -203,7 +203,7 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
   }
   // A slow start is worth a line: the next hang is then easier to place.
   if (Date.now() - started > 30_000) console.error(`startWorker: port ${port} answered after ${((Date.now() - started) / 1000).toFixed(1)} s (${steps.join(", ")})`);
-  return { url, persistTo, output, processGroup: child.pid, stop, kill };
+  return { url, persistTo, output, processGroup: child.pid, entry, inspectorPort: inspectorPort ?? port + 1000, stop, kill };
 }
 
 /**
@@ -214,7 +214,9 @@ async function startSteps({ config, port, vars = {}, migrate, inspectorPort, tim
  */
 export async function startBenchApp({ port, vars = {}, ...rest }) {
   const { benchConfigPath } = await import("./bench-config.mjs");
+  // Another commit's app (--against): its own committed bench config, entry and baseline routes.
+  const config = appRoot === root ? benchConfigPath() : path.join(appRoot, "bench", "wrangler.bench.toml");
   // BENCH_VARS='{"NAME":"value"}' overrides vars for an A/B run of one setting.
   const extra = process.env.BENCH_VARS ? JSON.parse(process.env.BENCH_VARS) : {};
-  return startWorker({ config: benchConfigPath(), port, vars: { ...appVars(port), RATE_LIMIT_MULTIPLIER: "1000", ...vars, ...extra }, ...rest });
+  return startWorker({ config, port, vars: { ...appVars(port), RATE_LIMIT_MULTIPLIER: "1000", ...vars, ...extra }, ...rest });
 }

@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import type { AuthUser, Permission } from "../platform/env";
 import { apiKeys, users, type UserRow } from "../db/schema";
 import { directoryDb, type DirectoryDb } from "../platform/db";
-import { forget, namespace, recordsOn, writeThenVerify, type EdgeEnv } from "../platform/edge-records";
+import { edgeKey, forget, namespace, recordsOn, writeThenVerify, type EdgeEnv } from "../platform/edge-records";
 import { findSessionUser, toAuthUser } from "./queries";
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
@@ -21,14 +21,9 @@ export type FoundSession = { session: SessionFacts; user: PrincipalUser };
 export type KeyFacts = { keyId: string; userId: string; permissions: Permission[]; revokedAt: Date | null; expiresAt: Date | null; lastUsedAt: Date | null };
 export type FoundKey = { key: KeyFacts; user: PrincipalUser };
 
-const userRecords = namespace<PrincipalUser>("principals/users");
-const sessionRecords = namespace<SessionFacts>("principals/sessions");
-const keyRecords = namespace<KeyFacts>("principals/keys");
-/**
- * When a user was banned or deleted (null while live), as byte serving needs it for their files
- * (serving/access-records.ts): a record of its own, so a view does not carry the whole principal.
- */
-export const ownerStates = namespace<{ goneAt: Date | null; bookmark?: string }>("access/owners");
+const userRecords = namespace<PrincipalUser>("users");
+const sessionRecords = namespace<SessionFacts>("sessions");
+const keyRecords = namespace<KeyFacts>("keys");
 
 /**
  * A user's record. One written by the code before shards has no `shard`: every owner was on shard 0 then, so
@@ -154,11 +149,11 @@ async function afterKeyUse(env: RecordEnv, db: DirectoryDb, keyHash: string, sta
 
 /**
  * A user changed (role, plan, ban, unban, deletion, e-mail verification, account settings): drops both records
- * that depend on the users row, their principal record and the byte links' owner record, so that no change
+ * that depend on the users row, their principal record and the byte links' owner state (serving's), so that no change
  * can refresh one and not the other. (Quota columns, uploads/quota.ts, are in neither: no delete needed.)
  */
 export function forgetUser(env: EdgeEnv, userId: string): Promise<void> {
-  return forget(env, [userRecords.key(env, userId), ownerStates.key(env, userId)]);
+  return forget(env, [userRecords.key(env, userId), edgeKey(env, "ownerStates", userId)]);
 }
 
 /** A session was revoked (logout, refresh-token reuse). */

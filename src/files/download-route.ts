@@ -7,8 +7,7 @@ import { ApiError } from "../platform/errors";
 import { FileIdParam } from "./schemas";
 import { readableFile, viewerOf } from "../serving/access";
 import { countHit } from "../serving/view-counter";
-import { privateByteHeaders } from "../serving/headers";
-import { quoteEtag } from "../serving/range";
+import { privateByteHeaders, quoteEtag } from "../serving/answers";
 
 export const downloadRoutes = apiRouter();
 const tags = ["Files"];

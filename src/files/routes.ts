@@ -16,7 +16,7 @@ import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
 import { countHit } from "../serving/view-counter";
 import { accessChanged } from "../serving/access-changed";
-import { cachedAccess, type CachedAccess } from "../serving/access-records";
+import { cachedAccess, type CachedAccess } from "../serving/lookups";
 import { BOOKMARK_HEADER, noteBookmark } from "../middleware/db";
 import type { FileRow } from "../db/schema";
 import type { ShardDb } from "../platform/db";

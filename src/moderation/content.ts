@@ -5,7 +5,7 @@ import type { AuthUser } from "../platform/env";
 import { ApiError } from "../platform/errors";
 import { isId } from "../platform/ids";
 import { auditInsert } from "../platform/audit";
-import { privateByteHeaders } from "../serving/headers";
+import { privateByteHeaders } from "../serving/answers";
 import { findReport } from "./queue";
 import { reportNotFound } from "./resolve";
 

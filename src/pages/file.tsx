@@ -9,7 +9,7 @@ import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors";
 import { assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../serving/access";
 import { fileUrl, filePageUrl, apiUrl } from "../platform/urls";
-import { servedType } from "../serving/serve";
+import { servedType } from "../serving/answers";
 import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";
 import { originalSrcset, placeholderData, previewImage, sizedOriginal, plainLinks, type LinkOf } from "./picture";

@@ -7,7 +7,7 @@ import { ANALYSIS, VARIANTS } from "../config";
 import { fileUrl, thumbnailUrl } from "../platform/urls";
 import type { FileRow } from "../db/schema";
 import { isUnsafeToRender } from "../serving/access";
-import { servedType } from "../serving/headers";
+import { servedType } from "../serving/answers";
 import { PLACEHOLDER_SIZE } from "../serving/placeholder";
 import { crawlerType, formatParam, snapToLadder, transformableType } from "../serving/variants";
 import type { Variant } from "../serving/edge-cache";

@@ -11,10 +11,15 @@ export type EdgeEnv = Pick<Env, "CDN_URL"> & PurgeEnv;
 const DEFAULT_SECONDS = 30;
 const MAX_SECONDS = 300;
 
+let parsedSeconds: { raw: unknown; seconds: number } | undefined;
+
 /** ACCESS_RECORD_SECONDS: how long a record may decide; 0 turns records off (every request reads D1). */
 export function recordSeconds(env: Pick<Env, "ACCESS_RECORD_SECONDS">): number {
+  if (parsedSeconds && parsedSeconds.raw === env.ACCESS_RECORD_SECONDS) return parsedSeconds.seconds;
   const raw = Number(env.ACCESS_RECORD_SECONDS ?? DEFAULT_SECONDS);
-  return Number.isFinite(raw) && raw >= 0 ? Math.min(Math.floor(raw), MAX_SECONDS) : DEFAULT_SECONDS;
+  const seconds = Number.isFinite(raw) && raw >= 0 ? Math.min(Math.floor(raw), MAX_SECONDS) : DEFAULT_SECONDS;
+  parsedSeconds = { raw: env.ACCESS_RECORD_SECONDS, seconds };
+  return seconds;
 }
 
 export function edgeCache(): Cache | undefined {
@@ -28,8 +33,27 @@ export function recordsOn(env: Pick<Env, "ACCESS_RECORD_SECONDS">): { cache: Cac
   return seconds > 0 && cache ? { cache, seconds } : null;
 }
 
+/**
+ * Every kind of edge-cached state and the prefix of its keys: the one table every key is built through, so no two
+ * kinds can share a key. Byte entries and variants (serving/edge-cache.ts) are keyed `files/<id>/...`.
+ */
+export const EDGE_KINDS = {
+  fileAccess: "access/files",
+  ownerStates: "access/owners",
+  fileBytes: "files",
+  users: "principals/users",
+  sessions: "principals/sessions",
+  keys: "principals/keys",
+} as const;
+export type EdgeKind = keyof typeof EDGE_KINDS;
+
+let keyBase: { cdnUrl: string; base: string } | undefined;
+
 /** An internal key under the CDN origin (never a public address; rebuildable from the row it caches). */
-export const edgeKey = (env: Pick<Env, "CDN_URL">, path: string) => `${new URL(env.CDN_URL).origin}/__edge-cache/${path}`;
+export function edgeKey(env: Pick<Env, "CDN_URL">, kind: EdgeKind, id: string): string {
+  if (keyBase?.cdnUrl !== env.CDN_URL) keyBase = { cdnUrl: env.CDN_URL, base: `${new URL(env.CDN_URL).origin}/__edge-cache/` };
+  return `${keyBase.base}${EDGE_KINDS[kind]}/${id}`;
+}
 
 // The codec: JSON in which a Date stays a Date ({"$date": epoch ms} on the wire). Bump VERSION when a
 // record's shape changes: records written by the previous deploy are then misses, never misread.
@@ -43,7 +67,24 @@ export function encodeRecord(value: unknown): string {
   });
 }
 
+// Decoded texts, per isolate: a hot record is the same text on every hit, and its reviver walk cost a tenth of a
+// short link's CPU (bench/README.md, profile). Callers must not change what they get: it is shared.
+const decoded = new Map<string, unknown>();
+const DECODED_MAX = 512;
+const DECODED_MAX_CHARS = 16_384;
+
 export function decodeRecord<T>(text: string): T | undefined {
+  const known = decoded.get(text);
+  if (known !== undefined) return known as T;
+  const value = parseRecord<T>(text);
+  if (value !== undefined && text.length <= DECODED_MAX_CHARS) {
+    if (decoded.size >= DECODED_MAX) decoded.clear();
+    decoded.set(text, value);
+  }
+  return value;
+}
+
+function parseRecord<T>(text: string): T | undefined {
   try {
     const parsed = JSON.parse(text, (_k, v) =>
       v !== null && typeof v === "object" && typeof v.$date === "number" && Object.keys(v).length === 1 ? new Date(v.$date) : v,
@@ -122,15 +163,15 @@ export async function writeThenVerify(keys: string[], write: () => Promise<unkno
   if (drop.length > 0) await dropHere(drop);
 }
 
-/** A kind of record: its keys under `prefix`, read and written as `T` (Dates kept). */
+/** A kind of record (EDGE_KINDS): its keys, read and written as `T` (Dates kept). */
 export type Namespace<T> = {
   key(env: Pick<Env, "CDN_URL">, id: string): string;
   read(env: Pick<Env, "CDN_URL">, id: string): Promise<T | undefined>;
   write(env: Pick<Env, "CDN_URL">, id: string, value: T, seconds: number): Promise<void>;
 };
 
-export function namespace<T>(prefix: string): Namespace<T> {
-  const key = (env: Pick<Env, "CDN_URL">, id: string) => edgeKey(env, `${prefix}/${id}`);
+export function namespace<T>(kind: EdgeKind): Namespace<T> {
+  const key = (env: Pick<Env, "CDN_URL">, id: string) => edgeKey(env, kind, id);
   return {
     key,
     read: (env, id) => readRecord<T>(key(env, id)),

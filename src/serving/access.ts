@@ -1,6 +1,5 @@
 // Who may see a file. The one place that turns a file's state and a caller into 200 / 403 / 404 / 410,
-// used by the files API, byte serving, album listings and the pages; and what a cached decision must
-// carry to make it again: the served fields, and the owner's state for an owner's first files.
+// used by the files API, byte serving, album listings and the pages. What a cached decision carries: records.ts.
 import { eq } from "drizzle-orm";
 import type { ShardDb } from "../platform/db";
 import { files, owners, type FileRow } from "../db/schema";
@@ -9,8 +8,6 @@ import { ApiError } from "../platform/errors";
 import type { CodeWithStatus } from "../platform/error-codes";
 import { isId } from "../platform/ids";
 import { lookupFollowing } from "../platform/moved-ids";
-import { encodeRecord } from "../platform/edge-records";
-import { SERVING } from "../config";
 
 /** A file row plus what its owner's account state says about it (a banned owner's files are gone). */
 export type LoadedFile<F extends ReadableFile = FileRow> = {
@@ -169,75 +166,4 @@ export async function readableFile(db: ShardDb, id: string, viewer: Viewer, now:
   const loaded = await loadFile(db, id);
   assertReadable(loaded, viewer, now, check);
   return loaded;
-}
-
-/** The fields byte serving reads: the read rules, the hotlink policy, the objects and their headers. */
-export const SERVED_FIELDS = [
-  "id",
-  "userId",
-  "filename",
-  "mime",
-  "bytes",
-  "width",
-  "height",
-  "sha256",
-  "storeKey",
-  "storeEtag",
-  "thumbKey",
-  "visibility",
-  "state",
-  "analysis",
-  "hotlinkPolicy",
-  "hotlinkDomains",
-  "ageRestricted",
-  "ageRestrictedOverride",
-  "expiresAt",
-  "deletedAt",
-  "hiddenAt",
-  "bannedAt",
-  "quarantinedAt",
-  "purgedAt",
-  "ownerOrdinal",
-  // Keys the file's signed links (signed-links.ts): a revoke replaces it, and a record that still holds the old one
-  // must not outlive the check after its write (sameServed).
-  "signingSalt",
-] as const satisfies readonly (keyof FileRow)[];
-
-export type ServedFile = Pick<FileRow, (typeof SERVED_FIELDS)[number]>;
-
-export function servedFields(file: ServedFile): ServedFile {
-  return Object.fromEntries(SERVED_FIELDS.map((k) => [k, file[k]])) as ServedFile;
-}
-
-/** Whether two reads of a file agree on everything serving decides from. */
-export function sameServed(a: ServedFile, b: ServedFile): boolean {
-  return encodeRecord(servedFields(a)) === encodeRecord(servedFields(b));
-}
-
-/**
- * The records of an owner's first SERVING.ownerStateCarriedFiles files (by files.owner_ordinal, fixed at
- * insert) carry the owner's state too, read from D1's primary with the file, so a view of one decides from
- * one cache lookup; a ban, an unban or a deletion forgets those records one by one (serving/owner-state.ts).
- */
-export function carriesOwnerState(file: Pick<FileRow, "userId" | "ownerOrdinal">): boolean {
-  return file.userId !== null && file.ownerOrdinal !== null && file.ownerOrdinal <= SERVING.ownerStateCarriedFiles;
-}
-
-/**
- * A cached decision: the file as read from D1's primary at `at` (epoch ms), the owner's state when it travels, and
- * the shard the row was found on (where its owner lives, moved or not: the owner's state and duplicates read there).
- */
-export type AccessRecord<F extends ServedFile = ServedFile> = { file: F; at: number; owner?: { goneAt: Date | null }; shard?: number };
-
-/** The record of a file and its owner's state read together at `at`: the owner's travels when the file carries it. */
-export function accessRecord<F extends ServedFile>(loaded: LoadedFile<F>, at: number, ownerReadWithFile: boolean): AccessRecord<F> {
-  const record: AccessRecord<F> = { file: loaded.file, at };
-  if (loaded.shard !== undefined) record.shard = loaded.shard;
-  if (ownerReadWithFile && carriesOwnerState(loaded.file)) record.owner = { goneAt: loaded.ownerGoneAt };
-  return record;
-}
-
-/** The owner's state a record carries, if it may decide with it (undefined: the owner's own record decides). */
-export function carriedOwnerGoneAt(record: AccessRecord): Date | null | undefined {
-  return record.owner && carriesOwnerState(record.file) ? record.owner.goneAt : undefined;
 }

@@ -1,34 +1,24 @@
-// The serving kinds of edge-cached state (caches.default, per data centre), written and forgotten through
-// platform/edge-records.ts:
-//   - access records (access-records.ts): what the access decision needs about a file, so a hit is
-//     answered with no D1 query and no Durable Object call; the owner's state is auth's record
-//     (auth/principal-records.ts, ownerStates);
-//   - the bytes of whole objects (originals and thumbnails), keyed by the file, carrying the file's access
-//     record in their headers (byte-entries.ts): deleting them is part of every invalidation;
-//   - variants (variants.ts) of either, keyed by the source object and the variant's descriptor; only the
-//     plain ladder is cached, a finite set, so a purge names every key it can have.
+// The keys of serving's edge-cached state (kinds in platform/edge-records.ts, EDGE_KINDS; docs/edge-records.md):
+// a file's access record, its owner's state, the bytes of its original and thumbnail (carrying the access record),
+// and its cached variants (only the plain ladder: a purge names every key a file's entries can have).
 import type { FileRow } from "../db/schema";
 import { edgeKey, forget, type EdgeEnv } from "../platform/edge-records";
-import { fileRecords } from "./access-records";
 import { cacheableDescriptors, thumbType, transformableType } from "./variants";
-import { servedType } from "./headers";
+import { servedType } from "./answers";
+import { entryKey, EDGE_CACHE_SECONDS, type Variant } from "./records";
 
-export type Variant = "original" | "thumb";
+export { EDGE_CACHE_SECONDS, type Variant };
 
-/** The entry of a file's original or thumbnail (byte-entries.ts): keyed by the file alone, so one lookup finds it. */
-export function edgeCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant): string {
-  return edgeKey(env, `files/${fileId}/${variant}`);
-}
+/** The entry of a file's original or thumbnail (records.ts). */
+export const edgeCacheKey = entryKey;
 
 /** A variant of the original or of the thumbnail (`descriptor` from planVariant, e.g. `w640.webp`). */
 export function variantCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, source: Variant, objectKey: string, descriptor: string): string {
-  return edgeKey(env, `files/${fileId}/${source}/${descriptor}?k=${encodeURIComponent(objectKey)}`);
+  return edgeKey(env, "fileBytes", `${fileId}/${source}/${descriptor}?k=${encodeURIComponent(objectKey)}`);
 }
 
-export const fileAccessKey = fileRecords.key;
-
-/** How long an entry of bytes may stay in the edge cache (objects under a key never change). */
-export const EDGE_CACHE_SECONDS = 7 * 24 * 3600;
+/** A file's access record (records.ts). */
+export const fileAccessKey = (env: Pick<Env, "CDN_URL">, fileId: string) => edgeKey(env, "fileAccess", fileId);
 
 /** What a file's id alone names: its access record and the entries of its original and thumbnail (they carry it). */
 export function fileRecordKeys(env: Pick<Env, "CDN_URL">, fileId: string): string[] {

@@ -7,17 +7,17 @@
 // Each takes ?w=, h, fit, q, format: a variant through the Images binding (variants.ts, variant-serve.ts).
 import { Hono } from "hono";
 import type { AppEnv } from "../platform/env";
-import { serveFile } from "./serve";
+import { serveBytes } from "./byte-path";
 
-// Hono answers HEAD with the GET route (and drops the body); serveFile sees the HEAD method and skips R2.
+// Hono answers HEAD with the GET route (and drops the body); serveBytes sees the HEAD method and skips R2.
 export const imageRoutes = new Hono<AppEnv>();
 
-imageRoutes.get("/:fileId", (c) => serveFile(c, { fileId: c.req.param("fileId"), variant: "original", link: "short" }));
-imageRoutes.get("/:fileId/thumb", (c) => serveFile(c, { fileId: c.req.param("fileId"), variant: "thumb", link: "short" }));
+imageRoutes.get("/:fileId", (c) => serveBytes(c, { fileId: c.req.param("fileId"), variant: "original", link: "short" }));
+imageRoutes.get("/:fileId/thumb", (c) => serveBytes(c, { fileId: c.req.param("fileId"), variant: "thumb", link: "short" }));
 
 export const cdnRoutes = new Hono<AppEnv>();
 
 cdnRoutes.get("/uploads/:date/:fileId/:filename", (c) => {
   const { date, fileId, filename } = c.req.param();
-  return serveFile(c, { fileId, variant: "original", link: "cdn", storeKeyPath: `uploads/${date}/${fileId}/${filename}` });
+  return serveBytes(c, { fileId, variant: "original", link: "cdn", storeKeyPath: `uploads/${date}/${fileId}/${filename}` });
 });

@@ -1,4 +1,4 @@
-// Serves a variant (serving/variants.ts) once serve.ts has decided access exactly as for the original: the
+// Serves a variant (serving/variants.ts) once byte-path.ts has decided access exactly as for the original: the
 // same access function, the same edge-cached access records, the same hotlink rule. Then: a 304 from the
 // variant's own ETag, a hit in the edge cache, or the platform's image engine (env.IMAGES: Cloudflare Images
 // in production, sharp under miniflare) on the source object from R2.
@@ -8,14 +8,13 @@
 // the caller with the original and `X-Variant-Fallback: <reason>`: never a 500.
 import type { Context } from "hono";
 import type { AppEnv } from "../platform/env";
-import type { ServedFile } from "./access";
+import type { ServedFile } from "./records";
 import { ApiError } from "../platform/errors";
 import { nameMatchingType } from "../platform/image-types";
 import { EDGE_CACHE_SECONDS, variantCacheKey, type Variant } from "./edge-cache";
 import { matchEntry, putEntry } from "../platform/edge-records";
-import { etagMatches } from "./range";
 import { planVariant, THUMB_SOURCE_SIZE, thumbType, transformableType, type VariantPlan, type VariantQuery, type VariantSource } from "./variants";
-import { byteHeaders, notModified, servedType } from "./headers";
+import { byteHeaders, etagMatches, notModified, servedType } from "./answers";
 
 export type VariantOutcome = { response: Response } | { fallback: string; vary: boolean } | { identity: true; vary: boolean };
 

@@ -3,9 +3,9 @@
 // fails), and forget deletes here.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { decodeRecord, dropHere, encodeRecord, forget, namespace, readRecord, recordSeconds, writeRecord, writeThenVerify } from "../../src/platform/edge-records";
+import { decodeRecord, dropHere, EDGE_KINDS, edgeKey, encodeRecord, forget, namespace, readRecord, recordSeconds, writeRecord, writeThenVerify } from "../../src/platform/edge-records";
 
-const things = namespace<{ name: string; at: Date; gone: Date | null; nested: { when: Date }[] }>("test/things");
+const things = namespace<{ name: string; at: Date; gone: Date | null; nested: { when: Date }[] }>("fileAccess");
 const cache = () => (caches as unknown as { default: Cache }).default;
 
 describe("the codec", () => {
@@ -16,6 +16,13 @@ describe("the codec", () => {
 
   it("an Invalid Date is written as null (not set), as the per-kind codecs did", () => {
     expect(decodeRecord(encodeRecord({ at: new Date(NaN) }))).toEqual({ at: null });
+  });
+
+  it("a text decoded before is answered from memory, as the same value", () => {
+    const text = encodeRecord({ at: new Date(7), id: "memo" });
+    const first = decodeRecord(text);
+    expect(decodeRecord(text)).toBe(first);
+    expect(first).toEqual({ at: new Date(7), id: "memo" });
   });
 
   it("a record of another version, or unreadable text, is a miss", () => {
@@ -32,10 +39,17 @@ describe("the codec", () => {
 });
 
 describe("namespaces", () => {
+  it("every kind has its own prefix, none inside another's, and every key is built through the table", () => {
+    const prefixes = Object.values(EDGE_KINDS);
+    for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(a.startsWith(`${b}/`)).toBe(false);
+    expect(new Set(prefixes).size).toBe(prefixes.length);
+    expect(edgeKey(env, "fileBytes", "f_1/original")).toBe(`${new URL(env.CDN_URL).origin}/__edge-cache/files/f_1/original`);
+  });
+
   it("write and read a typed record under the CDN origin, Dates kept", async () => {
     const value = { name: "a", at: new Date(1000), gone: null, nested: [{ when: new Date(2000) }] };
     await things.write(env, "1", value, 30);
-    expect(things.key(env, "1")).toBe(`${new URL(env.CDN_URL).origin}/__edge-cache/test/things/1`);
+    expect(things.key(env, "1")).toBe(`${new URL(env.CDN_URL).origin}/__edge-cache/access/files/1`);
     expect(await things.read(env, "1")).toEqual(value);
     await forget(env, [things.key(env, "1")]);
     expect(await things.read(env, "1")).toBeUndefined();

@@ -2,13 +2,14 @@
 // so an anonymous hit looks up only the entry and the owner's record. Records are on in this file (the suite
 // runs with them off); access-records.test.ts checks every rule and every invalidation on the cached path.
 import { decodeRecord } from "../../src/platform/edge-records";
-import type { EntryRecord } from "../../src/serving/byte-entries";
+import type { EntryRecord } from "../../src/serving/records";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import worker from "../../src/index";
 import { edgeCacheKey, fileAccessKey } from "../../src/serving/edge-cache";
 import { accessChanged } from "../../src/serving/access-changed";
-import { claimRefresh, fillByteEntry, readByteEntry, refreshByteEntry, storeByteEntry } from "../../src/serving/byte-entries";
+import { fillByteEntry, readByteEntry, storeByteEntry } from "../../src/serving/records";
+import { claimRefresh, refreshByteEntry } from "../../src/serving/lookups";
 import type { FileRow } from "../../src/db/schema";
 import { verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, pngLikeBytes, seedFile } from "../support/files";

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { signup, type TestUser } from "../support/api";
 import { IMAGE, fetchRaw, seedFile } from "../support/files";
 import { cdnUrl } from "../../src/platform/urls";
-import { hotlinkAllowed, ownHosts } from "../../src/serving/hotlink";
+import { hotlinkAllowed, ownHosts } from "../../src/serving/byte-path";
 
 let owner: TestUser;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Pure helpers behind byte serving: Range parsing and ETag comparison.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { etagMatches, parseRange, quoteEtag } from "../../src/serving/range";
+import { etagMatches, parseRange, quoteEtag } from "../../src/serving/answers";
 
 describe("parseRange", () => {
   it.each([

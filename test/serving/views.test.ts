@@ -6,7 +6,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { signup } from "../support/api";
 import { IMAGE, d1Count, fetchRaw, pause, pendingFor, seedFile, settledCount } from "../support/files";
 import { viewCounterFor } from "../../src/serving/view-counter";
-import { isPreviewBot } from "../../src/serving/bots";
+import { isPreviewBot } from "../../src/serving/byte-path";
 
 describe("view counting on byte links", () => {
   it("counts 40 concurrent GETs exactly, through the alarm's batched flush", async () => {
