@@ -40,6 +40,14 @@ describe("daily counts from the view counter", () => {
     expect((await viewCountOf(f.id)) - 5).toBe(days[0].views);
   });
 
+  it("a view of a variant link keeps its referring host too", async () => {
+    const owner = await signup();
+    const f = await seedFile(owner.id, { visibility: "public" });
+    expect((await fetchRaw(`${IMAGE}/${f.id}?w=320`, { headers: { referer: "https://shop.example.net/item/9" } })).status).toBe(200);
+    expect(await settledCount("file_view", f.id, 1)).toBe(1);
+    expect((await daysOf(f.id))[0].referrers).toEqual({ "shop.example.net": 1 });
+  });
+
   it("counts downloads per day too", async () => {
     const owner = await signup();
     const f = await seedFile(owner.id);
