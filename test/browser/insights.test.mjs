@@ -1,6 +1,6 @@
 // Insights in chromium (extensions.md § 10): the account page's and the owner's file page's charts show the API's
 // numbers, their "Show data" table opens by keyboard, the pages fit 390 px with no serious axe-core violation;
-// then, with 30 days of history written into the stopped worker's D1, the README's phone screenshot.
+// then, with 30 days of history written into the stopped worker's D1, the README's phone screenshot, and /app/admin.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -98,11 +98,14 @@ describe("insights in the browser", () => {
     await context.close();
   });
 
-  it("with 30 days of history: the account page on a phone (the README's screenshot)", async () => {
+  it("with 30 days of history: the account page on a phone (the README's screenshot), and /app/admin", async () => {
     expect(account, "the first test signed up").toBeTruthy();
     await worker.stop();
     worker = undefined;
-    await seedHistory(files.map((f) => f.fileId));
+    await seedHistory(files.map((f) => f.fileId), account.email);
+    // The role was set behind the app's back: the edge-cached principal records (kept on disk by wrangler dev) are
+    // dropped, as the admin route's own role change forgets them.
+    rmSync(path.join(state, "v3", "cache"), { recursive: true, force: true });
     worker = await start(false);
 
     const { context, page } = await openPage(browser, { viewport: PHONE, deviceScaleFactor: 2 });
@@ -121,19 +124,27 @@ describe("insights in the browser", () => {
     await page.locator("#insights").evaluate((el) => el.scrollIntoView({ block: "start" }));
     mkdirSync(DOC_SHOTS, { recursive: true });
     await page.screenshot({ path: path.join(DOC_SHOTS, "insights-phone.png"), type: "png" });
+
+    // The service's page, for this account now an admin: four charts of 30 days, readable at 390 px.
+    await page.goto(`${origin}/app/admin`);
+    for (const id of ["admin-signups", "admin-uploads", "admin-reports", "admin-storage"]) expect(await tableOf(page, id)).toHaveLength(30);
+    await checkPage(page, "/app/admin");
     expect(problems).toEqual([]);
     await context.close();
   });
 });
 
 /** Writes 29 past days of views and downloads for `fileIds`, and the owner's days, into the stopped worker's D1. */
-async function seedHistory(fileIds) {
+async function seedHistory(fileIds, email) {
   const { DatabaseSync } = await import("node:sqlite");
   const today = Math.floor(Date.now() / DAY_MS);
   let seeded = 0;
+  let admins = 0;
   for (const file of localD1Files(state)) {
     const db = new DatabaseSync(file);
     try {
+      // The directory: this account becomes an admin, for /app/admin.
+      if (db.prepare("SELECT 1 AS n FROM sqlite_schema WHERE name = 'users'").get()) admins += Number(db.prepare("UPDATE users SET role = 'admin' WHERE email = ?").run(email).changes);
       const owner = db.prepare(`SELECT user_id FROM files WHERE id = ?`).get(fileIds[0]);
       if (!owner) continue;
       const put = db.prepare("INSERT OR REPLACE INTO file_days (file_id, day, user_id, views, downloads, referrers) VALUES (?, ?, ?, ?, ?, ?)");
@@ -155,4 +166,5 @@ async function seedHistory(fileIds) {
     }
   }
   expect(seeded, "the owner's shard found").toBe(1);
+  expect(admins, "the account made an admin").toBe(1);
 }
