@@ -2,7 +2,7 @@
 // folders in layers (an import points down the list, type imports included, so folders form no circle either),
 // no feature importing another feature's routes, nothing importing the app's composition root, and the base
 // layer (platform/, db/, config) importing no feature.
-const FEATURES = "account|admin|albums|analysis|auth|billing|dev|files|jobs|keys|limits|mail|middleware|moderation|pages|serving|uploads|webhooks";
+const FEATURES = "account|admin|albums|analysis|auth|billing|dev|files|insights|jobs|keys|limits|mail|middleware|moderation|pages|serving|uploads|webhooks";
 
 // The layers of src/, bottom to top (README § Architecture). Within a layer the order counts too: a top-level
 // folder (or file) may import its own, any listed before it, never one listed after. A total order, so any
@@ -13,7 +13,7 @@ const LAYERS = [
   ["limits", "mail", "auth", "keys"],
   ["webhooks", "serving", "analysis", "files"],
   // albums before uploads: an upload from a URL adds its file to an album through albums' functions.
-  ["albums", "uploads", "moderation", "billing", "account", "admin"],
+  ["albums", "uploads", "moderation", "billing", "account", "admin", "insights"],
   ["jobs", "pages", "dev"],
   ["app.ts", "index.ts"],
 ];

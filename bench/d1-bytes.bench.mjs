@@ -116,6 +116,26 @@ async function copiesFound(api, uploaded) {
   return result;
 }
 
+/** Insights (extensions.md § 10): each file viewed from two sites and directly, then waited for (bounded) until
+ *  its day's row is written: one file_days row of a typical shape a file. */
+const REFERERS = ["https://blog.example.com/post/1", "https://forum.example.org/t/2?page=3", undefined];
+async function viewedToday(app, api, uploaded) {
+  for (const u of uploaded) {
+    for (const referer of REFERERS) await (await fetch(`${app.url}/i/${u.fileId}`, { headers: referer ? { referer } : {} })).arrayBuffer();
+  }
+  await within(
+    "the day's views of every file",
+    (async () => {
+      for (const u of uploaded) {
+        while ((await readJson(await fetch(`${api}/files/${u.fileId}/stats`, { headers: bearer(u.token) }))).totals?.views < REFERERS.length) {
+          await new Promise((r) => setTimeout(r, POLL_MS));
+        }
+      }
+    })(),
+    120_000,
+  );
+}
+
 const app = await startBenchApp({ port: benchPort(54), vars: { FINALIZE_WAIT_MS: "0" } });
 let measured;
 let outcome;
@@ -141,6 +161,8 @@ try {
   // What the rows are for: each near copy's duplicates, read through the band indexes, name its original.
   found = await copiesFound(api, uploaded);
   console.log(`near copies whose duplicates (GET /files/:id) name their original: ${found.found}/${found.pairs} (${found.byEmbedding} by the embedding)`);
+  await viewedToday(app, api, uploaded);
+  console.log("every file's day of views written (file_days)");
   // Every database together (the directory and shard 0, and SHARD_1): owners are placed on both shards.
   const dbFiles = localD1Files(app.persistTo);
   if (dbFiles.length < 1) throw new Error("no local D1 database found");
@@ -152,7 +174,9 @@ try {
 
 const files = images.length;
 const counted = measured.objects.filter((o) => !SYSTEM(o.table));
-const total = counted.reduce((s, o) => s + o.used, 0);
+// Insights' daily rows are per file and day, not per upload: printed on their own line below, not in the total.
+const INSIGHTS_TABLES = new Set(["file_days", "owner_days"]);
+const total = counted.filter((o) => !INSIGHTS_TABLES.has(o.table)).reduce((s, o) => s + o.used, 0);
 const rows = counted
   .filter((o) => o.used > 0 || o.rows > 0)
   .sort((a, b) => a.table.localeCompare(b.table) || (a.type === b.type ? a.name.localeCompare(b.name) : a.type === "table" ? -1 : 1))
@@ -174,8 +198,13 @@ printTable(
     { key: "perFile", title: "per file", format: (v) => fmt(v, 4) },
   ],
 );
-console.log(`total: ${total} used bytes, ${fmt(total / files, 4)} per uploaded file (every table and index but SQLite's and D1's own)`);
-writeSummary("d1-bytes", { files, accounts: ACCOUNTS, analysis: outcome, copiesFound: found, totalUsed: total, perFile: total / files, objects: measured.objects });
+console.log(`total: ${total} used bytes, ${fmt(total / files, 4)} per uploaded file (every table and index but SQLite's and D1's own, and insights' daily rows)`);
+// A file's day of views (file_days with its indexes), and what 90 kept days of them cost a file viewed every day.
+const fileDayBytes = byTable.get("file_days") ?? 0;
+const fileDayRows = counted.find((o) => o.type === "table" && o.name === "file_days")?.rows ?? 0;
+const perFileDay = fileDayRows ? fileDayBytes / fileDayRows : 0;
+console.log(`file_days: ${fmt(perFileDay, 4)} used bytes per file-day (${fileDayRows} rows, 2 referring hosts and (direct) each); 90 days: ${fmt((perFileDay * 90) / 1024, 3)} KiB per file viewed every day`);
+writeSummary("d1-bytes", { perFileDay, fileDayRows, files, accounts: ACCOUNTS, analysis: outcome, copiesFound: found, totalUsed: total, perFile: total / files, objects: measured.objects });
 if (outcome.done !== files) {
   console.error(`not every analysis was done: ${JSON.stringify(outcome)}`);
   process.exit(1);

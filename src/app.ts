@@ -1,4 +1,5 @@
 // createApp(): middleware order, feature routers, error mapping and the OpenAPI document.
+import { insightsRoutes } from "./insights/routes";
 import { API_BASE } from "./platform/api-endpoints";
 import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -80,6 +81,7 @@ export function createApi() {
   api.route("/albums", albumRoutes);
   api.route("/moderation", moderationRoutes);
   api.route("/webhooks", webhookRoutes);
+  api.route("/", insightsRoutes);
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",

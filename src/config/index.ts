@@ -98,6 +98,18 @@ export const VIEW_COUNTER = {
   flushBatch: 50,
 };
 
+/** Insights (extensions.md § 10, insights/): daily rows per file, owner and service. */
+export const INSIGHTS = {
+  /** Days kept, today included; the cron prunes older rows. */
+  keepDays: 90,
+  /** The range a stats request gets without `from`/`to`: the last 30 days, today included. */
+  defaultDays: 30,
+  /** Referring hosts kept per file and day; later new hosts of that day count as "(other)". */
+  hostsPerFileDay: 20,
+  /** Referring hosts and files a stats answer lists. */
+  top: 10,
+};
+
 export const PURGE = {
   /** Deleted and expired files keep their objects this long (undo window, abuse evidence) before the purge. */
   retentionSeconds: 7 * 24 * 3600,

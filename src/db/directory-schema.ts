@@ -228,3 +228,15 @@ export const ownerMoves = sqliteTable("owner_moves", {
 });
 
 export type ReportRow = typeof reports.$inferSelect;
+
+/** The service's day (extensions.md § 10, admin stats): every shard's sums, written by the cron (insights/). */
+export const serviceDays = sqliteTable("service_days", {
+  /** Days since 1970-01-01 UTC. */
+  day: integer("day").primaryKey(),
+  signups: integer("signups").notNull().default(0),
+  uploads: integer("uploads").notNull().default(0),
+  uploadBytes: integer("upload_bytes").notNull().default(0),
+  views: integer("views").notNull().default(0),
+  reports: integer("reports").notNull().default(0),
+  storageBytes: integer("storage_bytes").notNull().default(0),
+});

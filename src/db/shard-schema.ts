@@ -276,3 +276,5 @@ export const albumFiles = sqliteTable(
 export type FileRow = typeof files.$inferSelect;
 export type UploadRow = typeof uploads.$inferSelect;
 export type AlbumRow = typeof albums.$inferSelect;
+
+export * from "./insights-schema";

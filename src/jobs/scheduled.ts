@@ -10,6 +10,7 @@ import { purgeGoneFiles } from "./purge";
 import { requeueStalledAnalysis } from "../analysis/requeue";
 import { deleteExpiredChallenges } from "../auth/passkey-challenges";
 import { resendLostMail } from "../mail/requeue";
+import { rollInsights } from "../insights/rollup";
 
 /** Deletes refresh, e-mail and second-step tokens and passkey challenges that can no longer be used (expired, or used). */
 export async function purgeDeadTokens(db: DirectoryDb, now = Date.now()): Promise<{ refresh: number; email: number; mfa: number; passkeyChallenges: number }> {
@@ -52,6 +53,7 @@ export const scheduledTasks: Record<string, ScheduledTask> = {
   measureShards: async (env, now) => Object.fromEntries(await measureShards(env, now)),
   resolutionEffects: (env, now) => applyPendingEffects(env, primaries(env), now),
   resendLostMail,
+  insights: rollInsights,
 };
 
 export async function runScheduled(env: Env, now = Date.now()): Promise<Record<string, unknown>> {

@@ -97,13 +97,13 @@ async function respond(c: Context<AppEnv>, req: Parsed, viewer: Viewer, decision
     const entry = decision.read ? decision.entry : () => readByteEntry(c.env, file.id, variant);
     const answered = await answerObject(c, { file, objectKey, variant, cache, record: decision.record, entry });
     if (answered.entry && decision.read && c.req.method === "GET") refreshLater(c, file.id, variant, objectKey, answered.entry, decision, now);
-    if (answered.sent && counted) countHit(c.env, c.executionCtx, "file_view", file.id);
+    if (answered.sent && counted) countHit(c.env, c.executionCtx, "file_view", file.id, c.req.header("referer"));
     return answered.response;
   };
   if (!req.variantQuery) return answer();
 
   // A variant: decided above exactly as the original; what cannot be made is answered by the original.
-  const onView = () => counted && countHit(c.env, c.executionCtx, "file_view", file.id);
+  const onView = () => counted && countHit(c.env, c.executionCtx, "file_view", file.id, c.req.header("referer"));
   const sourceTag = originalMeta(file, variant)?.etag;
   const outcome = await tryVariant(c, { file, query: req.variantQuery, source: variant, objectKey, sourceTag, cache, onView });
   if ("response" in outcome) return outcome.response;

@@ -20,6 +20,7 @@ import { runBatch, shardDb, type ShardDb } from "../platform/db";
 import { shardOfIdIn } from "../platform/shards";
 import { movedShards } from "../platform/moved-ids";
 import { KINDS, TARGETS, groupBy, type CounterKind } from "./view-counter-targets";
+import { DIRECT, countDay, createDayTable, dayStatements, markDaysWritten, pruneDays, referrerHost } from "./view-counter-days";
 
 export type { CounterKind };
 
@@ -48,11 +49,13 @@ export class ViewCounter extends DurableObject<Env> {
     if (!this.sql.exec<{ name: string }>("PRAGMA table_info(counters)").toArray().some((c) => c.name === "held_until")) {
       this.sql.exec("ALTER TABLE counters ADD COLUMN held_until INTEGER");
     }
+    createDayTable(this.sql); // per file and UTC day: view-counter-days.ts
   }
 
-  /** Counts `n` hits. Stored before the RPC answers (output gate), flushed to D1 by the alarm. */
-  add(kind: CounterKind, id: string, n = 1): void {
+  /** Counts `n` hits (from referring `host`). Stored before the RPC answers (output gate), flushed to D1 by the alarm. */
+  add(kind: CounterKind, id: string, n = 1, host?: string): void {
     if (!KINDS.includes(kind) || typeof id !== "string" || id.length > 64 || !Number.isSafeInteger(n) || n < 1) return;
+    countDay(this.sql, kind, id, n, typeof host === "string" ? host : undefined, Date.now());
     this.sql.exec(
       `INSERT INTO counters (kind, id, base, counted, flushed) VALUES (?, ?, NULL, ?, 0)
        ON CONFLICT (kind, id) DO UPDATE SET counted = counted + excluded.counted`,
@@ -136,10 +139,14 @@ export class ViewCounter extends DurableObject<Env> {
     const written = await Promise.all(
       [...byShard].map(async ([n, group]) => {
         const db = shardDb(this.env, n);
-        const results = await runBatch(db, group.map((r) => TARGETS[r.kind].raise(db, r.id, (r.base ?? 0) + r.counted)));
+        const days = dayStatements(this.sql, db, group.filter((r) => r.kind !== "album_view").map((r) => r.id));
+        const raises = group.map((r) => TARGETS[r.kind].raise(db, r.id, (r.base ?? 0) + r.counted));
+        const results = await runBatch(db, [...raises, ...days.statements]);
         const missed = group.filter((_, i) => results[i].meta.changes === 0);
         const followed = missed.length > 0 ? await this.notWritten(db, missed) : 0;
-        return { done: group.filter((_, i) => results[i].meta.changes > 0), followed };
+        const done = group.filter((_, i) => results[i].meta.changes > 0);
+        markDaysWritten(this.sql, days.rows, new Set(done.map((r) => r.id)));
+        return { done, followed };
       }),
     );
 
@@ -149,6 +156,7 @@ export class ViewCounter extends DurableObject<Env> {
     }
     this.sql.exec("DELETE FROM counters WHERE counted = flushed");
     this.sql.exec("DELETE FROM moved WHERE id NOT IN (SELECT id FROM counters)");
+    pruneDays(this.sql, Date.now());
     // Held keys are not counted (a drain stops at them); keys that learnt where they moved are (the next flush writes them).
     return done.length + written.reduce((n, w) => n + w.followed, 0);
   }
@@ -228,9 +236,10 @@ export function viewCounterFor(env: Env, id: string): DurableObjectStub<ViewCoun
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
 
-/** One RPC for `n` hits; one retry covers a transient failure. */
-function sendHits(env: Env, kind: CounterKind, id: string, n: number): Promise<void> {
-  const send = () => viewCounterFor(env, id).add(kind, id, n);
+/** One RPC for `n` hits; one retry covers a transient failure. A direct hit sends no host. */
+function sendHits(env: Env, kind: CounterKind, id: string, n: number, host: string): Promise<void> {
+  const stub = viewCounterFor(env, id);
+  const send = () => (host === DIRECT ? stub.add(kind, id, n) : stub.add(kind, id, n, host));
   return send()
     .catch(() => send())
     .catch((err) => console.error(`view counter: lost ${n} ${kind} hit(s) for ${id}`, err));
@@ -248,25 +257,29 @@ function coalesceMs(env: Pick<Env, "VIEW_COALESCE_MS">): number {
 // promise another request's timer settles. workerd then finds nothing of its own left to wait for, cancels it
 // as hung and logs an error per request (under load it cost the short link a third of its throughput).
 // A window is open exactly while hits are pending.
-const pending = new Map<string, { env: Env; kind: CounterKind; id: string; n: number }>();
+const pending = new Map<string, { env: Env; kind: CounterKind; id: string; n: number; host: string }>();
 
 async function sendPending(): Promise<void> {
   const batch = [...pending.values()];
   pending.clear(); // hits from now on open the next window
-  await Promise.all(batch.map((h) => sendHits(h.env, h.kind, h.id, h.n)));
+  await Promise.all(batch.map((h) => sendHits(h.env, h.kind, h.id, h.n, h.host)));
 }
 
-/** Counts a hit after the response is sent, gathered with the isolate's other hits for VIEW_COALESCE_MS. */
-export function countHit(env: Env, ctx: WaitUntil, kind: CounterKind, id: string): void {
+/**
+ * Counts a hit after the response is sent, gathered with the isolate's other hits for VIEW_COALESCE_MS.
+ * `referer`: the request's Referer header; only its host is kept, for views (insights' referrers).
+ */
+export function countHit(env: Env, ctx: WaitUntil, kind: CounterKind, id: string, referer?: string): void {
+  const host = kind === "file_view" ? referrerHost(referer) : DIRECT;
   const ms = coalesceMs(env);
   if (ms === 0) {
-    ctx.waitUntil(sendHits(env, kind, id, 1));
+    ctx.waitUntil(sendHits(env, kind, id, 1, host));
     return;
   }
   const opens = pending.size === 0; // else the request that opened this window sends this hit with the rest
-  const key = `${kind}:${id}`;
+  const key = `${kind}:${id}:${host}`;
   const hit = pending.get(key);
   if (hit) hit.n++;
-  else pending.set(key, { env, kind, id, n: 1 });
+  else pending.set(key, { env, kind, id, n: 1, host });
   if (opens) ctx.waitUntil(new Promise<void>((resolve) => setTimeout(resolve, ms)).then(sendPending));
 }

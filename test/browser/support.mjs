@@ -56,7 +56,7 @@ export async function startApp(port, vars = {}) {
 }
 
 /** Debian's chromium, bounded and tried twice, so one stuck start does not outlive the suite's hook. */
-async function launchChromium() {
+export async function launchChromium() {
   const launch = () =>
     chromium.launch({
       executablePath: "/usr/bin/chromium",

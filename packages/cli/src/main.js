@@ -6,6 +6,7 @@ import { registerFiles } from "./commands/files.js";
 import { registerLogin } from "./commands/login.js";
 import { EXIT } from "./commands/shared.js";
 import { registerUpload } from "./commands/upload.js";
+import { registerStats } from "./commands/stats.js";
 import { redact } from "./output.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -29,6 +30,7 @@ export function buildProgram() {
   registerUpload(program);
   registerFiles(program);
   registerAlbum(program);
+  registerStats(program);
 
   program.addHelpText(
     "after",
@@ -39,6 +41,7 @@ Examples:
   $ imghost upload "shots/*.png" --json | jq -r .url
   $ imghost ls
   $ imghost open file_V1StGXR8_Z5jdHi6B-myT
+  $ imghost stats
 
 Settings: --base and --key, else IMGHOST_BASE_URL and IMGHOST_API_KEY, else what \`imghost login\` saved.
 Exit status: 0 when everything succeeded, 1 when anything failed (stderr says why), 2 for a wrong command line.`,

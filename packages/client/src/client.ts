@@ -7,7 +7,7 @@ import { Transport } from "./transport.js";
 import { upload } from "./upload.js";
 import type { PathOpener } from "./source.js";
 import type { paths } from "./schema.gen.js";
-import type { Album, ClientOptions, FileListQuery, FileResource, ImghostClient, Pagination } from "./types.js";
+import type { AccountStats, Album, ClientOptions, FileListQuery, FileResource, FileStats, ImghostClient, Pagination, StatsRange } from "./types.js";
 
 type Visibility = "public" | "unlisted" | "private";
 const DEFAULT_PAGE_SIZE = 100;
@@ -65,7 +65,15 @@ export function createClientWith(options: ClientOptions, openPath?: PathOpener):
     });
   }
 
+  async function stats(fileIdOrRange?: string | StatsRange, range: StatsRange = {}): Promise<AccountStats | FileStats> {
+    if (typeof fileIdOrRange === "string") {
+      return unwrap(await raw.GET("/files/{id}/stats", { params: { path: { id: fileIdOrRange }, query: range } }));
+    }
+    return unwrap(await raw.GET("/account/stats", { params: { query: fileIdOrRange ?? {} } }));
+  }
+
   return {
+    stats: stats as ImghostClient["stats"],
     upload: (input, uploadOptions = {}) => upload(transport, input, uploadOptions, openPath),
     // The document describes no body for this operation (the route reads the form itself): the FormData goes as it is,
     // and fetch frames it with its boundary.

@@ -1304,6 +1304,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's views and downloads per day, and its top referring hosts
+         * @description The owner's only: anyone else gets 404. An API key needs `read`. `from` and `to` are inclusive UTC dates within the last 90 days; by default the last 30 days, today included. Today's entry is live (within a minute).
+         */
+        get: operations["files.stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's views, downloads, uploads and storage per day, top files and top referring hosts
+         * @description An API key needs `read`. `from` and `to` are inclusive UTC dates within the last 90 days; by default the last 30 days, today included. storageBytes is the storage used at the end of each day (today: now).
+         */
+        get: operations["account.stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's signups, uploads, views, reports and storage per day (admins)
+         * @description Every shard summed by the cron (today's row is at most one cron period old). `from` and `to` are inclusive UTC dates within the last 90 days; by default the last 30 days, today included.
+         */
+        get: operations["admin.stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2412,6 +2472,52 @@ export interface components {
             error: string | null;
             nextAttemptAt: string | null;
             createdAt: string;
+        };
+        FileStats: {
+            days: {
+                /** @example 2026-11-30 */
+                date: string;
+                views: number;
+                downloads: number;
+            }[];
+            /** @description Top 10 referring hosts; views without a Referer are `(direct)`. */
+            referrers: components["schemas"]["Referrer"][];
+            totals: {
+                views: number;
+                downloads: number;
+            };
+        };
+        Referrer: {
+            /** @example blog.example.com */
+            host: string;
+            views: number;
+        };
+        AccountStats: {
+            days: {
+                date: string;
+                views: number;
+                downloads: number;
+                uploads: number;
+                storageBytes: number;
+            }[];
+            topFiles: {
+                id: string;
+                title: string;
+                thumbnailUrl: string;
+                views: number;
+            }[];
+            referrers: components["schemas"]["Referrer"][];
+        };
+        AdminStats: {
+            days: {
+                date: string;
+                signups: number;
+                uploads: number;
+                uploadBytes: number;
+                views: number;
+                reports: number;
+                storageBytes: number;
+            }[];
         };
     };
     responses: never;
@@ -7759,6 +7865,200 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "files.stats": {
+        parameters: {
+            query?: {
+                /** @description First day, inclusive (UTC). Default: 29 days before `to`. */
+                from?: string;
+                /** @description Last day, inclusive (UTC). Default: today. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file's days */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileStats"];
+                };
+            };
+            /** @description Invalid input (details.fields lists the failing fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+        };
+    };
+    "account.stats": {
+        parameters: {
+            query?: {
+                /** @description First day, inclusive (UTC). Default: 29 days before `to`. */
+                from?: string;
+                /** @description Last day, inclusive (UTC). Default: today. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's days */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountStats"];
+                };
+            };
+            /** @description Invalid input (details.fields lists the failing fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+        };
+    };
+    "admin.stats": {
+        parameters: {
+            query?: {
+                /** @description First day, inclusive (UTC). Default: 29 days before `to`. */
+                from?: string;
+                /** @description Last day, inclusive (UTC). Default: today. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's days */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStats"];
+                };
+            };
+            /** @description Invalid input (details.fields lists the failing fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
                 };
             };
         };

@@ -93,6 +93,11 @@ export type FileListQuery = {
 export type AddFilesResult = { message: string; added: number; requested: number };
 /** GET /account/whoami: the account (and API key) the client's credential belongs to. */
 export type Whoami = Schemas["Whoami"];
+/** GET /files/{id}/stats and GET /account/stats: days (UTC dates, oldest first), top referring hosts, totals or top files. */
+export type FileStats = Schemas["FileStats"];
+export type AccountStats = Schemas["AccountStats"];
+/** Inclusive UTC dates (YYYY-MM-DD) within the last 90 days; by default the last 30, today included. */
+export type StatsRange = { from?: string; to?: string };
 
 export interface ImghostClient {
   upload(input: UploadInput, options?: UploadOptions): Promise<FinalizeResponse>;
@@ -101,6 +106,9 @@ export interface ImghostClient {
    * ShareX-like tools send). It is read whole on the server, so prefer upload() for anything large.
    */
   uploadForm(form: FormData): Promise<FormUploadResponse>;
+  /** Your account's days, top files and referrers; with a file id, that file's days, referrers and totals. */
+  stats(range?: StatsRange): Promise<AccountStats>;
+  stats(fileId: string, range?: StatsRange): Promise<FileStats>;
   files: {
     /** Every file of yours, 18+ ones included (`ageRestricted`), page after page (`limit`: the page size, default 100). With albumId, the album's files. */
     list(query?: FileListQuery): AsyncIterable<FileResource>;

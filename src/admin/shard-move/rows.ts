@@ -4,7 +4,7 @@
 // statement under D1's 100 bound parameters however wide the table.
 import { sql, type SQL } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { albumFiles, albums, embeddingBands, files, phashBands, uploadParts, uploads } from "../../db/schema";
+import { albumFiles, albums, embeddingBands, fileDays, files, ownerDays, phashBands, uploadParts, uploads } from "../../db/schema";
 import { runBatch, type ShardDb, type Statement } from "../../platform/db";
 import { SHARD_MOVE } from "../../config";
 
@@ -62,10 +62,16 @@ export async function readPage(db: ShardDb, userId: string, ownerKey: number | n
   const parent = phase === "files" ? files : albums;
   const page = sql`SELECT id FROM ${nameOf(parent)} WHERE user_id = ${userId} ${after === null ? sql`` : sql`AND id > ${after}`} ORDER BY id LIMIT ${SHARD_MOVE.pageRows}`;
   const statements: Statement[] = [db.run(sql`SELECT * FROM ${nameOf(parent)} WHERE id IN (${page}) ORDER BY id`)];
-  const children: SQLiteTable[] = phase === "files" ? [uploads, uploadParts] : [albumFiles];
+  const children: SQLiteTable[] = phase === "files" ? [uploads, uploadParts, fileDays] : [albumFiles];
   if (phase === "files") {
     statements.push(db.run(sql`SELECT * FROM uploads WHERE file_id IN (${page}) ORDER BY id`));
     statements.push(db.run(sql`SELECT * FROM upload_parts WHERE upload_id IN (SELECT id FROM uploads WHERE file_id IN (${page})) ORDER BY upload_id, part_number`));
+    // Insights' days go with their files; the owner's days (at most 90 rows) with the first page.
+    statements.push(db.run(sql`SELECT * FROM file_days WHERE file_id IN (${page}) ORDER BY file_id, day`));
+    if (after === null) {
+      children.push(ownerDays);
+      statements.push(db.run(sql`SELECT * FROM owner_days WHERE user_id = ${userId} ORDER BY day`));
+    }
   } else {
     statements.push(db.run(sql`SELECT * FROM album_files WHERE album_id IN (${page}) ORDER BY album_id, file_id`));
   }
@@ -157,6 +163,7 @@ export function deleteStatements(db: ShardDb, page: Page, ownerKey: number | nul
     const fileIds = idsIn(files);
     const uploadIds = idsIn(uploads);
     statements.push(db.run(sql`DELETE FROM album_files WHERE ${inJson("file_id", fileIds)}`));
+    statements.push(db.run(sql`DELETE FROM file_days WHERE ${inJson("file_id", fileIds)}`));
     statements.push(db.run(sql`DELETE FROM upload_parts WHERE ${inJson("upload_id", uploadIds)}`));
     statements.push(db.run(sql`DELETE FROM uploads WHERE ${inJson("id", uploadIds)}`));
     statements.push(db.run(sql`DELETE FROM files WHERE ${inJson("id", fileIds)}`));
@@ -166,6 +173,8 @@ export function deleteStatements(db: ShardDb, page: Page, ownerKey: number | nul
     statements.push(db.run(sql`DELETE FROM album_files WHERE ${inJson("album_id", albumIds)}`));
     statements.push(db.run(sql`DELETE FROM albums WHERE ${inJson("id", albumIds)}`));
   }
+  const days = (page.tables.get(ownerDays) ?? []).map((r) => [r.user_id, r.day]);
+  if (days.length > 0) statements.push(db.run(sql`DELETE FROM owner_days WHERE (user_id, day) IN (SELECT value->>0, value->>1 FROM json_each(${json(days)}))`));
   for (const table of [phashBands, embeddingBands]) {
     const rows = page.tables.get(table);
     if (!rows || rows.length === 0 || ownerKey === null) continue;
@@ -186,7 +195,9 @@ export async function ownerCounts(db: ShardDb, userId: string): Promise<Record<s
     (SELECT COUNT(*) FROM albums WHERE user_id = ${userId}) AS albums,
     (SELECT COUNT(*) FROM album_files WHERE album_id IN (SELECT id FROM albums WHERE user_id = ${userId})) AS album_files,
     (SELECT COUNT(*) FROM phash_bands WHERE owner = (SELECT id FROM owners WHERE user_id = ${userId})) AS phash_bands,
-    (SELECT COUNT(*) FROM embedding_bands WHERE owner = (SELECT id FROM owners WHERE user_id = ${userId})) AS embedding_bands`);
+    (SELECT COUNT(*) FROM embedding_bands WHERE owner = (SELECT id FROM owners WHERE user_id = ${userId})) AS embedding_bands,
+    (SELECT COUNT(*) FROM file_days WHERE file_id IN (SELECT id FROM files WHERE user_id = ${userId})) AS file_days,
+    (SELECT COUNT(*) FROM owner_days WHERE user_id = ${userId}) AS owner_days`);
   return row!;
 }
 

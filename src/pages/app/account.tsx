@@ -11,6 +11,7 @@ import { SignOutOthers, TwoFactorSection } from "./two-factor-views";
 import { postConfirm, postEnrol, postSignOutOthers, postTurnOff } from "./two-factor";
 import { PasskeysSection } from "./passkey-views";
 import { getRemovePasskey, postAddPasskey, postRemovePasskey } from "./passkeys";
+import { AccountInsights } from "./insights";
 
 export const accountPages = new Hono<AppEnv>();
 accountPages.use("/app/account", requireSession, requireFormToken);
@@ -46,8 +47,10 @@ accountPages.get("/app/account", async (c) => {
       {a?.role === "moderator" || a?.role === "admin" ? (
         <p>
           <a href="/app/moderation">Moderation queue</a>
+          {a?.role === "admin" ? <> · <a href="/app/admin">Service insights</a></> : null}
         </p>
       ) : null}
+      <AccountInsights c={c} />
       {a?.emailVerified ? null : (
         <form method="post" action="/app/resend-verification">
           <Csrf c={c} />

@@ -7,6 +7,7 @@ import { requireFormToken, session, str, type Form } from "./context";
 import { GridImage, type LinkOf } from "../picture";
 import { ownerThumbLinks } from "../owner-images";
 import { ShareSection } from "./share-link";
+import { FileInsights } from "./insights";
 
 type Editable = Pick<FileFull, "id" | "title" | "description" | "visibility" | "tags"> & Partial<Pick<FileFull, "duplicates" | "thumbnailUrl" | "placeholder" | "dominantColor">>;
 
@@ -43,6 +44,7 @@ function EditPage(props: { c: Context<AppEnv>; file: Editable; link: LinkOf; err
       </form>
       </div>
       <ShareSection c={c} fileId={f.id} />
+      <FileInsights c={c} id={f.id} />
       {f.duplicates && f.duplicates.length > 0 ? (
         <section aria-labelledby="dups">
           <h2 id="dups">Duplicates among your files</h2>

@@ -86,6 +86,8 @@ export const RECIPES: Record<string, Recipe[]> = {
   "GET /files/{id}": [read("owner", 200, (fx) => api("GET", `/files/${fx.read.file.id}`)), read("anonymous", 200, (fx) => api("GET", `/files/${fx.read.file.id}`))],
   "PATCH /files/{id}": [twin("owner", 200, (_, t) => api("PATCH", `/files/${t.patchFile}`, { body: { title: "Renamed", tags: ["moved"] } }))],
   "DELETE /files/{id}": [twin("owner", 200, (_, t) => api("DELETE", `/files/${t.deleteFile}`))],
+  // The duplicate: no recipe views it, so its days are the same before and after (the read file's views go on).
+  "GET /files/{id}/stats": [read("owner", 200, (fx) => api("GET", `/files/${fx.read.dup.id}/stats`))],
   "GET /files/{id}/download": [read("owner", 200, (fx) => api("GET", `/files/${fx.read.file.id}/download`))],
   "POST /files/{id}/signed-url": [twin("owner", 200, (_, t) => api("POST", `/files/${t.signFile}/signed-url`, { body: { expiresIn: 3600, w: 100 } }))],
   "POST /files/{id}/signed-url/revoke": [twin("owner", 200, (_, t) => api("POST", `/files/${t.revokeFile}/signed-url/revoke`))],
