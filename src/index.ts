@@ -17,12 +17,11 @@ const app = createApp();
  * A setting that must not reach production, or one production cannot do without (mail), stops the worker, loudly,
  * on every entry (Workers have no start).
  */
-let checked: { key: string; problem: string | null } | undefined;
+let checked: { env: Env; problem: string | null } | undefined;
 
-/** Checked once per isolate and configuration, not on every request (it parses MAIL_FROM and the outbound list). */
+/** Checked once per env object (the isolate's, on every request), not per request: it parses MAIL_FROM and the outbound list. */
 function refusedConfig(env: Env): string | null {
-  const key = `${env.ENVIRONMENT}|${env.OUTBOUND_ALLOW_HOSTS}|${env.MAIL_FROM}|${env.EMAIL ? 1 : 0}`;
-  if (checked?.key !== key) checked = { key, problem: outboundConfigProblem(env) ?? mailConfigProblem(env) };
+  if (checked?.env !== env) checked = { env, problem: outboundConfigProblem(env) ?? mailConfigProblem(env) };
   if (checked.problem) console.error(`refusing to run: ${checked.problem}`);
   return checked.problem;
 }

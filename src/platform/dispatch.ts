@@ -10,11 +10,16 @@ const INTERNAL: Record<Surface, string> = { api: API_BASE, image: "/i", cdn: "/c
 
 type Mount = { surface: Surface; host: string; prefix: string };
 
-let cached: { key: string; mounts: Mount[] } | undefined;
+type Addresses = Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL">;
+let cached: { env: Addresses; key: string; mounts: Mount[] } | undefined;
 
-function mounts(env: Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL">): Mount[] {
+function mounts(env: Addresses): Mount[] {
+  if (cached?.env === env) return cached.mounts; // the isolate's env: the same object on every request
   const key = `${env.BASE_URL}|${env.IMAGE_URL}|${env.CDN_URL}|${env.SITE_URL}`;
-  if (cached?.key === key) return cached.mounts;
+  if (cached?.key === key) {
+    cached.env = env;
+    return cached.mounts;
+  }
   const list: Mount[] = (
     [
       ["api", env.BASE_URL],
@@ -28,7 +33,7 @@ function mounts(env: Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL"
   });
   // Longest prefix first, so /api/v1 wins over the site's root on a shared host.
   list.sort((a, b) => b.prefix.length - a.prefix.length);
-  cached = { key, mounts: list };
+  cached = { env, key, mounts: list };
   return list;
 }
 
@@ -41,7 +46,7 @@ function underPrefix(path: string, prefix: string): boolean {
  * else the site. A bare host (empty prefix) only claims requests to that host: otherwise, in host mode, every
  * stray path on the API host or an unknown host would land on the first bare host's surface (the image links).
  */
-export function internalPath(url: URL, env: Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL">): { surface: Surface; path: string } {
+export function internalPath(url: Pick<URL, "host" | "pathname">, env: Addresses): { surface: Surface; path: string } {
   const all = mounts(env);
   const hit =
     all.find((m) => m.host === url.host && underPrefix(url.pathname, m.prefix)) ??
@@ -51,11 +56,22 @@ export function internalPath(url: URL, env: Pick<Env, "BASE_URL" | "IMAGE_URL" |
   return { surface: hit.surface, path: INTERNAL[hit.surface] + (rest.startsWith("/") ? rest : "/" + rest) };
 }
 
+/** Host and path of a request's URL, which the runtime hands over absolute and normalized: no URL parse per request. */
+function hostAndPath(url: string): { host: string; pathname: string } {
+  const start = url.indexOf("//") + 2;
+  const slash = url.indexOf("/", start);
+  const host = url.slice(start, slash === -1 ? undefined : slash).toLowerCase();
+  if (slash === -1) return { host, pathname: "/" };
+  const end = url.slice(slash).search(/[?#]/);
+  return { host, pathname: end === -1 ? url.slice(slash) : url.slice(slash, slash + end) };
+}
+
 /** Rewrites the request for the app when the public path differs from the internal one. */
 export function dispatch(request: Request, env: Env): Request {
+  const { host, pathname } = hostAndPath(request.url);
+  const { path } = internalPath({ host, pathname }, env);
+  if (path === pathname) return request;
   const url = new URL(request.url);
-  const { path } = internalPath(url, env);
-  if (path === url.pathname) return request;
   url.pathname = path;
   return new Request(url, request);
 }

@@ -113,6 +113,23 @@ describe("dispatch", () => {
     expect(await out.text()).toBe("hello");
   });
 
+  it("reads the host and path off the URL as a URL parse would: query, fragment, port, a bare origin", () => {
+    const addrs = { ...env, ...HOSTS };
+    for (const [given, path] of [
+      ["https://i.example.com/file_x?w=640&h=1#frag", "/i/file_x"],
+      ["https://i.example.com/file_x#a?b", "/i/file_x"],
+      ["https://api.example.com/api/v1/files?q=a/b", "/api/v1/files"],
+      ["https://i.example.com", "/i/"],
+      ["https://cdn.example.com/uploads/2026-11-28/f/a%20b.png", "/cdn/uploads/2026-11-28/f/a%20b.png"],
+    ] as const) {
+      const out = dispatch(new Request(given), addrs);
+      expect(new URL(out.url).pathname).toBe(path);
+      expect(new URL(out.url).search).toBe(new URL(given).search);
+    }
+    const same = new Request("http://localhost:8787/i/file_x?w=640");
+    expect(dispatch(same, env)).toBe(same);
+  });
+
   it("the worker's fetch goes through dispatch (site root, API)", async () => {
     expect((await call("http://localhost:8787/api/v1/openapi.json")).status).toBe(200);
     expect((await call("http://localhost:8787/")).status).toBe(200);
