@@ -8,7 +8,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { benchPort, fmt, printTable, quick, ratio, startBenchApp, stats, workerdCpuMs, writeSummary } from "./lib/index.mjs";
 
 const CONCURRENCY = 4;
-const ROUNDS = 2;
+// BENCH_ROUNDS=<n>: more interleaved rounds, for a ratio that two rounds cannot tell from its neighbours.
+const ROUNDS = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 2;
 const SIZES = [
   { label: "1 MB", bytes: 1_000_000, requests: quick ? 16 : 80 },
   { label: "4 MiB", bytes: 4 * 1024 * 1024, requests: quick ? 8 : 40 },
