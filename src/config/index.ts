@@ -40,6 +40,7 @@ export const REQUEST_LIMITS = {
 export const FILE_METADATA = {
   titleMaxLength: 200,
   descriptionMaxLength: 5_000,
+  altMaxLength: 1_000,
   maxTags: 30,
   tagMaxLength: 50,
   maxHotlinkDomains: 50,
