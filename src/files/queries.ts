@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, gt, isNull, or, sql, type SQL } from "drizzl
 import { runBatch, type ShardDb } from "../platform/db";
 import { files, type FileRow, type Visibility } from "../db/schema";
 import { detachFileFromAlbumsStatements } from "./album-membership";
+import { FILE_RANK, fileMatches } from "./text-match";
 
 /**
  * Finalized and not deleted, banned, hidden, quarantined, purged or expired (by `now`).
@@ -28,12 +29,14 @@ export const notAgeRestricted: SQL = sql`COALESCE(${files.ageRestrictedOverride}
 export type ListQuery = {
   limit: number;
   offset: number;
-  sort: "created" | "views" | "size";
+  sort: "created" | "views" | "size" | "relevance";
   order: "asc" | "desc";
   visibility?: Visibility;
   excludeNsfw: boolean;
-  /** Words the title must contain (case-insensitive). */
-  search?: string;
+  /** The search index's MATCH for the typed words (text-match.ts); null: words were typed but none searchable. */
+  match?: string | null;
+  /** Only these files (the search's colour order: src/search/colour.ts picks and orders them). */
+  ids?: string[];
   /** A tag the file must carry (exact). */
   tag?: string;
 };
@@ -56,29 +59,40 @@ export const LIST_COLUMNS = {
   ageRestricted: sql<number>`COALESCE(${files.ageRestrictedOverride}, ${files.ageRestricted})`.mapWith(Boolean),
 };
 
-/** `LIKE` pattern for text that must appear as typed (%, _ and \ in it are literal). */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-
-function listWhere(userId: string, q: ListQuery, now: number) {
+export function listWhere(userId: string, q: ListQuery, now: number) {
   return and(
     eq(files.userId, userId),
     liveFileCondition(now),
     q.visibility ? eq(files.visibility, q.visibility) : undefined,
     q.excludeNsfw ? notAgeRestricted : undefined,
-    // Within one user's files (the user index finds them), so a scan of the title and tags is cheap.
-    ...(q.search?.trim() ? q.search.trim().split(/\s+/).map((w) => sql`${files.title} LIKE ${likePattern(w)} ESCAPE '\\'`) : []),
+    q.match === null ? sql`0` : q.match !== undefined ? fileMatches(q.match) : undefined,
+    q.ids ? sql`${files.id} IN (SELECT value FROM json_each(${JSON.stringify(q.ids)}))` : undefined,
     q.tag ? sql`EXISTS (SELECT 1 FROM json_each(${files.tags}) WHERE value = ${q.tag})` : undefined,
   );
 }
 
 /** The page query on its own (tests check its plan uses the index). */
 export function listPageQuery(db: ShardDb, userId: string, q: ListQuery, now: number) {
-  const column = SORT_COLUMN[q.sort];
+  if (q.sort === "relevance" && q.match) return rankedPageQuery(db, userId, { ...q, match: q.match }, now);
+  const column = SORT_COLUMN[q.sort === "relevance" ? "created" : q.sort];
   return db
     .select(LIST_COLUMNS)
     .from(files)
     .where(listWhere(userId, q, now))
     .orderBy(q.order === "asc" ? asc(column) : desc(column))
+    .limit(q.limit)
+    .offset(q.offset);
+}
+
+/** By bm25 over the owner's index entries (text-match.ts): the hits are found first, then their files rows. */
+function rankedPageQuery(db: ShardDb, userId: string, q: ListQuery & { match: string }, now: number) {
+  const hits = sql`(SELECT rowid AS r, ${FILE_RANK} AS score FROM files_fts WHERE files_fts MATCH ${q.match}) AS hits`;
+  return db
+    .select(LIST_COLUMNS)
+    .from(files)
+    .innerJoin(hits, sql`hits.r = ${files}.rowid`)
+    .where(listWhere(userId, { ...q, match: undefined }, now))
+    .orderBy(sql`hits.score`, desc(files.createdAt))
     .limit(q.limit)
     .offset(q.offset);
 }
@@ -115,6 +129,7 @@ export function fileCounts(db: ShardDb, fileId: string): Promise<FileCounts | un
 export type FilePatch = {
   title?: string;
   description?: string;
+  alt?: string;
   visibility?: Visibility;
   hotlinkPolicy?: FileRow["hotlinkPolicy"];
   hotlinkDomains?: string[];
@@ -131,6 +146,7 @@ export async function updateFile(db: ShardDb, fileId: string, patch: FilePatch, 
   const set: Partial<typeof files.$inferInsert> = { updatedAt: new Date(now) };
   if (patch.title !== undefined) set.title = patch.title;
   if (patch.description !== undefined) set.description = patch.description;
+  if (patch.alt !== undefined) set.alt = patch.alt;
   if (patch.visibility !== undefined) set.visibility = patch.visibility;
   if (patch.hotlinkPolicy !== undefined) set.hotlinkPolicy = patch.hotlinkPolicy;
   if (patch.hotlinkDomains !== undefined) set.hotlinkDomains = patch.hotlinkDomains;
