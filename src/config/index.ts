@@ -166,6 +166,20 @@ export const ANALYSIS = {
   maxDuplicates: 20,
 };
 
+/** Search and "more like this" (src/search, extensions.md § 9). */
+export const SEARCH = {
+  /**
+   * GET /files/:id/similar keeps candidates within these, looser than `duplicates` (ANALYSIS above): the phash
+   * probes stay those of PHASH_DISTANCE (found further ones count), the embedding bound sits below the corpus's
+   * nearest unrelated pair (37).
+   */
+  similarPhashDistance: 12,
+  similarEmbeddingDistance: 36,
+  similarLimit: 50,
+  /** The snippet's words around the first match. */
+  snippetWords: 16,
+};
+
 /** Reports and the moderation queue (src/moderation). */
 export const MODERATION = {
   /** Report reasons that hide the file at once and escalate to the moderators (decisions.md § Moderation). */

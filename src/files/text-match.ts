@@ -8,7 +8,7 @@ export const WORD_SEPARATOR = /[^\p{L}\p{N}\p{M}]+/u;
 const MAX_TERMS = 16;
 
 /** The owner's key as the triggers write it: lower(hex(substr(user_id, -12))) || 'z' (ids are ASCII). */
-export function ownerKey(userId: string): string {
+export function searchKey(userId: string): string {
   const bytes = new TextEncoder().encode(userId.slice(-12));
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("") + "z";
 }
@@ -39,7 +39,7 @@ export function parseTerms(q: string): Terms {
 
 /** The MATCH expression for one owner's index entries; null when nothing searchable was typed. */
 export function matchExpression(userId: string, terms: Terms): string | null {
-  const key = ownerKey(userId);
+  const key = searchKey(userId);
   const quoted = (tokens: string[]) => `"${tokens.map((t) => key + t).join(" ")}"`;
   const parts = [...terms.words.map((w) => quoted([w])), ...terms.phrases.map(quoted)];
   if (terms.prefix) parts.push(`${quoted([terms.prefix])}*`);
