@@ -45,7 +45,8 @@ function addOwnFilesStatements(db: ShardDb, albumId: string, userId: string, fil
               WHERE ${files.id} IN (${sql.join(chunk.map((id) => sql`${id}`), sql`, `)})
                 AND ${files.userId} = ${userId} AND ${liveFileCondition(now)}`,
         )
-        .onConflictDoNothing(),
+        .onConflictDoNothing()
+        .returning({ fileId: albumFiles.fileId }),
     );
   }
   return statements;
@@ -193,15 +194,16 @@ export async function updateAlbum(db: ShardDb, albumId: string, patch: AlbumPatc
 
 /** Deletes the album and its membership rows; the files themselves stay. */
 export async function deleteAlbum(db: ShardDb, albumId: string): Promise<boolean> {
-  const [, removed] = await runBatch(db, [db.delete(albumFiles).where(eq(albumFiles.albumId, albumId)), db.delete(albums).where(eq(albums.id, albumId))]);
-  return removed.meta.changes === 1;
+  const [, removed] = await runBatch(db, [db.delete(albumFiles).where(eq(albumFiles.albumId, albumId)), db.delete(albums).where(eq(albums.id, albumId)).returning({ id: albums.id })]);
+  return removed.results.length === 1;
 }
 
 /** Adds the caller's own live files; returns how many were new to the album. */
 export async function addFilesToAlbum(db: ShardDb, albumId: string, userId: string, fileIds: string[], now: number): Promise<number> {
   const inserts = addOwnFilesStatements(db, albumId, userId, fileIds, now);
   const results = await runBatch(db, [...inserts, recountStatement(db, albumId, now)]);
-  return results.slice(0, inserts.length).reduce((n, r) => n + r.meta.changes, 0);
+  // Rows, not `changes`: D1's `changes` counts the search index's trigger writes too (migration 0019).
+  return results.slice(0, inserts.length).reduce((n, r) => n + r.results.length, 0);
 }
 
 /**
@@ -223,9 +225,9 @@ export function joinAlbumStatements(db: ShardDb, albumId: string, userId: string
 /** Removes one file; clears it as cover. False when it was not in the album. */
 export async function removeFileFromAlbum(db: ShardDb, albumId: string, fileId: string, now: number): Promise<boolean> {
   const [removed] = await runBatch(db, [
-    db.delete(albumFiles).where(and(eq(albumFiles.albumId, albumId), eq(albumFiles.fileId, fileId))),
+    db.delete(albumFiles).where(and(eq(albumFiles.albumId, albumId), eq(albumFiles.fileId, fileId))).returning({ fileId: albumFiles.fileId }),
     db.update(albums).set({ coverFileId: null }).where(and(eq(albums.id, albumId), eq(albums.coverFileId, fileId))),
     recountStatement(db, albumId, now),
   ]);
-  return removed.meta.changes === 1;
+  return removed.results.length === 1;
 }
