@@ -5,6 +5,7 @@ import { registerAlbum } from "./commands/album.js";
 import { registerFiles } from "./commands/files.js";
 import { registerLogin } from "./commands/login.js";
 import { EXIT } from "./commands/shared.js";
+import { registerSearch } from "./commands/search.js";
 import { registerUpload } from "./commands/upload.js";
 import { redact } from "./output.js";
 
@@ -28,6 +29,7 @@ export function buildProgram() {
   registerLogin(program);
   registerUpload(program);
   registerFiles(program);
+  registerSearch(program);
   registerAlbum(program);
 
   program.addHelpText(
@@ -38,6 +40,7 @@ Examples:
   $ imghost upload ./holiday --tags holiday
   $ imghost upload "shots/*.png" --json | jq -r .url
   $ imghost ls
+  $ imghost search harbour dawn
   $ imghost open file_V1StGXR8_Z5jdHi6B-myT
 
 Settings: --base and --key, else IMGHOST_BASE_URL and IMGHOST_API_KEY, else what \`imghost login\` saved.
