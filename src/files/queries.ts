@@ -59,9 +59,10 @@ export const LIST_COLUMNS = {
   ageRestricted: sql<number>`COALESCE(${files.ageRestrictedOverride}, ${files.ageRestricted})`.mapWith(Boolean),
 };
 
-export function listWhere(userId: string, q: ListQuery, now: number) {
+/** `byOwner` false: the owner is a filter (`+`), not the index to walk, for rows found by the search index first. */
+export function listWhere(userId: string, q: ListQuery, now: number, byOwner = true) {
   return and(
-    eq(files.userId, userId),
+    byOwner ? eq(files.userId, userId) : sql`+${files.userId} = ${userId}`,
     liveFileCondition(now),
     q.visibility ? eq(files.visibility, q.visibility) : undefined,
     q.excludeNsfw ? notAgeRestricted : undefined,
@@ -91,7 +92,7 @@ function rankedPageQuery(db: ShardDb, userId: string, q: ListQuery & { match: st
     .select(LIST_COLUMNS)
     .from(files)
     .innerJoin(hits, sql`hits.r = ${files}.rowid`)
-    .where(listWhere(userId, { ...q, match: undefined }, now))
+    .where(listWhere(userId, { ...q, match: undefined }, now, false))
     .orderBy(sql`hits.score`, desc(files.createdAt))
     .limit(q.limit)
     .offset(q.offset);
