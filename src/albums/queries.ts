@@ -7,6 +7,7 @@ import { newShardedId } from "../platform/shard-ids";
 import { isId } from "../platform/ids";
 import { lookupFollowing, ownerMoving } from "../platform/moved-ids";
 import { LIST_COLUMNS, liveFileCondition, notAgeRestricted } from "../files/queries";
+import { fileMatches } from "../files/text-match";
 
 /** D1 binds at most 100 parameters per statement; album inserts use a few besides the ids. */
 const IDS_PER_STATEMENT = 90;
@@ -122,8 +123,9 @@ function visibleFilesWhere(albumId: string, opts: { owner: boolean; adult: boole
 }
 
 /** One page of the files a viewer sees in an album, in the order they were added (album_files_album_added). */
-export async function albumFilesPage(db: ShardDb, albumId: string, opts: { owner: boolean; adult: boolean }, limit: number, offset: number, now: number) {
-  const where = visibleFilesWhere(albumId, opts, now);
+/** `match`: only the files the search index finds (files/text-match.ts), for the album page's `?q=`. */
+export async function albumFilesPage(db: ShardDb, albumId: string, opts: { owner: boolean; adult: boolean }, limit: number, offset: number, now: number, match?: string | null) {
+  const where = and(visibleFilesWhere(albumId, opts, now), match === undefined ? undefined : match === null ? sql`0` : fileMatches(match));
   const [rows, total] = await Promise.all([
     db
       .select(LIST_COLUMNS)

@@ -47,6 +47,8 @@ const SORT_COLUMN = { created: files.createdAt, views: files.viewCount, size: fi
 export const LIST_COLUMNS = {
   id: files.id,
   title: files.title,
+  /** For the pages' alt attributes (not in the API's list item). */
+  alt: files.alt,
   mime: files.mime,
   bytes: files.bytes,
   width: files.width,
