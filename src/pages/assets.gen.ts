@@ -2,8 +2,8 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.5327e87aa861.css",
-  "ui.css": "/assets/ui.e36e196dff56.css",
-  "app.js": "/assets/app.67bf99c50e72.js",
+  "ui.css": "/assets/ui.ad46577144dd.css",
+  "app.js": "/assets/app.4545ce395b53.js",
   "api.js": "/assets/api.221007f14ad8.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
   "webauthn.js": "/assets/webauthn.90a3514b12c0.js",

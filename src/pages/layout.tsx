@@ -71,6 +71,20 @@ function Nav(props: { state: NavState; current?: string }) {
   );
 }
 
+/**
+ * The signed-in person's search box, on every page of theirs: a plain GET to /app/search, and as they type the
+ * client script (client/typeahead.ts) lists the first matches under it (a combobox and its listbox).
+ */
+function SiteSearch() {
+  return (
+    <form class="site-search" method="get" action="/app/search" role="search" data-typeahead="">
+      <label for="site-q" class="sr-only">Search your images</label>
+      <input id="site-q" name="q" type="search" maxlength={200} placeholder="Search your images" autocomplete="off" role="combobox" aria-expanded="false" aria-controls="site-q-list" aria-autocomplete="list" />
+      <ul id="site-q-list" class="typeahead" role="listbox" aria-label="Matches" hidden></ul>
+    </form>
+  );
+}
+
 /** `head`: extra elements for <head> (OpenGraph tags). `current`: the path whose nav link is marked. */
 export function Layout(props: { title: string; children: Child; description?: string; head?: Child; nav?: NavState; current?: string }) {
   return (
@@ -94,6 +108,7 @@ export function Layout(props: { title: string; children: Child; description?: st
               <img src={asset("favicon.svg")} alt="" width={28} height={28} />
               imghost
             </a>
+            {props.nav?.kind === "signed-in" ? <SiteSearch /> : null}
             <Nav state={props.nav ?? { kind: "public" }} current={props.current} />
           </div>
         </header>

@@ -12,6 +12,7 @@ import { webhookPages } from "./webhooks";
 import { accountPages } from "./account";
 import { moderationPages } from "./moderation";
 import { passwordPages } from "./password";
+import { searchPages } from "./search";
 
 export function appPages(deps: { headers: (c: Context<AppEnv>) => void }) {
   const app = new Hono<AppEnv>();
@@ -22,6 +23,6 @@ export function appPages(deps: { headers: (c: Context<AppEnv>) => void }) {
   app.use("/reset-password", context);
 
   app.get("/app", (c) => c.redirect("/app/upload", 303));
-  for (const area of [authPages, passwordPages, uploadPages, filePages, albumPages, keyPages, webhookPages, accountPages, moderationPages]) app.route("/", area);
+  for (const area of [authPages, passwordPages, uploadPages, searchPages, filePages, albumPages, keyPages, webhookPages, accountPages, moderationPages]) app.route("/", area);
   return app;
 }
