@@ -73,14 +73,14 @@ function Nav(props: { state: NavState; current?: string }) {
 
 /**
  * The signed-in person's search box, on every page of theirs: a plain GET to /app/search, and as they type the
- * client script (client/typeahead.ts) lists the first matches under it (a combobox and its listbox).
+ * client script (client/typeahead.ts) lists the first matches under it, as links (the arrow keys move among them).
  */
 function SiteSearch() {
   return (
     <form class="site-search" method="get" action="/app/search" role="search" data-typeahead="">
       <label for="site-q" class="sr-only">Search your images</label>
-      <input id="site-q" name="q" type="search" maxlength={200} placeholder="Search your images" autocomplete="off" role="combobox" aria-expanded="false" aria-controls="site-q-list" aria-autocomplete="list" />
-      <ul id="site-q-list" class="typeahead" role="listbox" aria-label="Matches" hidden></ul>
+      <input id="site-q" name="q" type="search" maxlength={200} placeholder="Search your images" autocomplete="off" aria-controls="site-q-list" />
+      <ul id="site-q-list" class="typeahead" aria-label="Matches" aria-live="polite" hidden></ul>
     </form>
   );
 }

@@ -21,19 +21,9 @@ export function initTypeahead(): void {
   if (!form || !input || !list) return;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let asked = 0;
-  let active = -1;
-  const items = () => [...list.querySelectorAll<HTMLLIElement>("li")];
+  const links = () => [...list.querySelectorAll<HTMLAnchorElement>("a")];
   const close = () => {
     list.hidden = true;
-    input.setAttribute("aria-expanded", "false");
-    input.removeAttribute("aria-activedescendant");
-    active = -1;
-  };
-  const choose = (i: number) => {
-    const all = items();
-    active = all.length === 0 ? -1 : (i + all.length) % all.length;
-    all.forEach((li, j) => li.setAttribute("aria-selected", String(j === active)));
-    if (active >= 0) input.setAttribute("aria-activedescendant", all[active].id);
   };
   const show = async (q: string) => {
     const mine = ++asked;
@@ -45,16 +35,14 @@ export function initTypeahead(): void {
       const a = el("a", { href });
       if (thumb) a.append(el("img", { src: thumb, alt: "", loading: "lazy" }));
       a.append(markedSnippet(snippet));
-      const li = el("li", { role: "option", id: `site-q-${list.children.length}`, "aria-selected": "false" });
+      const li = el("li");
       li.append(a);
       list.append(li);
     };
     for (const f of found.files) add(`/f/${f.id}`, f.snippet, `/app/files/${f.id}/preview`);
     for (const a of found.albums.slice(0, 3)) add(`/app/albums/${a.id}`, `Album: ${a.snippet}`);
-    if (list.children.length === 0) list.append(el("li", { class: "muted", role: "option", id: "site-q-none", "aria-disabled": "true" }, "Nothing matches yet"));
+    if (list.children.length === 0) list.append(el("li", { class: "muted" }, "Nothing matches yet"));
     list.hidden = false;
-    input.setAttribute("aria-expanded", "true");
-    active = -1;
   };
   input.addEventListener("input", () => {
     clearTimeout(timer);
@@ -66,18 +54,21 @@ export function initTypeahead(): void {
     }
     timer = setTimeout(() => void show(q).catch(close), WAIT_MS);
   });
-  input.addEventListener("keydown", (e) => {
+  // Down from the box to the first match, up and down among them, Escape back to the box; Enter follows a link.
+  form.addEventListener("keydown", (e) => {
     if (list.hidden) return;
+    const all = links();
+    const at = all.indexOf(document.activeElement as HTMLAnchorElement);
     if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      if (all.length === 0) return;
       e.preventDefault();
-      choose(active + (e.key === "ArrowDown" ? 1 : -1));
-    } else if (e.key === "Enter" && active >= 0) {
-      const link = items()[active]?.querySelector("a");
-      if (link) {
-        e.preventDefault();
-        location.assign(link.href);
-      }
-    } else if (e.key === "Escape") close();
+      const next = at + (e.key === "ArrowDown" ? 1 : -1);
+      if (next < 0) input.focus();
+      else all[Math.min(next, all.length - 1)].focus();
+    } else if (e.key === "Escape") {
+      close();
+      input.focus();
+    }
   });
   document.addEventListener("click", (e) => {
     if (!form.contains(e.target as Node)) close();
