@@ -87,17 +87,25 @@ export function listPageQuery(db: ShardDb, userId: string, q: ListQuery, now: nu
     .offset(q.offset);
 }
 
-/** By bm25 over the owner's index entries (text-match.ts): the hits are found first, then their files rows. */
+/**
+ * One page of the hits that pass `where`, as `page(r, score, at)`: the owner's entries of files_user_created walked
+ * (covering: every filter is in it) and each probed in the hits (`+rowid`), not a random table read per hit, which
+ * grew with the shard (bench/README.md § search). Ranked by bm25, newest first among equals.
+ */
+export function rankedPage(where: SQL | undefined, match: string, limit: number, offset: number): SQL {
+  // MATERIALIZED: the match runs once (flattened, SQLite ran it again for each of the owner's rows).
+  return sql`(WITH hits AS MATERIALIZED (SELECT rowid AS r, ${FILE_RANK} AS score FROM files_fts WHERE files_fts MATCH ${match})
+    SELECT files.rowid AS r, hits.score AS score, files.created_at AS at FROM files JOIN hits ON hits.r = +files.rowid
+    WHERE ${where} ORDER BY hits.score, files.created_at DESC LIMIT ${limit} OFFSET ${offset}) AS page`;
+}
+
+/** By bm25 over the owner's index entries (text-match.ts): the page's rowids first, then their rows. */
 function rankedPageQuery(db: ShardDb, userId: string, q: ListQuery & { match: string }, now: number) {
-  const hits = sql`(SELECT rowid AS r, ${FILE_RANK} AS score FROM files_fts WHERE files_fts MATCH ${q.match}) AS hits`;
   return db
     .select(LIST_COLUMNS)
     .from(files)
-    .innerJoin(hits, sql`hits.r = ${files}.rowid`)
-    .where(listWhere(userId, { ...q, match: undefined }, now, false))
-    .orderBy(sql`hits.score`, desc(files.createdAt))
-    .limit(q.limit)
-    .offset(q.offset);
+    .innerJoin(rankedPage(listWhere(userId, { ...q, match: undefined }, now), q.match, q.limit, q.offset), sql`page.r = ${files}.rowid`)
+    .orderBy(sql`page.score`, sql`page.at DESC`);
 }
 
 /**

@@ -1,15 +1,15 @@
-// GET /search's reads: the owner's hits in the files and albums indexes (migration 0019), ranked by bm25, found
-// first and then joined to their rows by rowid (the unary `+` keeps SQLite from walking the owner's rows and
-// running the match once per row instead), each page with its total in one batch.
+// GET /search's reads: the owner's hits in the files and albums indexes (migration 0019), ranked by bm25, each
+// page with its total in one batch. Files: the page's rowids from the owner's index entries (files/queries.ts
+// rankedPage), then those rows. Albums (few an owner): the hits first, then their rows by rowid (the unary `+`
+// keeps SQLite from walking the owner's rows and running the match once per row).
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { albums, files } from "../db/schema";
 import type { ShardDb } from "../platform/db";
-import { LIST_COLUMNS, liveFileCondition } from "../files/queries";
-import { FILE_RANK } from "../files/text-match";
+import { LIST_COLUMNS, liveFileCondition, rankedPage } from "../files/queries";
+import { fileMatches } from "../files/text-match";
 
 export type Page = { limit: number; offset: number };
 
-const fileHits = (match: string) => sql`(SELECT rowid AS r, ${FILE_RANK} AS score FROM files_fts WHERE files_fts MATCH ${match}) AS hits`;
 const albumHits = (match: string) => sql`(SELECT rowid AS r, bm25(albums_fts, 3.0, 1.0) AS score FROM albums_fts WHERE albums_fts MATCH ${match}) AS hits`;
 
 /** The titles of the albums a file is in, for its snippet. */
@@ -21,19 +21,16 @@ export function fileHitsQuery(db: ShardDb, userId: string, match: string, page: 
   return db
     .select({ ...LIST_COLUMNS, alt: files.alt, description: files.description, tags: files.tags, filename: files.filename, albumTitles })
     .from(files)
-    .innerJoin(fileHits(match), sql`hits.r = ${files}.rowid`)
-    .where(and(sql`+${files.userId} = ${userId}`, liveFileCondition(now)))
-    .orderBy(sql`hits.score`, desc(files.createdAt))
-    .limit(page.limit)
-    .offset(page.offset);
+    .innerJoin(rankedPage(and(eq(files.userId, userId), liveFileCondition(now)), match, page.limit, page.offset), sql`page.r = ${files}.rowid`)
+    .orderBy(sql`page.score`, sql`page.at DESC`);
 }
 
+/** The owner's entries of files_user_created (covering) kept by the match's list of rowids. */
 export function fileHitsCount(db: ShardDb, userId: string, match: string, now: number, wanted = true) {
   return db
     .select({ n: count() })
     .from(files)
-    .innerJoin(fileHits(match), sql`hits.r = ${files}.rowid`)
-    .where(and(sql`+${files.userId} = ${userId}`, liveFileCondition(now), wanted ? undefined : sql`0`));
+    .where(and(eq(files.userId, userId), liveFileCondition(now), fileMatches(match), wanted ? undefined : sql`0`));
 }
 
 export function albumHitsQuery(db: ShardDb, userId: string, match: string, page: Page) {
