@@ -2,7 +2,7 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.5327e87aa861.css",
-  "ui.css": "/assets/ui.ad46577144dd.css",
+  "ui.css": "/assets/ui.d5d17c494e07.css",
   "app.js": "/assets/app.6c05c96dbce9.js",
   "api.js": "/assets/api.221007f14ad8.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",

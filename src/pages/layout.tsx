@@ -72,7 +72,7 @@ function Nav(props: { state: NavState; current?: string }) {
 }
 
 /**
- * The signed-in person's search box, on every page of theirs: a plain GET to /app/search, and as they type the
+ * The signed-in person's search box, atop every page of theirs: a plain GET to /app/search, and as they type the
  * client script (client/typeahead.ts) lists the first matches under it, as links (the arrow keys move among them).
  */
 function SiteSearch() {
@@ -108,11 +108,14 @@ export function Layout(props: { title: string; children: Child; description?: st
               <img src={asset("favicon.svg")} alt="" width={28} height={28} />
               imghost
             </a>
-            {props.nav?.kind === "signed-in" ? <SiteSearch /> : null}
             <Nav state={props.nav ?? { kind: "public" }} current={props.current} />
           </div>
         </header>
-        <main id="content">{props.children}</main>
+        <main id="content">
+          {/* Above the page's own content, not in the header: the header stays one row on a phone. */}
+          {props.nav?.kind === "signed-in" ? <SiteSearch /> : null}
+          {props.children}
+        </main>
       </body>
     </html>
   );

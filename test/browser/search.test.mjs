@@ -1,4 +1,4 @@
-// Finding an image in chromium (issue 41): type three letters in the header's search box and the file is listed
+// Finding an image in chromium (issue 41): type three letters in the pages' search box and the file is listed
 // under it with the match marked, and Enter opens it; pick a colour on My files and the nearest file comes first;
 // open "More like this" from the image's page. The pages pass axe-core and fit 390 px.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// The header's search box (layout.tsx SiteSearch): as the person types, the first matches of GET /search under it,
+// The signed-in pages' search box (layout.tsx SiteSearch): as the person types, the first matches of GET /search under it,
 // each a link with its snippet's matches marked (built as DOM text, never HTML). Arrows move, Enter opens, Escape
 // closes; without this script the box is a plain GET to /app/search.
 import { el } from "./dom";
