@@ -2,7 +2,7 @@
 // folders in layers (an import points down the list, type imports included, so folders form no circle either),
 // no feature importing another feature's routes, nothing importing the app's composition root, and the base
 // layer (platform/, db/, config) importing no feature.
-const FEATURES = "account|admin|albums|analysis|auth|billing|dev|files|insights|jobs|keys|limits|mail|middleware|moderation|pages|serving|uploads|webhooks";
+const FEATURES = "account|admin|albums|analysis|auth|billing|dev|files|insights|search|jobs|keys|limits|mail|middleware|moderation|pages|serving|uploads|webhooks";
 
 // The layers of src/, bottom to top (README § Architecture). Within a layer the order counts too: a top-level
 // folder (or file) may import its own, any listed before it, never one listed after. A total order, so any
@@ -11,7 +11,7 @@ const LAYERS = [
   ["config", "db", "platform"],
   ["middleware"],
   ["limits", "mail", "auth", "keys"],
-  ["webhooks", "serving", "analysis", "files"],
+  ["webhooks", "serving", "analysis", "files", "search"],
   // albums before uploads: an upload from a URL adds its file to an album through albums' functions.
   ["albums", "uploads", "moderation", "billing", "account", "admin", "insights"],
   ["jobs", "pages", "dev"],

@@ -8,6 +8,8 @@
 //   - the near-duplicate lookup (files/duplicate-lookup.ts findDuplicates: exact, phash and embedding probes);
 //   - finalize's batch (uploads/records.ts transitionUpload as finalize calls it: quota, upload, file);
 //   - an access-record miss (serving/access.ts loadFile: the D1 read of a byte link whose record is not cached);
+//   - GET /search's read (search/queries.ts searchOwner: files and albums, pages and totals, one batch), a word
+//     typed whole and as a prefix, and GET /files?q=&sort=relevance (issue 41);
 // and the list for the largest owner (10 % of the shard's files) to show how the list grows with the owner.
 // It prints each query's EXPLAIN QUERY PLAN, and the used bytes per file, album and owner (lib/dbstat.mjs).
 // Run: npm run bench -- fill   (--quick: 100 k files at most, fewer samples). BENCH_FILL_MAX=<n> sets the top.
@@ -45,6 +47,8 @@ try {
         'export { database0 } from "./src/platform/db.ts";',
         'export { bandValues } from "./src/analysis/bands.ts";',
         'export { embeddingBandValues } from "./src/analysis/embedding.ts";',
+        'export { searchOwner } from "./src/search/queries.ts";',
+        'export { matchExpression, parseTerms } from "./src/files/text-match.ts";',
       ].join("\n"),
       resolveDir: root,
       loader: "ts",
@@ -109,12 +113,16 @@ try {
   const rowsOf = (table) => measured.objects.find((o) => o.type === "table" && o.name === table)?.rows ?? 0;
   const files = rowsOf("files");
   const perFile = ["files", "uploads", "phash_bands", "embedding_bands"].reduce((s, t) => s + used(t), 0) / files;
+  // The search indexes' shadow tables (migration 0019): files_fts_data, _idx, _docsize, _config; albums_fts_*.
+  const ftsUsed = (prefix) => measured.objects.filter((o) => o.table.startsWith(prefix)).reduce((s, o) => s + o.used, 0);
   report.bytes = {
     files,
     perFile,
     perAlbum: used("albums") / rowsOf("albums"),
     perAlbumFile: used("album_files") / rowsOf("album_files"),
     perOwner: used("owners") / rowsOf("owners"),
+    searchPerFile: ftsUsed("files_fts") / files,
+    searchPerAlbum: ftsUsed("albums_fts") / rowsOf("albums"),
     tables: Object.fromEntries(["files", "uploads", "phash_bands", "embedding_bands", "albums", "album_files", "owners"].map((t) => [t, { rows: rowsOf(t), used: used(t) }])),
   };
 } finally {
@@ -146,4 +154,5 @@ const b = report.bytes;
 console.log(`fill time: ${report.fillSeconds.map((s) => fmt(s)).join(" + ")} s (${fmt(report.fillTotalSeconds)} s with the measuring); database file ${fmt(report.fileBytes / 1e9)} GB, ${fmt(report.fileBytes / b.files, 4)} bytes per file`);
 console.log(`rebuilding files_user_created over ${b.files.toLocaleString("en-US")} files: ${fmt(report.reindexSeconds)} s`);
 console.log(`used bytes: ${fmt(b.perFile, 4)} per file (files, uploads, bands), ${fmt(b.perAlbum, 4)} per album row, ${fmt(b.perAlbumFile, 4)} per album membership, ${fmt(b.perOwner, 3)} per owners row`);
+console.log(`search index: ${fmt(b.searchPerFile, 4)} used bytes per file (files_fts), ${fmt(b.searchPerAlbum, 4)} per album (albums_fts)`);
 writeSummary("fill", { samples: SAMPLES, ...report });

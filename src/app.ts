@@ -33,6 +33,7 @@ import { siteRoutes, notFoundPage } from "./pages/routes";
 import { fileRoutes } from "./files/routes";
 import { downloadRoutes } from "./files/download-route";
 import { signedUrlRoutes } from "./files/signed-url-routes";
+import { searchRoutes } from "./search/routes";
 import { albumRoutes } from "./albums/routes";
 import { moderationRoutes } from "./moderation/routes";
 import { imageRoutes, cdnRoutes } from "./serving/routes";
@@ -78,6 +79,7 @@ export function createApi() {
   api.route("/files", fileRoutes);
   api.route("/files", downloadRoutes);
   api.route("/files", signedUrlRoutes);
+  api.route("/", searchRoutes);
   api.route("/albums", albumRoutes);
   api.route("/moderation", moderationRoutes);
   api.route("/webhooks", webhookRoutes);

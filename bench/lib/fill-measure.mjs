@@ -72,6 +72,17 @@ export async function timeQueries({ app, d1, db, reader, subject, largest, fille
 
   rows.push(await timed(d1, "access-record miss (loadFile)", samples, (i) => () => app.loadFile(db, filler.ids[Math.floor(((i * 104729) % 1_000_003) / 1_000_003 * filler.ids.length)])));
 
+  // GET /search as the route reads it (one batch: files and albums, pages and totals), and GET /files?q= by relevance.
+  const page = { limit: 20, offset: 0 };
+  for (const [name, q] of [["search: one word", "beach"], ["search: two words, the last typed", "sunset bea"]]) {
+    const match = app.matchExpression(subject.userId, app.parseTerms(q));
+    const hits = await app.searchOwner(db, subject.userId, match, "all", page, now);
+    console.log(`${name} (${JSON.stringify(q)}): ${hits.fileTotal} files, ${hits.albumTotal} albums of the measured owner`);
+    rows.push(await timed(d1, name, samples, () => () => app.searchOwner(db, subject.userId, match, "all", page, now)));
+  }
+  const beach = app.matchExpression(subject.userId, app.parseTerms("beach"));
+  rows.push(await timed(d1, "list: q=beach, sort=relevance", samples, () => () => app.listOwnFiles(db, subject.userId, { ...LIST, sort: "relevance", match: beach }, now)));
+
   const bigListed = await app.listOwnFiles(db, largest.userId, LIST, now);
   const bigLast = Math.max(0, bigListed.total - LIST.limit);
   // 10 % of the shard's files: its list takes up to a second at 1 M, so fewer samples.

@@ -31,11 +31,13 @@ export async function deleteAccount(dbs: DirectoryAndShards, env: Env, userId: s
     // The owner's state first: what its files' and albums' reads decide from (serving/owner-state.ts).
     ownerStateStatement(shard, userId, { deletedAt: now }, { keepFirst: true }),
     shard.update(files).set({ deletedAt: now, updatedAt: now }).where(and(eq(files.userId, userId), isNull(files.deletedAt))),
-    shard.update(albums).set({ deletedAt: now, updatedAt: now }).where(and(eq(albums.userId, userId), isNull(albums.deletedAt))),
+    // Counted by its rows: D1's `changes` counts the search index's trigger writes too (migration 0019).
+    shard.update(albums).set({ deletedAt: now, updatedAt: now }).where(and(eq(albums.userId, userId), isNull(albums.deletedAt))).returning({ id: albums.id }),
   ];
   // While the owner moves, the shard they move to gets the deletion too (writeShards).
   const [shard, ...moving] = await ownerWriteShards(dbs, user.shard, userId);
-  const [, deletedFiles, deletedAlbums] = (await runBatch(shard, deletion(shard))).map((r) => r.meta.changes);
+  const [, filesResult, albumsResult] = await runBatch(shard, deletion(shard));
+  const [deletedFiles, deletedAlbums] = [filesResult.meta.changes, albumsResult.results.length];
   for (const other of moving) await runBatch(other, deletion(other));
   const [, revokedSessions, revokedKeys] = (
     await runBatch(db, [

@@ -7,6 +7,7 @@ import { newShardedId } from "../platform/shard-ids";
 import { isId } from "../platform/ids";
 import { lookupFollowing, ownerMoving } from "../platform/moved-ids";
 import { LIST_COLUMNS, liveFileCondition, notAgeRestricted } from "../files/queries";
+import { fileMatches } from "../files/text-match";
 
 /** D1 binds at most 100 parameters per statement; album inserts use a few besides the ids. */
 const IDS_PER_STATEMENT = 90;
@@ -45,7 +46,8 @@ function addOwnFilesStatements(db: ShardDb, albumId: string, userId: string, fil
               WHERE ${files.id} IN (${sql.join(chunk.map((id) => sql`${id}`), sql`, `)})
                 AND ${files.userId} = ${userId} AND ${liveFileCondition(now)}`,
         )
-        .onConflictDoNothing(),
+        .onConflictDoNothing()
+        .returning({ fileId: albumFiles.fileId }),
     );
   }
   return statements;
@@ -121,8 +123,9 @@ function visibleFilesWhere(albumId: string, opts: { owner: boolean; adult: boole
 }
 
 /** One page of the files a viewer sees in an album, in the order they were added (album_files_album_added). */
-export async function albumFilesPage(db: ShardDb, albumId: string, opts: { owner: boolean; adult: boolean }, limit: number, offset: number, now: number) {
-  const where = visibleFilesWhere(albumId, opts, now);
+/** `match`: only the files the search index finds (files/text-match.ts), for the album page's `?q=`. */
+export async function albumFilesPage(db: ShardDb, albumId: string, opts: { owner: boolean; adult: boolean }, limit: number, offset: number, now: number, match?: string | null) {
+  const where = and(visibleFilesWhere(albumId, opts, now), match === undefined ? undefined : match === null ? sql`0` : fileMatches(match));
   const [rows, total] = await Promise.all([
     db
       .select(LIST_COLUMNS)
@@ -193,15 +196,16 @@ export async function updateAlbum(db: ShardDb, albumId: string, patch: AlbumPatc
 
 /** Deletes the album and its membership rows; the files themselves stay. */
 export async function deleteAlbum(db: ShardDb, albumId: string): Promise<boolean> {
-  const [, removed] = await runBatch(db, [db.delete(albumFiles).where(eq(albumFiles.albumId, albumId)), db.delete(albums).where(eq(albums.id, albumId))]);
-  return removed.meta.changes === 1;
+  const [, removed] = await runBatch(db, [db.delete(albumFiles).where(eq(albumFiles.albumId, albumId)), db.delete(albums).where(eq(albums.id, albumId)).returning({ id: albums.id })]);
+  return removed.results.length === 1;
 }
 
 /** Adds the caller's own live files; returns how many were new to the album. */
 export async function addFilesToAlbum(db: ShardDb, albumId: string, userId: string, fileIds: string[], now: number): Promise<number> {
   const inserts = addOwnFilesStatements(db, albumId, userId, fileIds, now);
   const results = await runBatch(db, [...inserts, recountStatement(db, albumId, now)]);
-  return results.slice(0, inserts.length).reduce((n, r) => n + r.meta.changes, 0);
+  // Rows, not `changes`: D1's `changes` counts the search index's trigger writes too (migration 0019).
+  return results.slice(0, inserts.length).reduce((n, r) => n + r.results.length, 0);
 }
 
 /**
@@ -223,9 +227,9 @@ export function joinAlbumStatements(db: ShardDb, albumId: string, userId: string
 /** Removes one file; clears it as cover. False when it was not in the album. */
 export async function removeFileFromAlbum(db: ShardDb, albumId: string, fileId: string, now: number): Promise<boolean> {
   const [removed] = await runBatch(db, [
-    db.delete(albumFiles).where(and(eq(albumFiles.albumId, albumId), eq(albumFiles.fileId, fileId))),
+    db.delete(albumFiles).where(and(eq(albumFiles.albumId, albumId), eq(albumFiles.fileId, fileId))).returning({ fileId: albumFiles.fileId }),
     db.update(albums).set({ coverFileId: null }).where(and(eq(albums.id, albumId), eq(albums.coverFileId, fileId))),
     recountStatement(db, albumId, now),
   ]);
-  return removed.meta.changes === 1;
+  return removed.results.length === 1;
 }

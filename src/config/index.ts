@@ -40,6 +40,7 @@ export const REQUEST_LIMITS = {
 export const FILE_METADATA = {
   titleMaxLength: 200,
   descriptionMaxLength: 5_000,
+  altMaxLength: 1_000,
   maxTags: 30,
   tagMaxLength: 50,
   maxHotlinkDomains: 50,
@@ -175,6 +176,20 @@ export const ANALYSIS = {
   embeddingCandidates: 240,
   /** At most this many `duplicates` are listed per file (exact ones first, then by distance). */
   maxDuplicates: 20,
+};
+
+/** Search and "more like this" (src/search, extensions.md § 9). */
+export const SEARCH = {
+  /**
+   * GET /files/:id/similar keeps candidates within these, looser than `duplicates` (ANALYSIS above): the phash
+   * probes stay those of PHASH_DISTANCE (found further ones count), the embedding bound sits below the corpus's
+   * nearest unrelated pair (37).
+   */
+  similarPhashDistance: 12,
+  similarEmbeddingDistance: 36,
+  similarLimit: 50,
+  /** The snippet's words around the first match. */
+  snippetWords: 16,
 };
 
 /** Reports and the moderation queue (src/moderation). */

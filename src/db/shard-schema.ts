@@ -21,6 +21,8 @@ export const files = sqliteTable(
     userId: text("user_id").references(() => users.id),
     title: text("title").notNull().default(""),
     description: text("description").notNull().default(""),
+    /** Alt text for pages and embed codes (extensions.md § 9); empty: the title stands in. */
+    alt: text("alt").notNull().default(""),
     /** The sanitised client filename, as it appears in storeKey and the CDN link. */
     filename: text("filename").notNull(),
     mime: text("mime").notNull(),

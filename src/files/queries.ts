@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, gt, isNull, or, sql, type SQL } from "drizzl
 import { runBatch, type ShardDb } from "../platform/db";
 import { files, type FileRow, type Visibility } from "../db/schema";
 import { detachFileFromAlbumsStatements } from "./album-membership";
+import { FILE_RANK, fileMatches } from "./text-match";
 
 /**
  * Finalized and not deleted, banned, hidden, quarantined, purged or expired (by `now`).
@@ -28,12 +29,14 @@ export const notAgeRestricted: SQL = sql`COALESCE(${files.ageRestrictedOverride}
 export type ListQuery = {
   limit: number;
   offset: number;
-  sort: "created" | "views" | "size";
+  sort: "created" | "views" | "size" | "relevance";
   order: "asc" | "desc";
   visibility?: Visibility;
   excludeNsfw: boolean;
-  /** Words the title must contain (case-insensitive). */
-  search?: string;
+  /** The search index's MATCH for the typed words (text-match.ts); null: words were typed but none searchable. */
+  match?: string | null;
+  /** Only these files (the search's colour order: src/search/colour.ts picks and orders them). */
+  ids?: string[];
   /** A tag the file must carry (exact). */
   tag?: string;
 };
@@ -44,6 +47,8 @@ const SORT_COLUMN = { created: files.createdAt, views: files.viewCount, size: fi
 export const LIST_COLUMNS = {
   id: files.id,
   title: files.title,
+  /** For the pages' alt attributes (not in the API's list item). */
+  alt: files.alt,
   mime: files.mime,
   bytes: files.bytes,
   width: files.width,
@@ -56,24 +61,23 @@ export const LIST_COLUMNS = {
   ageRestricted: sql<number>`COALESCE(${files.ageRestrictedOverride}, ${files.ageRestricted})`.mapWith(Boolean),
 };
 
-/** `LIKE` pattern for text that must appear as typed (%, _ and \ in it are literal). */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-
-function listWhere(userId: string, q: ListQuery, now: number) {
+/** `byOwner` false: the owner is a filter (`+`), not the index to walk, for rows found by the search index first. */
+export function listWhere(userId: string, q: ListQuery, now: number, byOwner = true) {
   return and(
-    eq(files.userId, userId),
+    byOwner ? eq(files.userId, userId) : sql`+${files.userId} = ${userId}`,
     liveFileCondition(now),
     q.visibility ? eq(files.visibility, q.visibility) : undefined,
     q.excludeNsfw ? notAgeRestricted : undefined,
-    // Within one user's files (the user index finds them), so a scan of the title and tags is cheap.
-    ...(q.search?.trim() ? q.search.trim().split(/\s+/).map((w) => sql`${files.title} LIKE ${likePattern(w)} ESCAPE '\\'`) : []),
+    q.match === null ? sql`0` : q.match !== undefined ? fileMatches(q.match) : undefined,
+    q.ids ? sql`${files.id} IN (SELECT value FROM json_each(${JSON.stringify(q.ids)}))` : undefined,
     q.tag ? sql`EXISTS (SELECT 1 FROM json_each(${files.tags}) WHERE value = ${q.tag})` : undefined,
   );
 }
 
 /** The page query on its own (tests check its plan uses the index). */
 export function listPageQuery(db: ShardDb, userId: string, q: ListQuery, now: number) {
-  const column = SORT_COLUMN[q.sort];
+  if (q.sort === "relevance" && q.match) return rankedPageQuery(db, userId, { ...q, match: q.match }, now);
+  const column = SORT_COLUMN[q.sort === "relevance" ? "created" : q.sort];
   return db
     .select(LIST_COLUMNS)
     .from(files)
@@ -81,6 +85,27 @@ export function listPageQuery(db: ShardDb, userId: string, q: ListQuery, now: nu
     .orderBy(q.order === "asc" ? asc(column) : desc(column))
     .limit(q.limit)
     .offset(q.offset);
+}
+
+/**
+ * One page of the hits that pass `where`, as `page(r, score, at)`: the owner's entries of files_user_created walked
+ * (covering: every filter is in it) and each probed in the hits (`+rowid`), not a random table read per hit, which
+ * grew with the shard (bench/README.md § search). Ranked by bm25, newest first among equals.
+ */
+export function rankedPage(where: SQL | undefined, match: string, limit: number, offset: number): SQL {
+  // MATERIALIZED: the match runs once (flattened, SQLite ran it again for each of the owner's rows).
+  return sql`(WITH hits AS MATERIALIZED (SELECT rowid AS r, ${FILE_RANK} AS score FROM files_fts WHERE files_fts MATCH ${match})
+    SELECT files.rowid AS r, hits.score AS score, files.created_at AS at FROM files JOIN hits ON hits.r = +files.rowid
+    WHERE ${where} ORDER BY hits.score, files.created_at DESC LIMIT ${limit} OFFSET ${offset}) AS page`;
+}
+
+/** By bm25 over the owner's index entries (text-match.ts): the page's rowids first, then their rows. */
+function rankedPageQuery(db: ShardDb, userId: string, q: ListQuery & { match: string }, now: number) {
+  return db
+    .select(LIST_COLUMNS)
+    .from(files)
+    .innerJoin(rankedPage(listWhere(userId, { ...q, match: undefined }, now), q.match, q.limit, q.offset), sql`page.r = ${files}.rowid`)
+    .orderBy(sql`page.score`, sql`page.at DESC`);
 }
 
 /**
@@ -115,6 +140,7 @@ export function fileCounts(db: ShardDb, fileId: string): Promise<FileCounts | un
 export type FilePatch = {
   title?: string;
   description?: string;
+  alt?: string;
   visibility?: Visibility;
   hotlinkPolicy?: FileRow["hotlinkPolicy"];
   hotlinkDomains?: string[];
@@ -131,6 +157,7 @@ export async function updateFile(db: ShardDb, fileId: string, patch: FilePatch, 
   const set: Partial<typeof files.$inferInsert> = { updatedAt: new Date(now) };
   if (patch.title !== undefined) set.title = patch.title;
   if (patch.description !== undefined) set.description = patch.description;
+  if (patch.alt !== undefined) set.alt = patch.alt;
   if (patch.visibility !== undefined) set.visibility = patch.visibility;
   if (patch.hotlinkPolicy !== undefined) set.hotlinkPolicy = patch.hotlinkPolicy;
   if (patch.hotlinkDomains !== undefined) set.hotlinkDomains = patch.hotlinkDomains;

@@ -25,6 +25,7 @@ export function fileResource(env: Env, f: FileRow, extra: { duplicates: Duplicat
     thumbnailUrl: thumbnailUrl(env, f.id),
     title: f.title,
     description: f.description,
+    alt: f.alt,
     mime: f.mime,
     bytes: f.bytes,
     width: f.width,

@@ -11,7 +11,9 @@ import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
 import { FileIdParam, FileList, FileListItemSchema, FileSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "./schemas";
 import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf, fileNotFound } from "../serving/access";
 import { ownFile, patchRefusal, underReview } from "./owner-changes";
-import { fileCounts, listOwnFiles, softDeleteFile, updateFile } from "./queries";
+import { fileCounts, listOwnFiles, softDeleteFile, updateFile, type ListQuery } from "./queries";
+import { matchExpression, parseTerms } from "./text-match";
+import { listByColour } from "./colour";
 import { fileListItem, fileResource } from "./resource";
 import { fileDuplicates } from "./duplicates";
 import { countHit } from "../serving/view-counter";
@@ -58,12 +60,10 @@ fileRoutes.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const user = callerUser(c.get("principal"));
-    const { rows, total } = await listOwnFiles(
-      c.var.dbs.shard(user.shard),
-      user.id,
-      { limit: q.limit, offset: q.offset, sort: q.sort, order: q.order, visibility: q.visibility, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1", search: q.q, tag: q.tag },
-      Date.now(),
-    );
+    const db = c.var.dbs.shard(user.shard);
+    const match = q.q?.trim() ? matchExpression(user.id, parseTerms(q.q)) : undefined;
+    const list: ListQuery = { limit: q.limit, offset: q.offset, sort: q.sort ?? "created", order: q.order, visibility: q.visibility, match, tag: q.tag, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1" };
+    const { rows, total } = q.color ? await listByColour(db, user.id, list, q.color, Date.now()) : await listOwnFiles(db, user.id, list, Date.now());
     return c.json(
       {
         files: rows.map((r) => fileListItem(c.env, r)),
@@ -124,7 +124,7 @@ fileRoutes.openapi(
     tags,
     summary: "Change a file's metadata",
     description:
-      "Only title, description, visibility, hotlinkPolicy, hotlinkDomains, tags and expiresIn can be changed; any other field is refused (400). " +
+      "Only title, description, alt, visibility, hotlinkPolicy, hotlinkDomains, tags and expiresIn can be changed; any other field is refused (400). " +
       "API keys need the manage permission. A file hidden or quarantined for moderation review cannot be changed until the review ends (409 file_under_review); it can be deleted.",
     security: bearer,
     middleware: [requirePermission("manage")] as const,
@@ -144,6 +144,7 @@ fileRoutes.openapi(
       {
         title: body.title,
         description: body.description,
+        alt: body.alt,
         visibility: body.visibility,
         hotlinkPolicy: body.hotlinkPolicy,
         hotlinkDomains: body.hotlinkDomains ? [...new Set(body.hotlinkDomains)] : undefined,

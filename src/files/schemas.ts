@@ -18,6 +18,9 @@ export const Description = z
   .max(FILE_METADATA.descriptionMaxLength)
   .regex(NO_CONTROL_EXCEPT_NEWLINES, "Control characters other than line breaks are not allowed");
 
+/** Alt text for pages and embed codes (extensions.md § 9); empty: the title stands in. */
+export const Alt = z.string().trim().max(FILE_METADATA.altMaxLength).regex(NO_CONTROL, "Control characters are not allowed");
+
 /** Tags: trimmed, 1..50 characters each, at most 30, duplicates (case-insensitive) removed. */
 export const Tags = z
   .array(z.string().trim().min(1).max(FILE_METADATA.tagMaxLength).regex(NO_CONTROL, "Control characters are not allowed"))
@@ -44,18 +47,29 @@ export const FileIdParam = z.object({ id: z.string().max(64).openapi({ example: 
 const BoolString = z.enum(["true", "false", "1", "0"]);
 
 export const ListFilesQuery = PageQuery.extend({
-  sort: z.enum(["created", "views", "size"]).default("created"),
+  sort: z.enum(["created", "views", "size", "relevance"]).optional().openapi({ description: "Default created; relevance only with q" }),
   order: z.enum(["asc", "desc"]).default("desc"),
   visibility: Visibility.optional(),
   excludeNsfw: BoolString.default("true").openapi({ description: "Leave out age-restricted files (default true)" }),
-  q: z.string().max(200).optional().openapi({ description: "Only files whose title contains every word (case-insensitive)" }),
+  q: z.string().max(200).optional().openapi({
+    description: "Only files matching every word (title, description, tags, filename, alt text, album titles); the last word also as a prefix, \"quoted phrases\" as phrases",
+  }),
   tag: z.string().max(50).optional().openapi({ description: "Only files with this tag" }),
+  color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, "must be #RRGGBB")
+    .optional()
+    .openapi({ description: "#RRGGBB: files whose dominant colour is nearest first (ΔE in CIELAB); not with sort", example: "#3366cc" }),
+}).superRefine((v, ctx) => {
+  if (v.sort === "relevance" && v.q === undefined) ctx.addIssue({ code: "custom", path: ["sort"], message: "sort=relevance needs q" });
+  if (v.color !== undefined && v.sort !== undefined) ctx.addIssue({ code: "custom", path: ["color"], message: "color cannot be combined with sort" });
 });
 
 export const PatchFileRequest = z
   .object({
     title: Title.optional(),
     description: Description.optional(),
+    alt: Alt.optional(),
     visibility: Visibility.optional(),
     hotlinkPolicy: HotlinkPolicy.optional(),
     hotlinkDomains: z.array(Hostname).max(FILE_METADATA.maxHotlinkDomains).optional().openapi({
@@ -114,6 +128,7 @@ export const FileSchema = z
     thumbnailUrl: z.string(),
     title: z.string(),
     description: z.string(),
+    alt: z.string().openapi({ description: "Alt text (at most 1,000 characters); empty: the title stands in" }),
     mime: z.string(),
     bytes: z.number().int(),
     width: z.number().int().nullable(),

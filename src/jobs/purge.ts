@@ -66,7 +66,8 @@ function markPurgedStatement(db: ShardDb, fileId: string, now: number) {
   return db
     .update(files)
     .set({ purgedAt: new Date(now), updatedAt: new Date(now) })
-    .where(and(eq(files.id, fileId), isNull(files.purgedAt)));
+    .where(and(eq(files.id, fileId), isNull(files.purgedAt)))
+    .returning({ id: files.id }); // counted by its rows: D1's `changes` counts the search index's trigger writes too
 }
 
 /** Expired (not yet purged) files still listed in albums leave them now. */
@@ -112,7 +113,7 @@ export async function purgeGoneFiles(env: Env, db: ShardDb, now = Date.now()): P
       const released = f.userId ? results[r++] : undefined;
       const marked = results[r++];
       r += 2;
-      if ((marked as D1Result).meta.changes === 1) {
+      if ((marked as D1Result).results.length === 1) {
         purged++;
         if (released && (released as D1Result).meta.changes === 1) freedBytes += f.bytes;
       }

@@ -5,7 +5,7 @@ import type { Role } from "../config";
 import { ApiError, unauthorized } from "../platform/errors";
 
 export const API_KEY_SCOPE_MESSAGE =
-  "API keys can only access /upload, /files, /albums and POST /moderation/report; sign in for this endpoint";
+  "API keys can only access /upload, /files, /albums, /search and POST /moderation/report; sign in for this endpoint";
 
 const apiKeyRefused = () => new ApiError("api_key_not_allowed", API_KEY_SCOPE_MESSAGE);
 

@@ -17,13 +17,14 @@ import { Pager } from "./app/ui";
 import { signAlbumGrant, verifyAlbumGrant } from "../albums/download-grant";
 import { albumZipResponse } from "./album-zip";
 import { GridImage, previewImage, sizedOriginal } from "./picture";
+import { matchExpression, parseTerms } from "../files/text-match";
 import { LIGHTBOX_WIDTH, LightboxDialog } from "./lightbox";
 import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
 
 const PAGE_SIZE = 60;
 const PROTECTED_PAGE_SIZE = 200;
 
-type Thumb = { id: string; title: string; width: number | null; height: number | null; placeholder: string | null; dominantColor: string | null };
+type Thumb = { id: string; title: string; alt: string; width: number | null; height: number | null; placeholder: string | null; dominantColor: string | null };
 
 function PasswordForm(props: { env: Env; album: AlbumRow; error?: string }) {
   const { album, error } = props;
@@ -40,8 +41,8 @@ function PasswordForm(props: { env: Env; album: AlbumRow; error?: string }) {
   );
 }
 
-function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number; grant?: string }) {
-  const { env, album, files, page, cover, total } = props;
+function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: number; hasMore: boolean; cover?: OgImage; hidePager: boolean; total: number; grant?: string; q?: string }) {
+  const { env, album, files, page, cover, total, q } = props;
   const description = album.description.trim() || undefined;
   const url = albumUrl(env, album.id);
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
@@ -54,7 +55,10 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
       <h1>{album.title}</h1>
       {description ? <p class="lead">{description}</p> : null}
       <div class="row">
-        <span class="muted" id="album-count">{total === 1 ? "1 image" : `${total.toLocaleString("en")} images`}</span>
+        <span class="muted" id="album-count">
+          {total === 1 ? "1 image" : `${total.toLocaleString("en")} images`}
+          {q ? ` match “${q}”` : ""}
+        </span>
         {total > 0 ? (
           album.passwordHash ? (
             <form method="post" action={`/a/${album.id}/download`}>
@@ -66,12 +70,19 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
           )
         ) : null}
       </div>
-      {files.length === 0 ? <p class="muted">No images to show.</p> : null}
+      {album.passwordHash === null ? (
+        <form class="row album-search" method="get" action={`/a/${album.id}`} role="search">
+          <input type="search" name="q" value={q ?? ""} maxlength={200} placeholder="Search this album" aria-label="Search this album" />
+          <button type="submit">Search</button>
+          {q ? <a href={`/a/${album.id}`}>Show all</a> : null}
+        </form>
+      ) : null}
+      {files.length === 0 ? <p class="muted">{q ? "No image in this album matches." : "No images to show."}</p> : null}
       <ul class="gallery" data-lightbox="">
         {files.map((f) => (
           <li>
             <a href={filePageUrl(env, f.id)} data-full={sizedOriginal(env, f, LIGHTBOX_WIDTH).url} data-title={f.title || "Image"}>
-              <GridImage env={env} file={f} alt={f.title || "Image"} />
+              <GridImage env={env} file={f} alt={f.alt || f.title || "Image"} />
             </a>
           </li>
         ))}
@@ -82,7 +93,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
           Showing the first {files.length} of {total} images.
         </p>
       ) : null}
-      {props.hidePager ? null : <Pager page={page} pages={pages} href={(p) => `/a/${album.id}?page=${p}`} />}
+      {props.hidePager ? null : <Pager page={page} pages={pages} href={(p) => `/a/${album.id}?page=${p}${q ? `&q=${encodeURIComponent(q)}` : ""}`} />}
     </Layout>
   );
 }
@@ -90,7 +101,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
 /** The cover for link previews: the chosen cover, else the first image, among those an anonymous visitor sees. */
 async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage | undefined> {
   const f = await visibleCover(c.var.dbs.shardOf("alb", album.id), album, ANONYMOUS_SEES, Date.now());
-  return f && !isUnsafeToRender(f) ? { ...previewImage(c.env, f), alt: f.title || album.title } : undefined;
+  return f && !isUnsafeToRender(f) ? { ...previewImage(c.env, f), alt: f.alt || f.title || album.title } : undefined;
 }
 
 export function albumPages(deps: PageDeps) {
@@ -128,14 +139,18 @@ export function albumPages(deps: PageDeps) {
       // shows one larger page (the API pages through any size).
       const size = submitted ? PROTECTED_PAGE_SIZE : PAGE_SIZE;
       const pageNo = submitted ? 1 : Math.min(10_000, Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
-      const { rows, total } = await albumFilesPage(c.var.dbs.shardOf("alb", album.id), album.id, ANONYMOUS_SEES, size, (pageNo - 1) * size, Date.now());
+      // `?q=`: the album's images the search index finds among its owner's (extensions.md § 9); public albums only.
+      const q = submitted || album.passwordHash !== null ? undefined : c.req.query("q")?.trim().slice(0, 200) || undefined;
+      const match = q === undefined ? undefined : matchExpression(album.userId, parseTerms(q));
+      const { rows, total } = await albumFilesPage(c.var.dbs.shardOf("alb", album.id), album.id, ANONYMOUS_SEES, size, (pageNo - 1) * size, Date.now(), match);
       const cover = album.passwordHash === null ? await coverImage(c, album) : undefined;
       countHit(c.env, c.executionCtx, "album_view", album.id);
       return c.html(
         <AlbumPage
           env={c.env}
           album={album}
-          files={rows.map((r) => ({ id: r.id, title: r.title, width: r.width, height: r.height, placeholder: r.placeholder, dominantColor: r.dominantColor }))}
+          q={q}
+          files={rows.map((r) => ({ id: r.id, title: r.title, alt: r.alt, width: r.width, height: r.height, placeholder: r.placeholder, dominantColor: r.dominantColor }))}
           page={pageNo}
           hasMore={pageNo * size < total}
           cover={cover}

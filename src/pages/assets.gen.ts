@@ -2,9 +2,9 @@
 export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.17a1e16eb2c0.css",
-  "ui.css": "/assets/ui.e36e196dff56.css",
-  "app.js": "/assets/app.67bf99c50e72.js",
-  "api.js": "/assets/api.84e5140627da.js",
+  "ui.css": "/assets/ui.d5d17c494e07.css",
+  "app.js": "/assets/app.6c05c96dbce9.js",
+  "api.js": "/assets/api.0191a05ec93e.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
   "webauthn.js": "/assets/webauthn.90a3514b12c0.js",
 } as const;

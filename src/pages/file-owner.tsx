@@ -31,6 +31,9 @@ export function OwnerNotice(props: { file: FileRow }) {
   const { file } = props;
   return (
     <div class="notice" role="status">
+      <p>
+        Your image: <a href={`/app/files/${file.id}/edit`}>Edit</a> · <a href={`/app/files/${file.id}/similar`}>More like this</a>
+      </p>
       {file.visibility === "private" ? (
         <p>
           Private: only you see this page and the image. Its links answer “Not found” to everyone else; share a private link from{" "}

@@ -60,6 +60,11 @@ export function fileTitle(f: Pick<FileRow, "title">): string {
   return f.title.trim() || "Untitled image";
 }
 
+/** The image's alt text: the owner's, else the title (extensions.md § 9). */
+export function fileAlt(f: Pick<FileRow, "title" | "alt">): string {
+  return f.alt.trim() || fileTitle(f);
+}
+
 /** Renders the contract's 404 / 410 answers as pages. */
 export function errorPage(c: Context<AppEnv>, deps: PageDeps, err: unknown): Response | Promise<Response> {
   if (!(err instanceof ApiError)) throw err;
@@ -92,7 +97,7 @@ export function CopyField(props: { id: string; label: string; value: string }) {
 /** The share formats people paste into forums, READMEs and web pages. */
 export function shareLinks(env: Env, f: FileRow) {
   const direct = fileUrl(env, f.id);
-  const alt = fileTitle(f).replace(/[\[\]"<>]/g, "");
+  const alt = fileAlt(f).replace(/[\[\]"<>]/g, "");
   return {
     direct,
     page: filePageUrl(env, f.id),
@@ -149,7 +154,7 @@ function FilePage(props: { env: Env; file: FileRow; owner?: { link: LinkOf } }) 
   const download = owner ? `/app/files/${file.id}/download` : apiUrl(env, `/files/${file.id}/download`);
   const image: OgImage | undefined = restricted || unsafe || owner
     ? undefined
-    : { ...previewImage(env, file), alt: title };
+    : { ...previewImage(env, file), alt: fileAlt(file) };
   return (
     <Layout
       title={`${title} - ${PROVIDER_NAME}`}
@@ -187,7 +192,7 @@ function FilePage(props: { env: Env; file: FileRow; owner?: { link: LinkOf } }) 
               src={sizedOriginal(env, file, PAGE_IMAGE_WIDTH, link).url}
               srcset={originalSrcset(env, file, link)}
               sizes="(max-width: 72rem) 100vw, 72rem"
-              alt={title}
+              alt={fileAlt(file)}
               width={file.width ?? undefined}
               height={file.height ?? undefined}
               {...placeholderData(file)}

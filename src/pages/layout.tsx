@@ -71,6 +71,20 @@ function Nav(props: { state: NavState; current?: string }) {
   );
 }
 
+/**
+ * The signed-in person's search box, atop every page of theirs: a plain GET to /app/search, and as they type the
+ * client script (client/typeahead.ts) lists the first matches under it, as links (the arrow keys move among them).
+ */
+function SiteSearch() {
+  return (
+    <form class="site-search" method="get" action="/app/search" role="search" data-typeahead="">
+      <label for="site-q" class="sr-only">Search your images</label>
+      <input id="site-q" name="q" type="search" maxlength={200} placeholder="Search your images" autocomplete="off" aria-controls="site-q-list" />
+      <ul id="site-q-list" class="typeahead" aria-label="Matches" aria-live="polite" hidden></ul>
+    </form>
+  );
+}
+
 /** `head`: extra elements for <head> (OpenGraph tags). `current`: the path whose nav link is marked. */
 export function Layout(props: { title: string; children: Child; description?: string; head?: Child; nav?: NavState; current?: string }) {
   return (
@@ -97,7 +111,11 @@ export function Layout(props: { title: string; children: Child; description?: st
             <Nav state={props.nav ?? { kind: "public" }} current={props.current} />
           </div>
         </header>
-        <main id="content">{props.children}</main>
+        <main id="content">
+          {/* Above the page's own content, not in the header: the header stays one row on a phone. */}
+          {props.nav?.kind === "signed-in" ? <SiteSearch /> : null}
+          {props.children}
+        </main>
       </body>
     </html>
   );

@@ -11,7 +11,7 @@ import { internalPath } from "../platform/dispatch";
 import { visibleAlbum } from "../albums/service";
 import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { fitWithin, previewImage, previewThumbnail } from "./picture";
-import { PROVIDER_NAME, fileTitle } from "./file";
+import { PROVIDER_NAME, fileAlt, fileTitle } from "./file";
 
 /** oEmbed consumers read JSON errors, in the API's body (the codes are in platform/error-codes.ts). */
 const oembedError = (c: Context<AppEnv>, err: ApiError) => c.json(err.body(), err.status);
@@ -56,6 +56,8 @@ export async function oembed(c: Context<AppEnv>) {
       ...base,
       type: "photo",
       title: fileTitle(f),
+      // Not in oEmbed 1.0, which lets providers add parameters: the text for the <img alt> a consumer writes.
+      alt: fileAlt(f),
       url: image.url,
       width: size.width,
       height: size.height,

@@ -32,7 +32,7 @@ const BODY = ["body"] as const;
 const UPLOAD_START = ["POST /upload/presign", "POST /upload/multipart/init", "POST /upload/form", "POST /upload/tus$", "POST /upload/url"] as const;
 const TUS_BYTES = ["POST /upload/tus$", "PATCH /upload/tus/"] as const;
 // Where API keys are accepted (with permissions) and where they are refused (middleware/guards.ts).
-const KEY_ROUTES = ["/upload/", "/files", "/albums", "POST /moderation/report$", "/webhooks", "GET /account/stats$"] as const;
+const KEY_ROUTES = ["/upload/", "/files", "/albums", "/search", "POST /moderation/report$", "/webhooks", "GET /account/stats$"] as const;
 const SESSION_ONLY = ["/auth/", "/account", "/billing/", "/admin/", "/keys", "/moderation/queue", "/moderation/reports/"] as const;
 // Where a file is looked up and its state checked (serving/access.ts); adding files to an album skips unknown ones.
 const FILE_READS = ["/files/", "POST /moderation/report$"] as const;

@@ -30,6 +30,7 @@ export type UrlUploadInput = {
   url: string;
   title?: string;
   description?: string;
+  alt?: string;
   visibility?: Visibility;
   expiresIn?: number;
   tags?: string[];
@@ -93,8 +94,8 @@ async function fetchAndStore(env: Env, db: ShardDb, uploader: Uploader, input: U
   }
   if (declared === null) head = await orStopped(source.readToEnd(head));
 
-  const { title, description, visibility, expiresIn, tags, album } = input;
-  const start = { filename: filenameOf(url), mime, bytes: declared ?? source.received, title, description, visibility, expiresIn, tags, album };
+  const { title, description, alt, visibility, expiresIn, tags, album } = input;
+  const start = { filename: filenameOf(url), mime, bytes: declared ?? source.received, title, description, alt, visibility, expiresIn, tags, album };
   let started: Started;
   try {
     started = await startUpload(env, db, uploader, start, { kind: "direct", fetched: true });

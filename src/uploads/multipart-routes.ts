@@ -31,7 +31,7 @@ multipartRoutes.openapi(
     description:
       "Reserves the quota and opens an R2 multipart upload. PUT each part to its `url` with the same Bearer token; every part but " +
       "the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete. " +
-      "The file's metadata (title, description, visibility, tags, albumId, expiresIn) is given here, as for presign.",
+      "The file's metadata (title, description, alt, visibility, tags, albumId, expiresIn) is given here, as for presign.",
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(MultipartInitRequest) },

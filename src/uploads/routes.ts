@@ -40,7 +40,7 @@ uploadRoutes.openapi(
     summary: "Start a direct upload",
     description:
       "Anonymous callers, sessions and API keys with `upload`. Reserves the storage quota and creates the file record " +
-      "(state created) with the metadata given here (title, description, visibility, tags, albumId, expiresIn), which the file " +
+      "(state created) with the metadata given here (title, description, alt, visibility, tags, albumId, expiresIn), which the file " +
       "carries from finalize on; `albumId` must name one of your albums (else 404 album_not_found). " +
       "Anonymous callers also get `uploadToken` (Bearer token for the PUT and finalize) and `deleteToken`. " +
       `Files above ${UPLOADS.maxDirectBytes} bytes must use multipart (413, details.code use_multipart).`,
@@ -124,7 +124,7 @@ uploadRoutes.openapi(
     summary: "Upload in one request (multipart/form-data)",
     description:
       "For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field " +
-      "`file` and optional text fields `title`, `description`, `visibility`, `tags` (comma-separated), `albumId`, `expiresIn` " +
+      "`file` and optional text fields `title`, `description`, `alt`, `visibility`, `tags` (comma-separated), `albumId`, `expiresIn` " +
       "(checked before anything is stored: 400 validation_error, 404 album_not_found). Runs presign, PUT and finalize in " +
       "one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is " +
       "read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.",

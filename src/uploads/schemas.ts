@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../config/uploads";
 import { VISIBILITIES } from "../db/schema";
-import { Description, Duplicate, PlaceholderFields, Tags, Title } from "../files/schemas";
+import { Alt, Description, Duplicate, PlaceholderFields, Tags, Title } from "../files/schemas";
 
 /** A request body of raw image bytes (the direct PUT, a multipart part): the declared image type, or
  *  application/octet-stream (another image type is 415 content_type_mismatch). */
@@ -37,6 +37,7 @@ const AlbumId = z.string().min(1).max(64).openapi({
 const UploadMetadata = {
   title: Title.optional().openapi({ description: "Default: the file name without its extension" }),
   description: Description.optional(),
+  alt: Alt.optional().openapi({ description: "Alt text, at most 1,000 characters; default: none (the title stands in)" }),
   visibility: Visibility.optional().openapi({ description: "Default public; anonymous uploads cannot be private" }),
   tags: Tags.optional().openapi({ description: "As PATCH /files/:id takes them: at most 30, 1-50 characters each, repeats dropped" }),
   albumId: AlbumId.optional(),

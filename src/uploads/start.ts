@@ -24,6 +24,7 @@ export type StartInput = {
   sha256?: string;
   title?: string;
   description?: string;
+  alt?: string;
   visibility?: Visibility;
   /** File lifetime in seconds; none = the file does not expire. */
   expiresIn?: number;
@@ -116,6 +117,7 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
         userId: user?.id ?? null,
         title: input.title?.trim() || titleFromFilename(input.filename),
         description: input.description ?? "",
+        alt: input.alt ?? "",
         filename,
         mime,
         bytes: input.bytes,

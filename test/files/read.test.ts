@@ -290,7 +290,7 @@ describe("GET /files", () => {
     expect(res.body.files[0].thumbnailUrl).toBe(`${env.IMAGE_URL}/${ids.new}/thumb`);
   });
 
-  it("searches titles (every word, case-insensitive, % and _ literal) and filters by tag", async () => {
+  it("searches through the search index (every word, case-insensitive, the last as a prefix; punctuation is no word) and filters by tag", async () => {
     const u = await verifiedUser();
     const beach = (await seedFile(u.id, { title: "Sunny Beach day", tags: ["holiday", "sea"] })).id;
     const cat = (await seedFile(u.id, { title: "cat on the beach", tags: ["cat"] })).id;
@@ -299,7 +299,9 @@ describe("GET /files", () => {
     expect(await ids("q=BEACH")).toEqual([beach, cat].sort());
     expect(await ids("q=beach%20sunny")).toEqual([beach]);
     expect(await ids("q=100%25")).toEqual([odd]);
-    expect(await ids("q=_")).toEqual([odd]);
+    expect(await ids("q=done%20no")).toEqual([odd]);
+    expect(await ids("q=_")).toEqual([]);
+    expect(await ids("q=")).toEqual([beach, cat, odd].sort()); // blank: no filter
     expect(await ids("tag=cat")).toEqual([cat]);
     expect(await ids("tag=sea&q=day")).toEqual([beach]);
     expect(await ids("tag=ca")).toEqual([]);

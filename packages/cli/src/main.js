@@ -5,6 +5,7 @@ import { registerAlbum } from "./commands/album.js";
 import { registerFiles } from "./commands/files.js";
 import { registerLogin } from "./commands/login.js";
 import { EXIT } from "./commands/shared.js";
+import { registerSearch } from "./commands/search.js";
 import { registerUpload } from "./commands/upload.js";
 import { registerStats } from "./commands/stats.js";
 import { redact } from "./output.js";
@@ -29,6 +30,7 @@ export function buildProgram() {
   registerLogin(program);
   registerUpload(program);
   registerFiles(program);
+  registerSearch(program);
   registerAlbum(program);
   registerStats(program);
 
@@ -40,6 +42,7 @@ Examples:
   $ imghost upload ./holiday --tags holiday
   $ imghost upload "shots/*.png" --json | jq -r .url
   $ imghost ls
+  $ imghost search harbour dawn
   $ imghost open file_V1StGXR8_Z5jdHi6B-myT
   $ imghost stats
 

@@ -126,6 +126,27 @@ describe("imghost against wrangler dev", () => {
     expect(table.stderr).toContain(`${expected.length} files`);
   });
 
+  it("search prints the matching files with their snippets (--json: one object a line); ls --color orders by colour", async () => {
+    const dir = scratchDir("imghost-cli-search-");
+    writePngs(dir, ["s1.png", "s2.png"], 13);
+    expect((await run(["upload", dir])).code).toBe(0);
+    const ids = (await api(base, user.key, "GET", "/files?limit=2")).body.files.map((f) => f.id);
+    expect((await api(base, user.key, "PATCH", `/files/${ids[0]}`, { title: "Lighthouse at dusk" })).status).toBe(200);
+    const table = await run(["search", "lighthouse", "dus"], { env: { NO_COLOR: "1" } });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain(ids[0]);
+    expect(table.stdout).toContain("*Lighthouse* at *dusk*");
+    const json = await run(["search", "--json", "lighthouse"]);
+    expect(jsonLines(json.stdout)).toEqual([expect.objectContaining({ kind: "file", id: ids[0], snippet: "\u0002Lighthouse\u0003 at dusk" })]);
+    const none = await run(["search", "nothing-like-this"]);
+    expect(none.code).toBe(0);
+    expect(none.stderr).toContain("Nothing matches");
+    const byColour = await run(["ls", "--json", "--color", "#ff0000"]);
+    expect(byColour.code, byColour.stderr).toBe(0);
+    expect(jsonLines(byColour.stdout).length).toBeGreaterThanOrEqual(2);
+    expect((await run(["ls", "--color", "red"])).code).toBe(2);
+  });
+
   it("rm deletes files; an unknown id fails with the contract's code and request id, the others still deleted", async () => {
     const dir = scratchDir("imghost-cli-rm-");
     writePngs(dir, ["gone.png"], 5);

@@ -46,10 +46,10 @@ export function createClientWith(options: ClientOptions, openPath?: PathOpener):
   });
 
   function listFiles(query: FileListQuery = {}): AsyncIterable<FileResource> {
-    const { albumId, limit = DEFAULT_PAGE_SIZE, q, tag, visibility, excludeNsfw = false } = query;
+    const { albumId, limit = DEFAULT_PAGE_SIZE, q, tag, visibility, color, sort, excludeNsfw = false } = query;
     if (albumId !== undefined) {
       // The album's owner sees its 18+ files there already; others see what their safe mode lets them.
-      if (q !== undefined || tag !== undefined || visibility !== undefined || query.excludeNsfw !== undefined) {
+      if (q !== undefined || tag !== undefined || visibility !== undefined || color !== undefined || sort !== undefined || query.excludeNsfw !== undefined) {
         throw new TypeError("files.list(): albumId lists an album's files and takes no q, tag, visibility or excludeNsfw");
       }
       return everyPage(async (offset) => {
@@ -59,7 +59,7 @@ export function createClientWith(options: ClientOptions, openPath?: PathOpener):
     }
     return everyPage(async (offset) => {
       // Sent always: the API leaves 18+ files out by default (excludeNsfw=true, api-v1.md), and this is the caller's own list.
-      const filters = { q, tag, visibility: visibility as Visibility | undefined, excludeNsfw: excludeNsfw ? ("true" as const) : ("false" as const) };
+      const filters = { q, tag, color, sort, visibility: visibility as Visibility | undefined, excludeNsfw: excludeNsfw ? ("true" as const) : ("false" as const) };
       const page = unwrap(await raw.GET("/files", { params: { query: { limit, offset, ...filters } } }));
       return { items: page.files, pagination: page.pagination };
     });
@@ -89,6 +89,8 @@ export function createClientWith(options: ClientOptions, openPath?: PathOpener):
         unwrap(await raw.DELETE("/files/{id}", { params: { path: { id } } }));
       },
     },
+    search: async (q, options = {}) => unwrap(await raw.GET("/search", { params: { query: { q, ...options } } })),
+    similar: async (id) => unwrap(await raw.GET("/files/{id}/similar", { params: { path: { id } } })).files,
     account: {
       whoami: async () => unwrap(await raw.GET("/account/whoami")),
     },

@@ -38,6 +38,7 @@ async function presignPutFinalize(t: Transport, job: UploadJob, bytes: Uint8Arra
     sha256,
     ...(options.title !== undefined && { title: options.title }),
     ...(options.description !== undefined && { description: options.description }),
+    ...(options.alt !== undefined && { alt: options.alt }),
     ...(options.visibility !== undefined && { visibility: options.visibility }),
     ...(options.expiresIn !== undefined && { expiresIn: options.expiresIn }),
     ...(options.tags?.length && { tags: options.tags }),

@@ -695,7 +695,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tus upload
-         * @description Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata (at most 4096 bytes): `filename` (required), `filetype`, and the file's metadata, set with the `upload` permission alone: `title`, `description`, `visibility`, `tags` (comma list), `albumId` (one of your albums, else 404 album_not_found), `expiresIn`. A bad value is 400 validation_error and creates nothing. Limits, quota and the upload rate limit are those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get `Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.
+         * @description Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata (at most 4096 bytes): `filename` (required), `filetype`, and the file's metadata, set with the `upload` permission alone: `title`, `description`, `alt`, `visibility`, `tags` (comma list), `albumId` (one of your albums, else 404 album_not_found), `expiresIn`. A bad value is 400 validation_error and creates nothing. Limits, quota and the upload rate limit are those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get `Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.
          */
         post: operations["uploads.tus.create"];
         delete?: never;
@@ -751,7 +751,7 @@ export interface paths {
         put?: never;
         /**
          * Start a direct upload
-         * @description Anonymous callers, sessions and API keys with `upload`. Reserves the storage quota and creates the file record (state created) with the metadata given here (title, description, visibility, tags, albumId, expiresIn), which the file carries from finalize on; `albumId` must name one of your albums (else 404 album_not_found). Anonymous callers also get `uploadToken` (Bearer token for the PUT and finalize) and `deleteToken`. Files above 100000000 bytes must use multipart (413, details.code use_multipart).
+         * @description Anonymous callers, sessions and API keys with `upload`. Reserves the storage quota and creates the file record (state created) with the metadata given here (title, description, alt, visibility, tags, albumId, expiresIn), which the file carries from finalize on; `albumId` must name one of your albums (else 404 album_not_found). Anonymous callers also get `uploadToken` (Bearer token for the PUT and finalize) and `deleteToken`. Files above 100000000 bytes must use multipart (413, details.code use_multipart).
          */
         post: operations["uploads.presign"];
         delete?: never;
@@ -811,7 +811,7 @@ export interface paths {
         put?: never;
         /**
          * Upload in one request (multipart/form-data)
-         * @description For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field `file` and optional text fields `title`, `description`, `visibility`, `tags` (comma-separated), `albumId`, `expiresIn` (checked before anything is stored: 400 validation_error, 404 album_not_found). Runs presign, PUT and finalize in one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.
+         * @description For tools that send one request, such as ShareX custom uploaders: `multipart/form-data` with the image in the field `file` and optional text fields `title`, `description`, `alt`, `visibility`, `tags` (comma-separated), `albumId`, `expiresIn` (checked before anything is stored: 400 validation_error, 404 album_not_found). Runs presign, PUT and finalize in one go with the same checks and answers finalize's body (plus `deleteToken` for anonymous callers). The form is read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.
          */
         post: operations["uploads.form"];
         delete?: never;
@@ -851,7 +851,7 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload
-         * @description Reserves the quota and opens an R2 multipart upload. PUT each part to its `url` with the same Bearer token; every part but the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete. The file's metadata (title, description, visibility, tags, albumId, expiresIn) is given here, as for presign.
+         * @description Reserves the quota and opens an R2 multipart upload. PUT each part to its `url` with the same Bearer token; every part but the last is exactly partSize bytes. When `sha256` is given the assembled file is verified against it at complete. The file's metadata (title, description, alt, visibility, tags, albumId, expiresIn) is given here, as for presign.
          */
         post: operations["uploads.multipart.init"];
         delete?: never;
@@ -964,7 +964,7 @@ export interface paths {
         head?: never;
         /**
          * Change a file's metadata
-         * @description Only title, description, visibility, hotlinkPolicy, hotlinkDomains, tags and expiresIn can be changed; any other field is refused (400). API keys need the manage permission. A file hidden or quarantined for moderation review cannot be changed until the review ends (409 file_under_review); it can be deleted.
+         * @description Only title, description, alt, visibility, hotlinkPolicy, hotlinkDomains, tags and expiresIn can be changed; any other field is refused (400). API keys need the manage permission. A file hidden or quarantined for moderation review cannot be changed until the review ends (409 file_under_review); it can be deleted.
          */
         patch: operations["files.update"];
         trace?: never;
@@ -1023,6 +1023,46 @@ export interface paths {
          * @description Voids every signed link made for the file so far (a new salt keys the ones made after). The owner, or an API key with read.
          */
         post: operations["files.revokeSignedUrls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search your files and albums
+         * @description The caller's own files and albums (age-restricted files included, marked), ranked by relevance (bm25), each with a highlighted snippet. Every word must match; the last one also as a prefix (type-ahead); "quoted phrases" as phrases. API keys need read.
+         */
+        get: operations["search.query"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{id}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * More like this
+         * @description The owner's other live files nearest to this one on the near-duplicate signals (perceptual hash, image features), nearest first, at most 50, with a looser bound than duplicates. The owner's only: anyone else gets 404. API keys need read.
+         */
+        get: operations["files.similar"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1992,6 +2032,8 @@ export interface components {
             /** @description Default: the file name without its extension */
             title?: string;
             description?: string;
+            /** @description Alt text, at most 1,000 characters; default: none (the title stands in) */
+            alt?: string;
             /**
              * @description Default public; anonymous uploads cannot be private
              * @enum {string}
@@ -2046,6 +2088,8 @@ export interface components {
             /** @description Default: the URL's file name */
             title?: string;
             description?: string;
+            /** @description Alt text, at most 1,000 characters; default: none (the title stands in) */
+            alt?: string;
             /**
              * @description Default public; anonymous uploads cannot be private
              * @enum {string}
@@ -2102,6 +2146,8 @@ export interface components {
             /** @description Default: the file name without its extension */
             title?: string;
             description?: string;
+            /** @description Alt text, at most 1,000 characters; default: none (the title stands in) */
+            alt?: string;
             /**
              * @description Default public; anonymous uploads cannot be private
              * @enum {string}
@@ -2195,6 +2241,8 @@ export interface components {
             thumbnailUrl: string;
             title: string;
             description: string;
+            /** @description Alt text (at most 1,000 characters); empty: the title stands in */
+            alt: string;
             mime: string;
             bytes: number;
             width: number | null;
@@ -2238,6 +2286,7 @@ export interface components {
         PatchFileRequest: {
             title?: string;
             description?: string;
+            alt?: string;
             /** @enum {string} */
             visibility?: "public" | "unlisted" | "private";
             /** @enum {string} */
@@ -2268,6 +2317,29 @@ export interface components {
             fit?: "scale-down" | "contain" | "cover" | "crop" | "pad";
             /** @enum {string} */
             format?: "auto" | "avif" | "webp" | "jpeg" | "png";
+        };
+        SearchResults: {
+            files: components["schemas"]["SearchFileHit"][];
+            albums: components["schemas"]["SearchAlbumHit"][];
+            pagination: components["schemas"]["Pagination"] & unknown;
+        };
+        SearchFileHit: components["schemas"]["FileListItem"] & {
+            /** @description Plain text (never HTML) with each matching word wrapped in \u0002…\u0003, which clients turn into highlights */
+            snippet: string;
+        };
+        SearchAlbumHit: {
+            id: string;
+            title: string;
+            /** @description Plain text (never HTML) with each matching word wrapped in \u0002…\u0003, which clients turn into highlights */
+            snippet: string;
+            fileCount: number;
+        };
+        SimilarFiles: {
+            files: components["schemas"]["SimilarFile"][];
+        };
+        SimilarFile: components["schemas"]["FileListItem"] & {
+            /** @description The nearer signal's distance over its near-copy bound: up to 1 a near copy (as in duplicates), above it alike */
+            distance: number;
         };
         Album: {
             /** @example alb_V1StGXR8_Z5jdHi6B-myT */
@@ -6118,15 +6190,18 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number | null;
-                sort?: "created" | "views" | "size";
+                /** @description Default created; relevance only with q */
+                sort?: "created" | "views" | "size" | "relevance";
                 order?: "asc" | "desc";
                 visibility?: "public" | "unlisted" | "private";
                 /** @description Leave out age-restricted files (default true) */
                 excludeNsfw?: "0" | "1" | "true" | "false";
-                /** @description Only files whose title contains every word (case-insensitive) */
+                /** @description Only files matching every word (title, description, tags, filename, alt text, album titles); the last word also as a prefix, "quoted phrases" as phrases */
                 q?: string;
                 /** @description Only files with this tag */
                 tag?: string;
+                /** @description #RRGGBB: files whose dominant colour is nearest first (ΔE in CIELAB); not with sort */
+                color?: string;
             };
             header?: never;
             path?: never;
@@ -6659,6 +6734,135 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "search.query": {
+        parameters: {
+            query: {
+                /** @description Every word must match (title, description, tags, filename, alt text, album titles); the last also as a prefix; "quoted phrases" as phrases. No other syntax */
+                q: string;
+                type?: "files" | "albums" | "all";
+                limit?: number;
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
+                };
+            };
+            /** @description Invalid input (details.fields lists the failing fields) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+        };
+    };
+    "files.similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The nearest files */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimilarFiles"];
+                };
+            };
+            /** @description Missing, invalid, revoked or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
                 };
             };
         };

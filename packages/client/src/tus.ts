@@ -27,6 +27,7 @@ function metadataOf(job: UploadJob): string {
     ["filetype", job.mime],
     ["title", o.title],
     ["description", o.description],
+    ["alt", o.alt],
     ["visibility", o.visibility],
     ["tags", o.tags?.length ? o.tags.join(",") : undefined],
     ["albumId", o.albumId],

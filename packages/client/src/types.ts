@@ -34,6 +34,8 @@ export type UploadOptions = {
   mime?: string;
   title?: string;
   description?: string;
+  /** Alt text (at most 1,000 characters); pages and embed codes fall back to the title. */
+  alt?: string;
   visibility?: Visibility;
   /** Sent with the upload (presign or tus metadata): an API key needs `upload` alone. */
   tags?: string[];
@@ -77,10 +79,15 @@ export type FileResource = Schemas["FileListItem"];
 export type FileDetail = Schemas["File"];
 export type Album = Schemas["Album"];
 export type Pagination = Schemas["Pagination"];
-export type FilePatch = { title?: string; description?: string; visibility?: string; tags?: string[] };
+export type FilePatch = { title?: string; description?: string; alt?: string; visibility?: string; tags?: string[] };
 export type FileListQuery = {
   limit?: number;
+  /** Words matched as GET /search matches them. */
   q?: string;
+  /** `#rrggbb`: nearest dominant colour first (not with sort). */
+  color?: string;
+  /** `relevance` needs q. */
+  sort?: "created" | "views" | "size" | "relevance";
   tag?: string;
   visibility?: string;
   albumId?: string;
@@ -90,6 +97,11 @@ export type FileListQuery = {
    */
   excludeNsfw?: boolean;
 };
+/** GET /search's answer: your files (each with `snippet`) and albums, marks in \u0002…\u0003. */
+export type SearchResults = Schemas["SearchResults"];
+export type SearchOptions = { type?: "files" | "albums" | "all"; limit?: number; offset?: number };
+/** An item of GET /files/:id/similar: a listed file and its `distance`. */
+export type SimilarFile = Schemas["SimilarFile"];
 export type AddFilesResult = { message: string; added: number; requested: number };
 /** GET /account/whoami: the account (and API key) the client's credential belongs to. */
 export type Whoami = Schemas["Whoami"];
@@ -120,6 +132,10 @@ export interface ImghostClient {
     /** Whose credential this is (username, email, plan) and, for an API key, its name and permissions. */
     whoami(): Promise<Whoami>;
   };
+  /** GET /search: your files and albums matching every word (the last also as a prefix), best first. One page. */
+  search(q: string, options?: SearchOptions): Promise<SearchResults>;
+  /** GET /files/:id/similar: your files nearest to this one, nearest first (at most 50). */
+  similar(id: string): Promise<SimilarFile[]>;
   albums: {
     create(body: { title: string; description?: string; visibility?: string }): Promise<Album>;
     addFiles(albumId: string, fileIds: string[]): Promise<AddFilesResult>;

@@ -65,6 +65,26 @@ describe("files.get, update, delete", () => {
   });
 });
 
+describe("search(), similar() and the list's search", () => {
+  it("finds a file by its title and alt text, with a snippet; similar() answers the file's neighbours; list takes q, sort and color", async () => {
+    const user = await newUser(server);
+    const { c, requests } = client(user.key);
+    const { fileId } = await within("upload", c.upload(makePng(16, 16, 70), { filename: "x.png", title: "Harbour at dawn", alt: "boats in the fog" }), 60_000);
+    expect((await c.files.get(fileId)).alt).toBe("boats in the fog");
+    const found = await c.search("harbour fo");
+    expect(found.files.map((f) => f.id)).toEqual([fileId]);
+    expect(found.files[0].snippet).toBe("\u0002Harbour\u0003 at dawn");
+    expect(found).toMatchObject({ albums: [], pagination: { total: 1, hasMore: false } });
+    expect((await c.search("harbour", { type: "albums" })).files).toEqual([]);
+    expect(await c.similar(fileId)).toEqual([]);
+    requests.length = 0;
+    expect((await collect(c.files.list({ q: "dawn", sort: "relevance" }))).map((f) => f.id)).toEqual([fileId]);
+    expect((await collect(c.files.list({ color: "#ff0000" }))).map((f) => f.id)).toEqual([fileId]);
+    expect(requests.map((r) => new URL(r.url).search)).toEqual(["?limit=100&offset=0&q=dawn&sort=relevance&excludeNsfw=false", "?limit=100&offset=0&color=%23ff0000&excludeNsfw=false"]);
+    expect(await rejection(c.search(""))).toMatchObject({ name: "ImghostError", status: 400 });
+  });
+});
+
 describe("uploadForm()", () => {
   it("sends one multipart request with its metadata, and a refusal is an ImghostError", async () => {
     const user = await newUser(server);

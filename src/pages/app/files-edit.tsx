@@ -9,7 +9,7 @@ import { ownerThumbLinks } from "../owner-images";
 import { ShareSection } from "./share-link";
 import { FileInsights } from "./insights";
 
-type Editable = Pick<FileFull, "id" | "title" | "description" | "visibility" | "tags"> & Partial<Pick<FileFull, "duplicates" | "thumbnailUrl" | "placeholder" | "dominantColor">>;
+type Editable = Pick<FileFull, "id" | "title" | "description" | "alt" | "visibility" | "tags"> & Partial<Pick<FileFull, "duplicates" | "thumbnailUrl" | "placeholder" | "dominantColor">>;
 
 /** `link`: the owner's signed thumbnail links (owner-images.ts): the preview shows a private or 18+ file too. */
 function EditPage(props: { c: Context<AppEnv>; file: Editable; link: LinkOf; error?: string; revoked?: boolean }) {
@@ -20,7 +20,7 @@ function EditPage(props: { c: Context<AppEnv>; file: Editable; link: LinkOf; err
       {props.error ? <Notice kind="error">{props.error}</Notice> : null}
       {props.revoked ? <Notice kind="ok">Private links revoked: the links made so far no longer work.</Notice> : null}
       <p>
-        <a href={`/f/${f.id}`}>Open the file's page</a>
+        <a href={`/f/${f.id}`}>Open the file's page</a> · <a href={`/app/files/${f.id}/similar`}>More like this</a>
       </p>
       <div class="edit-top">
       <a class="edit-preview" href={`/f/${f.id}`} aria-label={`Open the page of ${f.title || "the image"}`}>
@@ -32,6 +32,8 @@ function EditPage(props: { c: Context<AppEnv>; file: Editable; link: LinkOf; err
         <input id="title" name="title" maxlength={200} value={f.title ?? ""} />
         <label for="description">Description</label>
         <textarea id="description" name="description" rows={3} maxlength={2000}>{f.description ?? ""}</textarea>
+        <label for="alt">Alt text (what the image shows, for screen readers; the title stands in without it)</label>
+        <input id="alt" name="alt" maxlength={1000} value={f.alt ?? ""} />
         <label for="tags">Tags (comma separated)</label>
         <input id="tags" name="tags" value={(f.tags ?? []).join(", ")} />
         <label for="visibility">Visibility</label>
@@ -85,7 +87,7 @@ fileEditPages.post("/app/files/:id/edit", requireFormToken, async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const tags = str(form, "tags").split(",").map((t) => t.trim()).filter(Boolean);
   const visibility = str(form, "visibility") as Editable["visibility"];
-  const body = { title: str(form, "title"), description: str(form, "description"), visibility, tags };
+  const body = { title: str(form, "title"), description: str(form, "description"), alt: str(form, "alt"), visibility, tags };
   const r = await result(apiOf(c).PATCH("/files/{id}", { params: { path: { id } }, body }));
   if (!r.ok) return c.html(<EditPage c={c} file={{ id, ...body }} link={await ownerThumbLinks(c.env, session(c).userId, [id])} error={apiMessage(r)} />, 400);
   return c.redirect("/app/files?saved=1", 303);

@@ -17,7 +17,8 @@ import { shareLinkPages } from "./share-link";
 import { ownerFilePages } from "./owner-files";
 
 const PAGE_SIZE = 24;
-const SORTS = ["created", "views", "size"] as const;
+const SORTS = ["created", "views", "size", "relevance"] as const;
+const COLOUR = /^#[0-9a-f]{6}$/i;
 const VISIBILITIES = ["public", "unlisted", "private"] as const;
 
 function FileCard(props: { env: Env; f: FileItem; link: LinkOf; page: string }) {
@@ -57,8 +58,8 @@ function Filters(props: { q: Record<string, string> }) {
   return (
     <form method="get" action="/app/files" class="toolbar" role="search">
       <div class="field grow">
-        <label for="q">Search titles</label>
-        <input id="q" name="q" type="search" value={q.q ?? ""} placeholder="beach, cat…" />
+        <label for="q">Search</label>
+        <input id="q" name="q" type="search" value={q.q ?? ""} maxlength={200} placeholder="beach, cat…" />
       </div>
       <div class="field">
         <label for="tag">Tag</label>
@@ -67,7 +68,7 @@ function Filters(props: { q: Record<string, string> }) {
       <div class="field">
         <label for="sort">Sort</label>
         <select id="sort" name="sort">
-          {[["created", "Newest"], ["views", "Most viewed"], ["size", "Largest"]].map(([v, t]) => (
+          {[["created", "Newest"], ["views", "Most viewed"], ["size", "Largest"], ["relevance", "Best match (with search)"]].map(([v, t]) => (
             <option value={v} selected={(q.sort ?? "created") === v}>{t}</option>
           ))}
         </select>
@@ -80,6 +81,12 @@ function Filters(props: { q: Record<string, string> }) {
             <option value={v} selected={q.visibility === v}>{v}</option>
           ))}
         </select>
+      </div>
+      <div class="field colour-filter">
+        <label>
+          <input type="checkbox" name="bycolor" value="1" checked={q.bycolor === "1"} /> Nearest colour
+        </label>
+        <input id="color" name="color" type="color" value={COLOUR.test(q.color ?? "") ? q.color : "#3366cc"} aria-label="Colour" />
       </div>
       <button type="submit">Apply</button>
     </form>
@@ -152,11 +159,14 @@ filePages.use("/app/files/*", requireSession);
 filePages.get("/app/files", async (c) => {
   const q = c.req.query();
   const page = Math.min(10_000, Math.max(1, Number.parseInt(q.page ?? "1", 10) || 1));
+  const byColour = q.bycolor === "1" && COLOUR.test(q.color ?? "");
   const [r, albums] = await Promise.all([
     result(apiOf(c).GET("/files", { params: { query: compact({
       limit: PAGE_SIZE,
       offset: (page - 1) * PAGE_SIZE,
-      sort: SORTS.find((s) => s === q.sort),
+      // A colour orders the list itself (no sort with it); "best match" needs words.
+      sort: byColour ? undefined : SORTS.find((s) => s === q.sort && (s !== "relevance" || q.q)),
+      color: byColour ? q.color : undefined,
       order: q.order === "asc" ? ("asc" as const) : undefined,
       visibility: VISIBILITIES.find((v) => v === q.visibility),
       excludeNsfw: "false", // the owner's own 18+ files are theirs to see
@@ -176,13 +186,14 @@ filePages.get("/app/files", async (c) => {
     return `/app/files?${u}`;
   };
   const filtered = Boolean(q.q || q.tag || q.visibility);
+  const byColourNote = byColour ? `, nearest ${q.color} first` : "";
   // ?view= switches and is remembered; without it, the remembered one (grid by default).
   const view: View = q.view === "list" || q.view === "grid" ? q.view : getCookie(c, VIEW_COOKIE) === "list" ? "list" : "grid";
   if (q.view === "list" || q.view === "grid") setCookie(c, VIEW_COOKIE, view, { path: "/app/files", sameSite: "Lax", secure: true, maxAge: 365 * 86_400 });
   // The switch keeps the search and filters, never a notice of the address (?error=, ?saved=, ?deleted=).
   const viewLink = (v: View) => {
     const u = new URLSearchParams();
-    for (const k of ["q", "tag", "sort", "order", "visibility"]) if (q[k]) u.set(k, q[k]);
+    for (const k of ["q", "tag", "sort", "order", "visibility", "bycolor", "color"]) if (q[k]) u.set(k, q[k]);
     u.set("view", v);
     return `/app/files?${u}`;
   };
@@ -199,7 +210,7 @@ filePages.get("/app/files", async (c) => {
       <Filters q={q} />
       <DropZone />
       <div class="row">
-        <p class="muted grow">{plural(total, "file")}{filtered ? " match" : ""}</p>
+        <p class="muted grow">{plural(total, "file")}{filtered ? " match" : ""}{byColourNote}</p>
         <ViewSwitch view={view} href={viewLink} />
       </div>
       {files.length === 0 ? <p>{filtered ? "Nothing matches: try other words." : <>No files yet. <a href="/app/upload">Upload some.</a></>}</p> : null}

@@ -13,6 +13,7 @@ import { accountPages } from "./account";
 import { moderationPages } from "./moderation";
 import { passwordPages } from "./password";
 import { insightsPages } from "./insights";
+import { searchPages } from "./search";
 
 export function appPages(deps: { headers: (c: Context<AppEnv>) => void }) {
   const app = new Hono<AppEnv>();
@@ -23,6 +24,6 @@ export function appPages(deps: { headers: (c: Context<AppEnv>) => void }) {
   app.use("/reset-password", context);
 
   app.get("/app", (c) => c.redirect("/app/upload", 303));
-  for (const area of [authPages, passwordPages, uploadPages, filePages, albumPages, keyPages, webhookPages, accountPages, moderationPages, insightsPages]) app.route("/", area);
+  for (const area of [authPages, passwordPages, uploadPages, searchPages, filePages, albumPages, keyPages, webhookPages, accountPages, moderationPages, insightsPages]) app.route("/", area);
   return app;
 }

@@ -11,6 +11,7 @@ import { initPasskeyForms } from "./passkey-forms";
 import { initPlaceholders } from "./placeholders";
 import { initUpload } from "./upload";
 import { setApiUrl } from "./api-loader";
+import { initTypeahead } from "./typeahead";
 
 // Read while the script runs: currentScript is null in any callback.
 const thumbhashUrl = document.currentScript?.getAttribute("data-thumbhash") ?? null;
@@ -26,3 +27,4 @@ initLightbox();
 initUpload();
 initFilesDrop();
 initPasskeyForms(webauthnUrl);
+initTypeahead();

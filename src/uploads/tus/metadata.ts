@@ -3,7 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../../config/uploads";
 import { VISIBILITIES } from "../../db/schema";
-import { Description, Title } from "../../files/schemas";
+import { Alt, Description, Title } from "../../files/schemas";
 import { typeOfName } from "../../platform/image-types";
 import { validationError } from "../../platform/validation";
 import { CommaTags } from "../schemas";
@@ -15,6 +15,7 @@ const TusMetadata = z
     filetype: z.string().max(255).optional(),
     title: Title.optional(),
     description: Description.optional(),
+    alt: Alt.optional(),
     visibility: z.enum(VISIBILITIES).optional(),
     tags: CommaTags.optional(),
     albumId: z.string().min(1).max(64).optional(),
@@ -37,7 +38,7 @@ export function startFromMetadata(metadata: Map<string, string>): TusStart {
   const m = parsed.data;
   const mime = m.filetype?.trim() || typeOfName(m.filename) || "application/octet-stream";
   return {
-    input: { filename: m.filename, mime, title: m.title, description: m.description, visibility: m.visibility, expiresIn: m.expiresIn, tags: m.tags },
+    input: { filename: m.filename, mime, title: m.title, description: m.description, alt: m.alt, visibility: m.visibility, expiresIn: m.expiresIn, tags: m.tags },
     albumId: m.albumId ?? null,
   };
 }

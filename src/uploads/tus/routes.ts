@@ -107,7 +107,7 @@ tusRoutes.openapi(
     summary: "Create a tus upload",
     description:
       "Upload-Length (required; Upload-Defer-Length is refused), Upload-Metadata (at most 4096 bytes): `filename` (required), `filetype`, and the file's " +
-      "metadata, set with the `upload` permission alone: `title`, `description`, `visibility`, `tags` (comma list), `albumId` (one of " +
+      "metadata, set with the `upload` permission alone: `title`, `description`, `alt`, `visibility`, `tags` (comma list), `albumId` (one of " +
       "your albums, else 404 album_not_found), `expiresIn`. A bad value is 400 validation_error and creates nothing. Limits, quota and the upload rate limit are " +
       "those of presign. A body (Content-Type: application/offset+octet-stream) is the first chunk. Anonymous callers get " +
       "`Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.",

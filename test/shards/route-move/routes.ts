@@ -89,6 +89,7 @@ export const RECIPES: Record<string, Recipe[]> = {
   // The duplicate: no recipe views it, so its days are the same before and after (the read file's views go on).
   "GET /files/{id}/stats": [read("owner", 200, (fx) => api("GET", `/files/${fx.read.dup.id}/stats`))],
   "GET /files/{id}/download": [read("owner", 200, (fx) => api("GET", `/files/${fx.read.file.id}/download`))],
+  "GET /files/{id}/similar": [read("owner", 200, (fx) => api("GET", `/files/${fx.read.file.id}/similar`))],
   "POST /files/{id}/signed-url": [twin("owner", 200, (_, t) => api("POST", `/files/${t.signFile}/signed-url`, { body: { expiresIn: 3600, w: 100 } }))],
   "POST /files/{id}/signed-url/revoke": [twin("owner", 200, (_, t) => api("POST", `/files/${t.revokeFile}/signed-url/revoke`))],
   "POST /albums": [twin("owner", 201, (_, t) => api("POST", "/albums", { body: { title: "New album", visibility: "public", fileIds: [t.newAlbumFile] } }))],

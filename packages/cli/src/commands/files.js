@@ -1,4 +1,5 @@
 // `imghost ls`, `imghost rm` and `imghost open`: the caller's files.
+import { InvalidArgumentError } from "commander";
 import open from "open";
 import { formatBytes, formatDate, formatDimensions, plural } from "../format.js";
 import { note, out, pc } from "../output.js";
@@ -22,7 +23,8 @@ export function registerFiles(program) {
     .description("List every file of the account, newest first (all pages), your age-restricted (18+) ones included and marked.")
     .option("--json", "print one JSON object per line (the file as GET /files lists it)")
     .option("--page-size <n>", "files asked for per request (1 to 100)", (v) => parseCount(v, 1, 100), 100)
-    .addHelpText("after", "\nExamples:\n  $ imghost ls\n  $ imghost ls --json | jq -r 'select(.bytes > 1000000) | .id'")
+    .option("--color <#rrggbb>", "nearest dominant colour first (e.g. '#3366cc')", parseColor)
+    .addHelpText("after", "\nExamples:\n  $ imghost ls\n  $ imghost ls --color '#3366cc'\n  $ imghost ls --json | jq -r 'select(.bytes > 1000000) | .id'")
     .action(withClient(list));
 
   program
@@ -44,15 +46,22 @@ export function registerFiles(program) {
     .action(withClient(openPage, { needKey: false }));
 }
 
+/** `#rrggbb` (the # may be left out), else a wrong command line. */
+function parseColor(/** @type {string} */ value) {
+  const hex = value.trim().replace(/^#?/, "#");
+  if (!/^#[0-9a-fA-F]{6}$/.test(hex)) throw new InvalidArgumentError("give a colour as #rrggbb, e.g. '#3366cc'");
+  return hex.toLowerCase();
+}
+
 /**
  * @param {import("./shared.js").CommandContext} context
- * @param {{ json?: boolean; pageSize: number }} options
+ * @param {{ json?: boolean; pageSize: number; color?: string }} options
  */
 async function list({ client }, options) {
   let count = 0;
   let flagged = 0;
   // Your own list: files.list() asks for age-restricted files too (the API's excludeNsfw default hides them).
-  for await (const file of client.files.list({ limit: options.pageSize })) {
+  for await (const file of client.files.list({ limit: options.pageSize, color: options.color })) {
     count++;
     if (file.ageRestricted) flagged++;
     if (options.json) {

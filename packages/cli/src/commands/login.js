@@ -86,7 +86,7 @@ const refused = (/** @type {unknown} */ err) => new Error(`the server did not ac
 function missingPermissions(/** @type {string[]} */ permissions) {
   const lacks = (/** @type {string} */ p) => !permissions.includes(p);
   return [
-    lacks("read") && "this key may not read files: `imghost ls`, `imghost open` and `imghost stats` will be refused (it needs `read`).",
+    lacks("read") && "this key may not read files: `imghost ls`, `imghost search`, `imghost open` and `imghost stats` will be refused (it needs `read`).",
     lacks("upload") && "this key may not upload: `imghost upload` will be refused (it needs `upload`).",
     lacks("manage") && "this key may not change files or albums: `imghost rm` and `imghost album` will be refused (they need `manage`).",
   ].filter(/** @returns {x is string} */ (x) => typeof x === "string");
