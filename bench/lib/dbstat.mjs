@@ -24,9 +24,10 @@ export function localD1Files(persistTo) {
 /**
  * `{ objects: [{ name, table, type, rows, payload, used, pages }] }` (rows: an index's entries) for every table and index of `file`.
  * The file (and its WAL) is copied first, so the running worker's database is never opened by a second writer.
- * `keepAs`: where to leave that copy too, as one file (its WAL checkpointed into it).
+ * `keepAs`: where to leave that copy too, as one file (its WAL checkpointed into it). `prepare(db)`: run on the copy
+ * before it is measured (d1-bytes empties what production would not keep).
  */
-export async function usedBytes(file, { keepAs } = {}) {
+export async function usedBytes(file, { keepAs, prepare } = {}) {
   const { DatabaseSync } = await import("node:sqlite");
   const copyDir = mkdtempSync(path.join(tmpdir(), "bench-dbstat-"));
   try {
@@ -34,6 +35,7 @@ export async function usedBytes(file, { keepAs } = {}) {
     copyFileSync(file, copy);
     for (const suffix of ["-wal", "-shm"]) if (existsSync(file + suffix)) copyFileSync(file + suffix, copy + suffix);
     const db = new DatabaseSync(copy);
+    prepare?.(db);
     const schema = db.prepare("SELECT type, name, tbl_name AS tbl FROM sqlite_schema WHERE type IN ('table', 'index')").all();
     const stat = db.prepare("SELECT name, pagetype, SUM(payload) AS payload, SUM(pgsize - unused) AS filled, SUM(ncell) AS cells, COUNT(*) AS pages FROM dbstat GROUP BY name, pagetype").all();
     const byName = new Map();
