@@ -7,7 +7,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { benchPort, fmt, printTable, quick, ratio, startBenchApp, stats, workerdCpuMs, writeSummary } from "./lib/index.mjs";
 
-const CONCURRENCY = 4;
+// BENCH_CONCURRENCY=1: one PUT at a time (latency-bound, as the issue 39 table measured "sequential").
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY) > 0 ? Number(process.env.BENCH_CONCURRENCY) : 4;
 // BENCH_ROUNDS=<n>: more interleaved rounds, for a ratio that two rounds cannot tell from its neighbours.
 const ROUNDS = Number(process.env.BENCH_ROUNDS) > 0 ? Number(process.env.BENCH_ROUNDS) : 2;
 const SIZES = [
