@@ -28,6 +28,22 @@ const layerRules = ORDER.slice(0, -1).map((name, i) => ({
   from: { path: anyOf([name]) },
   to: { path: anyOf(ORDER.slice(i + 1)) },
 }));
+// platform/'s folders in the same way, bottom to top: a folder imports its own, any listed before it, never one after.
+const PLATFORM = ["errors", "formats", "data", "crypto", "edge", "outbound", "http"];
+const platformRules = PLATFORM.slice(0, -1).map((name, i) => ({
+  name: "platform-order",
+  severity: "error",
+  comment: `platform/${name} imports no platform folder listed after it in PLATFORM.`,
+  from: { path: `^src/platform/${name}/` },
+  to: { path: `^src/platform/(${PLATFORM.slice(i + 1).join("|")})/` },
+}));
+const platformUnlisted = {
+  name: "platform-unlisted",
+  severity: "error",
+  comment: "Every file of platform/ lies in one of the PLATFORM folders.",
+  from: { path: "^src/" },
+  to: { path: "^src/platform/", pathNot: `^src/platform/(${PLATFORM.join("|")})/` },
+};
 const unlisted = {
   name: "layer-unlisted",
   severity: "error",
@@ -38,6 +54,8 @@ const unlisted = {
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...platformRules,
+    platformUnlisted,
     { ...unlisted, from: { path: "^src/" }, to: { path: "^src/", pathNot: anyOf(ORDER) } },
     { ...unlisted, from: { path: "^src/", pathNot: anyOf(ORDER) }, to: { path: "^src/" } },
     { name: "no-circular", severity: "error", comment: "Import circles hide order bugs (in src/ and packages/, type imports included).", from: { path: "^(src|packages)/" }, to: { circular: true } },

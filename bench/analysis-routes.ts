@@ -7,7 +7,7 @@
 //   GET  /__bench/analysis/count   rows held
 import { bandValues } from "../src/analysis/bands";
 import { findNearBlocklistHashes } from "../src/analysis/blocklist";
-import { directoryDb } from "../src/platform/db";
+import { directoryDb } from "../src/platform/data/db";
 import { benchHash } from "./lib/bench-hash.mjs";
 
 export async function analysisBench(request: Request, env: Env, path: string): Promise<Response> {

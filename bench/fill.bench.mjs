@@ -44,7 +44,7 @@ try {
         'export { findDuplicates } from "./src/files/duplicate-lookup.ts";',
         'export { transitionUpload } from "./src/uploads/records.ts";',
         'export { loadFile } from "./src/serving/access.ts";',
-        'export { database0 } from "./src/platform/db.ts";',
+        'export { database0 } from "./src/platform/data/db.ts";',
         'export { bandValues } from "./src/analysis/bands.ts";',
         'export { embeddingBandValues } from "./src/analysis/embedding.ts";',
         'export { searchOwner } from "./src/search/queries.ts";',

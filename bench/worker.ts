@@ -14,7 +14,7 @@
 // Any request with `x-bench-tally: 1` runs with counted bindings (bench/roundtrips.ts).
 import main from "../src/index";
 import { analysisBench } from "./analysis-routes";
-import type { JobMessage } from "../src/platform/job-messages";
+import type { JobMessage } from "../src/platform/data/job-messages";
 import { withTally } from "./roundtrips";
 import { accessChanged } from "../src/serving/access-changed";
 

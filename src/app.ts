@@ -1,11 +1,11 @@
 // createApp(): middleware order, feature routers, error mapping and the OpenAPI document.
 import { insightsRoutes } from "./insights/routes";
-import { API_BASE } from "./platform/api-endpoints";
+import { API_BASE } from "./platform/http/api-endpoints";
 import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "./platform/env";
+import type { AppEnv } from "./platform/http/env";
 import { requestId } from "./middleware/request-id";
 import { apiCors, securityHeaders } from "./middleware/security-headers";
 import { dbHandle } from "./middleware/db";
@@ -15,9 +15,9 @@ import { limitRoutes } from "./limits/routes";
 import { billingRoutes } from "./billing/routes";
 import { adminRoutes } from "./admin/routes";
 import { errorResponse, onError } from "./middleware/error-handler";
-import { ApiError } from "./platform/errors";
-import { apiRouter } from "./platform/router";
-import { withErrorCodes } from "./platform/openapi-errors";
+import { ApiError } from "./platform/errors/errors";
+import { apiRouter } from "./platform/http/router";
+import { withErrorCodes } from "./platform/http/openapi-errors";
 import { REQUEST_LIMITS } from "./config";
 import { authRoutes } from "./auth/routes";
 import { mfaRoutes } from "./auth/mfa-routes";

@@ -1,10 +1,10 @@
 // Worker entry: HTTP (all four public addresses), the queue consumer and the cron trigger.
 import { createApp } from "./app";
-import { dispatch } from "./platform/dispatch";
+import { dispatch } from "./platform/http/dispatch";
 import { handleQueue } from "./jobs/queue";
-import type { JobMessage } from "./platform/job-messages";
+import type { JobMessage } from "./platform/data/job-messages";
 import { runScheduled } from "./jobs/scheduled";
-import { outboundConfigProblem } from "./platform/outbound-address";
+import { outboundConfigProblem } from "./platform/outbound/outbound-address";
 import { mailConfigProblem } from "./mail/sender";
 
 export { RateLimiter } from "./limits/rate-limiter";

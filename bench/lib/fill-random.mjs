@@ -21,7 +21,7 @@ const pick = (alphabet, random, n) => {
   return out;
 };
 
-/** The 21 characters after an id's prefix (platform/ids.ts). */
+/** The 21 characters after an id's prefix (platform/data/ids.ts). */
 export const randomId = (random) => pick(URL_SAFE, random, 21);
 export const randomHex = (random, digits) => pick(HEX, random, digits);
 /** Base64 text of `bytes` random bytes (with its padding), e.g. the 384-byte embedding (512 characters). */

@@ -4,7 +4,7 @@ import { scrypt } from "@noble/hashes/scrypt.js";
 import { argon2id } from "@noble/hashes/argon2.js";
 import { pbkdf2 } from "@noble/hashes/pbkdf2.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { hashPassword, verifyPassword } from "../../src/platform/passwords.ts";
+import { hashPassword, verifyPassword } from "../../src/platform/crypto/passwords.ts";
 
 const PASSWORD = "correct horse battery staple";
 const passwordBytes = new TextEncoder().encode(PASSWORD);
@@ -15,7 +15,7 @@ export async function sha256WebCrypto() {
   await crypto.subtle.digest("SHA-256", passwordBytes);
 }
 
-/** What signup does: src/platform/passwords.ts hashPassword (PBKDF2-HMAC-SHA256, config iterations). */
+/** What signup does: src/platform/crypto/passwords.ts hashPassword (PBKDF2-HMAC-SHA256, config iterations). */
 export async function ourHashPassword() {
   await hashPassword(PASSWORD);
 }

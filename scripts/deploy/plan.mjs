@@ -17,7 +17,7 @@ function shardOf(binding) {
   return m ? Number(m[1]) : null;
 }
 
-/** SHARD_REGIONS ("0:enam,1:weur") as shard -> hint, read as src/platform/placement.ts reads it. */
+/** SHARD_REGIONS ("0:enam,1:weur") as shard -> hint, read as src/platform/data/placement.ts reads it. */
 export function shardRegions(value) {
   const out = new Map();
   for (const part of (value ?? "").split(",")) {

@@ -9,13 +9,13 @@
 // The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
 // only cover live rows, so the address and the username can sign up again at once.
 import { and, eq, isNull } from "drizzle-orm";
-import { runBatch, type DirectoryAndShards, type ShardDb } from "../platform/db";
-import { ownerWriteShards } from "../platform/moved-ids";
+import { runBatch, type DirectoryAndShards, type ShardDb } from "../platform/data/db";
+import { ownerWriteShards } from "../platform/data/moved-ids";
 import { albums, apiKeys, files, planChanges, sessions, users, webhookEndpoints } from "../db/schema";
-import { ApiError, unauthorized } from "../platform/errors";
+import { ApiError, unauthorized } from "../platform/errors/errors";
 import { reenteredPasswordOk } from "../auth/login-guard";
 import { secondFactorDeletions } from "../auth/second-factor";
-import { auditInsert } from "../platform/audit";
+import { auditInsert } from "../platform/data/audit";
 import { accessChanged } from "../serving/access-changed";
 import { ownerStateStatement } from "../serving/owner-state";
 

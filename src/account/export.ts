@@ -5,13 +5,13 @@
 // carry one-time tokens).
 import { and, asc, eq, gt, or, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { DirectoryAndShard } from "../platform/db";
+import type { DirectoryAndShard } from "../platform/data/db";
 import { albumFiles, albums, apiKeys, auditLog, files, outbox, planChanges, reports, sessions, users, type AlbumRow, type FileRow, type UserRow } from "../db/schema";
 import { accountResource } from "../auth/queries";
 import { keyResource } from "../auth/api-keys";
 import { secondFactorRecords } from "../auth/second-factor";
 import { planChangeResource } from "../billing/plan-changes";
-import { albumUrl, cdnUrl, filePageUrl, fileUrl, thumbnailUrl } from "../platform/urls";
+import { albumUrl, cdnUrl, filePageUrl, fileUrl, thumbnailUrl } from "../platform/http/urls";
 import { ownerUsage, type Usage } from "../uploads/quota";
 
 export const EXPORT_FORMAT = "image-host-export/1";

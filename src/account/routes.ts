@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { bearer, errors, json, jsonBody } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "./schemas";
 import { AccountSchema } from "../auth/schemas";
 import { exportStream } from "./export";
@@ -11,7 +11,7 @@ import { deleteAccount } from "./delete";
 import { accountResource, findUserById } from "../auth/queries";
 import { forgetUser } from "../auth/principal-records";
 import { users } from "../db/schema";
-import { ApiError, unauthorized } from "../platform/errors";
+import { ApiError, unauthorized } from "../platform/errors/errors";
 import { z } from "@hono/zod-openapi";
 import { sessionLiveAtPrimary } from "../auth/middleware";
 

@@ -5,8 +5,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { apiKeys } from "../db/schema";
 import { callerUser, signedIn } from "../middleware/guards";
-import { bearer, errors, json } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { bearer, errors, json } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { Permission } from "../keys/schemas";
 
 export const whoamiRoutes = apiRouter();

@@ -1,9 +1,9 @@
 // /admin: accounts, plan-change decisions and moving an owner to another shard. Admin role, session only (API keys get the contract's 403).
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
-import { bearer, errors, json } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { bearer, errors, json } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { decidePlanChange, listPlanChanges, planChangeResource } from "../billing/plan-changes";
 import { PlanChangeSchema } from "../billing/schemas";
 import { adminUser, listUsers, updateUser } from "./users";

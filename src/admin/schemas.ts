@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PLANS, ROLES, type Plan, type Role } from "../config";
-import { PageQuery, Pagination } from "../platform/pagination";
+import { PageQuery, Pagination } from "../platform/http/pagination";
 import { PlanChangeSchema } from "../billing/schemas";
 
 export const RoleId = z.enum(ROLES as [Role, ...Role[]]);

@@ -2,17 +2,17 @@
 // audit records on the directory; a ban or an unban writes the owner's shard first (serving/owner-state.ts).
 // An account's usage is its shard's (owners), read beside the directory's rows.
 import { and, count, desc, eq, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
-import { runBatch, type DirectoryAndShards, type DirectoryDb, type Statement } from "../platform/db";
+import { runBatch, type DirectoryAndShards, type DirectoryDb, type Statement } from "../platform/data/db";
 import { users, type UserRow } from "../db/schema";
-import { ApiError } from "../platform/errors";
-import { isId } from "../platform/ids";
+import { ApiError } from "../platform/errors/errors";
+import { isId } from "../platform/data/ids";
 import type { Plan, Role } from "../config";
 import { applyPlanChange } from "../billing/plan-changes";
 import { forgetUser } from "../auth/principal-records";
 import { accessChanged } from "../serving/access-changed";
 import { ownerStateStatement } from "../serving/owner-state";
-import { ownerWriteShards } from "../platform/moved-ids";
-import { auditInsert } from "../platform/audit";
+import { ownerWriteShards } from "../platform/data/moved-ids";
+import { auditInsert } from "../platform/data/audit";
 import { ownerUsage, type Usage } from "../uploads/quota";
 
 export function adminUserResource(u: UserRow, usage: Usage) {

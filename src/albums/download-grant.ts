@@ -4,7 +4,7 @@
 // voids every grant at once; the secret is JWT_SECRET under a purpose label of its own, so a grant is never
 // mistaken for any other signed value.
 import type { AlbumRow } from "../db/schema";
-import { base64url, timingSafeEqualString, utf8 } from "../platform/crypto";
+import { base64url, timingSafeEqualString, utf8 } from "../platform/crypto/crypto";
 
 export const ALBUM_GRANT_SECONDS = 30 * 60;
 

@@ -1,11 +1,11 @@
 // Albums in D1. Membership changes and the counters they move are one D1 batch (a transaction), and
 // file_count is recounted from album_files inside it, so it can never drift from the truth.
 import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
-import { runBatch, type ShardDb } from "../platform/db";
+import { runBatch, type ShardDb } from "../platform/data/db";
 import { albumFiles, albums, files, owners, type AlbumRow, type Visibility } from "../db/schema";
-import { newShardedId } from "../platform/shard-ids";
-import { isId } from "../platform/ids";
-import { lookupFollowing, ownerMoving } from "../platform/moved-ids";
+import { newShardedId } from "../platform/data/shard-ids";
+import { isId } from "../platform/data/ids";
+import { lookupFollowing, ownerMoving } from "../platform/data/moved-ids";
 import { LIST_COLUMNS, liveFileCondition, notAgeRestricted } from "../files/queries";
 import { fileMatches } from "../files/text-match";
 

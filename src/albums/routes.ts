@@ -1,13 +1,13 @@
 // The albums API: POST/GET /albums, GET/PATCH/DELETE /albums/:id, POST /albums/:id/files,
 // DELETE /albums/:id/files/:fileId.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { Pagination, PageQuery } from "../platform/pagination";
-import { apiRouter } from "../platform/router";
-import { ApiError } from "../platform/errors";
-import { hashPassword } from "../platform/passwords";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { Pagination, PageQuery } from "../platform/http/pagination";
+import { apiRouter } from "../platform/http/router";
+import { ApiError } from "../platform/errors/errors";
+import { hashPassword } from "../platform/crypto/passwords";
 import { viewerOf } from "../serving/access";
 import { fileListItem } from "../files/resource";
 import { countHit } from "../serving/view-counter";

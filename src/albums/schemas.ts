@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { ALBUMS } from "../config";
 import { PASSWORD_LENGTH } from "../config/auth";
 import { Description, FileListItemSchema, Tags, Title, Visibility } from "../files/schemas";
-import { Pagination, PageQuery } from "../platform/pagination";
+import { Pagination, PageQuery } from "../platform/http/pagination";
 
 const FileId = z.string().max(64).openapi({ example: "file_V1StGXR8_Z5jdHi6B-myT" });
 const FileIds = z.array(FileId).max(ALBUMS.maxFileIdsPerRequest);

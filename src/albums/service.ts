@@ -1,11 +1,11 @@
 // Album access: visibility, owner state and the album password, shared by the API and the album page.
-import type { ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/data/db";
 import type { AlbumRow } from "../db/schema";
-import { ApiError, RateLimitError } from "../platform/errors";
-import { ownerMoving } from "../platform/moved-ids";
-import { verifyPassword } from "../platform/passwords";
+import { ApiError, RateLimitError } from "../platform/errors/errors";
+import { ownerMoving } from "../platform/data/moved-ids";
+import { verifyPassword } from "../platform/crypto/passwords";
 import { limiterFor } from "../limits/rate-limiter";
-import { albumUrl } from "../platform/urls";
+import { albumUrl } from "../platform/http/urls";
 import { ALBUMS } from "../config";
 import type { Viewer } from "../serving/access";
 import { loadAlbum, type LoadedAlbum } from "./queries";
@@ -62,7 +62,7 @@ const PASSWORD_BUCKET = "album-password-failures";
  * invalid_album_password. Every attempt is counted for this album and client BEFORE the hash is checked, in
  * one atomic step of the limiter, and a right password is refunded (like the login guard): a parallel burst
  * of guesses gets at most the window's failures checked, the rest 429. The hash comparison itself is
- * constant-time (platform/passwords.ts).
+ * constant-time (platform/crypto/passwords.ts).
  */
 export async function checkAlbumPassword(env: Env, album: AlbumRow, viewer: Viewer, ip: string, presented: string | undefined): Promise<void> {
   if (album.passwordHash === null || isAlbumOwner(album, viewer)) return;

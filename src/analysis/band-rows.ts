@@ -5,7 +5,7 @@
 // so they are inlined: no bound parameter per row (D1 allows 100 per statement).
 import { sql, type SQL } from "drizzle-orm";
 import { embeddingBands, owners, phashBands, type FileRow } from "../db/schema";
-import type { ShardDb, Statement } from "../platform/db";
+import type { ShardDb, Statement } from "../platform/data/db";
 import { bandValues } from "./bands";
 import { embeddingBandValues, isEmbeddingCode } from "./embedding";
 import { isPhash } from "./phash";

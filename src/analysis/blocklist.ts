@@ -4,8 +4,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { blocklist, blocklistBands, reports } from "../db/schema";
-import { runBatch, type DirectoryDb, type Statement } from "../platform/db";
-import { newId } from "../platform/ids";
+import { runBatch, type DirectoryDb, type Statement } from "../platform/data/db";
+import { newId } from "../platform/data/ids";
 import { bandValues } from "./bands";
 import { probeLists } from "./duplicates";
 import { hammingDistance, isPhash } from "./phash";

@@ -5,8 +5,8 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
-import { runBatch, type DirectoryAndShard, type ShardDb, type Statement } from "../platform/db";
-import { lookupFollowing } from "../platform/moved-ids";
+import { runBatch, type DirectoryAndShard, type ShardDb, type Statement } from "../platform/data/db";
+import { lookupFollowing } from "../platform/data/moved-ids";
 import { blocklistReportStatement, matchBlocklist } from "./blocklist";
 import { indexFileStatements } from "./band-rows";
 import { embeddingCode, encodeFeatures } from "./embedding";

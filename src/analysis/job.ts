@@ -14,15 +14,15 @@
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";
-import type { AnalyzeMessage, JobHandler } from "../platform/job-messages";
-import { directoryDb, type ShardDb } from "../platform/db";
-import { isId } from "../platform/ids";
+import type { AnalyzeMessage, JobHandler } from "../platform/data/job-messages";
+import { directoryDb, type ShardDb } from "../platform/data/db";
+import { isId } from "../platform/data/ids";
 import type { BlocklistMatch } from "./blocklist";
 import { inspectImage } from "./header";
 import type { Placeholder } from "./placeholder";
 import { accessChanged } from "../serving/access-changed";
 import { decodeAndDerive, derivePlaceholder, fileToAnalyse, message, readObject, recordResult, scoreNsfw, scrubPrivateMetadata, storeThumbnail } from "./job-steps";
-import { lookupFollowing, shardDbOf } from "../platform/moved-ids";
+import { lookupFollowing, shardDbOf } from "../platform/data/moved-ids";
 
 export type AnalysisOutcome =
   | { status: "skipped"; reason: string }

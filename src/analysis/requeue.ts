@@ -2,10 +2,10 @@
 // would stay `analysis: "pending"` for good. This cron task re-sends the message for files whose analysis has
 // not landed after a grace period. The job is idempotent, so a late original delivery changes nothing.
 import { and, eq, inArray, lt, sql } from "drizzle-orm";
-import type { ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/data/db";
 import { files } from "../db/schema";
 import { ANALYSIS } from "../config";
-import { jobQueue } from "../platform/job-messages";
+import { jobQueue } from "../platform/data/job-messages";
 
 export async function requeueStalledAnalysis(env: Env, db: ShardDb, now: number): Promise<{ requeued: number }> {
   const cutoff = new Date(now - ANALYSIS.requeueAfterSeconds * 1000);

@@ -1,13 +1,13 @@
 // API keys: `pk_` + 32 base58 characters, shown once, stored as SHA-256 only.
 import { and, count, desc, eq, gt, isNull, or } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { apiKeys } from "../db/schema";
 import { API_KEYS } from "../config/auth";
-import { ApiError } from "../platform/errors";
-import { isBase58, randomBase58 } from "../platform/base58";
-import { sha256Hex } from "../platform/crypto";
-import { newId } from "../platform/ids";
-import type { AuthUser, Permission } from "../platform/env";
+import { ApiError } from "../platform/errors/errors";
+import { isBase58, randomBase58 } from "../platform/formats/base58";
+import { sha256Hex } from "../platform/crypto/crypto";
+import { newId } from "../platform/data/ids";
+import type { AuthUser, Permission } from "../platform/http/env";
 import { findKey, forgetKey, type FoundKey } from "./principal-records";
 
 export function generateApiKey(): string {

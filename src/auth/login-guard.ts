@@ -4,8 +4,8 @@
 // Who is counted for what is in config/auth.ts (LOGIN_LIMITS): nothing a stranger can send with only the address
 // stops the owner for long.
 import { LOGIN_LIMITS, MAIL_REQUESTS, PASSWORD_RESET } from "../config/auth";
-import { RateLimitError } from "../platform/errors";
-import { verifyPassword } from "../platform/passwords";
+import { RateLimitError } from "../platform/errors/errors";
+import { verifyPassword } from "../platform/crypto/passwords";
 import { limiterFor, type LimitState } from "../limits/rate-limiter";
 
 /** One guarded action: its bucket in each subject's limiter, the window and the limits per account and per IP. */

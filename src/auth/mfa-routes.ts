@@ -4,8 +4,8 @@
 // (anonymous, API keys refused like login).
 import { createRoute } from "@hono/zod-openapi";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { AuthResponse, LoginSecondStepRequest, RecoveryCodes, SecondFactorStatus, TotpConfirmRequest, TotpEnrolment, TotpTurnOffRequest } from "./schemas";
 import { confirmTotp, enrolTotp, turnOffTotp } from "./totp-factor";
 import { completeSecondStep, secondFactorStatus } from "./second-factor";

@@ -1,7 +1,7 @@
 // The API's authentication: a thin adapter over auth/principal.ts, which resolves and checks credentials, and the
 // stricter session check of the routes that change how the account signs in.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { sessionPrincipal } from "../middleware/guards";
 import { liveSessionAtPrimary, resolvePrincipal } from "./principal";
 

@@ -5,9 +5,9 @@
 // without a password to no one yet; the second step's sits beside its mfaToken (mfa_tokens.passkey_challenge_hash,
 // one per token: asking again replaces it) and dies with the token.
 import { and, eq, gt, isNull, lt } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { mfaTokens, passkeyChallenges } from "../db/schema";
-import { base64url, fromBase64url, sha256Hex } from "../platform/crypto";
+import { base64url, fromBase64url, sha256Hex } from "../platform/crypto/crypto";
 import { MFA, PASSKEYS } from "../config/auth";
 
 /** The relying party is the site: its host is the RP ID, its origin the only one an answer may come from. */

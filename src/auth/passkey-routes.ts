@@ -4,8 +4,8 @@
 // without a password or, with an mfaToken, as the second step.
 import { createRoute, z } from "@hono/zod-openapi";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { AuthResponse } from "./schemas";
 import {
   CreationOptions,

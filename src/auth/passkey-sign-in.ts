@@ -7,10 +7,10 @@
 // authenticator keeps one. Failed answers count in the login guard like wrong passwords and codes.
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "@hono/zod-openapi";
-import { directoryDb, type DirectoryDb } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/data/db";
 import type { UserRow } from "../db/schema";
-import { fromBase64url } from "../platform/crypto";
-import { ApiError } from "../platform/errors";
+import { fromBase64url } from "../platform/crypto/crypto";
+import { ApiError } from "../platform/errors/errors";
 import { PASSKEYS } from "../config/auth";
 import { createSession, type SessionBody } from "./sessions";
 import { countIpLoginAttempt, passkeyAnswerGuarded } from "./login-guard";

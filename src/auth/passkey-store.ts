@@ -2,9 +2,9 @@
 // signs in, second-factor.ts counts): an account's credentials, one credential by the ID an answer names, and
 // the resource the API shows (never the public key or the credential ID: they are of no use to a client).
 import { and, asc, count, eq, isNull, lt } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { passkeys, users } from "../db/schema";
-import { base64url, utf8 } from "../platform/crypto";
+import { base64url, utf8 } from "../platform/crypto/crypto";
 
 export type PasskeyRow = typeof passkeys.$inferSelect;
 

@@ -7,11 +7,11 @@
 import { generateRegistrationOptions, verifyRegistrationResponse } from "@simplewebauthn/server";
 import type { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { runBatch, type DirectoryDb } from "../platform/db";
+import { runBatch, type DirectoryDb } from "../platform/data/db";
 import { passkeys, type UserRow } from "../db/schema";
-import { base64url, utf8 } from "../platform/crypto";
-import { newId } from "../platform/ids";
-import { ApiError, unauthorized } from "../platform/errors";
+import { base64url, utf8 } from "../platform/crypto/crypto";
+import { newId } from "../platform/data/ids";
+import { ApiError, unauthorized } from "../platform/errors/errors";
 import { PASSKEYS } from "../config/auth";
 import { queueMail } from "../mail/outbox";
 import { findUserById } from "./queries";

@@ -3,16 +3,16 @@
 // by mail, stored as its SHA-256, valid 1 hour. Reset: the token, claimed atomically, sets the password through replacePassword
 // (./password.ts), which also voids every other reset token of the account. Both are limited per address and IP.
 import { and, eq, gt, isNull } from "drizzle-orm";
-import { directoryDb, type DirectoryDb } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/data/db";
 import { emailTokens, users } from "../db/schema";
-import { randomToken, sha256Hex } from "../platform/crypto";
-import { ApiError } from "../platform/errors";
+import { randomToken, sha256Hex } from "../platform/crypto/crypto";
+import { ApiError } from "../platform/errors/errors";
 import { PASSWORD_RESET } from "../config/auth";
 import { queueMail } from "../mail/outbox";
 import { findLiveUserByEmail } from "./queries";
 import { normalizeEmail } from "./service";
 import { replacePassword } from "./password";
-import { jobQueue, type JobHandler, type PasswordResetMessage } from "../platform/job-messages";
+import { jobQueue, type JobHandler, type PasswordResetMessage } from "../platform/data/job-messages";
 import { PASSWORD_FORGOT, PASSWORD_RESETS, clearPasswordCount, countAttempt } from "./login-guard";
 
 const invalidResetToken = () => new ApiError("invalid_reset_token", "The reset link is invalid, used or expired");

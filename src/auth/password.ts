@@ -3,10 +3,10 @@
 // revoked, every outstanding reset token and second-step mfaToken voided (one D1 batch), the sessions' edge records forgotten before the
 // answer, and a mail to the account.
 import { and, eq, isNull } from "drizzle-orm";
-import { runBatch, type DirectoryDb } from "../platform/db";
+import { runBatch, type DirectoryDb } from "../platform/data/db";
 import { emailTokens, mfaTokens, sessions, users, type UserRow } from "../db/schema";
-import { hashPassword } from "../platform/passwords";
-import { ApiError, unauthorized } from "../platform/errors";
+import { hashPassword } from "../platform/crypto/passwords";
+import { ApiError, unauthorized } from "../platform/errors/errors";
 import { queueMail } from "../mail/outbox";
 import { findUserById } from "./queries";
 import { createSession, type SessionBody } from "./sessions";

@@ -1,14 +1,14 @@
 // Principal records: what a credential check needs about a session or an API key and its user, as edge
-// records (platform/edge-records.ts), so a warm authenticated request resolves its principal with no D1 query.
+// records (platform/edge/edge-records.ts), so a warm authenticated request resolves its principal with no D1 query.
 // A user's record is separate from their sessions' and keys', so a change to a user is one delete. Records are
 // named by the hash D1 stores: no secret is in a cache key or body. A miss answers from the request's handle
 // and fills after the response from D1's primary, never a replica (one behind a revocation would put the
 // revoked credential back for a whole TTL). Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
-import type { AuthUser, Permission } from "../platform/env";
+import type { AuthUser, Permission } from "../platform/http/env";
 import { apiKeys, users, type UserRow } from "../db/schema";
-import { directoryDb, type DirectoryDb } from "../platform/db";
-import { edgeKey, forget, namespace, recordsOn, writeThenVerify, type EdgeEnv } from "../platform/edge-records";
+import { directoryDb, type DirectoryDb } from "../platform/data/db";
+import { edgeKey, forget, namespace, recordsOn, writeThenVerify, type EdgeEnv } from "../platform/edge/edge-records";
 import { findSessionUser, toAuthUser } from "./queries";
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };

@@ -1,12 +1,12 @@
 // Who is calling: the Authorization header resolved to a Principal. The one place credentials are checked:
 // the API's authenticate() middleware, byte serving and the pages all come here, and the one rule for
 // "this session is still live" is here too.
-import type { Principal } from "../platform/env";
-import { jwtConfig } from "../platform/env";
-import type { DirectoryDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
-import { clientIp } from "../platform/client-ip";
-import { looksLikeJwt, verifyToken } from "../platform/jwt";
+import type { Principal } from "../platform/http/env";
+import { jwtConfig } from "../platform/http/env";
+import type { DirectoryDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
+import { clientIp } from "../platform/http/client-ip";
+import { looksLikeJwt, verifyToken } from "../platform/crypto/jwt";
 import { authenticateApiKey } from "./api-keys";
 import { findSession, findSessionAtPrimary, type FoundSession } from "./principal-records";
 

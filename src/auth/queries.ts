@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { sessions, users, type UserRow } from "../db/schema";
-import type { AuthUser } from "../platform/env";
+import type { AuthUser } from "../platform/http/env";
 
 export function toAuthUser(u: UserRow): AuthUser {
   return {

@@ -3,9 +3,9 @@
 // 0/O or 1/I/L mix-ups, typed in any case, with or without the dashes), stored as its SHA-256: with 80 bits no
 // stored hash can be searched back to its code, so a fast hash does (as for refresh tokens).
 import { and, count, eq, exists, isNull, sql } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { recoveryCodes } from "../db/schema";
-import { sha256Hex } from "../platform/crypto";
+import { sha256Hex } from "../platform/crypto/crypto";
 import { MFA } from "../config/auth";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";

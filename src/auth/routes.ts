@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/openapi";
+import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
 import {
   AccountSchema,
   AuthResponse,
@@ -20,8 +20,8 @@ import {
 import { login, sendVerification, signup, verifyEmail } from "./service";
 import { refreshSession, revokeSession, signOutOtherSessions } from "./sessions";
 import { accountResource, findUserById, userResource } from "./queries";
-import { apiRouter } from "../platform/router";
-import { ApiError } from "../platform/errors";
+import { apiRouter } from "../platform/http/router";
+import { ApiError } from "../platform/errors/errors";
 import { resendAllowed } from "./verification-limit";
 import { changePassword } from "./password";
 import { forgotPassword, resetPassword } from "./password-reset";
@@ -45,7 +45,7 @@ authRoutes.openapi(
     responses: { 201: json(AuthResponse, "Account created"), ...errors(400, 403, 409) },
   }),
   async (c) => {
-    // request.cf's continent places the new owner on a shard of their region (platform/placement.ts).
+    // request.cf's continent places the new owner on a shard of their region (platform/data/placement.ts).
     const continent = (c.req.raw.cf as { continent?: string } | undefined)?.continent;
     const { user, session } = await signup(c.var.dbs.directory(), c.env, c.req.valid("json"), continent);
     return c.json({ user: userResource(user), session }, 201);

@@ -8,10 +8,10 @@
 // the guard are the same for both.
 import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { z } from "@hono/zod-openapi";
-import { directoryDb, type DirectoryDb } from "../platform/db";
+import { directoryDb, type DirectoryDb } from "../platform/data/db";
 import { mfaTokens, passkeyChallenges, recoveryCodes, totpFactors, users, type UserRow } from "../db/schema";
-import { randomToken, sha256Hex } from "../platform/crypto";
-import { ApiError } from "../platform/errors";
+import { randomToken, sha256Hex } from "../platform/crypto/crypto";
+import { ApiError } from "../platform/errors/errors";
 import { MFA } from "../config/auth";
 import { createSession, type SessionBody } from "./sessions";
 import { guardedCheck } from "./login-guard";

@@ -2,7 +2,7 @@
 // else to check: the second factors that still sign in and the API keys that still work (a password change or
 // reset leaves both in place).
 import { and, count, eq, gt, isNull, or } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { apiKeys } from "../db/schema";
 import { findTotpFactor } from "./totp-factor";
 import { passkeysOf } from "./passkey-store";

@@ -1,16 +1,16 @@
 // Sessions: a refresh-token family (sessions row) plus short-lived access JWTs that name it (`sid`).
 // Refresh tokens are opaque, stored as SHA-256, single use; presenting a used one revokes the family.
 import { and, eq, isNull, ne } from "drizzle-orm";
-import { directoryDb, runBatch, type DirectoryDb } from "../platform/db";
+import { directoryDb, runBatch, type DirectoryDb } from "../platform/data/db";
 import { refreshTokens, sessions, users } from "../db/schema";
-import { newId } from "../platform/ids";
-import { randomToken, sha256Hex } from "../platform/crypto";
-import { signToken } from "../platform/jwt";
-import { jwtConfig } from "../platform/env";
+import { newId } from "../platform/data/ids";
+import { randomToken, sha256Hex } from "../platform/crypto/crypto";
+import { signToken } from "../platform/crypto/jwt";
+import { jwtConfig } from "../platform/http/env";
 import { SESSION } from "../config/auth";
-import { ApiError } from "../platform/errors";
+import { ApiError } from "../platform/errors/errors";
 import { forgetSession, forgetSessions } from "./principal-records";
-import type { ErrorCode } from "../platform/error-codes";
+import type { ErrorCode } from "../platform/errors/error-codes";
 
 export type SessionBody = { access_token: string; refresh_token: string; expires_in: number; token_type: "Bearer" };
 

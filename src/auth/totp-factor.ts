@@ -1,14 +1,14 @@
 // The TOTP factor (extensions.md §5): enrol (a pending seed), confirm with a first code (recovery codes issued),
-// check a code at sign-in, turn off. The seed is stored sealed (platform/secret-box.ts) under a key derived
+// check a code at sign-in, turn off. The seed is stored sealed (platform/crypto/secret-box.ts) under a key derived
 // from TOTP_ENCRYPTION_SECRET. A code is accepted once: the factor remembers the last step it accepted, and a
 // conditional UPDATE moves it forward, so of two requests with one code exactly one passes.
 // Everything here reads and writes D1's primary (the `db` handed in by a POST/DELETE route, or the binding).
 import { and, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
-import { runBatch, type DirectoryDb } from "../platform/db";
+import { runBatch, type DirectoryDb } from "../platform/data/db";
 import { totpFactors } from "../db/schema";
-import { base32Encode, matchingSteps, newTotpSecret, otpauthUrl } from "../platform/totp";
-import { openSecret, sealSecret } from "../platform/secret-box";
-import { ApiError, unauthorized } from "../platform/errors";
+import { base32Encode, matchingSteps, newTotpSecret, otpauthUrl } from "../platform/crypto/totp";
+import { openSecret, sealSecret } from "../platform/crypto/secret-box";
+import { ApiError, unauthorized } from "../platform/errors/errors";
 import { MFA } from "../config/auth";
 import { queueMail } from "../mail/outbox";
 import { findUserById } from "./queries";

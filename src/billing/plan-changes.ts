@@ -1,11 +1,11 @@
 // Plan changes: the plan_changes history and the users.plan it drives. Every change is one db.batch
 // (a D1 transaction), so the history and the plan never disagree.
 import { and, count, desc, eq, ne, sql, type SQL } from "drizzle-orm";
-import { runBatch, type DirectoryDb, type Statement } from "../platform/db";
+import { runBatch, type DirectoryDb, type Statement } from "../platform/data/db";
 import { planChanges, users } from "../db/schema";
-import { newId } from "../platform/ids";
-import { ApiError } from "../platform/errors";
-import { auditInsertIf } from "../platform/audit";
+import { newId } from "../platform/data/ids";
+import { ApiError } from "../platform/errors/errors";
+import { auditInsertIf } from "../platform/data/audit";
 import { forgetUser } from "../auth/principal-records";
 import type { Plan } from "../config";
 

@@ -1,7 +1,7 @@
 // How a plan change is paid for. The service never sees card data: a provider either decides itself
 // (manual: an admin approves upgrades) or hands the customer to a payment processor's hosted checkout and
 // learns the outcome from its signed webhook (POST /billing/webhook, see webhook.ts).
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import type { Plan } from "../config";
 import { applyPlanChange, findPendingChange, requestPlanChange, type PlanChangeRow } from "./plan-changes";
 import { isUpgrade } from "./plans";

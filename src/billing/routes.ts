@@ -2,14 +2,14 @@
 // processor's webhook (no credentials: an HMAC signature instead).
 import { createRoute } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { AppEnv } from "../platform/env";
-import type { DirectoryDb } from "../platform/db";
+import type { AppEnv } from "../platform/http/env";
+import type { DirectoryDb } from "../platform/data/db";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { bearer, errors, json, jsonBody, noCredentials } from "../platform/openapi";
-import { validationError } from "../platform/validation";
-import { apiRouter } from "../platform/router";
-import { ApiError, unauthorized } from "../platform/errors";
-import type { CodeWithStatus } from "../platform/error-codes";
+import { bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
+import { validationError } from "../platform/http/validation";
+import { apiRouter } from "../platform/http/router";
+import { ApiError, unauthorized } from "../platform/errors/errors";
+import type { CodeWithStatus } from "../platform/errors/error-codes";
 import { users } from "../db/schema";
 import { planCatalogue } from "./plans";
 import { PlansBody, SubscriptionBody, SubscriptionChangeBody, SubscriptionRequest, WebhookAck } from "./schemas";

@@ -2,7 +2,7 @@
 // shared secret BILLING_WEBHOOK_SECRET. Several v1 entries are allowed (secret rotation: the sender signs
 // with old and new). The timestamp bounds replays to a window; event ids (webhook_events) stop replays
 // inside it.
-import { bytesToHex, timingSafeEqual, utf8 } from "../platform/crypto";
+import { bytesToHex, timingSafeEqual, utf8 } from "../platform/crypto/crypto";
 
 export const SIGNATURE_HEADER = "X-Signature";
 export const REPLAY_WINDOW_SECONDS = 300;

@@ -3,7 +3,7 @@
 // repeated (by the processor's retries or by an attacker replaying a captured request) changes nothing.
 import { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { users, webhookEvents } from "../db/schema";
 import { PLANS, type Plan } from "../config";
 import { applyPlanChange } from "./plan-changes";

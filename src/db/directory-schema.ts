@@ -204,7 +204,7 @@ export const webhookEvents = sqliteTable("webhook_events", {
 
 /**
  * How full each shard is, as the cron last measured it (D1's size of the database): new owners go to the least
- * full of the open shards (platform/placement.ts). A shard with no row has not been measured yet.
+ * full of the open shards (platform/data/placement.ts). A shard with no row has not been measured yet.
  */
 export const shardFill = sqliteTable("shard_fill", {
   shard: integer("shard").primaryKey(),

@@ -9,7 +9,7 @@ import { users } from "./directory-schema";
 /** An account's TOTP factor: pending from enrolment until a first code confirms it. One per account. */
 export const totpFactors = sqliteTable("totp_factors", {
   userId: text("user_id").primaryKey().references(() => users.id),
-  /** The seed sealed with AES-GCM (platform/secret-box.ts), bound to user_id; never stored in clear. */
+  /** The seed sealed with AES-GCM (platform/crypto/secret-box.ts), bound to user_id; never stored in clear. */
   secretSealed: text("secret_sealed").notNull(),
   /** The latest 30-second step whose code was accepted: a code is taken only for a later step (single use). */
   lastUsedStep: integer("last_used_step"),

@@ -204,7 +204,7 @@ export const owners = sqliteTable("owners", {
 /**
  * Ids of files, uploads and albums whose owner moved off this shard (admin/shard-move): the shard now holding
  * them. Ids name the shard they were made on, so a lookup by id that misses here reads this table and follows
- * it (platform/moved-ids.ts). WITHOUT ROWID (by hand in the migrations, as for the bands): the key is the table.
+ * it (platform/data/moved-ids.ts). WITHOUT ROWID (by hand in the migrations, as for the bands): the key is the table.
  */
 export const movedFiles = sqliteTable("moved_files", {
   id: text("id").primaryKey(),
@@ -253,7 +253,7 @@ export const albums = sqliteTable(
     description: text("description").notNull().default(""),
     visibility: text("visibility", { enum: VISIBILITIES }).notNull().default("public"),
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
-    /** Self-describing password hash (platform/passwords.ts); null when the album has no password. */
+    /** Self-describing password hash (platform/crypto/passwords.ts); null when the album has no password. */
     passwordHash: text("password_hash"),
     coverFileId: text("cover_file_id"),
     viewCount: integer("view_count").notNull().default(0),

@@ -17,7 +17,7 @@ export const webhookEndpoints = sqliteTable(
     description: text("description").notNull().default(""),
     /** JSON array of the event types sent to this endpoint. */
     events: text("events", { mode: "json" }).$type<string[]>().notNull(),
-    /** The signing key sealed with AES-GCM (platform/secret-box.ts), bound to the endpoint id. */
+    /** The signing key sealed with AES-GCM (platform/crypto/secret-box.ts), bound to the endpoint id. */
     secretSealed: text("secret_sealed").notNull(),
     enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
     /** Why delivery stopped by itself: "gone" (the endpoint answered 410) or "failures" (20 in a row). */

@@ -4,10 +4,10 @@
 // anyone change an account.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { isDevEnvironment, type AppEnv } from "../platform/env";
-import { ApiError } from "../platform/errors";
-import { json } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { isDevEnvironment, type AppEnv } from "../platform/http/env";
+import { ApiError } from "../platform/errors/errors";
+import { json } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { readOutbox } from "../mail/outbox";
 import { normalizeEmail } from "../auth/service";
 import { findLiveUserByEmail } from "../auth/queries";

@@ -3,7 +3,7 @@
 // as their own change: `file_count` and `cover_file_id` can never disagree with album_files.
 // (Query builders, not db.run(sql``): drizzle 0.45 cannot batch raw statements that carry parameters.)
 import { eq, inArray, sql } from "drizzle-orm";
-import type { ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/data/db";
 import { albumFiles, albums } from "../db/schema";
 
 /**

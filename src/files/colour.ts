@@ -2,7 +2,7 @@
 // The distance is taken here, over the owner's (id, colour) pairs read from the owner's index range: SQLite has
 // no cube root, and an owner's pairs are small next to the rows a page returns.
 import { files } from "../db/schema";
-import type { ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/data/db";
 import { listPageQuery, listWhere, type ListQuery } from "./queries";
 
 type Lab = [number, number, number];

@@ -1,9 +1,9 @@
 // GET /files/:id/download: the original bytes as an attachment, under the same visibility rules as GET /files/:id.
 import { createRoute, z } from "@hono/zod-openapi";
 import { optionalPermission } from "../middleware/guards";
-import { bearer, errors } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
-import { ApiError } from "../platform/errors";
+import { bearer, errors } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
+import { ApiError } from "../platform/errors/errors";
 import { FileIdParam } from "./schemas";
 import { readableFile, viewerOf } from "../serving/access";
 import { countHit } from "../serving/view-counter";

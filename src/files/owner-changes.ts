@@ -4,11 +4,11 @@
 // stand then. So a delete is recorded whatever the review state (moderation keeps its evidence as for any
 // deleted file: the report stays open and the objects stay for the purge's retention window), while a PATCH
 // is refused with 409 until the review ends: the title, description and tags may be what was reported.
-import type { Principal } from "../platform/env";
-import type { ShardDb } from "../platform/db";
+import type { Principal } from "../platform/http/env";
+import type { ShardDb } from "../platform/data/db";
 import type { FileRow } from "../db/schema";
-import { ApiError } from "../platform/errors";
-import { ownerMoving } from "../platform/moved-ids";
+import { ApiError } from "../platform/errors/errors";
+import { ownerMoving } from "../platform/data/moved-ids";
 import { assertReadable, fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf } from "../serving/access";
 
 /**

@@ -1,7 +1,7 @@
 // Reads and writes of files rows for the files API. Every change is one conditional statement or one
 // D1 batch (a transaction): no read-modify-write races.
 import { and, asc, count, desc, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
-import { runBatch, type ShardDb } from "../platform/db";
+import { runBatch, type ShardDb } from "../platform/data/db";
 import { files, type FileRow, type Visibility } from "../db/schema";
 import { detachFileFromAlbumsStatements } from "./album-membership";
 import { FILE_RANK, fileMatches } from "./text-match";

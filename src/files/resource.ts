@@ -1,7 +1,7 @@
 // The File resource as the API shows it: the full resource (GET/PATCH /files/:id) and the list item
 // (GET /files, album `files`). Timestamps leave as ISO strings, URLs are built from the configured addresses.
 import type { FileRow } from "../db/schema";
-import { cdnUrl, fileUrl, thumbnailUrl } from "../platform/urls";
+import { cdnUrl, fileUrl, thumbnailUrl } from "../platform/http/urls";
 import { isAgeRestricted } from "../serving/access";
 import type { Duplicate } from "./duplicates";
 import { ladderUrls } from "../serving/variants";

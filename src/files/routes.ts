@@ -1,13 +1,13 @@
 // The files API: GET /files, GET|PATCH|DELETE /files/:id (the download is download-route.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { Pagination } from "../platform/pagination";
-import { apiRouter } from "../platform/router";
-import { ApiError, unauthorized } from "../platform/errors";
-import { sha256Hex, timingSafeEqualString } from "../platform/crypto";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { Pagination } from "../platform/http/pagination";
+import { apiRouter } from "../platform/http/router";
+import { ApiError, unauthorized } from "../platform/errors/errors";
+import { sha256Hex, timingSafeEqualString } from "../platform/crypto/crypto";
 import { FileIdParam, FileList, FileListItemSchema, FileSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "./schemas";
 import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf, fileNotFound } from "../serving/access";
 import { ownFile, patchRefusal, underReview } from "./owner-changes";
@@ -21,8 +21,8 @@ import { accessChanged } from "../serving/access-changed";
 import { cachedAccess, type CachedAccess } from "../serving/lookups";
 import { BOOKMARK_HEADER, noteBookmark } from "../middleware/db";
 import type { FileRow } from "../db/schema";
-import type { ShardDb } from "../platform/db";
-import { pointAt } from "../platform/moved-ids";
+import type { ShardDb } from "../platform/data/db";
+import { pointAt } from "../platform/data/moved-ids";
 import { emitAfterResponse } from "../webhooks/emit";
 
 export const fileRoutes = apiRouter();

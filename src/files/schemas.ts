@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { VISIBILITIES } from "../db/schema";
 import { FILE_METADATA } from "../config";
-import { PageQuery, Pagination } from "../platform/pagination";
+import { PageQuery, Pagination } from "../platform/http/pagination";
 
 export const Visibility = z.enum(VISIBILITIES);
 export const HotlinkPolicy = z.enum(["allow", "whitelist", "block"]);

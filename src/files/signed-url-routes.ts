@@ -2,17 +2,17 @@
 // POST /files/:id/signed-url/revoke. The owner, or an API key with `read`; anyone else gets 404 (a private
 // file's existence is not told). Signing and checking: serving/signed-links.ts.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Principal } from "../platform/env";
+import type { Principal } from "../platform/http/env";
 import { requirePermission } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
-import type { ShardDb } from "../platform/db";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
+import type { ShardDb } from "../platform/data/db";
 import type { FileRow } from "../db/schema";
-import { fileUrl } from "../platform/urls";
+import { fileUrl } from "../platform/http/urls";
 import { FileIdParam } from "./schemas";
 import { SignedUrl, SignedUrlRequest } from "./signed-url-schemas";
 import { ensureSigningSalt, rotateSigningSalt } from "./signing-salts";
-import { ownerMoving } from "../platform/moved-ids";
+import { ownerMoving } from "../platform/data/moved-ids";
 import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf } from "../serving/access";
 import { accessChanged } from "../serving/access-changed";
 import { newSigningSalt, signLink } from "../serving/signed-links";

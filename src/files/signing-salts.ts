@@ -1,7 +1,7 @@
 // The per-file salt of signed links (files.signing_salt; serving/signed-links.ts). Queries on the file's own
 // shard: the caller picks it.
 import { eq, sql } from "drizzle-orm";
-import type { ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/data/db";
 import { files } from "../db/schema";
 
 /** What accessChanged needs to name a file's cached entries, and the salt now in force. */

@@ -2,7 +2,7 @@
 import { and, between, desc, eq, gte, inArray, sql } from "drizzle-orm";
 import { INSIGHTS } from "../config";
 import { fileDays, files, ownerDays, owners, serviceDays } from "../db/schema";
-import type { DirectoryDb, ShardDb } from "../platform/db";
+import type { DirectoryDb, ShardDb } from "../platform/data/db";
 import { DAY_MS, type DayRange } from "./range";
 
 export type Referrer = { host: string; views: number };

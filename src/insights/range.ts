@@ -1,6 +1,6 @@
 // Insights' days (extensions.md § 10): UTC dates on the wire, day numbers (days since 1970-01-01) in D1.
 import { INSIGHTS } from "../config";
-import { ApiError } from "../platform/errors";
+import { ApiError } from "../platform/errors/errors";
 import { dayOf } from "../serving/view-counter-days";
 
 export { dayOf };

@@ -3,8 +3,8 @@
 import { sql } from "drizzle-orm";
 import { INSIGHTS } from "../config";
 import { fileDays, files, ownerDays, owners, reports, serviceDays, users } from "../db/schema";
-import { directoryDb, shardDb, type DirectoryDb, type ShardDb } from "../platform/db";
-import { allShards } from "../platform/shards";
+import { directoryDb, shardDb, type DirectoryDb, type ShardDb } from "../platform/data/db";
+import { allShards } from "../platform/data/shards";
 import { DAY_MS, dayOf } from "./range";
 
 /** Rows deleted per table and run: a run's work stays bounded; the next run goes on. */

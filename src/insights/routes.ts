@@ -1,9 +1,9 @@
 // The insights API (extensions.md § 10): a file's, the caller's account's and (admins) the service's days.
 import { createRoute } from "@hono/zod-openapi";
 import { callerUser, optionalPermission, requirePermission, requireRole } from "../middleware/guards";
-import { bearer, errors, json } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
-import { ApiError } from "../platform/errors";
+import { bearer, errors, json } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
+import { ApiError } from "../platform/errors/errors";
 import { FileIdParam } from "../files/schemas";
 import { ownedFile } from "./queries";
 import { dayRange } from "./range";

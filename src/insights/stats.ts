@@ -1,6 +1,6 @@
 // The three answers of extensions.md § 10, shared by the API routes and the pages' charts.
-import type { DirectoryDb, ShardDb } from "../platform/db";
-import { thumbnailUrl } from "../platform/urls";
+import type { DirectoryDb, ShardDb } from "../platform/data/db";
+import { thumbnailUrl } from "../platform/http/urls";
 import { accountReferrers, accountViewRows, fileDayRows, fileReferrers, ownerDayRows, ownerToday, serviceDayRows, topFiles } from "./queries";
 import { everyDay, type DayRange } from "./range";
 import type { AccountStats, AdminStats, FileStats } from "./schemas";

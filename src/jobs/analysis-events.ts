@@ -5,10 +5,10 @@ import { eq } from "drizzle-orm";
 import { files } from "../db/schema";
 import type { AnalysisListener } from "../analysis/job";
 import { fileDuplicates } from "../files/duplicates";
-import { directoryDb } from "../platform/db";
+import { directoryDb } from "../platform/data/db";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { FlagReason } from "../webhooks/events";
-import { lookupFollowing, shardDbOf } from "../platform/moved-ids";
+import { lookupFollowing, shardDbOf } from "../platform/data/moved-ids";
 
 export const announceAnalysis: AnalysisListener = async (env, fileId, outcome) => {
   const db = shardDbOf(env, "file", fileId);

@@ -8,7 +8,7 @@
 // Purged files also leave the near-duplicate indexes (analysis/band-rows.ts).
 // Expired files also leave their albums right away (not after the retention), so album counts stay true.
 import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
-import { runBatch, type ShardDb } from "../platform/db";
+import { runBatch, type ShardDb } from "../platform/data/db";
 import { albumFiles, files, owners, type FileRow } from "../db/schema";
 import { PURGE } from "../config";
 import { detachFileFromAlbumsStatements } from "../files/album-membership";

@@ -6,7 +6,7 @@ import { announceAnalysis } from "./analysis-events";
 import { webhookJob } from "../webhooks/deliver";
 import { mailJob } from "../mail/deliver";
 import { passwordResetJob } from "../auth/password-reset";
-import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "../platform/job-messages";
+import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "../platform/data/job-messages";
 
 /** Features register their handlers here, one per message type (the compiler checks every type has one). */
 export const jobHandlers = {

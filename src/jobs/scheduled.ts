@@ -1,9 +1,9 @@
 // The cron trigger's work. Each task is a plain function over the database/bindings so tests can call it.
 import { and, isNotNull, lt, or } from "drizzle-orm";
-import { directoryDb, primaries, shardDb, type DirectoryDb, type ShardDb } from "../platform/db";
+import { directoryDb, primaries, shardDb, type DirectoryDb, type ShardDb } from "../platform/data/db";
 import { applyPendingEffects } from "../moderation/resolve-effects";
-import { allShards } from "../platform/shards";
-import { measureShards } from "../platform/shard-fill";
+import { allShards } from "../platform/data/shards";
+import { measureShards } from "../platform/data/shard-fill";
 import { emailTokens, mfaTokens, refreshTokens } from "../db/schema";
 import { cleanupUploads } from "../uploads/cleanup";
 import { purgeGoneFiles } from "./purge";

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { ApiKeyList, CreatedKey, CreateKeyRequest } from "./schemas";
 import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api-keys";
-import { PageQuery } from "../platform/pagination";
+import { PageQuery } from "../platform/http/pagination";
 import { sessionLiveAtPrimary } from "../auth/middleware";
 
 export const keyRoutes = apiRouter();

@@ -1,7 +1,7 @@
 // Request and response shapes of /keys (routes.ts), also the pages' types (pages/app/api.ts).
 import { z } from "@hono/zod-openapi";
-import { PERMISSIONS } from "../platform/env";
-import { Pagination } from "../platform/pagination";
+import { PERMISSIONS } from "../platform/http/env";
+import { Pagination } from "../platform/http/pagination";
 
 export const Permission = z.enum(PERMISSIONS as unknown as ["read", "upload", "manage"]);
 

@@ -4,9 +4,9 @@
 // `rateLimitFailedAuth()` (before auth) counts those against the caller's IP as anonymous calls.
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
-import type { AppEnv } from "../platform/env";
-import { clientIp } from "../platform/client-ip";
-import { RateLimitError } from "../platform/errors";
+import type { AppEnv } from "../platform/http/env";
+import { clientIp } from "../platform/http/client-ip";
+import { RateLimitError } from "../platform/errors/errors";
 import { limiterFor, type LimitState } from "./rate-limiter";
 import { leases, type LeaseSource, type WaitUntil } from "./leases";
 import { bucketsFor, isUploadStart, multiplierOf, subjectOf } from "./policy";

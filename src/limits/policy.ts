@@ -1,7 +1,7 @@
 // Who is counted where, and how much they may do: the subject of a principal, its plan and the limits of
 // its two hourly buckets (decisions.md § Rate limits).
 import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
-import type { Principal } from "../platform/env";
+import type { Principal } from "../platform/http/env";
 import type { BucketSpec } from "./rate-limiter";
 
 export const WINDOW_SECONDS = 3600;

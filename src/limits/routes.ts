@@ -1,10 +1,10 @@
 // GET /account/limits: the caller's plan, size limit, storage quota and both rate-limit buckets.
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { callerUser, signedIn } from "../middleware/guards";
-import { bearer, errors, json } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { bearer, errors, json } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { PLAN_LIMITS } from "../config";
 import { owners } from "../db/schema";
 import { limiterFor, type LimitState } from "./rate-limiter";

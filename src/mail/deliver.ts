@@ -10,9 +10,9 @@
 import { and, eq } from "drizzle-orm";
 import { MAIL } from "../config/mail";
 import { outbox, type OutboxRow } from "../db/schema";
-import { directoryDb, type DirectoryDb } from "../platform/db";
-import { isDevEnvironment } from "../platform/env";
-import type { JobHandler, MailMessage } from "../platform/job-messages";
+import { directoryDb, type DirectoryDb } from "../platform/data/db";
+import { isDevEnvironment } from "../platform/http/env";
+import type { JobHandler, MailMessage } from "../platform/data/job-messages";
 import { sendTry } from "./outbox";
 import { mailSender } from "./sender";
 

@@ -3,10 +3,10 @@
 // send that fails, or a queue that will not take the message, never fails the request (the cron sends lost
 // messages again, ./requeue.ts). Development prints each mail and serves it at GET /api/v1/dev/outbox.
 import { desc, eq } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { outbox } from "../db/schema";
-import { newId } from "../platform/ids";
-import { jobQueue } from "../platform/job-messages";
+import { newId } from "../platform/data/ids";
+import { jobQueue } from "../platform/data/job-messages";
 import { renderMail, type MailContent, type RenderedMail } from "./templates";
 import { mailSender } from "./sender";
 

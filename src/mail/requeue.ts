@@ -4,8 +4,8 @@
 import { and, asc, eq, gte, inArray, lt } from "drizzle-orm";
 import { MAIL } from "../config/mail";
 import { outbox } from "../db/schema";
-import { directoryDb } from "../platform/db";
-import { jobQueue } from "../platform/job-messages";
+import { directoryDb } from "../platform/data/db";
+import { jobQueue } from "../platform/data/job-messages";
 import { MAIL_TRIES, emptiedBodies } from "./deliver";
 import { mailSender } from "./sender";
 

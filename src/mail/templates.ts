@@ -1,7 +1,7 @@
 // Every mail the service sends, one function per kind, all in the one layout of ./layout.ts. Callers pass facts
 // (a username, a token, a time); the words, the links (at SITE_URL, or BASE_URL for the moderation API) and the
 // reason the person got the mail are decided here.
-import { apiUrl } from "../platform/urls";
+import { apiUrl } from "../platform/http/urls";
 import { renderHtml, renderText, type Block, type MailDoc } from "./layout";
 
 type Account = { username: string; email: string };

@@ -8,14 +8,14 @@
 //
 // `c.var.dbs` hands out a handle per database (docs/sharding.md): the directory or a shard; no query spans two.
 // Database DB is the directory and shard 0: its handles share one session. Each further shard (SHARD_n) gets a session of its own when first asked for, read at least as
-// fresh as the client's bookmark for it; `x-d1-bookmark` carries one bookmark per database (platform/bookmarks.ts).
+// fresh as the client's bookmark for it; `x-d1-bookmark` carries one bookmark per database (platform/data/bookmarks.ts).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../platform/env";
-import { database0, laterBookmark, shardHandle, type Database0, type RequestDbs, type ShardDb } from "../platform/db";
-import { formatBookmarks, parseBookmarks } from "../platform/bookmarks";
-import { shardBinding, shardCount, shardOfIdIn } from "../platform/shards";
-import { routedShard } from "../platform/moved-ids";
+import type { AppEnv } from "../platform/http/env";
+import { database0, laterBookmark, shardHandle, type Database0, type RequestDbs, type ShardDb } from "../platform/data/db";
+import { formatBookmarks, parseBookmarks } from "../platform/data/bookmarks";
+import { shardBinding, shardCount, shardOfIdIn } from "../platform/data/shards";
+import { routedShard } from "../platform/data/moved-ids";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -67,7 +67,7 @@ export function requestDbs(c: Context<AppEnv>): RequestDbs {
   const open = () => (db0 ??= database0(session(0)));
   const shards = new Map<number, ShardDb>();
   // One handle per id named, so that once a lookup followed the id to the shard its owner moved to, every later
-  // use of the id in this request reads there too (platform/moved-ids.ts).
+  // use of the id in this request reads there too (platform/data/moved-ids.ts).
   const byId = new Map<string, ShardDb>();
   const dbs: RequestDbs = {
     directory: () => open().directory,

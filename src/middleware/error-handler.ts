@@ -2,13 +2,13 @@
 // request id and answered 500 without internals.
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "../platform/env";
-import { ApiError, RateLimitError } from "../platform/errors";
+import type { AppEnv } from "../platform/http/env";
+import { ApiError, RateLimitError } from "../platform/errors/errors";
 
 /**
  * Hono's own refusals: HTTPExceptions that carry a status and no code. Known by class and status only (their
  * message texts are Hono's to change): the media-type gate of @hono/zod-openapi is the 415, bodyLimit without our
- * onError the 413. Malformed JSON never gets here as Hono's 400: platform/router.ts parses bodies first. Anything
+ * onError the 413. Malformed JSON never gets here as Hono's 400: platform/http/router.ts parses bodies first. Anything
  * else keeps the contract's answer from before the table: `http_error`, Hono's message for a refusal, none for a
  * failure. (No Hono code we run throws another 4xx; one that did would be answered 400.)
  */

@@ -1,8 +1,8 @@
 // Who may call a route. Routes list their guard in createRoute({ middleware }) so it is visible beside them.
 import { createMiddleware } from "hono/factory";
-import type { AppEnv, AuthUser, Permission, Principal } from "../platform/env";
+import type { AppEnv, AuthUser, Permission, Principal } from "../platform/http/env";
 import type { Role } from "../config";
-import { ApiError, unauthorized } from "../platform/errors";
+import { ApiError, unauthorized } from "../platform/errors/errors";
 
 export const API_KEY_SCOPE_MESSAGE =
   "API keys can only access /upload, /files, /albums, /search and POST /moderation/report; sign in for this endpoint";

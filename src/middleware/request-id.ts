@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../platform/env";
-import { randomId } from "../platform/ids";
+import type { AppEnv } from "../platform/http/env";
+import { randomId } from "../platform/data/ids";
 
 const SAFE_ID = /^[A-Za-z0-9_.:-]{8,64}$/;
 

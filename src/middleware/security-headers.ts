@@ -2,8 +2,8 @@
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import { cors } from "hono/cors";
-import type { AppEnv } from "../platform/env";
-import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS } from "../platform/tus-headers";
+import type { AppEnv } from "../platform/http/env";
+import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS } from "../platform/http/tus-headers";
 
 // Headers a route already set win (overwrite: false): pages send their own CSP and X-Frame-Options, and
 // byte links their Cross-Origin-Resource-Policy: cross-origin (images are embedded everywhere).

@@ -1,10 +1,10 @@
 // The moderators' view of a reported file's bytes. Hidden, quarantined and banned files read 410 on every
 // public address, so reviewing them needs a way in that only the moderation role has. Every view is audited.
-import type { DirectoryAndShards } from "../platform/db";
-import type { AuthUser } from "../platform/env";
-import { ApiError } from "../platform/errors";
-import { isId } from "../platform/ids";
-import { auditInsert } from "../platform/audit";
+import type { DirectoryAndShards } from "../platform/data/db";
+import type { AuthUser } from "../platform/http/env";
+import { ApiError } from "../platform/errors/errors";
+import { isId } from "../platform/data/ids";
+import { auditInsert } from "../platform/data/audit";
 import { privateByteHeaders } from "../serving/answers";
 import { findReport } from "./queue";
 import { reportNotFound } from "./resolve";

@@ -2,11 +2,11 @@
 // and an audit record. Recipients are the accounts holding the role; a fresh deployment without any falls
 // back to the ADMIN_EMAILS var, so the message always has somewhere to go.
 import { and, asc, inArray, isNull } from "drizzle-orm";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { users, type FileRow } from "../db/schema";
 import { MODERATION } from "../config";
 import { queueMail } from "../mail/outbox";
-import { auditInsert } from "../platform/audit";
+import { auditInsert } from "../platform/data/audit";
 
 export type Escalation = {
   reportId: string;

@@ -1,11 +1,11 @@
 // The moderation queue: reports with the state of their file, high priority first, then oldest first.
 import { and, asc, count, eq, inArray, type SQL } from "drizzle-orm";
-import type { DirectoryAndShards } from "../platform/db";
-import { locateRows } from "../platform/moved-ids";
-import type { OwnerShards } from "../platform/moved-ids";
+import type { DirectoryAndShards } from "../platform/data/db";
+import { locateRows } from "../platform/data/moved-ids";
+import type { OwnerShards } from "../platform/data/moved-ids";
 import { files, owners, reports, type FileRow, type ReportRow } from "../db/schema";
 import { goneReason } from "../serving/access";
-import { apiUrl, cdnUrl, fileUrl } from "../platform/urls";
+import { apiUrl, cdnUrl, fileUrl } from "../platform/http/urls";
 import type { ReportReason } from "./reports";
 
 export type QueueFilter = {

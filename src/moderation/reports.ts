@@ -1,13 +1,13 @@
 // Filing a report (POST /moderation/report): who may report which file, aggregation into the file's one
 // open report, and the automatic actions of high-priority reasons (decisions.md § Moderation).
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { runBatch, type DirectoryAndShard, type ShardDb } from "../platform/db";
-import { writeShards } from "../platform/moved-ids";
+import { runBatch, type DirectoryAndShard, type ShardDb } from "../platform/data/db";
+import { writeShards } from "../platform/data/moved-ids";
 import { files, reports, type REPORT_REASONS } from "../db/schema";
 import { MODERATION } from "../config";
-import { ApiError } from "../platform/errors";
-import { newId } from "../platform/ids";
-import { sha256Hex } from "../platform/crypto";
+import { ApiError } from "../platform/errors/errors";
+import { newId } from "../platform/data/ids";
+import { sha256Hex } from "../platform/crypto/crypto";
 import { assertReadable, goneReason, loadFile, type LoadedFile, type Viewer } from "../serving/access";
 import { accessChanged } from "../serving/access-changed";
 import { emitWebhookEvent } from "../webhooks/emit";

@@ -4,10 +4,10 @@
 // `effects_applied_at` is set once they are done, and the cron applies those of a resolution that stopped
 // between the claim and its effects (applyPendingEffects).
 import { and, asc, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
-import { runBatch, type DirectoryAndShards, type ShardDb, type Statement } from "../platform/db";
+import { runBatch, type DirectoryAndShards, type ShardDb, type Statement } from "../platform/data/db";
 import { files, reports, type FileRow, type ReportRow } from "../db/schema";
-import { shardOfIdIn } from "../platform/shards";
-import { writeShards } from "../platform/moved-ids";
+import { shardOfIdIn } from "../platform/data/shards";
+import { writeShards } from "../platform/data/moved-ids";
 import { filesOf, type FileShards } from "./queue";
 import { accessChanged } from "../serving/access-changed";
 import { ownerStateStatement } from "../serving/owner-state";

@@ -5,14 +5,14 @@
 // statement of the batch carries the condition "this very claim happened", so two moderators resolving the same
 // report at once cannot both act: the loser's statements change nothing and it answers 409. Then the claimer
 // applies the file's shard's part (resolve-effects.ts), retry-safe, and the cron finishes it if the request
-// stopped in between. runBatch (platform/db.ts) keeps each statement's `changes`: what this resolution did.
+// stopped in between. runBatch (platform/data/db.ts) keeps each statement's `changes`: what this resolution did.
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
-import { runBatch, type DirectoryAndShards, type DirectoryDb, type Statement } from "../platform/db";
+import { runBatch, type DirectoryAndShards, type DirectoryDb, type Statement } from "../platform/data/db";
 import { blocklist, reports, users } from "../db/schema";
-import type { AuthUser } from "../platform/env";
-import { ApiError } from "../platform/errors";
-import { isId, newId } from "../platform/ids";
-import { auditInsertIf } from "../platform/audit";
+import type { AuthUser } from "../platform/http/env";
+import { ApiError } from "../platform/errors/errors";
+import { isId, newId } from "../platform/data/ids";
+import { auditInsertIf } from "../platform/data/audit";
 import { applyShardEffects } from "./resolve-effects";
 import { indexBlocklistEntryStatements, unindexBlocklistEntryStatement } from "../analysis/blocklist";
 import { isPhash } from "../analysis/phash";

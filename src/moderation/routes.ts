@@ -1,11 +1,11 @@
 // The moderation API: POST /moderation/report (anyone), and for moderators and admins (session only)
 // GET /moderation/queue, POST /moderation/reports/:id/resolve, GET /moderation/reports/:id/content.
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
-import { bearer, errors, json, jsonBody } from "../platform/openapi";
-import { Pagination } from "../platform/pagination";
-import { apiRouter } from "../platform/router";
+import { bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { Pagination } from "../platform/http/pagination";
+import { apiRouter } from "../platform/http/router";
 import { viewerOf } from "../serving/access";
 import { QueueQuery, ReportCreated, ReportIdParam, ReportItem, ReportList, ReportRequest, ResolveRequest, ResolveResponse } from "./schemas";
 import { complianceMessage, fileReport } from "./reports";

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { REPORT_REASONS } from "../db/schema";
 import { MODERATION } from "../config";
-import { PageQuery, Pagination } from "../platform/pagination";
+import { PageQuery, Pagination } from "../platform/http/pagination";
 
 export const Reason = z.enum(REPORT_REASONS).openapi({ description: "csam and terrorism are high priority: the file is hidden at once" });
 export const Priority = z.enum(["high", "normal"]);

@@ -1,13 +1,13 @@
 // {site_url}/a/<album_id>/download: the album as a zip of the images an anonymous visitor sees, streamed from
-// R2 one object after another (platform/zip.ts), never held in memory. A password album needs its password
+// R2 one object after another (platform/formats/zip.ts), never held in memory. A password album needs its password
 // (POSTed, as on the album page); wrong ones count against the same per-album, per-client limit.
 import type { Context } from "hono";
 import { inArray } from "drizzle-orm";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import type { AlbumRow } from "../db/schema";
 import { files } from "../db/schema";
 import { ANONYMOUS_SEES, albumFilesPage } from "../albums/queries";
-import { zipStream, type ZipEntry } from "../platform/zip";
+import { zipStream, type ZipEntry } from "../platform/formats/zip";
 
 const PAGE = 200;
 /** An album download holds at most this many images (the API pages through any size). */

@@ -3,11 +3,11 @@
 // (never in a URL); wrong passwords count against the same per-album, per-client limit as the API.
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import type { AlbumRow } from "../db/schema";
-import { ApiError, RateLimitError } from "../platform/errors";
-import { albumUrl, filePageUrl } from "../platform/urls";
-import { clientIp } from "../platform/client-ip";
+import { ApiError, RateLimitError } from "../platform/errors/errors";
+import { albumUrl, filePageUrl } from "../platform/http/urls";
+import { clientIp } from "../platform/http/client-ip";
 import { ANONYMOUS_VIEWER, isUnsafeToRender } from "../serving/access";
 import { ANONYMOUS_SEES, albumFilesPage, visibleCover } from "../albums/queries";
 import { checkAlbumPassword, visibleAlbum } from "../albums/service";

@@ -4,7 +4,7 @@
 // through the web app with their session. Their page is `private, no-store`: a shared cache never keeps it.
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import type { FileRow } from "../db/schema";
 import { ANONYMOUS_VIEWER, isAgeRestricted, type LoadedFile, type Viewer } from "../serving/access";
 import { SESSION_COOKIE, pageSession } from "./app/session";

@@ -4,11 +4,11 @@
 // Its owner, signed in, sees their private or age-restricted file here too (file-owner.tsx).
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import type { FileRow } from "../db/schema";
-import { ApiError } from "../platform/errors";
+import { ApiError } from "../platform/errors/errors";
 import { assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../serving/access";
-import { fileUrl, filePageUrl, apiUrl } from "../platform/urls";
+import { fileUrl, filePageUrl, apiUrl } from "../platform/http/urls";
 import { servedType } from "../serving/answers";
 import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";

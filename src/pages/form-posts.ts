@@ -3,7 +3,7 @@
 // The parsed form is left in Hono's body cache, so handlers' `c.req.parseBody()` / `c.req.formData()` reuse it.
 import { createMiddleware } from "hono/factory";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { REQUEST_LIMITS } from "../config";
 
 const FORM_TYPES = new Set(["multipart/form-data", "application/x-www-form-urlencoded"]);

@@ -3,17 +3,17 @@
 // maxheight in a format crawlers read, its width and height the variant's own (picture.tsx previewImage);
 // thumbnail_url always comes with thumbnail_width and thumbnail_height (previewThumbnail), as the spec asks.
 import type { Context } from "hono";
-import type { AppEnv } from "../platform/env";
-import { ApiError } from "../platform/errors";
+import type { AppEnv } from "../platform/http/env";
+import { ApiError } from "../platform/errors/errors";
 import { ANONYMOUS_VIEWER, assertReadable, isUnsafeToRender, loadFile } from "../serving/access";
-import { filePageUrl, albumUrl } from "../platform/urls";
-import { internalPath } from "../platform/dispatch";
+import { filePageUrl, albumUrl } from "../platform/http/urls";
+import { internalPath } from "../platform/http/dispatch";
 import { visibleAlbum } from "../albums/service";
 import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { fitWithin, previewImage, previewThumbnail } from "./picture";
 import { PROVIDER_NAME, fileAlt, fileTitle } from "./file";
 
-/** oEmbed consumers read JSON errors, in the API's body (the codes are in platform/error-codes.ts). */
+/** oEmbed consumers read JSON errors, in the API's body (the codes are in platform/errors/error-codes.ts). */
 const oembedError = (c: Context<AppEnv>, err: ApiError) => c.json(err.body(), err.status);
 
 const positiveInt = (v: string | undefined) => {

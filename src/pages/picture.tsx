@@ -4,7 +4,7 @@
 // placeholder SVG, a refused one never reaches a browser). While an image loads, the client script (client/placeholders.ts) paints the file's
 // dominant colour and its ThumbHash from the data attributes (the CSP allows no inline style).
 import { ANALYSIS, VARIANTS } from "../config";
-import { fileUrl, thumbnailUrl } from "../platform/urls";
+import { fileUrl, thumbnailUrl } from "../platform/http/urls";
 import type { FileRow } from "../db/schema";
 import { isUnsafeToRender } from "../serving/access";
 import { servedType } from "../serving/answers";

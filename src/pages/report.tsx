@@ -3,7 +3,7 @@
 // report; a foreign Origin is refused (csrf()).
 import { Hono, type Context } from "hono";
 import { csrf } from "hono/csrf";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { REPORT_REASONS } from "../db/schema";
 import { Layout } from "./layout";
 import { Notice } from "./app/ui";

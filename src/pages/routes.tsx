@@ -1,7 +1,7 @@
 // The site surface ({site_url}): server-rendered pages. Later features add their pages here.
 import { trimTrailingSlash } from "hono/trailing-slash";
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { Layout, asset } from "./layout";
 import { DocsPage } from "./docs";
 import { filePages } from "./file";

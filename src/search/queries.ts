@@ -4,7 +4,7 @@
 // keeps SQLite from walking the owner's rows and running the match once per row).
 import { and, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { albums, files } from "../db/schema";
-import type { ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/data/db";
 import { LIST_COLUMNS, liveFileCondition, rankedPage } from "../files/queries";
 import { fileMatches } from "../files/text-match";
 

@@ -1,8 +1,8 @@
 // GET /search and GET /files/:id/similar (extensions.md § 9): the caller's own files and albums only.
 import { createRoute } from "@hono/zod-openapi";
 import { callerUser, requirePermission } from "../middleware/guards";
-import { bearer, errors, json } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { bearer, errors, json } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { FileIdParam } from "../files/schemas";
 import { fileListItem } from "../files/resource";
 import { matchExpression, parseTerms } from "../files/text-match";

@@ -1,7 +1,7 @@
 // Request and response schemas of GET /search and GET /files/:id/similar (extensions.md § 9).
 import { z } from "@hono/zod-openapi";
 import { FileListItemSchema } from "../files/schemas";
-import { Pagination } from "../platform/pagination";
+import { Pagination } from "../platform/http/pagination";
 
 const SNIPPET = "Plain text (never HTML) with each matching word wrapped in \\u0002…\\u0003, which clients turn into highlights";
 

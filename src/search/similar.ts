@@ -3,7 +3,7 @@
 // probes (each a primary-key seek, so the shard's size does not count), then one read of the kept files' rows.
 import { SEARCH, ANALYSIS } from "../config";
 import type { FileRow } from "../db/schema";
-import { runBatch, type ShardDb } from "../platform/db";
+import { runBatch, type ShardDb } from "../platform/data/db";
 import { embeddingCandidateStatement, phashCandidateStatements } from "../files/duplicate-lookup";
 import { listPageQuery } from "../files/queries";
 import { phashDistance } from "../analysis/duplicates";

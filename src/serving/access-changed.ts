@@ -4,9 +4,9 @@
 // global purge is configured. Credentials are auth's own (forgetSession, forgetKey, forgetUser for a principal).
 import { inArray } from "drizzle-orm";
 import { files } from "../db/schema";
-import { shardDb } from "../platform/db";
-import { locateRows } from "../platform/moved-ids";
-import { forget, type EdgeEnv } from "../platform/edge-records";
+import { shardDb } from "../platform/data/db";
+import { locateRows } from "../platform/data/moved-ids";
+import { forget, type EdgeEnv } from "../platform/edge/edge-records";
 import { forgetUser } from "../auth/principal-records";
 import { fileCacheKeys, fileRecordKeys, type PurgedFile } from "./edge-cache";
 import { forgetOwnerState } from "./owner-state";

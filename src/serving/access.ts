@@ -1,13 +1,13 @@
 // Who may see a file. The one place that turns a file's state and a caller into 200 / 403 / 404 / 410,
 // used by the files API, byte serving, album listings and the pages. What a cached decision carries: records.ts.
 import { eq } from "drizzle-orm";
-import type { ShardDb } from "../platform/db";
+import type { ShardDb } from "../platform/data/db";
 import { files, owners, type FileRow } from "../db/schema";
-import type { Principal } from "../platform/env";
-import { ApiError } from "../platform/errors";
-import type { CodeWithStatus } from "../platform/error-codes";
-import { isId } from "../platform/ids";
-import { lookupFollowing } from "../platform/moved-ids";
+import type { Principal } from "../platform/http/env";
+import { ApiError } from "../platform/errors/errors";
+import type { CodeWithStatus } from "../platform/errors/error-codes";
+import { isId } from "../platform/data/ids";
+import { lookupFollowing } from "../platform/data/moved-ids";
 
 /** A file row plus what its owner's account state says about it (a banned owner's files are gone). */
 export type LoadedFile<F extends ReadableFile = FileRow> = {
@@ -15,7 +15,7 @@ export type LoadedFile<F extends ReadableFile = FileRow> = {
   ownerGoneAt: Date | null;
   /** The owner is being moved to another shard (owners.moved_to): their changes wait. Known from loadFile only. */
   ownerMoving?: boolean;
-  /** The shard the owner is being moved to, where takedowns write too (platform/moved-ids.ts writeShards). From loadFile only. */
+  /** The shard the owner is being moved to, where takedowns write too (platform/data/moved-ids.ts writeShards). From loadFile only. */
   ownerMovedTo?: number | null;
   /** The shard the row was found on (a moved owner's ids name the shard they were made on). From loadFile only. */
   shard?: number;

@@ -2,8 +2,8 @@
 // Also what every byte response says about its type and safety, shared with the files API's download and
 // moderation's content view. Who may see the bytes is decided before (byte-path.ts).
 import type { Context } from "hono";
-import type { AppEnv } from "../platform/env";
-import { ApiError } from "../platform/errors";
+import type { AppEnv } from "../platform/http/env";
+import { ApiError } from "../platform/errors/errors";
 import { contentDisposition } from "./content-disposition";
 import { fillByteEntry, type ByteEntry, type EntryRecord, type ServedFile, type Variant } from "./records";
 

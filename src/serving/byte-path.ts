@@ -3,9 +3,9 @@
 // (lookups.ts: the entry's, the file's, or D1's primary). 4. The rules: readable (access.ts) or signed, hotlink.
 // 5. Answer (answers.ts), count a view after the response. Bounds and round trips: docs/files-and-serving.md.
 import type { Context } from "hono";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import type { FileRow } from "../db/schema";
-import { ApiError } from "../platform/errors";
+import { ApiError } from "../platform/errors/errors";
 import { SERVING } from "../config";
 import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";

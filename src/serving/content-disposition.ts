@@ -2,7 +2,7 @@
 // `filename*=UTF-8''...` with the exact name percent-encoded. Nothing from the stored name can reach the
 // header unescaped: no CR/LF (header splitting), no quotes or backslashes (parameter breakout), no `;`.
 // The name's extension always names the served type, whatever the client called the file.
-import { nameMatchingType } from "../platform/image-types";
+import { nameMatchingType } from "../platform/formats/image-types";
 
 /** RFC 8187 attr-char: ALPHA / DIGIT / "!" / "#" / "$" / "&" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" */
 const ATTR_CHAR = /[A-Za-z0-9!#$&+\-.^_`|~]/;

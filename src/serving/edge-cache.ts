@@ -1,8 +1,8 @@
-// The keys of serving's edge-cached state (kinds in platform/edge-records.ts, EDGE_KINDS; docs/edge-records.md):
+// The keys of serving's edge-cached state (kinds in platform/edge/edge-records.ts, EDGE_KINDS; docs/edge-records.md):
 // a file's access record, its owner's state, the bytes of its original and thumbnail (carrying the access record),
 // and its cached variants (only the plain ladder: a purge names every key a file's entries can have).
 import type { FileRow } from "../db/schema";
-import { edgeKey, forget, type EdgeEnv } from "../platform/edge-records";
+import { edgeKey, forget, type EdgeEnv } from "../platform/edge/edge-records";
 import { cacheableDescriptors, thumbType, transformableType } from "./variants";
 import { servedType } from "./answers";
 import { entryKey, EDGE_CACHE_SECONDS, type Variant } from "./records";

@@ -2,11 +2,11 @@
 // access record, its owner's state; each from the edge when it may decide, else from D1's primary, filled after the
 // response (records.ts). A miss reads the primary, never a replica: docs/edge-records.md says why, and the bounds.
 import type { Context } from "hono";
-import type { AppEnv } from "../platform/env";
-import { laterBookmark } from "../platform/db";
-import { shardDbOf } from "../platform/moved-ids";
-import { shardOfIdIn } from "../platform/shards";
-import { recordSeconds, recordsOn } from "../platform/edge-records";
+import type { AppEnv } from "../platform/http/env";
+import { laterBookmark } from "../platform/data/db";
+import { shardDbOf } from "../platform/data/moved-ids";
+import { shardOfIdIn } from "../platform/data/shards";
+import { recordSeconds, recordsOn } from "../platform/edge/edge-records";
 import { requestDbs } from "../middleware/db";
 import { loadFile, type LoadedFile } from "./access";
 import { servedType } from "./answers";

@@ -6,10 +6,10 @@
 // owner_ordinal, so a bounded list (at most three keys per file). The owner's own record is auth's (forgetUser).
 import { and, eq, lte, sql, type SQL } from "drizzle-orm";
 import { files } from "../db/schema";
-import { shardDb, type ShardDb, type Statement } from "../platform/db";
-import { allShards } from "../platform/shards";
+import { shardDb, type ShardDb, type Statement } from "../platform/data/db";
+import { allShards } from "../platform/data/shards";
 import { SERVING } from "../config";
-import type { EdgeEnv } from "../platform/edge-records";
+import type { EdgeEnv } from "../platform/edge/edge-records";
 import { forgetFileAccess } from "./edge-cache";
 
 /** A change of an owner's state: banned at a time, unbanned (null), or its account deleted. */

@@ -3,10 +3,10 @@
 // guarded fills that write them after a response from D1's primary. The lookups are lookups.ts.
 import { eq } from "drizzle-orm";
 import { owners, type FileRow } from "../db/schema";
-import { shardHandle } from "../platform/db";
-import { routedShard, shardDbOf } from "../platform/moved-ids";
-import { shardBinding } from "../platform/shards";
-import { decodeRecord, edgeKey, encodeRecord, matchEdge, namespace, putEntry, writeThenVerify } from "../platform/edge-records";
+import { shardHandle } from "../platform/data/db";
+import { routedShard, shardDbOf } from "../platform/data/moved-ids";
+import { shardBinding } from "../platform/data/shards";
+import { decodeRecord, edgeKey, encodeRecord, matchEdge, namespace, putEntry, writeThenVerify } from "../platform/edge/edge-records";
 import { loadFile, type LoadedFile } from "./access";
 import { SERVING } from "../config";
 

@@ -6,7 +6,7 @@
 //   GET|HEAD {cdn_url}/uploads/<date>/<file_id>/<filename>    the image under its storage key, immutable
 // Each takes ?w=, h, fit, q, format: a variant through the Images binding (variants.ts, variant-serve.ts).
 import { Hono } from "hono";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { serveBytes } from "./byte-path";
 
 // Hono answers HEAD with the GET route (and drops the body); serveBytes sees the HEAD method and skips R2.

@@ -14,8 +14,8 @@
 // reading a row), and they are checked against the file's current owner, so a link minted by anyone else for
 // the same file never matches. They live one to two hours (SIGNED_LINKS.ownerBucketSeconds) and are not voided
 // by a revoke; what they serve is exactly what a share link serves. They have one spelling too (`osig` for `sig`).
-import { ApiError } from "../platform/errors";
-import { base64url, randomToken, timingSafeEqualString, utf8 } from "../platform/crypto";
+import { ApiError } from "../platform/errors/errors";
+import { base64url, randomToken, timingSafeEqualString, utf8 } from "../platform/crypto/crypto";
 import { VARIANT_PARAMS } from "./variants";
 import type { Variant } from "./edge-cache";
 import { goneError, goneReason, type LoadedFile, type ReadableFile } from "./access";

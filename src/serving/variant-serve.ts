@@ -7,12 +7,12 @@
 // Whatever cannot be made (a type the engine does not read, an engine error, no engine bound) is answered by
 // the caller with the original and `X-Variant-Fallback: <reason>`: never a 500.
 import type { Context } from "hono";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import type { ServedFile } from "./records";
-import { ApiError } from "../platform/errors";
-import { nameMatchingType } from "../platform/image-types";
+import { ApiError } from "../platform/errors/errors";
+import { nameMatchingType } from "../platform/formats/image-types";
 import { EDGE_CACHE_SECONDS, variantCacheKey, type Variant } from "./edge-cache";
-import { matchEntry, putEntry } from "../platform/edge-records";
+import { matchEntry, putEntry } from "../platform/edge/edge-records";
 import { planVariant, THUMB_SOURCE_SIZE, thumbType, transformableType, type VariantPlan, type VariantQuery, type VariantSource } from "./variants";
 import { byteHeaders, etagMatches, notModified, servedType } from "./answers";
 

@@ -9,8 +9,8 @@
 //   - only the plain ladder (a width and a format, default fit and quality) is kept in the edge cache: that is
 //     what pages, link previews and the API hand out, and a finite set that accessChanged (access-changed.ts) can name key by key.
 import { ANALYSIS, VARIANTS } from "../config";
-import { ApiError } from "../platform/errors";
-import { fileUrl } from "../platform/urls";
+import { ApiError } from "../platform/errors/errors";
+import { fileUrl } from "../platform/http/urls";
 import { snapBox, type BoxFill } from "./variant-box";
 
 export type OutputType = "image/avif" | "image/webp" | "image/jpeg" | "image/png";

@@ -4,7 +4,7 @@
 import { sql } from "drizzle-orm";
 import { INSIGHTS } from "../config";
 import { files, owners } from "../db/schema";
-import type { ShardDb, Statement } from "../platform/db";
+import type { ShardDb, Statement } from "../platform/data/db";
 import type { CounterKind } from "./view-counter-targets";
 
 const DAY_MS = 86_400_000;

@@ -2,7 +2,7 @@
 // the read of current counts, and the owner's move fence that holds a write (docs/sharding.md § Moving an owner).
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { albums, files, owners } from "../db/schema";
-import type { ShardDb, Statement } from "../platform/db";
+import type { ShardDb, Statement } from "../platform/data/db";
 
 export function groupBy<T>(items: readonly T[], key: (item: T) => number): Map<number, T[]> {
   const out = new Map<number, T[]>();

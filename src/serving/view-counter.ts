@@ -16,9 +16,9 @@
 // A key is written on the D1 shard its id names, or, once its owner moved (moved_files), the shard it moved to.
 import { DurableObject } from "cloudflare:workers";
 import { SHARD_MOVE, VIEW_COUNTER } from "../config";
-import { runBatch, shardDb, type ShardDb } from "../platform/db";
-import { shardOfIdIn } from "../platform/shards";
-import { movedShards } from "../platform/moved-ids";
+import { runBatch, shardDb, type ShardDb } from "../platform/data/db";
+import { shardOfIdIn } from "../platform/data/shards";
+import { movedShards } from "../platform/data/moved-ids";
 import { KINDS, TARGETS, groupBy, type CounterKind } from "./view-counter-targets";
 import { DIRECT, countDay, createDayTable, dayStatements, markDaysWritten, pruneDays, referrerHost } from "./view-counter-days";
 

@@ -3,11 +3,11 @@
 //   continue (PUT, parts, complete, finalize, status, abort): the owner's session or `upload` key, or the
 //   anonymous uploader's upload token (a JWT scoped to exactly one file).
 import { createMiddleware } from "hono/factory";
-import type { AppEnv, AuthUser, Principal } from "../platform/env";
+import type { AppEnv, AuthUser, Principal } from "../platform/http/env";
 import { requirePermission } from "../middleware/guards";
-import { ApiError, unauthorized } from "../platform/errors";
+import { ApiError, unauthorized } from "../platform/errors/errors";
 import type { UploadWithFile } from "./records";
-import { placeAnonymous } from "../platform/placement";
+import { placeAnonymous } from "../platform/data/placement";
 
 export type Uploader = { kind: "user"; user: AuthUser } | { kind: "anonymous" } | { kind: "token"; fileId: string };
 
@@ -43,7 +43,7 @@ export function uploaderOf(p: Principal): Uploader {
 
 /**
  * The shard a new upload goes to: the user's own, or for an anonymous one (no account to place) a shard picked by
- * a random seed among those open to new data (platform/placement.ts). Its ids then carry that shard.
+ * a random seed among those open to new data (platform/data/placement.ts). Its ids then carry that shard.
  */
 export function startShard(env: Env, uploader: Uploader): number {
   return uploader.kind === "user" ? uploader.user.shard : placeAnonymous(env, crypto.randomUUID());

@@ -3,8 +3,8 @@
 // same 404 album_not_found (no `manage` needed, and no album's existence revealed).
 import { albumNotFound } from "../albums/service";
 import { loadAlbum } from "../albums/queries";
-import type { RequestDbs, ShardDb } from "../platform/db";
-import { ownerMoving } from "../platform/moved-ids";
+import type { RequestDbs, ShardDb } from "../platform/data/db";
+import { ownerMoving } from "../platform/data/moved-ids";
 import type { Uploader } from "./access";
 
 /** An album id and the handle on the shard its id names (a routed handle follows a moved owner's). */

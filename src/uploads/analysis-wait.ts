@@ -7,7 +7,7 @@
 // still show the file as pending after the analysis has landed.
 import { eq } from "drizzle-orm";
 import { files, type FileRow } from "../db/schema";
-import { lookupFollowing, shardDbOf } from "../platform/moved-ids";
+import { lookupFollowing, shardDbOf } from "../platform/data/moved-ids";
 
 export const ANALYSIS_WAIT = {
   defaultMs: 10_000,

@@ -9,7 +9,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { UPLOADS } from "../config/uploads";
 import { files, uploadParts, uploads } from "../db/schema";
-import { runBatch, type ShardDb } from "../platform/db";
+import { runBatch, type ShardDb } from "../platform/data/db";
 import { removeStoredBytes } from "./lifecycle";
 import { ENDED_UPLOAD_STATES, LIVE_UPLOAD_STATES, endUpload } from "./records";
 

@@ -1,10 +1,10 @@
 // PUT /upload/direct/:fileId: the body streams into R2 at the file's storeKey and is verified against the
 // presign (magic bytes, length, SHA-256). A body that fails any check is not kept and ends the upload.
 import type { UploadMime } from "../config/uploads";
-import type { ShardDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
-import { isId } from "../platform/ids";
-import { fileUrl } from "../platform/urls";
+import type { ShardDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
+import { isId } from "../platform/data/ids";
+import { fileUrl } from "../platform/http/urls";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, failVerification, removeStoredBytes } from "./lifecycle";
 import { findUploadByFileId, markBytesReceived, wrongFlow } from "./records";

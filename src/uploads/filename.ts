@@ -1,7 +1,7 @@
 // Client filenames -> the last segment of storeKey. No client-controlled path ever reaches R2: the key is
 // `uploads/<YYYY-MM-DD>/<file_id>/<sanitised name>` and the sanitised name cannot contain a separator.
 import { UPLOADS, type UploadMime } from "../config/uploads";
-import { canonicalExtension } from "../platform/image-types";
+import { canonicalExtension } from "../platform/formats/image-types";
 
 // C0/C1 controls, bidi overrides/isolates and other invisible format characters (they make names lie about
 // themselves, e.g. "gpj.exe" shown as "exe.jpg"), lone surrogates (in /u mode the class only matches unpaired

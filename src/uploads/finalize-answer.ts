@@ -6,7 +6,7 @@
 // (bench/README.md § d1-bytes).
 import type { FileRow } from "../db/schema";
 import type { Duplicate } from "../analysis/duplicates";
-import { cdnUrl, fileUrl } from "../platform/urls";
+import { cdnUrl, fileUrl } from "../platform/http/urls";
 
 export type FinalizeResponse = {
   fileId: string;

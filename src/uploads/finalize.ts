@@ -5,16 +5,16 @@
 // returns the stored answer brought up to date with the analysis.
 import { and, asc, eq, isNull, ne } from "drizzle-orm";
 import { files } from "../db/schema";
-import type { DirectoryAndShard, ShardDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
+import type { DirectoryAndShard, ShardDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
 import { finalizeBlocklistReportStatement, matchBlocklist } from "../analysis/blocklist";
 import { nsfwThreshold } from "../analysis/nsfw";
-import { jobQueue } from "../platform/job-messages";
+import { jobQueue } from "../platform/data/job-messages";
 import { emitAfterResponse } from "../webhooks/emit";
 
 type WaitUntil = Pick<ExecutionContext, "waitUntil">;
-import { isId } from "../platform/ids";
-import { cdnUrl, fileUrl } from "../platform/urls";
+import { isId } from "../platform/data/ids";
+import { cdnUrl, fileUrl } from "../platform/http/urls";
 import { UPLOADS } from "../config/uploads";
 import { ownedBy, type Uploader } from "./access";
 import { assertNotEnded } from "./lifecycle";

@@ -3,9 +3,9 @@
 // the same checks (plan size, quota, mime allow-list, magic bytes, digest), so nothing about the file differs
 // from one uploaded through the direct flow. The body is parsed whole, so it is bounded by the plan's size limit.
 import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
-import type { DirectoryAndShard } from "../platform/db";
-import { ApiError } from "../platform/errors";
-import { bytesToHex } from "../platform/crypto";
+import type { DirectoryAndShard } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
+import { bytesToHex } from "../platform/crypto/crypto";
 import type { Uploader } from "./access";
 import { startUpload, type StartInput } from "./start";
 import { receiveDirectUpload } from "./direct";

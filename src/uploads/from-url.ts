@@ -11,8 +11,8 @@
 import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
 import { UPLOADS, URL_UPLOADS } from "../config/uploads";
 import type { Visibility } from "../db/schema";
-import type { DirectoryAndShard, ShardDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
+import type { DirectoryAndShard, ShardDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
 import type { Uploader } from "./access";
 import { assertUploadAlbum, type UploadAlbum } from "./album";
 import { startUpload, type Started } from "./start";

@@ -1,7 +1,7 @@
 // Shared rules of an upload's life: which state allows what, and how a failed verification ends it so that
 // nothing stays behind (no object, no live record, no reservation).
-import type { ShardDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
+import type { ShardDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
 import type { UploadRow } from "../db/schema";
 import { endUpload, markFilePurged, type UploadWithFile } from "./records";
 import { tusState } from "./tus/upload-state";

@@ -1,8 +1,8 @@
 // /upload/multipart/*: init -> PUT parts (resumable: GET lists what arrived) -> complete (then finalize, as the
 // direct flow) or abort. The part PUT streams its body and is exempt from the JSON body limit (app.ts).
 import { createRoute } from "@hono/zod-openapi";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { uploadAlbum } from "./album";
 import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";

@@ -8,10 +8,10 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { UPLOADS, type UploadMime } from "../config/uploads";
 import { uploadParts, uploads, type UploadRow } from "../db/schema";
-import type { ShardDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
-import { isId } from "../platform/ids";
-import { apiUrl } from "../platform/urls";
+import type { ShardDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
+import { isId } from "../platform/data/ids";
+import { apiUrl } from "../platform/http/urls";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, assertNotEnded, endFailedUpload, failVerification, removeStoredBytes } from "./lifecycle";
 import { endUpload, findUploadById, markBytesReceived, wrongFlow, type UploadWithFile } from "./records";

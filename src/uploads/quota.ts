@@ -11,11 +11,11 @@
 // `runBatch(db, [...])` with the state change it belongs to (test/uploads/quota.test.ts runs each inside one).
 // The quota columns are in no edge-cached record: changing them needs no invalidation.
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import { runBatch, type ShardDb } from "../platform/db";
+import { runBatch, type ShardDb } from "../platform/data/db";
 import { owners, uploads } from "../db/schema";
 import { PLAN_LIMITS, type Plan } from "../config";
 import { ensureOwnerKeyStatement } from "../analysis/band-rows";
-import { ownerMoving } from "../platform/moved-ids";
+import { ownerMoving } from "../platform/data/moved-ids";
 
 /**
  * Reserves `bytes` of the user's plan quota; false when it would not fit, 503 owner_moving while the owner is

@@ -1,10 +1,10 @@
 // D1 access for upload and file records. Every state change is a conditional UPDATE inside one db.batch
 // (D1 has no interactive transactions), so racing requests and the cleanup job can never both win.
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { runBatch, type ShardDb, type Statement } from "../platform/db";
+import { runBatch, type ShardDb, type Statement } from "../platform/data/db";
 import { files, uploadParts, uploads, type FileRow, type UploadRow } from "../db/schema";
-import { lookupFollowing } from "../platform/moved-ids";
-import { ApiError } from "../platform/errors";
+import { lookupFollowing } from "../platform/data/moved-ids";
+import { ApiError } from "../platform/errors/errors";
 import { commitUploadReservationStatement, releaseUploadReservationStatement } from "./quota";
 
 export type UploadState = UploadRow["state"];
@@ -40,7 +40,7 @@ export async function insertUploadRecords(db: ShardDb, file: typeof files.$infer
  */
 export const nextOwnerOrdinal = (userId: string) => sql`(SELECT COALESCE(MAX(${files.ownerOrdinal}), 0) + 1 FROM ${files} WHERE ${files.userId} = ${userId})`;
 
-/** An upload by id; a moved owner's is followed to its shard (platform/moved-ids.ts). */
+/** An upload by id; a moved owner's is followed to its shard (platform/data/moved-ids.ts). */
 export async function findUploadById(db: ShardDb, uploadId: string): Promise<UploadWithFile | undefined> {
   return lookupFollowing(db, uploadId, () =>
     db.select({ upload: uploads, file: files }).from(uploads).innerJoin(files, eq(files.id, uploads.fileId)).where(eq(uploads.id, uploadId)).get(),

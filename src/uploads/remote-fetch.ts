@@ -1,9 +1,9 @@
 // The outbound half of an upload from a URL (extensions.md § 2): one deadline over the whole fetch, and redirects
-// followed by hand so that every hop passes the outbound address rules (platform/outbound-address.ts) before it
+// followed by hand so that every hop passes the outbound address rules (platform/outbound/outbound-address.ts) before it
 // is requested. What the remote answers is judged here; its body is read by remote-body.ts.
 import { URL_UPLOADS } from "../config/uploads";
-import { ApiError } from "../platform/errors";
-import { checkOutboundUrl, outboundRules } from "../platform/outbound-address";
+import { ApiError } from "../platform/errors/errors";
+import { checkOutboundUrl, outboundRules } from "../platform/outbound/outbound-address";
 
 /** One time limit over the request, every redirect and every read of the body. */
 export class Deadline {

@@ -1,10 +1,10 @@
 // /upload/*: the direct flow (presign -> PUT -> finalize) and the one-request uploads built on it (form, url).
 // The multipart flow is multipart-routes.ts, tus is tus/routes.ts. The two byte-streaming routes are exempt from the JSON body limit (app.ts).
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../platform/env";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { apiRouter } from "../platform/router";
-import { apiUrl } from "../platform/urls";
+import type { AppEnv } from "../platform/http/env";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { apiRouter } from "../platform/http/router";
+import { apiUrl } from "../platform/http/urls";
 import { UPLOADS, URL_UPLOADS } from "../config/uploads";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { startUpload } from "./start";
@@ -12,7 +12,7 @@ import { receiveDirectUpload } from "./direct";
 import { finalizeUpload } from "./finalize";
 import { uploadFromForm } from "./form";
 import { uploadFromUrl } from "./from-url";
-import { validationError } from "../platform/validation";
+import { validationError } from "../platform/http/validation";
 import { uploadAlbum } from "./album";
 import {
   binaryBody,

@@ -1,15 +1,15 @@
 // Starting an upload (presign for the direct flow, init for multipart): the checks of decisions.md § Uploads
 // in order (mime 415, plan size 413, direct-body limit 413, quota 402), then the atomic quota reservation and
 // the file + upload records, created together.
-import { jwtConfig } from "../platform/env";
+import { jwtConfig } from "../platform/http/env";
 import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
 import { UPLOADS, type UploadMime } from "../config/uploads";
 import type { Visibility } from "../db/schema";
-import type { ShardDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
-import { newShardedId } from "../platform/shard-ids";
-import { randomToken, sha256Hex } from "../platform/crypto";
-import { signToken } from "../platform/jwt";
+import type { ShardDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
+import { newShardedId } from "../platform/data/shard-ids";
+import { randomToken, sha256Hex } from "../platform/crypto/crypto";
+import { signToken } from "../platform/crypto/jwt";
 import { SESSION } from "../config/auth";
 import type { Uploader } from "./access";
 import { assertUploadAlbum, type UploadAlbum } from "./album";

@@ -2,7 +2,7 @@
 // a FixedLengthStream of the expected size gives it one (and errors when the client sends more or fewer
 // bytes, so a wrong-sized body is never stored). Magic bytes are sniffed from the first bytes before
 // anything is stored.
-import { bytesToHex } from "../platform/crypto";
+import { bytesToHex } from "../platform/crypto/crypto";
 import type { UploadMime } from "../config/uploads";
 import { SNIFF_BYTES, magicMatches } from "./magic";
 

@@ -8,10 +8,10 @@
 import { and, eq, sql } from "drizzle-orm";
 import { WEBHOOKS } from "../config";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, type WebhookEndpointRow } from "../db/schema";
-import { directoryDb, runBatch, type DirectoryDb } from "../platform/db";
-import { newId } from "../platform/ids";
-import { jobQueue, type JobHandler, type WebhookMessage } from "../platform/job-messages";
-import { checkOutboundUrl, outboundRules } from "../platform/outbound-address";
+import { directoryDb, runBatch, type DirectoryDb } from "../platform/data/db";
+import { newId } from "../platform/data/ids";
+import { jobQueue, type JobHandler, type WebhookMessage } from "../platform/data/job-messages";
+import { checkOutboundUrl, outboundRules } from "../platform/outbound/outbound-address";
 import { signingKey } from "./endpoints";
 import { mailEndpointDisabled } from "./disabled-mail";
 import { retryDelaySeconds } from "./retry-schedule";

@@ -1,9 +1,9 @@
 // An endpoint's delivery history (every try, newest first), a ping, and sending one delivery again.
 import { and, count, desc, eq } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, type WebhookEndpointRow } from "../db/schema";
-import type { DirectoryDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
-import { jobQueue } from "../platform/job-messages";
+import type { DirectoryDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
+import { jobQueue } from "../platform/data/job-messages";
 import { startDeliveries } from "./emit";
 
 export type AttemptView = {

@@ -2,7 +2,7 @@
 import { eq } from "drizzle-orm";
 import { WEBHOOKS } from "../config";
 import { users, type WebhookEndpointRow } from "../db/schema";
-import type { DirectoryDb } from "../platform/db";
+import type { DirectoryDb } from "../platform/data/db";
 import { queueMail } from "../mail/outbox";
 
 export async function mailEndpointDisabled(db: DirectoryDb, env: Env, endpoint: WebhookEndpointRow, reason: "gone" | "failures"): Promise<void> {

@@ -3,9 +3,9 @@
 // batch of delivery rows and one queue send. The tries themselves leave from the queue (deliver.ts).
 import { and, eq } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints, type WebhookDeliveryRow } from "../db/schema";
-import { runBatch, type DirectoryDb } from "../platform/db";
-import { newId } from "../platform/ids";
-import { jobQueue } from "../platform/job-messages";
+import { runBatch, type DirectoryDb } from "../platform/data/db";
+import { newId } from "../platform/data/ids";
+import { jobQueue } from "../platform/data/job-messages";
 import { eventBody, type WebhookEventType } from "./events";
 
 type Target = { id: string };

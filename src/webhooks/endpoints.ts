@@ -1,13 +1,13 @@
 // A user's webhook endpoints: create (the secret shown once), read, change, delete. The signing key is kept
-// sealed (platform/secret-box.ts) under TOTP_ENCRYPTION_SECRET with a label of its own, bound to the endpoint id.
+// sealed (platform/crypto/secret-box.ts) under TOTP_ENCRYPTION_SECRET with a label of its own, bound to the endpoint id.
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { WEBHOOKS } from "../config";
 import { webhookEndpoints, type WebhookEndpointRow } from "../db/schema";
-import type { DirectoryDb } from "../platform/db";
-import { ApiError } from "../platform/errors";
-import { newId } from "../platform/ids";
-import { checkOutboundUrl, outboundRules } from "../platform/outbound-address";
-import { openSecret, sealSecret } from "../platform/secret-box";
+import type { DirectoryDb } from "../platform/data/db";
+import { ApiError } from "../platform/errors/errors";
+import { newId } from "../platform/data/ids";
+import { checkOutboundUrl, outboundRules } from "../platform/outbound/outbound-address";
+import { openSecret, sealSecret } from "../platform/crypto/secret-box";
 import { newSigningKey, secretText } from "./signing";
 
 /** The HKDF label: keys derived for webhooks never meet the TOTP seeds' from the same server secret. */

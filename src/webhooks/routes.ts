@@ -1,11 +1,11 @@
 // /webhooks (extensions.md § 4): a session, or an API key with `manage`. Another user's endpoint is 404.
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../platform/env";
+import type { AppEnv } from "../platform/http/env";
 import { callerUser, requirePermission } from "../middleware/guards";
-import { MessageBody, bearer, errors, json, jsonBody } from "../platform/openapi";
-import { PageQuery } from "../platform/pagination";
-import { apiRouter } from "../platform/router";
+import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
+import { PageQuery } from "../platform/http/pagination";
+import { apiRouter } from "../platform/http/router";
 import { createEndpoint, deleteEndpoint, endpointView, listEndpoints, ownedEndpoint, updateEndpoint } from "./endpoints";
 import { listAttempts, retryDelivery, sendPing } from "./deliveries";
 import {

@@ -1,6 +1,6 @@
 // Request and response shapes of /webhooks (routes.ts), also the pages' types.
 import { z } from "@hono/zod-openapi";
-import { Pagination } from "../platform/pagination";
+import { Pagination } from "../platform/http/pagination";
 import { WEBHOOK_EVENTS } from "./events";
 
 export const WebhookEvent = z.enum(WEBHOOK_EVENTS).openapi("WebhookEvent");

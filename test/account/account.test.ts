@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { call, createKey, signup, uniqueUsername, verifiedUser } from "../support/api";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { users } from "../../src/db/schema";
 
 const ACCOUNT_FIELDS = ["ageConfirmed", "createdAt", "email", "emailVerified", "firstName", "id", "lastName", "plan", "role", "safeMode", "username"];

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { createKey, verifiedUser, type TestUser } from "../support/api";
 import { ownerDb, shardOfUser } from "../support/shard-db";
-import { shardedId } from "../../src/platform/shard-ids";
+import { shardedId } from "../../src/platform/data/shard-ids";
 
 export async function userWithRole(role: "user" | "moderator" | "admin", plan = "free"): Promise<TestUser> {
   const u = await verifiedUser();

@@ -5,10 +5,10 @@ import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } fro
 import { seedFile, settledCount } from "../support/files";
 import { checkAlbumPassword } from "../../src/albums/service";
 import { loadAlbum } from "../../src/albums/queries";
-import { shardDb } from "../../src/platform/db";
-import { shardOfIdIn } from "../../src/platform/shards";
+import { shardDb } from "../../src/platform/data/db";
+import { shardOfIdIn } from "../../src/platform/data/shards";
 import { ANONYMOUS_VIEWER } from "../../src/serving/access";
-import { RateLimitError } from "../../src/platform/errors";
+import { RateLimitError } from "../../src/platform/errors/errors";
 import { setOwnerBan, setOwnerDeleted } from "../support/owners";
 import { ownerDb } from "../support/shard-db";
 import { clearOfWindowEdge } from "../support/clock";

@@ -7,7 +7,7 @@ import { jpegSegments, SOS } from "../../src/analysis/containers/jpeg-segments";
 import { crcMatches, isComplete, pngChunks } from "../../src/analysis/containers/png-chunks";
 import { riffChunks } from "../../src/analysis/containers/riff";
 import { decodeReduced, LeanDecodeError } from "../../src/analysis/decoders";
-import { crc32 } from "../../src/platform/crc32";
+import { crc32 } from "../../src/platform/formats/crc32";
 import { fixture } from "./fixtures";
 import { avifHeader } from "./images";
 

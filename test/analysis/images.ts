@@ -1,5 +1,5 @@
 // Hand-built image headers for the header guard tests: just enough bytes to describe an image, no pixels.
-import { crc32 } from "../../src/platform/crc32";
+import { crc32 } from "../../src/platform/formats/crc32";
 
 const be32 = (v: number) => [(v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
 const le16 = (v: number) => [v & 0xff, (v >>> 8) & 0xff];

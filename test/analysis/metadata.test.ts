@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crc32 } from "../../src/platform/crc32";
+import { crc32 } from "../../src/platform/formats/crc32";
 import { readExifTags, scrubMetadata } from "../../src/analysis/metadata";
 import { fixture } from "./fixtures";
 import { privateLeftovers, tagText as text } from "./support";

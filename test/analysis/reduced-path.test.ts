@@ -6,7 +6,7 @@ import type { PhotonImage } from "@cf-wasm/photon";
 import { ANALYSIS } from "../../src/config";
 import { DecodeError, decodeImage, loadPhoton } from "../../src/analysis/imaging";
 import { parseImageHeader } from "../../src/analysis/header";
-import { crc32 } from "../../src/platform/crc32";
+import { crc32 } from "../../src/platform/formats/crc32";
 import { hammingDistance, phashFromLuma, toLuma601 } from "../../src/analysis/phash";
 import { base64ToBytes, EXPECTED_PHASH, fixture, FIXTURE_NAMES, LARGE_EXPECTED_PHASH, LARGE_FIXTURE_NAMES, largeFixture } from "./fixtures";
 import { pngHeader } from "./images";

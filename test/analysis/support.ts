@@ -5,12 +5,12 @@ import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { files, users, type FileRow } from "../../src/db/schema";
 import { DEAD_LETTER_QUEUE } from "../../src/jobs/queue";
-import type { JobMessage } from "../../src/platform/job-messages";
+import type { JobMessage } from "../../src/platform/data/job-messages";
 import worker from "../../src/index";
-import { sha256Hex } from "../../src/platform/crypto";
-import { directoryDb, shardDb } from "../../src/platform/db";
-import { shardOfIdIn } from "../../src/platform/shards";
-import { newId } from "../../src/platform/ids";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
+import { directoryDb, shardDb } from "../../src/platform/data/db";
+import { shardOfIdIn } from "../../src/platform/data/shards";
+import { newId } from "../../src/platform/data/ids";
 import { readExifTags, readXmp } from "../../src/analysis/metadata";
 import { nextOwnerOrdinal } from "../../src/uploads/records";
 

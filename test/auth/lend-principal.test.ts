@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app";
 import { lendPrincipal, resolvePrincipal } from "../../src/auth/principal";
-import { directoryDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/data/db";
 import { BASE, signup } from "../support/api";
 
 const ctx = { waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} } as unknown as ExecutionContext;

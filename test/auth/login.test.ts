@@ -2,10 +2,10 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { PASSWORD, call, createKey, isErrorBody, signup, uniqueEmail, uniqueUsername, verifiedUser } from "../support/api";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { users } from "../../src/db/schema";
-import { hashPassword } from "../../src/platform/passwords";
-import { newId } from "../../src/platform/ids";
+import { hashPassword } from "../../src/platform/crypto/passwords";
+import { newId } from "../../src/platform/data/ids";
 import { LOGIN_LIMITS } from "../../src/config/auth";
 import { startOfNextWindow } from "../support/clock";
 

@@ -10,7 +10,7 @@ import { mailsTo } from "../support/password";
 import { atNextStep, enableTotp, factorStatus, login } from "../support/totp";
 import { addPasskey, creationOptions, listPasskeys, registerPasskey, withPasskey } from "../support/passkeys";
 import { RP_ID, SITE_ORIGIN, attest, b64url, credentialIdOf, newAuthenticator } from "../support/webauthn";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { passkeys } from "../../src/db/schema";
 import { PASSKEYS } from "../../src/config/auth";
 

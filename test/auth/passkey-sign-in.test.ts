@@ -11,7 +11,7 @@ import { RP_ID, assertWith, attest, b64url, newAuthenticator, type Bend } from "
 import { startOfNextWindow } from "../support/clock";
 import { claimsOf } from "../support/tokens";
 import { login } from "../support/totp";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { passkeys, users } from "../../src/db/schema";
 import { LOGIN_LIMITS, PASSKEYS } from "../../src/config/auth";
 

@@ -7,7 +7,7 @@ import { PASSWORD, call, createKey, signup, verifiedUser } from "../support/api"
 import { changePassword, freshIp, loginWith, mailsTo, requestReset, resetPassword } from "../support/password";
 import { startOfNextWindow } from "../support/clock";
 import { claimsOf } from "../support/tokens";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { sessions, users } from "../../src/db/schema";
 import { LOGIN_LIMITS } from "../../src/config/auth";
 import { login } from "../support/totp";

@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PASSWORD, signup, uniqueEmail } from "../support/api";
 import { forgotPassword, freshIp, loginWith, requestReset, resetMails, resetPassword } from "../support/password";
 import { startOfNextWindow } from "../support/clock";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { emailTokens } from "../../src/db/schema";
-import { randomToken, sha256Hex } from "../../src/platform/crypto";
+import { randomToken, sha256Hex } from "../../src/platform/crypto/crypto";
 import { PASSWORD_RESET } from "../../src/config/auth";
 import type { Reply } from "../support/api";
 

@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { PASSWORD, call, latestToken, signup, uniqueEmail } from "../support/api";
 import { changePassword, forgotPassword, freshIp, loginWith, mailsTo, requestReset, resetMails, resetPassword, resetTokenOf } from "../support/password";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { emailTokens, users } from "../../src/db/schema";
-import { sha256Hex } from "../../src/platform/crypto";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
 
 const NEW_PASSWORD = "a brand new passphrase";
 const FORGOT_ANSWER = { message: "If an account uses this address, a link to reset its password is on its way. It works for 1 hour." };

@@ -9,7 +9,7 @@ import { PASSWORD, signup } from "../support/api";
 import { freshIp } from "../support/password";
 import { claimsOf } from "../support/tokens";
 import { unreachableBindings } from "../support/unreachable";
-import { createDb, database0 } from "../../src/platform/db";
+import { createDb, database0 } from "../../src/platform/data/db";
 import { sessions, users } from "../../src/db/schema";
 import { login } from "../../src/auth/service";
 import { refreshSession } from "../../src/auth/sessions";

@@ -1,14 +1,14 @@
 // Principals resolved from edge-cached records (src/auth/principal-records.ts). The suite runs with
 // ACCESS_RECORD_SECONDS=0; this file turns the records on, proves a warm session or key needs no D1 query,
 // and that every change a principal depends on, made through the API, reaches the very next request.
-import { decodeRecord } from "../../src/platform/edge-records";
+import { decodeRecord } from "../../src/platform/edge/edge-records";
 import type { KeyFacts, PrincipalUser } from "../../src/auth/principal-records";
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { resolvePrincipal } from "../../src/auth/principal";
-import { directoryDb } from "../../src/platform/db";
-import { sha256Hex } from "../../src/platform/crypto";
+import { directoryDb } from "../../src/platform/data/db";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
 import { BASE, PASSWORD, call, createKey, latestToken, signup, verifiedUser } from "../support/api";
 import { seedFile } from "../support/files";
 import { report, resolve, userWithRole } from "../support/moderation";

@@ -5,7 +5,7 @@ import { createScheduledController, createExecutionContext, waitOnExecutionConte
 import { describe, expect, it } from "vitest";
 import { eq, inArray } from "drizzle-orm";
 import { call, signup } from "../support/api";
-import { directoryDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/data/db";
 import { emailTokens, mfaTokens, passkeyChallenges, refreshTokens, sessions } from "../../src/db/schema";
 import { purgeDeadTokens, runScheduled } from "../../src/jobs/scheduled";
 import { claimsOf } from "../support/tokens";

@@ -3,9 +3,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { PASSWORD, call, createKey, signup, verifiedUser } from "../support/api";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { refreshTokens, sessions } from "../../src/db/schema";
-import { sha256Hex } from "../../src/platform/crypto";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
 import { claimsOf } from "../support/tokens";
 
 const refresh = (token: string) => call("/auth/refresh", { body: { refresh_token: token } });

@@ -7,10 +7,10 @@ import { eq } from "drizzle-orm";
 import { PASSWORD, call, createKey, signup, verifiedUser } from "../support/api";
 import { mailsTo } from "../support/password";
 import { STEP, atNextStep, codeAt, confirm, enableTotp, enrol, factorStatus, login, turnOff } from "../support/totp";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { recoveryCodes, totpFactors } from "../../src/db/schema";
-import { openSecret } from "../../src/platform/secret-box";
-import { sha256Hex } from "../../src/platform/crypto";
+import { openSecret } from "../../src/platform/crypto/secret-box";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
 
 const db = () => createDb(env.DB);
 const factorRow = (userId: string) => db().select().from(totpFactors).where(eq(totpFactors.userId, userId)).get();

@@ -4,9 +4,9 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { eq } from "drizzle-orm";
 import { BASE, PASSWORD, call, createKey, latestToken, signup, uniqueUsername, verifiedUser } from "../support/api";
 import { createApp } from "../../src/app";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { emailTokens, users } from "../../src/db/schema";
-import { sha256Hex } from "../../src/platform/crypto";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
 import { MAIL_REQUESTS } from "../../src/config/auth";
 import { startOfNextWindow } from "../support/clock";
 

@@ -10,7 +10,7 @@ import { matchBlocklist } from "../../src/analysis/blocklist";
 import { embeddingBandValues, encodeFeatures } from "../../src/analysis/embedding";
 import { files } from "../../src/db/schema";
 import { findDuplicates } from "../../src/files/duplicate-lookup";
-import { database0 } from "../../src/platform/db";
+import { database0 } from "../../src/platform/data/db";
 import { storedAnswer, type FinalizeResponse, type StoredFinalize } from "../../src/uploads/finalize-answer";
 
 const old = () => env.MIGRATION_TEST_DB;

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PLAN_LIMITS } from "../../src/config";
 import { loadAlbum } from "../../src/albums/queries";
-import { database0 } from "../../src/platform/db";
+import { database0 } from "../../src/platform/data/db";
 import { loadFile } from "../../src/serving/access";
 import { reserveQuota } from "../../src/uploads/quota";
 

@@ -50,7 +50,7 @@ describe("wrangler.toml", () => {
   });
 
   it("a plain `wrangler deploy` (the top level) never runs in development mode", () => {
-    // src/platform/env.ts isDevEnvironment: "development" and "test" turn on dev-only behaviour.
+    // src/platform/http/env.ts isDevEnvironment: "development" and "test" turn on dev-only behaviour.
     expect(["development", "test"]).not.toContain(top.vars.ENVIRONMENT);
   });
 });

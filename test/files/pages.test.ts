@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { signup, type TestUser } from "../support/api";
 import { SITE, fetchRaw, seedFile } from "../support/files";
-import { cdnUrl } from "../../src/platform/urls";
+import { cdnUrl } from "../../src/platform/http/urls";
 import { fitWithin } from "../../src/pages/picture";
 import { isUnsafeToRender } from "../../src/serving/access";
 import { inspectImage } from "../../src/analysis/header";

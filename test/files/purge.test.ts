@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { call, signup } from "../support/api";
 import { setStorage, storage } from "../support/owners";
 import { bandRowsOf, fileRow, indexBands, pngLikeBytes, seedFile } from "../support/files";
-import { shardDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/data/db";
 import { purgeCandidateQueries, type PurgeResult } from "../../src/jobs/purge";
 import { runScheduled, scheduledTasks } from "../../src/jobs/scheduled";
 import { PURGE } from "../../src/config";

@@ -12,8 +12,8 @@ import { unreachableBindings, isD1Call } from "../support/unreachable";
 import { expectCached, recordsOn, view } from "../support/records";
 import { userWithRole } from "../support/moderation";
 import { ownerDb } from "../support/shard-db";
-import { parseBookmarks } from "../../src/platform/bookmarks";
-import { shardOfIdIn } from "../../src/platform/shards";
+import { parseBookmarks } from "../../src/platform/data/bookmarks";
+import { shardOfIdIn } from "../../src/platform/data/shards";
 
 const api = (f: FileRow) => `${BASE}/files/${f.id}`;
 const json = (v: { bytes: Uint8Array }) => JSON.parse(new TextDecoder().decode(v.bytes));

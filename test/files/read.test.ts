@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
 import { indexBands, pngLikeBytes, seedFile, settledCount } from "../support/files";
 import type { FileRow } from "../../src/db/schema";
-import { shardDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/data/db";
 import { listCountQuery, listPageQuery } from "../../src/files/queries";
 import { encodeFeatures } from "../../src/analysis/embedding";
 import { ANALYSIS } from "../../src/config";

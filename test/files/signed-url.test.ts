@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { call, createKey, isErrorBody, verifiedUser, type TestUser } from "../support/api";
 import { fetchRaw, fileRow, IMAGE, seedFile } from "../support/files";
-import { directoryDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/data/db";
 import { apiKeys } from "../../src/db/schema";
 
 let owner: TestUser;

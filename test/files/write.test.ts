@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, fetchRaw, fileRow, pngLikeBytes, seedFile, settledCount } from "../support/files";
-import { sha256Hex } from "../../src/platform/crypto";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
 import { SMALL_PNG, finalize, presign, putDirect } from "../uploads/helpers";
 import { storage } from "../support/owners";
 import { BASE } from "../support/api";

@@ -11,7 +11,7 @@ import { roleCast } from "../admin/helpers";
 import { viewCounterFor } from "../../src/serving/view-counter";
 import { DAY_MS, dateOf, dayOf } from "../../src/insights/range";
 import { pruneDays, rollInsights, rollOwnerDays } from "../../src/insights/rollup";
-import { shardDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/data/db";
 import { shardOfUser } from "../support/shard-db";
 import { runScheduled } from "../../src/jobs/scheduled";
 

@@ -3,10 +3,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { call, createKey, isErrorBody, signup, verifiedUser } from "../support/api";
-import { createDb } from "../../src/platform/db";
+import { createDb } from "../../src/platform/data/db";
 import { apiKeys } from "../../src/db/schema";
-import { sha256Hex } from "../../src/platform/crypto";
-import { BASE58_ALPHABET } from "../../src/platform/base58";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
+import { BASE58_ALPHABET } from "../../src/platform/formats/base58";
 
 const KEY_RE = /^pk_[1-9A-HJ-NP-Za-km-z]{32}$/;
 const db = () => createDb(env.DB);

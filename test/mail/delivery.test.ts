@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import worker from "../../src/index";
 import { call, signup } from "../support/api";
-import { createDb, directoryDb } from "../../src/platform/db";
+import { createDb, directoryDb } from "../../src/platform/data/db";
 import { outbox } from "../../src/db/schema";
 import { recordMail } from "../../src/mail/outbox";
 import { renderMail } from "../../src/mail/templates";
@@ -16,7 +16,7 @@ import { MAIL_TRIES, deliverMail, mailRetryDelaySeconds } from "../../src/mail/d
 import { resendLostMail } from "../../src/mail/requeue";
 import { scheduledTasks } from "../../src/jobs/scheduled";
 import { MAIL } from "../../src/config/mail";
-import type { JobMessage, MailMessage } from "../../src/platform/job-messages";
+import type { JobMessage, MailMessage } from "../../src/platform/data/job-messages";
 
 const db = () => createDb(env.DB);
 const rowOf = async (id: string) => (await db().select().from(outbox).where(eq(outbox.id, id)).get())!;

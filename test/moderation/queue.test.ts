@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
 import { fetchRaw, pngLikeBytes, seedFile } from "../support/files";
 import { auditOf, queue, report, resolve, userWithRole } from "../support/moderation";
-import { newId } from "../../src/platform/ids";
+import { newId } from "../../src/platform/data/ids";
 
 let owner: TestUser;
 let moderator: TestUser;

@@ -9,7 +9,7 @@ import { exports } from "cloudflare:workers";
 import { leaveOnly, setMultiplier } from "../limits/support";
 import { startOfNextWindow } from "../support/clock";
 import { reporterIpHash } from "../../src/moderation/reports";
-import { newId } from "../../src/platform/ids";
+import { newId } from "../../src/platform/data/ids";
 import { setOwnerBan } from "../support/owners";
 import { ownerDb } from "../support/shard-db";
 

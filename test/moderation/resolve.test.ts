@@ -6,13 +6,13 @@ import { IMAGE, CDN, SITE, fetchRaw, seedFile } from "../support/files";
 import { auditOf, report, reportRow, reportsOfFile, resolve, testPhash, userWithRole } from "../support/moderation";
 import { matchBlocklist } from "../../src/analysis/blocklist";
 import { bandValues } from "../../src/analysis/bands";
-import { directoryDb } from "../../src/platform/db";
-import { newId } from "../../src/platform/ids";
+import { directoryDb } from "../../src/platform/data/db";
+import { newId } from "../../src/platform/data/ids";
 import type { FileRow } from "../../src/db/schema";
 import { ownerRow } from "../support/owners";
 import { databaseOf, ownerDb } from "../support/shard-db";
-import { newShardedId } from "../../src/platform/shard-ids";
-import { shardOfIdIn } from "../../src/platform/shards";
+import { newShardedId } from "../../src/platform/data/shard-ids";
+import { shardOfIdIn } from "../../src/platform/data/shards";
 
 let owner: TestUser;
 let moderator: TestUser;

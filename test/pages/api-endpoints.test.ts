@@ -1,7 +1,7 @@
-// The base the pages' client and the browser script call the API at (platform/api-endpoints.ts) is where the app
+// The base the pages' client and the browser script call the API at (platform/http/api-endpoints.ts) is where the app
 // mounts it. The paths under it are typed by @imghost/client from docs/openapi.json (kept fresh by its tests).
 import { describe, expect, it } from "vitest";
-import { API_BASE } from "../../src/platform/api-endpoints";
+import { API_BASE } from "../../src/platform/http/api-endpoints";
 import { BASE, call } from "../support/api";
 
 describe("the clients' API base", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { BASE58_ALPHABET, isBase58, randomBase58 } from "../../src/platform/base58";
-import { isId, newId, randomId } from "../../src/platform/ids";
+import { BASE58_ALPHABET, isBase58, randomBase58 } from "../../src/platform/formats/base58";
+import { isId, newId, randomId } from "../../src/platform/data/ids";
 import { generateApiKey, isWellFormedApiKey } from "../../src/auth/api-keys";
 
 describe("base58", () => {

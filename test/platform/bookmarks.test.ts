@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBookmarks, parseBookmarks } from "../../src/platform/bookmarks";
+import { formatBookmarks, parseBookmarks } from "../../src/platform/data/bookmarks";
 
 const A = "00000001-00000002-00004f6e-86c05b0a2c3f5e9a1d2a0f3b3d1c9c1e";
 const B = "00000002-00000001-00004f6e-86c05b0a2c3f5e9a1d2a0f3b3d1c9c1e";

@@ -1,7 +1,7 @@
 // Per-IP limits key an IPv6 caller by its /64 (one subscriber's network: a host picks any address in it at will),
 // an IPv4 caller by its address.
 import { afterEach, describe, expect, it } from "vitest";
-import { clientIp } from "../../src/platform/client-ip";
+import { clientIp } from "../../src/platform/http/client-ip";
 import { call, uniqueEmail } from "../support/api";
 import { startOfNextWindow } from "../support/clock";
 import { PASSWORD_RESET } from "../../src/config/auth";

@@ -1,4 +1,4 @@
-// The database handles' brands (platform/db.ts): the type checks are the point, and `npm run typecheck` runs
+// The database handles' brands (platform/data/db.ts): the type checks are the point, and `npm run typecheck` runs
 // them (each @ts-expect-error fails the check if the line it marks compiles); the runtime checks say that with
 // database DB is the directory and shard 0, SHARD_1 shard 1, and a request's handles keep a session and a
 // bookmark per database.
@@ -6,10 +6,10 @@ import { env } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { BOOKMARK_HEADER, dbHandle } from "../../src/middleware/db";
-import { parseBookmarks } from "../../src/platform/bookmarks";
-import { createDb, database0, directoryDb, shardDb, type DirectoryDb, type ShardDb } from "../../src/platform/db";
-import type { AppEnv } from "../../src/platform/env";
-import { allShards, shardCount } from "../../src/platform/shards";
+import { parseBookmarks } from "../../src/platform/data/bookmarks";
+import { createDb, database0, directoryDb, shardDb, type DirectoryDb, type ShardDb } from "../../src/platform/data/db";
+import type { AppEnv } from "../../src/platform/http/env";
+import { allShards, shardCount } from "../../src/platform/data/shards";
 
 const onDirectory = (db: DirectoryDb) => db.$client;
 const onShard = (db: ShardDb) => db.$client;

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { dispatch, internalPath } from "../../src/platform/dispatch";
+import { dispatch, internalPath } from "../../src/platform/http/dispatch";
 import { call } from "../support/api";
 
 type Addresses = Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL">;

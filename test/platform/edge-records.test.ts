@@ -3,7 +3,7 @@
 // fails), and forget deletes here.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { decodeRecord, dropHere, EDGE_KINDS, edgeKey, encodeRecord, forget, namespace, readRecord, recordSeconds, writeRecord, writeThenVerify } from "../../src/platform/edge-records";
+import { decodeRecord, dropHere, EDGE_KINDS, edgeKey, encodeRecord, forget, namespace, readRecord, recordSeconds, writeRecord, writeThenVerify } from "../../src/platform/edge/edge-records";
 
 const things = namespace<{ name: string; at: Date; gone: Date | null; nested: { when: Date }[] }>("fileAccess");
 const cache = () => (caches as unknown as { default: Cache }).default;

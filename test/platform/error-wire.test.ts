@@ -1,14 +1,14 @@
 // Error bodies on the wire (decisions.md § Errors): what the ErrorCode table, the JSON body parsing of
-// platform/router.ts and the error mapper answer, byte for byte, including Hono's own refusals.
+// platform/http/router.ts and the error mapper answer, byte for byte, including Hono's own refusals.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { call, signup } from "../support/api";
 import { REQUEST_LIMITS } from "../../src/config";
-import { ApiError } from "../../src/platform/errors";
+import { ApiError } from "../../src/platform/errors/errors";
 import { onError } from "../../src/middleware/error-handler";
-import type { AppEnv } from "../../src/platform/env";
+import type { AppEnv } from "../../src/platform/http/env";
 
 const SITE = "http://localhost:8787";
 const MALFORMED = { error: "Bad Request", message: "The request body is not valid JSON", details: { code: "malformed_json" } };

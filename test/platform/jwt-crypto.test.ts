@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { looksLikeJwt, signToken, verifyToken } from "../../src/platform/jwt";
-import { base64url, fromBase64url, sha256Hex, timingSafeEqual, timingSafeEqualString } from "../../src/platform/crypto";
+import { looksLikeJwt, signToken, verifyToken } from "../../src/platform/crypto/jwt";
+import { base64url, fromBase64url, sha256Hex, timingSafeEqual, timingSafeEqualString } from "../../src/platform/crypto/crypto";
 import { TEST_AUDIENCE, TEST_ISSUER, TEST_JWT_SECRET } from "../support/tokens";
 
 const cfg = { secret: TEST_JWT_SECRET, issuer: TEST_ISSUER, audience: TEST_AUDIENCE };

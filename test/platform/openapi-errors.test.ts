@@ -1,11 +1,11 @@
-// The OpenAPI document's error listings (platform/openapi-errors.ts): each error response names, as examples, the
+// The OpenAPI document's error listings (platform/http/openapi-errors.ts): each error response names, as examples, the
 // codes of the ErrorCode table that operation can answer with, and nothing else in the document changes.
 import { describe, expect, it } from "vitest";
 import { call } from "../support/api";
 import { createApi } from "../../src/app";
-import { ERROR_CODES, wireCode, type ErrorCode } from "../../src/platform/error-codes";
-import { reasonPhrase } from "../../src/platform/errors";
-import { withErrorCodes } from "../../src/platform/openapi-errors";
+import { ERROR_CODES, wireCode, type ErrorCode } from "../../src/platform/errors/error-codes";
+import { reasonPhrase } from "../../src/platform/errors/errors";
+import { withErrorCodes } from "../../src/platform/http/openapi-errors";
 
 type Example = { summary: string; value: { error: string; message: string; details: { code: string } } };
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, Example> }> }> }>> };

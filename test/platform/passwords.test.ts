@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { burnPasswordCheck, hashPassword, verifyPassword } from "../../src/platform/passwords";
-import { base64url } from "../../src/platform/crypto";
+import { burnPasswordCheck, hashPassword, verifyPassword } from "../../src/platform/crypto/passwords";
+import { base64url } from "../../src/platform/crypto/crypto";
 
 const FORMAT = /^pbkdf2-sha256\$i=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 

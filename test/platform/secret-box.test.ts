@@ -1,8 +1,8 @@
-// AES-GCM sealing of stored secrets (platform/secret-box.ts): a key derived from a server secret and a purpose,
+// AES-GCM sealing of stored secrets (platform/crypto/secret-box.ts): a key derived from a server secret and a purpose,
 // bound to the record it belongs to; anything else opens to null.
 import { describe, expect, it } from "vitest";
-import { openSecret, sealSecret } from "../../src/platform/secret-box";
-import { base64url, fromBase64url, utf8 } from "../../src/platform/crypto";
+import { openSecret, sealSecret } from "../../src/platform/crypto/secret-box";
+import { base64url, fromBase64url, utf8 } from "../../src/platform/crypto/crypto";
 
 const SERVER_SECRET = "a-server-secret-for-this-test-only-0123456789";
 const PURPOSE = "test secret v1";

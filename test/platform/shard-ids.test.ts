@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isId, newId } from "../../src/platform/ids";
-import { MAX_SHARDS, newShardedId, shardOfId, shardsToTry } from "../../src/platform/shard-ids";
+import { isId, newId } from "../../src/platform/data/ids";
+import { MAX_SHARDS, newShardedId, shardOfId, shardsToTry } from "../../src/platform/data/shard-ids";
 
 describe("ids that name their shard", () => {
   it("keep decisions.md's format and name the shard they were made for", () => {

@@ -1,9 +1,9 @@
-// RFC 6238 codes (platform/totp.ts) against the RFC's published test vectors, RFC 4648 base32, the ±1 step
+// RFC 6238 codes (platform/crypto/totp.ts) against the RFC's published test vectors, RFC 4648 base32, the ±1 step
 // window, and the otpauth URL authenticator apps read.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { base32Decode, base32Encode, hotp, matchingSteps, otpauthUrl, totpAt, totpStep } from "../../src/platform/totp";
-import { utf8 } from "../../src/platform/crypto";
+import { base32Decode, base32Encode, hotp, matchingSteps, otpauthUrl, totpAt, totpStep } from "../../src/platform/crypto/totp";
+import { utf8 } from "../../src/platform/crypto/crypto";
 
 // RFC 6238 Appendix B, SHA-1 rows: the seed is the ASCII string "12345678901234567890"; codes have 8 digits.
 const SEED = utf8("12345678901234567890");

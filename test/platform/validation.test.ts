@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { z } from "@hono/zod-openapi";
-import { fieldErrors, validationError } from "../../src/platform/validation";
-import { ApiError } from "../../src/platform/errors";
+import { fieldErrors, validationError } from "../../src/platform/http/validation";
+import { ApiError } from "../../src/platform/errors/errors";
 import { SignupRequest } from "../../src/auth/schemas";
 
 describe("fieldErrors", () => {

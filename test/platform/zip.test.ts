@@ -1,8 +1,8 @@
 // The streaming zip writer: a known CRC-32, and an archive whose headers, descriptors and central directory
 // agree (the browser test also checks a real album's zip with `unzip -t`).
 import { describe, expect, it } from "vitest";
-import { crc32 } from "../../src/platform/crc32";
-import { zipStream, type ZipEntry } from "../../src/platform/zip";
+import { crc32 } from "../../src/platform/formats/crc32";
+import { zipStream, type ZipEntry } from "../../src/platform/formats/zip";
 
 const enc = new TextEncoder();
 const u16 = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8);

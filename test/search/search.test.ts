@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, createKey, isErrorBody, signup, verifiedUser, type TestUser } from "../support/api";
 import { seedFile } from "../support/files";
-import { shardDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/data/db";
 import { shardOfUser } from "../support/shard-db";
 
 let owner: TestUser;

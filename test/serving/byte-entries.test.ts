@@ -1,7 +1,7 @@
 // Byte entries (src/serving/byte-entries.ts): a cached original or thumbnail carries its file's access record,
 // so an anonymous hit looks up only the entry and the owner's record. Records are on in this file (the suite
 // runs with them off); access-records.test.ts checks every rule and every invalidation on the cached path.
-import { decodeRecord } from "../../src/platform/edge-records";
+import { decodeRecord } from "../../src/platform/edge/edge-records";
 import type { EntryRecord } from "../../src/serving/records";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { call, createKey, signup, verifiedUser, type TestUser } from "../support/api";
 import { CDN, IMAGE, fetchRaw, fileRow, pngLikeBytes, seedFile } from "../support/files";
-import { cdnUrl } from "../../src/platform/urls";
+import { cdnUrl } from "../../src/platform/http/urls";
 import { edgeCacheKey } from "../../src/serving/edge-cache";
 import { accessChanged } from "../../src/serving/access-changed";
 import type { FileRow } from "../../src/db/schema";

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { cleanFilename, contentDisposition } from "../../src/serving/content-disposition";
-import { nameMatchingType } from "../../src/platform/image-types";
+import { nameMatchingType } from "../../src/platform/formats/image-types";
 import { UPLOADS } from "../../src/config/uploads";
 
 const servedTypes = fc.constantFrom(...UPLOADS.mimeTypes, "application/octet-stream");

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { signup, type TestUser } from "../support/api";
 import { IMAGE, fetchRaw, seedFile } from "../support/files";
-import { cdnUrl } from "../../src/platform/urls";
+import { cdnUrl } from "../../src/platform/http/urls";
 import { hotlinkAllowed, ownHosts } from "../../src/serving/byte-path";
 
 let owner: TestUser;

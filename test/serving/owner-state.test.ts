@@ -2,15 +2,15 @@
 // of one decides from one cache lookup, and every change of the owner's state forgets those records at once.
 // access-records.test.ts runs every rule and every invalidation through them (seedFile numbers files as an
 // upload does); this file pins the numbering, the single lookup, the bound and the checks after a write.
-import { decodeRecord } from "../../src/platform/edge-records";
+import { decodeRecord } from "../../src/platform/edge/edge-records";
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { edgeCacheKey, fileAccessKey } from "../../src/serving/edge-cache";
 import { ownerStates } from "../../src/serving/records";
 import { fillByteEntry, fillFileRecords } from "../../src/serving/records";
 import { loadFile } from "../../src/serving/access";
-import { shardDb } from "../../src/platform/db";
-import { shardOfIdIn } from "../../src/platform/shards";
+import { shardDb } from "../../src/platform/data/db";
+import { shardOfIdIn } from "../../src/platform/data/shards";
 import { SERVING } from "../../src/config";
 import type { FileRow } from "../../src/db/schema";
 import { BASE, call, verifiedUser, type TestUser } from "../support/api";

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { verifiedUser, type TestUser } from "../support/api";
 import { IMAGE, fetchRaw, pngLikeBytes, seedFile } from "../support/files";
 import { fixture, largeFixture } from "../analysis/fixtures";
-import { cdnUrl } from "../../src/platform/urls";
+import { cdnUrl } from "../../src/platform/http/urls";
 import { scrubMetadata } from "../../src/analysis/metadata";
 import type { FileRow } from "../../src/db/schema";
 

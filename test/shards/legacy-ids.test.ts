@@ -1,11 +1,11 @@
 // Links in the wild keep working (issue 26): ids from before shards live on shard 0 (database DB, the database
 // of the single-database service). Most fail the check and are read on shard 0 at once; one in 4,096 passes it
-// by chance and names a shard: a miss there is followed by a read on shard 0 (platform/moved-ids.ts).
+// by chance and names a shard: a miss there is followed by a read on shard 0 (platform/data/moved-ids.ts).
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, signup } from "../support/api";
 import { IMAGE, fetchRaw } from "../support/files";
-import { shardOfId, shardedId } from "../../src/platform/shard-ids";
+import { shardOfId, shardedId } from "../../src/platform/data/shard-ids";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
 

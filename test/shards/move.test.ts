@@ -8,7 +8,7 @@ import { call, signup, type TestUser } from "../support/api";
 import { IMAGE, fetchRaw } from "../support/files";
 import { expectCached } from "../support/records";
 import { SMALL_PNG, directUpload, finalize, presign, putDirect, sha256 } from "../uploads/helpers";
-import { shardOfId } from "../../src/platform/shard-ids";
+import { shardOfId } from "../../src/platform/data/shard-ids";
 import { viewCounterFor } from "../../src/serving/view-counter";
 import { SHARD_MOVE } from "../../src/config";
 import { beginMove, moveOwner, runMoveStep, type MoveStep } from "../../src/admin/shard-move/move";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { call, signup, type TestUser } from "../support/api";
 import { directUpload, presign, putDirect, finalize, SMALL_PNG } from "../uploads/helpers";
 import { IMAGE, SITE, fetchRaw } from "../support/files";
-import { shardOfId } from "../../src/platform/shard-ids";
+import { shardOfId } from "../../src/platform/data/shard-ids";
 
 async function ownerOnShard1(): Promise<TestUser> {
   const user = await signup();

@@ -1,10 +1,10 @@
-// Where new owners and anonymous uploads go (platform/placement.ts), and the cron's measure of each shard
-// (platform/shard-fill.ts). docs/sharding.md § Placement.
+// Where new owners and anonymous uploads go (platform/data/placement.ts), and the cron's measure of each shard
+// (platform/data/shard-fill.ts). docs/sharding.md § Placement.
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { candidateShards, openShards, placeAnonymous, placeOwner } from "../../src/platform/placement";
-import { measureShards, readShardFill } from "../../src/platform/shard-fill";
-import { directoryDb } from "../../src/platform/db";
+import { candidateShards, openShards, placeAnonymous, placeOwner } from "../../src/platform/data/placement";
+import { measureShards, readShardFill } from "../../src/platform/data/shard-fill";
+import { directoryDb } from "../../src/platform/data/db";
 import { runScheduled } from "../../src/jobs/scheduled";
 import { signup } from "../support/api";
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { call, createKey, verifiedUser } from "../support/api";
 import { KEY_PERMISSION_ROUTES, NO_API_KEY_ROUTES, SESSION_ONLY_ROUTES } from "../support/session-only-routes";
-import { PERMISSIONS } from "../../src/platform/env";
+import { PERMISSIONS } from "../../src/platform/http/env";
 
 describe("permission matrix", async () => {
   // One user with a key holding every permission: even the strongest key is refused on these routes.

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, signup, type TestUser } from "../support/api";
 import { SITE, fetchRaw, seedFile } from "../support/files";
 import { env } from "cloudflare:workers";
-import { parseBookmarks } from "../../src/platform/bookmarks";
+import { parseBookmarks } from "../../src/platform/data/bookmarks";
 
 let owner: TestUser;
 beforeAll(async () => {

@@ -2,11 +2,11 @@
 // for the byte-serving addresses. Rows are written straight to D1 (the upload flow has its own tests).
 import { env, exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { shardDb, runBatch } from "../../src/platform/db";
+import { shardDb, runBatch } from "../../src/platform/data/db";
 import { files, type FileRow } from "../../src/db/schema";
-import { newShardedId } from "../../src/platform/shard-ids";
-import { shardOfIdIn } from "../../src/platform/shards";
-import { sha256Hex } from "../../src/platform/crypto";
+import { newShardedId } from "../../src/platform/data/shard-ids";
+import { shardOfIdIn } from "../../src/platform/data/shards";
+import { sha256Hex } from "../../src/platform/crypto/crypto";
 import { viewCounterFor, type CounterKind } from "../../src/serving/view-counter";
 import { nextOwnerOrdinal } from "../../src/uploads/records";
 import { indexFileStatements } from "../../src/analysis/band-rows";

@@ -3,7 +3,7 @@
 // for "API key -> 403 Forbidden with 'API keys can only access'" and "anonymous -> 401".
 // `body` is a valid-looking body so a guard, not validation, decides the answer.
 
-import type { Permission } from "../../src/platform/env";
+import type { Permission } from "../../src/platform/http/env";
 
 export type GuardedRoute = { method: string; path: string; body?: unknown };
 

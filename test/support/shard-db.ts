@@ -4,7 +4,7 @@
 // names its shard, a user id is looked up (users.shard). A statement that binds no id runs on every shard:
 // `first()` answers the first row found, `all()` every shard's rows, `run()` the sum of the changes.
 import { env } from "cloudflare:workers";
-import { shardOfIdIn } from "../../src/platform/shards";
+import { shardOfIdIn } from "../../src/platform/data/shards";
 
 const SHARDED = /^(file|upl|alb)_[A-Za-z0-9_-]{21}$/;
 const USER = /^usr_/;

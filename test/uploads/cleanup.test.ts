@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runScheduled } from "../../src/jobs/scheduled";
 import { endedRecordsQuery, staleUploadsQuery } from "../../src/uploads/cleanup";
-import { shardDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/data/db";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, objectExists, presign, putDirect, randomIp, sha256, storage, uploadRow } from "./helpers";
 import { ownerDb } from "../support/shard-db";

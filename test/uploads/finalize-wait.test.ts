@@ -4,7 +4,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { jobHandlers } from "../../src/jobs/queue";
-import type { AnalyzeMessage, JobHandler } from "../../src/platform/job-messages";
+import type { AnalyzeMessage, JobHandler } from "../../src/platform/data/job-messages";
 import { pauseSchedule, ANALYSIS_WAIT } from "../../src/uploads/analysis-wait";
 import { BASE, verifiedUser, type TestUser } from "../support/api";
 import { fixture, EXPECTED_PHASH } from "../analysis/fixtures";

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { jobHandlers } from "../../src/jobs/queue";
-import { directoryDb } from "../../src/platform/db";
-import type { AnalyzeMessage } from "../../src/platform/job-messages";
+import { directoryDb } from "../../src/platform/data/db";
+import type { AnalyzeMessage } from "../../src/platform/data/job-messages";
 import { call, signup } from "../support/api";
 import { SMALL_PNG, directUpload, fileRow, finalize, makePng, presign, putDirect, storage, uploadRow } from "./helpers";
 import { ownerDb } from "../support/shard-db";

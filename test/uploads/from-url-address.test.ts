@@ -1,4 +1,4 @@
-// POST /upload/url: what may be fetched (the outbound address rules, src/platform/outbound-address.ts) and
+// POST /upload/url: what may be fetched (the outbound address rules, src/platform/outbound/outbound-address.ts) and
 // redirects followed by hand, each hop checked again. A refused URL is never fetched.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
@@ -43,7 +43,7 @@ describe("URLs that may not be fetched: 400 invalid_url", () => {
   });
 
   it("http is allowed, in production too (webhooks keep https only there)", async () => {
-    const { checkOutboundUrl, outboundRules } = await import("../../src/platform/outbound-address");
+    const { checkOutboundUrl, outboundRules } = await import("../../src/platform/outbound/outbound-address");
     const production = { ENVIRONMENT: "production" };
     expect(checkOutboundUrl("http://example.com/a.png", outboundRules(production, { httpInProduction: true })).ok).toBe(true);
     expect(checkOutboundUrl("http://example.com/a.png", outboundRules(production)).ok).toBe(false);

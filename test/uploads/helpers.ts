@@ -1,7 +1,7 @@
 // Helpers for the upload tests: real image bytes, the two flows end to end, and direct looks at D1/R2.
 import { env } from "cloudflare:workers";
 import { call, type Reply } from "../support/api";
-import { crc32 } from "../../src/platform/crc32";
+import { crc32 } from "../../src/platform/formats/crc32";
 import { setStorage, storage } from "../support/owners";
 import { ownerDb } from "../support/shard-db";
 

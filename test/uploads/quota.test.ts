@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { PLAN_LIMITS } from "../../src/config";
-import { shardDb } from "../../src/platform/db";
+import { shardDb } from "../../src/platform/data/db";
 import {
   commitQuotaStatement,
   commitUploadReservationStatement,

@@ -1,7 +1,7 @@
-// The outbound address rules (platform/outbound-address.ts, extensions.md § 2 "What may be fetched"): shared by
+// The outbound address rules (platform/outbound/outbound-address.ts, extensions.md § 2 "What may be fetched"): shared by
 // webhook endpoints and, later, upload from a URL. Pure functions, no bindings.
 import { describe, expect, it } from "vitest";
-import { checkOutboundUrl, outboundConfigProblem, outboundRules, parseAllowHosts } from "../../src/platform/outbound-address";
+import { checkOutboundUrl, outboundConfigProblem, outboundRules, parseAllowHosts } from "../../src/platform/outbound/outbound-address";
 
 const open = { allowHosts: new Set<string>(), httpsOnly: false };
 const reason = (url: string, rules = open) => {

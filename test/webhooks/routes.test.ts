@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { call, createKey, signup, verifiedUser, type TestUser } from "../support/api";
-import { directoryDb } from "../../src/platform/db";
+import { directoryDb } from "../../src/platform/data/db";
 import { apiKeys } from "../../src/db/schema";
 import { ALL_EVENTS, createWebhook, fakeReceiver, type Receiver } from "./support";
 

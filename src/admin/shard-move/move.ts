@@ -5,10 +5,10 @@
 // POST /admin/shards/move (./routes in admin/routes.ts), a bounded number of pages per call.
 import { eq, sql } from "drizzle-orm";
 import { files, ownerMoves, owners, users } from "../../db/schema";
-import { directoryDb, runBatch, shardDb, type ShardDb } from "../../platform/db";
-import { shardCount } from "../../platform/shards";
-import { ApiError } from "../../platform/errors";
-import type { EdgeEnv } from "../../platform/edge-records";
+import { directoryDb, runBatch, shardDb, type ShardDb } from "../../platform/data/db";
+import { shardCount } from "../../platform/data/shards";
+import { ApiError } from "../../platform/errors/errors";
+import type { EdgeEnv } from "../../platform/edge/edge-records";
 import { accessChanged } from "../../serving/access-changed";
 import { forgetFileAccess } from "../../serving/edge-cache";
 import { SHARD_MOVE } from "../../config";

@@ -5,7 +5,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { albumFiles, albums, embeddingBands, fileDays, files, ownerDays, phashBands, uploadParts, uploads } from "../../db/schema";
-import { runBatch, type ShardDb, type Statement } from "../../platform/db";
+import { runBatch, type ShardDb, type Statement } from "../../platform/data/db";
 import { SHARD_MOVE } from "../../config";
 
 export type Row = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // The one set of fixed-width readers for image containers (JPEG segments, PNG chunks, RIFF chunks, TIFF / EXIF,
-// BMP and GIF headers); the CRC-32 of PNG chunks is platform/crc32.ts, which the zip writer shares. The readers
+// BMP and GIF headers); the CRC-32 of PNG chunks is platform/formats/crc32.ts, which the zip writer shares. The readers
 // do no bounds checks: a byte past the end reads as 0 (undefined in a bitwise expression), so a caller must check
 // that the field lies inside its data where the difference matters. They are called in decoders' inner loops,
 // where a check on every read would cost; the header guard wraps them in checked reads (header.ts).

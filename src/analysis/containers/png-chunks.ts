@@ -1,7 +1,7 @@
 // PNG chunks (PNG spec 5.3): after the 8-byte signature, each chunk is a 4-byte big-endian length, a 4-byte
 // type, the data and a CRC-32 over type and data. Walked by the header guard (IHDR, APNG's acTL), the privacy
 // scrubber (eXIf and the XMP / raw-profile text chunks, whose CRC it rewrites) and the lean decoder.
-import { crc32 } from "../../platform/crc32";
+import { crc32 } from "../../platform/formats/crc32";
 import { ascii, startsWith, u32be, writeU32be } from "./bytes";
 
 export const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;

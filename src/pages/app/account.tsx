@@ -1,7 +1,7 @@
 // Account: verification state, profile and safe mode, password change, two-factor sign-in, passkeys, plan and
 // usage, data export (streamed), deletion.
 import { Hono } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
 import { apiOf, result, apiMessage } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";

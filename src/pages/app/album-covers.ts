@@ -3,7 +3,7 @@
 // Read from the album's shard with the owner's view (visibleCover, the rule the public page's link preview uses),
 // not through the API: its album read counts a view, and the list would count one per coverless album.
 import { visibleCover } from "../../albums/queries";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import type { Context } from "hono";
 
 type Listed = { id: string; coverImageId: string | null; fileCount: number };

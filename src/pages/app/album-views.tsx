@@ -2,7 +2,7 @@
 // thumbnail picker for adding files, settings with the password state, delete). Thumbnails are owner links
 // (`link`, owner-images.ts), and the owner's age-restricted files show with a badge.
 import type { Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AgeBadge, AppLayout, Csrf, Notice, VisibilityBadge, plural } from "./ui";
 import { ErrorNotice } from "./error-param";
 import { FieldError, invalid, type FieldErrors } from "./form-errors";

@@ -1,7 +1,7 @@
 // Albums management: list + create, one album's page (cover, add/remove images, settings, delete). The public
 // page stays /a/<id> (pages/album.tsx).
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Notice } from "./ui";
 import { apiOf, result, apiMessage, type ApiResult } from "./api";
 import { requireFormToken, requireSession, session, str, type Form } from "./context";

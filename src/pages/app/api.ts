@@ -4,10 +4,10 @@
 // the site router lends (routes.tsx: InProcessApi), so src/pages imports nothing from app.ts. The page's session,
 // resolved once per page request, is lent to each call (auth/principal.ts lendPrincipal): the API does not check
 // the session again.
-import { API_BASE } from "../../platform/api-endpoints";
+import { API_BASE } from "../../platform/http/api-endpoints";
 import type { Context } from "hono";
 import { createClient, ImghostError, type components, type ImghostClient } from "@imghost/client";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { lendPrincipal } from "../../auth/principal";
 import { BOOKMARK_HEADER } from "../../middleware/db";
 

@@ -1,7 +1,7 @@
 // Sign up, log in (its second step: ./two-factor.tsx; with a passkey: ./passkeys.tsx), log out, e-mail
 // verification, and the short-lived token for the client script.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Notice } from "./ui";
 import { apiOf, result, apiMessage } from "./api";
 import { errorCodeOf, errorQuery } from "./error-param";

@@ -4,7 +4,7 @@
 import { createMiddleware } from "hono/factory";
 import { csrf } from "hono/csrf";
 import type { Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { csrfToken, csrfValid, pageSession, type PageSession } from "./session";
 
 declare module "hono" {

@@ -1,9 +1,9 @@
 // `?error=` names a code, never text. A page that redirects after a failed form post puts the code of what went
-// wrong in the query: the API's `details.code` (one of the closed set in platform/error-codes.ts) or one of the
+// wrong in the query: the API's `details.code` (one of the closed set in platform/errors/error-codes.ts) or one of the
 // pages' own below. The page it lands on shows that code's message from these tables, and nothing at all for
 // any other value: a link such as `?error=Your account is locked. Call …` must not put someone's words on our
 // page (phishing).
-import { ERROR_CODES, type ErrorCode } from "../../platform/error-codes";
+import { ERROR_CODES, type ErrorCode } from "../../platform/errors/error-codes";
 import { Notice } from "./ui";
 
 /** The pages' own failures, which no API call answers. */

@@ -1,7 +1,7 @@
 // Bulk actions on selected files (from My files): visibility, add to album, delete (after a confirmation page
 // that lists what goes). Each change is an API call, so the API's checks apply file by file.
 import { Hono } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { apiOf, result, apiMessage } from "./api";
 import { errorCodeOf, errorQuery } from "./error-param";

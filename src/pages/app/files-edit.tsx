@@ -1,6 +1,6 @@
 // One file of mine: edit its metadata (and see its duplicates), or delete it after a confirmation page.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { apiOf, result, apiMessage, type FileFull } from "./api";
 import { requireFormToken, session, str, type Form } from "./context";

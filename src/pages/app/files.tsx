@@ -3,7 +3,7 @@
 // account is listed, its age-restricted ones too (with a badge: safe mode guards other people's files, not the
 // owner's own), and the thumbnails are owner links (owner-images.ts), so private ones show on any {image_url}.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AgeBadge, AppLayout, DropOverlay, Notice, Pager, VisibilityBadge, formatBytes, plural, When } from "./ui";
 import { getCookie, setCookie } from "hono/cookie";
 import { apiOf, result, compact, apiMessage, type Album, type FileItem } from "./api";

@@ -1,7 +1,7 @@
 // Insights on the pages (extensions.md § 10): a file's 30 days on its edit page, the account's on the account page,
 // the service's on /app/admin. The charts are the server's SVG (insights/chart.tsx); the numbers are the API's.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { Chart, DataTable, Referrers } from "../../insights/chart";
 import { AppLayout, Notice, formatBytes } from "./ui";
 import { apiOf, apiMessage, result, type Schemas } from "./api";

@@ -1,7 +1,7 @@
 // The API keys page: a new key shown once (copy button, curl examples, ShareX download), the create form and
 // the list with revoke links (revoking asks first, on its own page).
 import type { Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import type { ApiKey } from "./api";
 import { FieldError, invalid, type FieldErrors } from "./form-errors";

@@ -1,6 +1,6 @@
 // API keys: create (shown once), ShareX uploader download, revoke after a confirmation page.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { authenticateApiKey } from "../../auth/api-keys";
 import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { requireFormToken, requireSession } from "./context";

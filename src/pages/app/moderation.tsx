@@ -1,6 +1,6 @@
 // Moderation pages (moderators and admins): the report queue and a resolve form per report.
 import { Hono } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice } from "./ui";
 import { apiOf, result, apiMessage } from "./api";
 import { ErrorNotice, errorCodeOf, errorQuery } from "./error-param";

@@ -2,8 +2,8 @@
 // time (owner-images.ts): the upload script's result rows, and the file page's Download, which needs the session
 // (the API reads no cookie). Behind files.tsx's requireSession.
 import { Hono } from "hono";
-import type { AppEnv } from "../../platform/env";
-import { isId } from "../../platform/ids";
+import type { AppEnv } from "../../platform/http/env";
+import { isId } from "../../platform/data/ids";
 import { ownerThumbLinks } from "../owner-images";
 import { apiOf, result } from "./api";
 import { session } from "./context";

@@ -4,7 +4,7 @@
 // options, runs the browser's ceremony, puts the answer into the hidden `response` field and posts the form on.
 // Handlers: ./passkeys.tsx.
 import type { Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { PASSKEYS } from "../../config/auth";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import type { Passkeys } from "./api";

@@ -4,7 +4,7 @@
 // password step's mfaToken). The account handlers are registered by account.tsx behind its session and form-token
 // checks, the sign-in by auth.tsx. Views: ./passkey-views.tsx.
 import type { Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { errorCodeOf, errorQuery, errorText, type ErrorParam } from "./error-param";
 import { setSessionCookie } from "./session";

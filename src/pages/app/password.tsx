@@ -2,7 +2,7 @@
 // page) and the reset page the mail links to (/reset-password, beside /verify-email). Both are signed-out forms,
 // guarded like login by the same-origin check of context.ts. The change form is on the account page (account.tsx).
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Notice } from "./ui";
 import { apiOf, result, apiMessage } from "./api";
 import { clearSessionCookie } from "./session";

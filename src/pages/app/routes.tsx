@@ -1,7 +1,7 @@
 // The web application (/app/*, /verify-email, /reset-password): one Hono sub-app per area, behind one shared context (security
 // headers, no-store, csrf(), the page session resolved once). Pages talk to the API in-process (api.ts).
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { appContext } from "./context";
 import { authPages } from "./auth";
 import { uploadPages } from "./upload";

@@ -1,7 +1,7 @@
 // /app/search (the header's search box without JavaScript, and where its type-ahead leads) and "More like this"
 // (/app/files/:id/similar): the caller's files and albums through the API, the matches highlighted.
 import { Hono } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, AgeBadge, Notice, plural } from "./ui";
 import { apiOf, result, apiMessage } from "./api";
 import { requireSession, session } from "./context";

@@ -4,16 +4,16 @@
 // page request (context.ts); its principal is lent to that request's in-process API calls (api.ts).
 import type { Context } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
-import type { AppEnv } from "../../platform/env";
-import { jwtConfig } from "../../platform/env";
-import { verifyToken } from "../../platform/jwt";
+import type { AppEnv } from "../../platform/http/env";
+import { jwtConfig } from "../../platform/http/env";
+import { verifyToken } from "../../platform/crypto/jwt";
 import { refreshSession, type SessionBody } from "../../auth/sessions";
 import { SESSION } from "../../config/auth";
-import { timingSafeEqual } from "../../platform/crypto";
+import { timingSafeEqual } from "../../platform/crypto/crypto";
 import { findSession } from "../../auth/principal-records";
 import { sessionState } from "../../auth/principal";
-import { clientIp } from "../../platform/client-ip";
-import type { Principal } from "../../platform/env";
+import { clientIp } from "../../platform/http/client-ip";
+import type { Principal } from "../../platform/http/env";
 
 export const SESSION_COOKIE = "__Host-session";
 /** A companion of the session cookie that scripts may read ("1", no secret): the public pages, cached for

@@ -2,7 +2,7 @@
 // chosen lifetime (POST /app/files/:id/share, shown once to copy), and revoking every link made so far
 // (POST /app/files/:id/share/revoke). The API signs and revokes (files/signed-url-routes.ts).
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import { apiOf, result, apiMessage } from "./api";
 import { requireFormToken, str, type Form } from "./context";

@@ -3,7 +3,7 @@
 // shown once. Handlers: ./two-factor.tsx.
 import type { Context } from "hono";
 import { encode } from "uqr";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import type { SecondFactors } from "./api";
 import { PasskeySignInForm } from "./passkey-views";

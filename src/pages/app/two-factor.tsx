@@ -3,7 +3,7 @@
 // code and the key; /confirm shows the recovery codes once) and removal (/off). The account handlers are
 // registered by account.tsx, behind its session and form-token checks. Views: ./two-factor-views.tsx.
 import type { Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { apiOf, result, apiMessage } from "./api";
 import { errorCodeOf, errorQuery, type ErrorParam } from "./error-param";
 import { setSessionCookie } from "./session";

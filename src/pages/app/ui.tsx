@@ -1,7 +1,7 @@
 // Small shared pieces of the web-app pages.
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { Layout } from "../layout";
 
 /** A page of the web app: the site layout with the navigation of this request's session, this page marked. */

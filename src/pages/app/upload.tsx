@@ -2,7 +2,7 @@
 // uploads each with its progress into a preview grid and shows its share links. Without JavaScript the form posts the
 // images (and the link) here in one request.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, DropOverlay, Notice } from "./ui";
 import { UploadResults, type UploadOutcome } from "./upload-result";
 import { apiOf, result, apiMessage, uploadForm } from "./api";

@@ -1,6 +1,6 @@
 // The webhooks pages: the list with the create form (a new secret shown once), and one endpoint's deliveries.
 import type { Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { WEBHOOK_EVENTS } from "../../webhooks/events";
 import { AppLayout, Csrf, Notice, When } from "./ui";
 import type { Webhook, WebhookAttempt } from "./api";

@@ -1,7 +1,7 @@
 // Webhooks in the account area: the endpoints, a create form (the secret shown once), a ping, and each
 // endpoint's recent deliveries with a retry button.
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../../platform/env";
+import type { AppEnv } from "../../platform/http/env";
 import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { requireFormToken, requireSession } from "./context";
 import { DeliveriesPage, WebhooksPage, type CreatedHook, type HookForm } from "./webhook-views";

@@ -2,7 +2,7 @@
 // uploader, direct or tus). The Bearer token is this page's, from GET /app/token (the session cookie never
 // reaches the API); an access token lives minutes, so a 401 gets a fresh one and the request is sent once more.
 import { createClient, errorFromBody, localStorageResumeStore, ImghostError, type ImghostClient } from "@imghost/client";
-import { API_BASE } from "../../platform/api-endpoints";
+import { API_BASE } from "../../platform/http/api-endpoints";
 
 export { ImghostError };
 export type { FinalizeResponse as Finalized } from "@imghost/client";

@@ -1,6 +1,6 @@
 // A PATCH's chunk as the service reads it: its body (streamed, or read whole when small), and whether it has bytes.
 import { TUS } from "../../config/uploads";
-import { ApiError } from "../../platform/errors";
+import { ApiError } from "../../platform/errors/errors";
 import type { AppendOptions } from "./assembly";
 
 export type Chunk = { body: ReadableStream<Uint8Array> | null; options: AppendOptions };

@@ -4,8 +4,8 @@ import { z } from "@hono/zod-openapi";
 import { UPLOADS } from "../../config/uploads";
 import { VISIBILITIES } from "../../db/schema";
 import { Alt, Description, Title } from "../../files/schemas";
-import { typeOfName } from "../../platform/image-types";
-import { validationError } from "../../platform/validation";
+import { typeOfName } from "../../platform/formats/image-types";
+import { validationError } from "../../platform/http/validation";
 import { CommaTags } from "../schemas";
 import type { StartInput } from "../start";
 

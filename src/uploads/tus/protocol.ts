@@ -1,6 +1,6 @@
 // tus 1.0.0's headers (https://tus.io/protocols/resumable-upload), read and written: pure functions, so each rule
 // is tested on its own (test/uploads/tus/protocol.test.ts). What the server offers is extensions.md § 1.
-import { ApiError } from "../../platform/errors";
+import { ApiError } from "../../platform/errors/errors";
 import type { ChecksumAlgorithm } from "./assembly";
 
 export const TUS_VERSION = "1.0.0";

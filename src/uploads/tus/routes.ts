@@ -7,11 +7,11 @@ import { createMiddleware } from "hono/factory";
 import { PLAN_LIMITS } from "../../config";
 import { TUS } from "../../config/uploads";
 import { requirePermission } from "../../middleware/guards";
-import type { AppEnv } from "../../platform/env";
-import { ApiError } from "../../platform/errors";
-import { bearer, errors, json } from "../../platform/openapi";
-import { apiRouter } from "../../platform/router";
-import { apiUrl } from "../../platform/urls";
+import type { AppEnv } from "../../platform/http/env";
+import { ApiError } from "../../platform/errors/errors";
+import { bearer, errors, json } from "../../platform/http/openapi";
+import { apiRouter } from "../../platform/http/router";
+import { apiUrl } from "../../platform/http/urls";
 import { canStartUpload, startShard, uploadNotFound, uploaderOf } from "../access";
 import { FinalizeResponse } from "../schemas";
 import {

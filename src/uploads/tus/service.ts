@@ -3,9 +3,9 @@
 // (./upload-state.ts), which assembles the parts; the last byte runs the same completion as the other flows
 // (markBytesReceived, then finalizeUpload: charge, analysis, duplicates, the bounded wait).
 import { TUS } from "../../config/uploads";
-import type { DirectoryAndShard, ShardDb } from "../../platform/db";
-import { ApiError } from "../../platform/errors";
-import { isId } from "../../platform/ids";
+import type { DirectoryAndShard, ShardDb } from "../../platform/data/db";
+import { ApiError } from "../../platform/errors/errors";
+import { isId } from "../../platform/data/ids";
 import { ownedBy, uploadNotFound, type Uploader } from "../access";
 import { finalizeUpload, finalizedAnswer } from "../finalize";
 import type { FinalizeResponse } from "../finalize-answer";

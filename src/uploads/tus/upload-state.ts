@@ -10,7 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { TUS } from "../../config/uploads";
 import { appendChunks, finish, type AppendOptions, type AppendResult, type Assembled, type Assembly, type ChunkBody, type KeptPart } from "./assembly";
-import { bytesToHex } from "../../platform/crypto";
+import { bytesToHex } from "../../platform/crypto/crypto";
 import { rowsOf } from "./bytes";
 
 export type TusInit = { fileId: string; storeKey: string; r2UploadId: string; length: number; metadata: string; expiresAt: number };

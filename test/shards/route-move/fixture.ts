@@ -11,9 +11,9 @@ import { pngLikeBytes, seedFile, type SeedOptions } from "../../support/files";
 import { report } from "../../support/moderation";
 import { makePng, presign, putDirect, finalize, sha256 } from "../../uploads/helpers";
 import { create as tusCreate, patch as tusPatch, pathOf } from "../../uploads/tus/support";
-import { newShardedId, shardedId } from "../../../src/platform/shard-ids";
-import { newId, randomId } from "../../../src/platform/ids";
-import { shardDb, runBatch } from "../../../src/platform/db";
+import { newShardedId, shardedId } from "../../../src/platform/data/shard-ids";
+import { newId, randomId } from "../../../src/platform/data/ids";
+import { shardDb, runBatch } from "../../../src/platform/data/db";
 import { indexFileStatements } from "../../../src/analysis/band-rows";
 import type { FileRow } from "../../../src/db/schema";
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { assertTusResumable, parseChecksum, parseMetadata, readSize } from "../../../src/uploads/tus/protocol";
 import { concat, rowsOf } from "../../../src/uploads/tus/bytes";
-import { ApiError } from "../../../src/platform/errors";
+import { ApiError } from "../../../src/platform/errors/errors";
 
 const codeOf = (fn: () => unknown) => {
   try {

@@ -15,7 +15,7 @@ export type Db = ReturnType<typeof createDb>;
 export type DirectoryDb = Db & { readonly [directoryBrand]: true };
 /**
  * A handle on one shard: its owners' files, uploads, albums and near-duplicate indexes. It knows which shard it
- * is (`shardNumber`), so what it creates can carry that shard in its id (platform/shard-ids.ts).
+ * is (`shardNumber`), so what it creates can carry that shard in its id (platform/data/shard-ids.ts).
  */
 export type ShardDb = Db & { readonly [shardBrand]: true; readonly shardNumber: number };
 
@@ -50,7 +50,7 @@ export function database0(d1: D1Client): Database0 {
 /** The directory's primary (no session): for jobs, Durable Objects, crons and reads that must see the latest. */
 export const directoryDb = (env: Pick<Env, "DB">): DirectoryDb => database0(env.DB).directory;
 
-/** A shard's primary: shard 0 is database DB, shard n the binding SHARD_n (platform/shards.ts). */
+/** A shard's primary: shard 0 is database DB, shard n the binding SHARD_n (platform/data/shards.ts). */
 export function shardDb(env: D1Env, shard: number): ShardDb {
   return shard === 0 ? database0(env.DB).shard : shardHandle(shardBinding(env, shard), shard);
 }
@@ -66,7 +66,7 @@ export const shardHandle = (d1: D1Client, shard: number): ShardDb => Object.assi
 export type RequestDbs = {
   directory(): DirectoryDb;
   shard(shard: number): ShardDb;
-  /** The shard that holds the owner data with this id (platform/shard-ids.ts): no lookup. */
+  /** The shard that holds the owner data with this id (platform/data/shard-ids.ts): no lookup. */
   shardOf(prefix: ShardedPrefix, id: string): ShardDb;
   /** The directory's handle and a shard's, for a function that reads each in queries of its own. */
   directoryAndShard(shard: number): DirectoryAndShard;
@@ -74,7 +74,7 @@ export type RequestDbs = {
   directoryAndShards(): DirectoryAndShards;
   /**
    * x-d1-bookmark's value: for each database, the later of the client's bookmark and the session's, when either
-   * is known (platform/bookmarks.ts: a bare bookmark when database 0's is the only one).
+   * is known (platform/data/bookmarks.ts: a bare bookmark when database 0's is the only one).
    */
   bookmark(): string | undefined;
 };

@@ -1,6 +1,6 @@
-import type { RequestDbs } from "./db";
-import type { JwtConfig } from "./jwt";
-import type { Plan, Role } from "../config";
+import type { RequestDbs } from "../data/db";
+import type { JwtConfig } from "../crypto/jwt";
+import type { Plan, Role } from "../../config";
 
 export type Permission = "read" | "upload" | "manage";
 export const PERMISSIONS: readonly Permission[] = ["read", "upload", "manage"];

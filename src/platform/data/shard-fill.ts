@@ -1,6 +1,6 @@
 // How full each shard is (directory table shard_fill): measured by the cron from D1's own figure (a query's
-// `meta.size_after`, the database's size in bytes), read by signup's placement (platform/placement.ts).
-import { shardFill } from "../db/directory-schema";
+// `meta.size_after`, the database's size in bytes), read by signup's placement (platform/data/placement.ts).
+import { shardFill } from "../../db/directory-schema";
 import { directoryDb, runBatch, shardDb, type DirectoryDb } from "./db";
 import { allShards } from "./shards";
 

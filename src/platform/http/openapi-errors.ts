@@ -1,8 +1,8 @@
 // The OpenAPI document's error listings: each route's error responses list, as named examples, the codes of
 // ./error-codes.ts it can answer with. Added to the generated document (app.ts) rather than written into each
 // createRoute, so the table stays the one place that says where a code comes from.
-import { ERROR_CODES, wireCode, type ErrorCode } from "./error-codes";
-import { reasonPhrase } from "./errors";
+import { ERROR_CODES, wireCode, type ErrorCode } from "../errors/error-codes";
+import { reasonPhrase } from "../errors/errors";
 
 type Media = { schema?: unknown; examples?: Record<string, unknown> };
 type ResponseObject = { description?: string; content?: Record<string, Media> };

@@ -1,7 +1,7 @@
 // The audit trail: one audit_log row per administrative action (who, what, on what, when). Returned as an
 // unexecuted insert so callers put it in the same db.batch as the change it records.
 import { sql, type SQL } from "drizzle-orm";
-import { auditLog } from "../db/schema";
+import { auditLog } from "../../db/schema";
 import type { DirectoryDb } from "./db";
 import { newId } from "./ids";
 

@@ -5,9 +5,9 @@
 import { eq, inArray } from "drizzle-orm";
 import { createDb, shardHandle, type D1Client, type ShardDb } from "./db";
 import { shardBinding, shardCount, shardOfIdIn, type D1Env } from "./shards";
-import { movedFiles, owners } from "../db/schema";
-import { ApiError } from "./errors";
-import { SHARD_MOVE } from "../config";
+import { movedFiles, owners } from "../../db/schema";
+import { ApiError } from "../errors/errors";
+import { SHARD_MOVE } from "../../config";
 import type { ShardedPrefix } from "./shard-ids";
 
 /**

@@ -1,8 +1,8 @@
 // RFC 6238 time-based one-time passwords over WebCrypto's HMAC-SHA-1 (RFC 4226's HOTP of the 30-second step
 // number), base32 (RFC 4648) for the secret people type or scan, and the otpauth URL authenticator apps read.
 // No library: the algorithm is a dozen lines over a primitive Workers run natively, and the RFC's own test
-// vectors hold it (test/platform/totp.test.ts).
-import { MFA } from "../config/auth";
+// vectors hold it (test/platform/crypto/totp.test.ts).
+import { MFA } from "../../config/auth";
 import { timingSafeEqualString } from "./crypto";
 
 const { digits: DIGITS, stepSeconds: STEP_SECONDS } = MFA.totp;

@@ -3,7 +3,7 @@
 // so that is both our target and our ceiling. bench/passwords.bench.mjs compares it with scrypt and argon2id
 // from @noble/hashes (pure JS inside workerd) and docs/accounts.md explains the choice.
 import { base64url, fromBase64url, timingSafeEqual, utf8 } from "./crypto";
-import { PASSWORD_HASH } from "../config/auth";
+import { PASSWORD_HASH } from "../../config/auth";
 
 const ALGORITHM = "pbkdf2-sha256";
 const KEY_BITS = 256;

@@ -1,6 +1,6 @@
 // Signed tokens: HS256 only (pinned on verify), issuer/audience/expiry/type always checked.
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
-import { newId } from "./ids";
+import { newId } from "../data/ids";
 import { utf8 } from "./crypto";
 
 export type TokenType = "access" | "upload";

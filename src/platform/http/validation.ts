@@ -1,5 +1,5 @@
 import type { Hook } from "@hono/zod-openapi";
-import { ApiError } from "./errors";
+import { ApiError } from "../errors/errors";
 
 type Issue = { path: PropertyKey[]; message: string; code?: string; keys?: string[] };
 
@@ -21,7 +21,7 @@ export function validationError(issues: readonly Issue[], target = "body") {
   return new ApiError("validation_error", `Invalid request ${target}`, { fields: fieldErrors(issues) });
 }
 
-/** Requests (Hono's, per context) whose JSON body did not parse: marked by platform/router.ts, refused by the hook. */
+/** Requests (Hono's, per context) whose JSON body did not parse: marked by platform/http/router.ts, refused by the hook. */
 export const malformedJson = new WeakSet<object>();
 
 // The hook every OpenAPIHono router uses: a failed validation becomes the contract's 400 body, and a body marked

@@ -1,5 +1,5 @@
 // The one CRC-32 (ISO-HDLC: PNG chunks, zip entries). Here, under every feature, because both the analysis
-// (PNG chunk CRCs, analysis/containers/png-chunks.ts) and the zip writer (platform/zip.ts) need it.
+// (PNG chunk CRCs, analysis/containers/png-chunks.ts) and the zip writer (platform/formats/zip.ts) need it.
 
 // Int32Array and -1 rather than Uint32Array and 0xffffffff: the values stay small integers in V8 (no heap
 // numbers), which matters when the PNG decoder checks the CRC of every IDAT chunk of a 40 MP image.

@@ -1,7 +1,7 @@
 // The image types we accept, and the file extensions that say so. A name's extension is the client's claim;
 // the type is what the magic bytes proved at upload. Where the two disagree, the type wins on the way out
 // (a PNG named "index.html" downloads as "index.html.png").
-import type { UploadMime } from "../config/uploads";
+import type { UploadMime } from "../../config/uploads";
 
 const EXTENSIONS: Record<UploadMime, readonly string[]> = {
   "image/jpeg": ["jpg", "jpeg", "jpe", "jfif"],
