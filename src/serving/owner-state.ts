@@ -1,9 +1,6 @@
-// An owner's state (ban, account deletion) on its shard, and forgetting the records that carry it when it
-// changes. The shard's owners row holds a copy of the directory's users.banned_at / deleted_at: the read rules
-// decide from it, in the same query as the file or album (serving/access.ts, albums/queries.ts). Every change
-// writes the shard first (the effect on the files), then the directory (docs/sharding.md § owners).
-// Which records carry the state is serving/access.ts's rule (carriesOwnerState): an owner's first files, by
-// owner_ordinal, so a bounded list (at most three keys per file). The owner's own record is auth's (forgetUser).
+// An owner's state (ban, deletion) on its shard, a copy of the directory's, decided from in the same query as the
+// file (docs/sharding.md § owners), and forgetting the records that carry it when it changes: the owner's first
+// files by owner_ordinal, at most three keys each (access.ts, carriesOwnerState).
 import { and, eq, lte, sql, type SQL } from "drizzle-orm";
 import { files } from "../db/schema";
 import { shardDb, type ShardDb, type Statement } from "../platform/data/db";
@@ -36,10 +33,9 @@ export function ownerStateStatement(db: ShardDb, userId: string, change: OwnerSt
 }
 
 /**
- * Forgets the records that carry the owner's state, here at once and (when configured) everywhere.
- * Never throws: the change is committed already, and what follows it (other purges, the answer) must still
- * happen. The list is read from D1's primary, tried three times; if D1 fails all three, the records it would
- * have named decide for at most their TTL (logged).
+ * Forgets the records that carry the owner's state, here at once and (when configured) everywhere. Never throws:
+ * the change is committed, and what follows must still happen. If D1 fails three times, the records it would have
+ * named decide for at most their TTL (logged).
  */
 export async function forgetOwnerState(env: EdgeEnv & Pick<Env, "DB">, userId: string): Promise<void> {
   let carried: { id: string }[] | undefined;

@@ -1,10 +1,6 @@
-// Byte serving, mounted on the app itself (not under the API router): no JSON body limit, no API
-// authentication or rate-limit middleware on the hot path. dispatch() maps the public {image_url} and
-// {cdn_url} onto /i and /cdn.
-//   GET|HEAD {image_url}/<file_id>                            the image (short link)
-//   GET|HEAD {image_url}/<file_id>/thumb                      its thumbnail (a placeholder SVG until analysis made one)
-//   GET|HEAD {cdn_url}/uploads/<date>/<file_id>/<filename>    the image under its storage key, immutable
-// Each takes ?w=, h, fit, q, format: a variant through the Images binding (variants.ts, variant-serve.ts).
+// Byte serving, mounted on the app itself (not under the API router): no JSON body limit, no API authentication or
+// rate limit on the hot path. dispatch() maps {image_url} and {cdn_url} onto /i and /cdn: `/i/<id>`, `/i/<id>/thumb`
+// and `/cdn/uploads/<date>/<id>/<filename>`, each with the variant parameters (docs/files-and-serving.md).
 import { Hono } from "hono";
 import type { AppEnv } from "../platform/http/env";
 import { serveBytes } from "./byte-path";

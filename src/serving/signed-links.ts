@@ -1,19 +1,7 @@
-// Signed, expiring links to a file's bytes (extensions.md § 3): `{image_url}/<id>?<variant params>&exp=<unix>&sig=`.
-// The signature is HMAC-SHA-256 over the file id, the path (original or thumbnail), every variant parameter
-// (w, h, fit, q, format: present or absent, as the URL has them, so adding `q` or changing `w` breaks it) and
-// `exp`, under a key derived from the Worker secret SIGNED_URL_SECRET and the file's own random salt
-// (files.signing_salt). Replacing the salt (a revoke) voids every link made before; the secret alone would void
-// every link of every file. The salt travels in the edge-cached access records (access.ts, SERVED_FIELDS), so a
-// signed view whose records hit is checked with no D1 read; the secret never leaves the Worker.
-// A signed link has one spelling, the one the API writes (the variant parameters, then exp, then sig, each once):
-// any other parameter, a repeat or another spelling of a value is refused, so what was signed is all there is.
-//
-// Owner links (`&exp=&osig=`) are the pages' own: minted at render time for the signed-in owner's images, so a
-// private file shows on the owner's pages even when {image_url} is another host that no cookie reaches. Their key
-// is derived from the secret and the owner's user id (not the file's salt: a page signs dozens of files without
-// reading a row), and they are checked against the file's current owner, so a link minted by anyone else for
-// the same file never matches. They live one to two hours (SIGNED_LINKS.ownerBucketSeconds) and are not voided
-// by a revoke; what they serve is exactly what a share link serves. They have one spelling too (`osig` for `sig`).
+// Signed, expiring links (extensions.md § 3) and the pages' owner links (`osig`). A share link's key is derived from
+// SIGNED_URL_SECRET and the file's salt, so a revoke voids one file's links; an owner link's from the owner's id, so
+// a page signs dozens of files without reading a row. Each has one spelling: what was signed is all there is
+// (docs/files-and-serving.md § Signed, expiring links).
 import { ApiError } from "../platform/errors/errors";
 import { base64url, randomToken, timingSafeEqualString, utf8 } from "../platform/crypto/crypto";
 import { VARIANT_PARAMS } from "./variants";

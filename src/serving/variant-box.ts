@@ -1,14 +1,6 @@
-// The box of a two-sided variant (`?w=640&h=480`). Snapping each side up the ladder on its own lost the asked
-// shape (640 x 480 became 640 x 640), and with it what cover, crop and pad are for. The pair snaps as one:
-//   - the long side snaps up VARIANTS.ladder, as a lone width does;
-//   - the ratio (long : short) snaps to the nearest of VARIANTS.boxRatios (in log space: 5:4 is as far from 1:1
-//     as 1:1 from 4:5), among those that keep the short side at least as asked: never blurrier than asked, and an
-//     unlisted ratio never costs a step up the ladder. Listed ratios come out exact (640 x 480, 1600 x 900, and
-//     640 x 427 for 3:2);
-//   - the short side is the long side over the ratio, to the pixel.
-// A file then has at most ratios x 2 orientations x (ladder steps + 1) boxes per fit, whatever is asked: bounded,
-// as Cloudflare Images bills each unique transformation. Nothing is upscaled; what that means depends on how the
-// fit meets its box (BoxFill).
+// The box of a two-sided variant (`?w=640&h=480`): the long side snaps up the ladder and the ratio to the nearest
+// of VARIANTS.boxRatios that keeps the short side as asked. Sides snapped on their own lost the asked shape, and a
+// ratio taken as asked would let anyone mint a billed transformation per pixel (docs/files-and-serving.md § Variants).
 import { VARIANTS } from "../config";
 
 export type Box = { width: number; height: number };

@@ -1,11 +1,6 @@
-// Serves a variant (serving/variants.ts) once byte-path.ts has decided access exactly as for the original: the
-// same access function, the same edge-cached access records, the same hotlink rule. Then: a 304 from the
-// variant's own ETag, a hit in the edge cache, or the platform's image engine (env.IMAGES: Cloudflare Images
-// in production, sharp under miniflare) on the source object from R2.
-// The engine re-encodes from pixels and writes no EXIF/XMP: no GPS or serial number survives in a variant,
-// even of an original the analysis has not scrubbed yet (test/serving/variants.test.ts checks it).
-// Whatever cannot be made (a type the engine does not read, an engine error, no engine bound) is answered by
-// the caller with the original and `X-Variant-Fallback: <reason>`: never a 500.
+// Serves a variant once byte-path.ts has decided access exactly as for the original: a 304 from the variant's ETag,
+// an edge-cache hit, or the image engine (env.IMAGES) on the R2 source. What cannot be made is answered by the
+// caller with the original and `X-Variant-Fallback`, never a 500 (docs/files-and-serving.md § Variants).
 import type { Context } from "hono";
 import type { AppEnv } from "../platform/http/env";
 import type { ServedFile } from "./records";

@@ -1,13 +1,6 @@
-// Variants by URL: `?w=`, `h`, `fit`, `q`, `format` on short links, CDN links and thumbnails. This module
-// turns a query into a plan (what the image engine is asked for) and names the plan's edge-cache key; the
-// serving itself is variant-serve.ts. Choices (docs/files-and-serving.md § Variants):
-//   - a lone width or height snaps UP to VARIANTS.ladder (never blurrier than asked); above the last step, or at
-//     or above the source's own size, the source's size: nobody can mint unbounded variants, none is upscaled;
-//   - both sides snap as one box that keeps the asked ratio (variant-box.ts), as bounded and never upscaled;
-//   - `q` snaps to a few qualities; `fit` matters only when both sides are given (else it is scale-down);
-//   - the format is `?format=` when given, else from Accept: AVIF, else WebP, else the source's own type;
-//   - only the plain ladder (a width and a format, default fit and quality) is kept in the edge cache: that is
-//     what pages, link previews and the API hand out, and a finite set that accessChanged (access-changed.ts) can name key by key.
+// Variants by URL (`?w=`, h, fit, q, format): a query becomes a plan for the image engine, with its edge-cache key;
+// serving it is variant-serve.ts. Only the plain ladder is cached, a finite set accessChanged can name key by key
+// (docs/files-and-serving.md § Variants).
 import { ANALYSIS, VARIANTS } from "../config";
 import { ApiError } from "../platform/errors/errors";
 import { fileUrl } from "../platform/http/urls";

@@ -1,19 +1,6 @@
-// View and download counting without a D1 write per request.
-//
-// Hits are gathered in the isolate for VIEW_COALESCE_MS, then sent (after the response, via waitUntil) as
-// one RPC per counted thing to a ViewCounter Durable Object chosen by a stable hash of the thing:
-// VIEW_COUNTER.shards objects in all. A shard adds the hit to a SQLite row
-// and, at most every VIEW_COUNTER.flushDelayMs, writes all its pending counts to D1 in one batch.
-//
-// Exactly-once into D1 over an at-least-once flush: the shard never sends "+n". For each key it keeps
-//   base    = the D1 value when the shard began counting the key (read from D1 once, at its first flush)
-//   counted = hits received since then          flushed = the part of `counted` already written
-// and writes the absolute value `col = MAX(col, base + counted)`. Repeating a flush after a crash (the alarm
-// is retried) writes the same number again, so nothing is counted twice; and since the hit is stored in
-// the shard's SQLite before the RPC answers, nothing acknowledged is lost. Rows whose counts are all
-// written are dropped; the next hit re-reads the base from D1, which by then holds everything written.
-// This is correct because a key is only ever written by its one shard (the mapping never changes at runtime).
-// A key is written on the D1 shard its id names, or, once its owner moved (moved_files), the shard it moved to.
+// View and download counting without a D1 write per request: hits gathered per isolate, then one RPC per counted
+// thing to a ViewCounter shard, which writes absolute values to D1 (`MAX(col, base + counted)`), so a retried flush
+// never counts twice. Why that is exactly-once, and the key's one writer: docs/files-and-serving.md § View counting.
 import { DurableObject } from "cloudflare:workers";
 import { SHARD_MOVE, VIEW_COUNTER } from "../config";
 import { runBatch, shardDb, type ShardDb } from "../platform/data/db";
@@ -251,12 +238,9 @@ function coalesceMs(env: Pick<Env, "VIEW_COALESCE_MS">): number {
   return Number.isFinite(raw) && raw > 0 ? Math.min(raw, 10_000) : 0;
 }
 
-// Hits gathered in this isolate during the current window, by kind and id. A hot image viewed a hundred
-// times a second costs one RPC per window instead of a hundred. Only the request that opened the window waits
-// for it (waitUntil), on its own timer, and sends every hit gathered meanwhile: a request must not wait on a
-// promise another request's timer settles. workerd then finds nothing of its own left to wait for, cancels it
-// as hung and logs an error per request (under load it cost the short link a third of its throughput).
-// A window is open exactly while hits are pending.
+// Hits gathered in this isolate during the current window, by kind and id: one RPC per window, not per view.
+// Only the request that opened the window waits for it (waitUntil): a request left waiting on another's timer is
+// cancelled by workerd as hung (docs/files-and-serving.md § View counting). A window is open while hits are pending.
 const pending = new Map<string, { env: Env; kind: CounterKind; id: string; n: number; host: string }>();
 
 async function sendPending(): Promise<void> {
