@@ -52,8 +52,8 @@ const R2_BAD_DIGEST = /checksum you specified did not match|\(10037\)/i;
  * PUT of a whole file. R2 is given the expected SHA-256 and refuses to store a body that does not match it,
  * so nothing wrong ever becomes visible and the worker hashes nothing itself.
  * - `knownLength` (the Content-Length is the presigned size, as curl, ShareX and browsers send it): the
- *   request body goes to R2 as it is, natively streamed with no JavaScript per chunk, like a bare put; the
- *   magic bytes are then read back from the stored object (64 bytes), and a mismatch is removed by the caller.
+ *   request body goes to R2 natively streamed, like a bare put, while its first bytes are sniffed from a tee;
+ *   a magic mismatch is removed by the caller.
  * - a chunked body: the sniffed head and then the rest flow through a counting source into a
  *   FixedLengthStream of the presigned size; the count tells a wrong size from an interruption.
  * Without an expected SHA-256 (upload from a URL: nobody knew it before the bytes came), the chunked path hashes
@@ -130,18 +130,25 @@ async function putKnownLength(
   expect: { bytes: number; sha256: string; mime: UploadMime },
   options: R2PutOptions,
 ): Promise<VerifiedPut> {
+  // workerd tees a request body natively (both branches keep its length): R2 streams one branch while the first
+  // bytes are read from the other, which is then cancelled. No read-back of the stored object.
+  const [probe, rest] = body.tee();
+  const reader = probe.getReader();
+  const sniffing = readHead(reader, SNIFF_BYTES).then(
+    (head) => head.bytes,
+    () => new Uint8Array(),
+  ).finally(() => reader.cancel().catch(() => undefined));
   let object: R2Object;
   try {
-    object = (await bucket.put(key, body, options))!;
+    object = (await bucket.put(key, rest, options))!;
   } catch (err) {
+    await sniffing;
     const text = errorText(err);
     if (R2_BAD_DIGEST.test(text)) return { ok: false, reason: "checksum_mismatch", receivedBytes: expect.bytes, stored: false };
     if (R2_PUT_ERROR.test(text)) throw err;
     return { ok: false, reason: "interrupted", stored: false }; // the body broke off: R2 stored nothing
   }
-  const head = await bucket.get(key, { range: { offset: 0, length: SNIFF_BYTES } });
-  const first = head ? new Uint8Array(await head.arrayBuffer()) : new Uint8Array();
-  if (!magicMatches(expect.mime, first)) return { ok: false, reason: "magic_mismatch", stored: true };
+  if (!magicMatches(expect.mime, await sniffing)) return { ok: false, reason: "magic_mismatch", stored: true };
   return { ok: true, object, sha256: expect.sha256 };
 }
 
