@@ -1,13 +1,7 @@
-// DELETE /account: the password again, then two transactions that end the account: the owner's shard first
-// (the owner's state, files and albums: what reads decide from), then the directory. A request that stops
-// between leaves a live account whose data is gone; the account's retry runs both again (each write is
-// conditional or absolute), whereas the other order could leave a signed-out account with live files. Sessions and keys are
-// revoked (the auth middleware also refuses a deleted user's tokens), files and albums are soft-deleted
-// (reads give 410 at once; the purge job (jobs/purge.ts) removes their objects after its retention window
-// and gives the storage quota back, so nothing is released early), pending plan requests are cancelled, and the
-// second factors (sealed TOTP seed, recovery codes, waiting mfaTokens) deleted, and webhook endpoints turned off.
-// The row stays, soft-deleted, for the purge and the audit trail; users_email_live and users_username_live
-// only cover live rows, so the address and the username can sign up again at once.
+// DELETE /account: the password again, then two transactions, the owner's shard first (state, files, albums: what
+// reads decide from), then the directory. A request stopping between leaves a live account whose data is gone, and
+// the retry runs both again (each write is conditional or absolute); the other order could leave a signed-out
+// account with live files. What is revoked, deleted and kept: docs/moderation-and-accounts.md.
 import { and, eq, isNull } from "drizzle-orm";
 import { runBatch, type DirectoryAndShards, type ShardDb } from "../platform/data/db";
 import { ownerWriteShards } from "../platform/data/moved-ids";

@@ -84,10 +84,9 @@ export type UserPatch = { role?: Role; plan?: Plan; banned?: boolean };
 export type UserChanger = { actorId: string; provider: "admin" } | { actorId: null; provider: "cli" };
 
 /**
- * Applies an admin's change. It takes effect on the user's next request: the principal check reads
- * users.role, plan and banned_at (from D1 or the user's edge-cached record, dropped here), and serving/access.ts
- * reads the owner's ban with each file from the shard's copy (so their files answer 410 without rewriting every
- * file row, and an unban restores them exactly).
+ * Applies an admin's change, effective on the user's next request: the principal check reads users.role, plan and
+ * banned_at (from D1 or the user's edge record, dropped here), and serving/access.ts reads the owner's ban from the
+ * shard's copy with each file (their files answer 410 without rewriting every row; an unban restores them exactly).
  */
 export async function updateUser(dbs: DirectoryAndShards, env: Env, by: UserChanger, id: string, patch: UserPatch): Promise<AdminUserResource> {
   const db = dbs.directory;

@@ -58,11 +58,9 @@ export async function ownAlbum(db: ShardDb, id: string, viewer: Viewer): Promise
 const PASSWORD_BUCKET = "album-password-failures";
 
 /**
- * The album password gate (owners pass). Missing -> 401 album_password_required; wrong -> 403
- * invalid_album_password. Every attempt is counted for this album and client BEFORE the hash is checked, in
- * one atomic step of the limiter, and a right password is refunded (like the login guard): a parallel burst
- * of guesses gets at most the window's failures checked, the rest 429. The hash comparison itself is
- * constant-time (platform/crypto/passwords.ts).
+ * The album password gate (owners pass): missing -> 401 album_password_required, wrong -> 403 invalid_album_password.
+ * Every attempt is counted (album, client) BEFORE the constant-time hash check (platform/crypto/passwords.ts), in one
+ * atomic limiter step, a right one refunded: a parallel burst has only the window's failures checked, the rest 429.
  */
 export async function checkAlbumPassword(env: Env, album: AlbumRow, viewer: Viewer, ip: string, presented: string | undefined): Promise<void> {
   if (album.passwordHash === null || isAlbumOwner(album, viewer)) return;

@@ -40,11 +40,9 @@ export type IndexedFile = Pick<FileRow, "userId" | "ownerOrdinal" | "phash" | "e
 const owned = (file: IndexedFile): file is IndexedFile & { userId: string; ownerOrdinal: number } => file.userId !== null && file.ownerOrdinal !== null;
 
 /**
- * Statements that move `file`'s rows from what its row holds now (`file.phash`, `file.embeddingCode`, as read
- * before this analysis) to `next`: the rows of a value that changed are deleted by their keys, the new ones
- * inserted (a repeat inserts nothing). A null `next.embeddingCode` leaves the embedding rows as they are (the
- * model failed; the file keeps its earlier code). Anonymous files have none. Meant for the job's batch, a
- * transaction that also writes the new values to the files row, so rows and row never disagree.
+ * Statements moving `file`'s band rows by their keys (a repeat inserts nothing) from its row's values as read before
+ * this analysis to `next`; a null `next.embeddingCode` (model failed) keeps the old code's rows. Run them in the batch
+ * that writes `next` to the files row, so rows and row never disagree. Anonymous files have none.
  */
 export function indexFileStatements(db: ShardDb, file: IndexedFile, next: { phash: string; embeddingCode: string | null }): Statement[] {
   if (!owned(file)) return [];

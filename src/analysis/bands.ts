@@ -1,11 +1,7 @@
-// Multi-index hashing for near-duplicate lookups (pure part). The 64-bit phash is cut into 3 bands of
-// 22 / 21 / 21 bits, stored one row per band in phash_bands (indexed by owner, band, value). If two hashes
-// are within Hamming distance d, by pigeonhole at least one band differs in at most floor(d / 3) bits. So a
-// lookup probes, in each band, every value within that many bit flips of the query's band value
-// (d = 8: 1 + 22 + 231 = 254 values in band 0, 232 in bands 1 and 2), fetches the rows that share one, and
-// verifies the full distance by popcount. Few bands keep the candidate count low even for millions of
-// hashes per owner (a random 21-bit band value matches ~0.5 rows per million), at the price of more
-// index probes, which are cheap point seeks in one IN list per band.
+// Multi-index hashing for near-duplicate lookups (pure part): the 64-bit phash in 3 bands of 22 / 21 / 21 bits,
+// probed within floor(d / 3) flips each (pigeonhole), then verified by popcount (docs/analysis.md, ./README.md §
+// Near-duplicate index). Few bands keep candidates rare (a random 21-bit value matches ~0.5 rows per million) at
+// the price of more probes, which are cheap point seeks in one IN list per band.
 // Changing BAND_BITS changes the stored rows: existing rows would need re-indexing.
 import { phashHalves } from "./phash";
 

@@ -79,10 +79,9 @@ export async function matchBlocklist(db: DirectoryDb, phash: string, maxDistance
 }
 
 /**
- * The high-priority report for a blocklist match found by the analysis job, aggregated into the file's open
- * report if there is one (reports_open_per_file). The directory's alone: the job files it before its shard's
- * batch marks the file done (analysis/job-steps.ts recordResult), and the same match filed again by a redelivered
- * job is counted once (reportStatement). `await runBatch` it.
+ * The high-priority report for a blocklist match found by the analysis job, aggregated into the file's open report
+ * (reports_open_per_file). The directory's alone: filed before the shard's batch marks the file done (job-steps.ts
+ * recordResult), so a redelivered job files it again, which counts once (reportStatement). `await runBatch` it.
  */
 export function blocklistReportStatement(db: DirectoryDb, fileId: string, match: BlocklistMatch, now: number) {
   return reportStatement(db, fileId, match, now);

@@ -1,9 +1,7 @@
-// The `duplicates` of a file (decisions.md § Uploads): `exact` = same content hash (sha256) among the owner's
-// live files; `similar` = phash within PHASH_DISTANCE (signal "phash"), or else the NSFW model's features within
-// ANALYSIS.embeddingDistance (signal "embedding", embedding.ts: crops and small rotations that phash misses).
-// Lookups are indexed point seeks in the owner's band indexes (bands.ts, embedding-index.ts, band-rows.ts): no
-// scan of the owner's files, whatever their number. A file's duplicates are looked up in
-// files/duplicate-lookup.ts; the blocklist has its own index (blocklist.ts). This file holds what both share.
+// What the `duplicates` lookups share (decisions.md § Uploads; definitions and thresholds: docs/analysis.md). They
+// are indexed point seeks in the owner's band indexes (bands.ts, embedding-index.ts, band-rows.ts), never a scan of
+// the owner's files, whatever their number. One file's are looked up in files/duplicate-lookup.ts; the blocklist
+// has its own index (blocklist.ts).
 import { sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import type { FileRow } from "../db/schema";

@@ -1,9 +1,7 @@
-// The embedding code's band index (embedding_bands): the same multi-index rows as phash_bands (bands.ts), one
-// row per (owner, band, value, ordinal) written by band-rows.ts, looked up with one probe list driving primary-key
-// seeks (files/duplicate-lookup.ts). What differs is what a hit means: the code's bands are short (16 of 16 bits)
-// and probed within one bit flip, so a shared band only makes a candidate. Candidates sharing at least
-// EMBEDDING_MIN_BAND_HITS bands, most shared first, are then decided by the cosine of their stored features
-// (files/duplicate-lookup.ts).
+// The embedding code's band index (embedding_bands): phash_bands' row layout (bands.ts, band-rows.ts), but a hit only
+// makes a candidate: the 16-bit bands are probed within one flip, and candidates sharing EMBEDDING_MIN_BAND_HITS
+// bands, most shared first, are decided by the cosine of their stored features (files/duplicate-lookup.ts; why:
+// docs/analysis.md § Near duplicates that survive a crop or a small rotation).
 import { embeddingBandValues } from "./embedding";
 
 /**

@@ -1,13 +1,8 @@
-// The second near-duplicate signal (pure part): the NSFW model's features of an image (nsfw.ts featuresOf,
-// 384 values) survive crops and small rotations that move phash's 8x8 lowest frequencies too far.
-//   - stored: the features quantised to 384 signed bytes (`files.embedding`, base64); matches are decided by
-//     their cosine distance, in thousandths (embeddingDistance), within ANALYSIS.embeddingDistance;
-//   - indexed: a 256-bit code, the signs of 256 fixed random projections of the centred features (random
-//     hyperplanes: codes of similar vectors differ in few bits), cut into 16 bands of 16 bits, one
-//     `embedding_bands` row per band (embedding-index.ts).
-// Why the code only finds candidates and the cosine decides: measured on the benchmark corpus while choosing,
-// the codes' Hamming distances of crops and rotations (up to ~40 of 256 bits) overlap those of unrelated
-// photos (from ~30), whatever the seed; the cosine of the stored features separates them (docs/analysis.md).
+// The second near-duplicate signal (pure part): the NSFW model's features (nsfw.ts featuresOf), which survive crops
+// and small rotations that defeat phash, stored quantised (decided by cosine distance) and indexed by a 256-bit
+// random-hyperplane code (embedding-index.ts). The code only finds candidates: on the benchmark its Hamming distances
+// for copies overlap those of unrelated photos, whatever the seed (docs/analysis.md § Near duplicates that survive a
+// crop or a small rotation).
 import { flipProbes } from "./bands";
 
 export const EMBEDDING_BITS = 256;

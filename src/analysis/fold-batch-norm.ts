@@ -1,12 +1,8 @@
-// Folds MobileNetV2's inference-time BatchNormalization layers into the convolutions they follow, at load.
-// Why: tfjs-wasm's FusedBatchNorm is a plain per-element loop, not XNNPACK; its 52 layers cost as much as all
-// 35 convolutions together (~48 ms of ~120 ms per image, measured with tf.profile). With frozen statistics a
-// batch norm is a per-channel affine map, y = s * (conv(x) - mean) + beta with s = gamma / sqrt(var + eps),
-// so it is exactly the same convolution with kernel * s and a bias beta - s * mean (the convolutions have
-// no bias of their own). Same weights and the same function; only float rounding differs (~1e-6).
-//
-// Works on the Keras topology JSON and the decoded weights, before tfjs-layers builds the model: a folded
-// BatchNormalization layer is dropped and every reference to it points at its convolution instead.
+// Folds MobileNetV2's inference-time BatchNormalization layers into the convolutions before them, at load, because
+// tfjs-wasm's FusedBatchNorm is a plain loop, not XNNPACK: its 52 layers cost as much as the 35 convolutions (~48 of
+// ~120 ms per image, tf.profile). Frozen statistics make it exact: kernel * s, bias beta - s * mean, s = gamma /
+// sqrt(var + eps) (the convolutions have no bias); only float rounding differs (~1e-6). Done on the Keras topology
+// JSON and weights before tfjs-layers builds the model: a folded layer is dropped, references point at its conv.
 import type { NamedTensorMap, Tensor } from "@tensorflow/tfjs-core";
 
 type Tf = typeof import("@tensorflow/tfjs-core");

@@ -1,14 +1,8 @@
-// Decoding and everything derived from the decoded pixels: true dimensions, the luma buffer the phash is
-// computed from, the thumbnail and the NSFW model input. Two decoders:
-//   - @cf-wasm/photon (Rust `image` crate in wasm) decodes whole images. It costs ~12 bytes per pixel of wasm
-//     memory (measured), so it is used for JPEGs up to ANALYSIS.maxDecodePixels, and as a fallback for small
-//     files our decoders refuse (and ours for small JPEGs photon refuses);
-//   - our lean decoders (decoders/) decode PNG, GIF, BMP and WebP at every size, and JPEGs over the budget,
-//     straight to a block-averaged image of at most ANALYSIS.leanTargetPixels (full size when the image fits;
-//     a JPEG's 1/8 DC image), never holding more than that; photon then only resizes this image.
-// The phash, thumbnail and NSFW input come from whichever pixels were produced. Photon is imported lazily so
-// the API's fetch path never instantiates its 1.5 MB wasm module; every PhotonImage is freed in a `finally`
-// (wasm memory is not garbage collected).
+// Decoding and everything derived from the pixels: true dimensions, the phash's luma, the thumbnail, the NSFW input.
+// Which decoder reads what (photon costs ~12 bytes per pixel, so it takes JPEGs within ANALYSIS.maxDecodePixels; our
+// lean decoders the rest; each is the other's fallback for small files): docs/analysis.md. Photon is imported lazily
+// so the API's fetch path never instantiates its 1.5 MB wasm; every PhotonImage is freed in a `finally` (wasm memory
+// is not garbage collected).
 import type { PhotonImage, SamplingFilter } from "@cf-wasm/photon";
 import { ANALYSIS } from "../config";
 import type { ImageFormat } from "./containers/format";
@@ -114,11 +108,9 @@ export async function decodeImage(bytes: Uint8Array, options: DecodeOptions): Pr
 }
 
 /**
- * Formats our decoders read at every size; photon keeps JPEGs within the budget (our JPEG decoder gives the 1/8 DC
- * image only). Ours cost 4 bytes per pixel instead of ~12, match photon exactly on PNG, GIF and BMP, and read WebP
- * more faithfully than photon's `image` 0.24: its VP8 decoder ignores the quantiser of frames without segmentation
- * (libwebp writes those for small or flat images), which shifts their pixels by ~25 levels on average and the phash
- * with them; ours matches libwebp, what Pillow (the phash reference) uses.
+ * Formats our decoders read at every size (4 bytes per pixel, not photon's ~12, and exactly photon's pixels on PNG,
+ * GIF and BMP); photon keeps JPEGs within the budget, ours giving only the 1/8 DC image. WebP is ours because photon's
+ * `image` 0.24 misreads unsegmented VP8 frames and Pillow (the phash reference) does not (docs/analysis.md).
  */
 const OWN_DECODER_FORMATS: ReadonlySet<ImageFormat> = new Set(["png", "gif", "bmp", "webp"]);
 

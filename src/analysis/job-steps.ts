@@ -146,10 +146,9 @@ export async function scoreNsfw(input: Derived["decoded"]["nsfwInput"], stepErro
 type Result = Derived & { thumbKey: string | null; placeholder: Placeholder | null; nsfw: NsfwResult };
 
 /**
- * The blocklist lookup and its report (the directory's), then every write of the file's shard in one
- * transaction. The client's NSFW hint stays the floor. The report comes first and only for a file whose analysis
- * was not done when the job read it: a job that dies between the two is redelivered, finds the file not done,
- * and files the same report again, which the report's upsert counts once (analysis/blocklist.ts).
+ * The blocklist lookup and its report (the directory's), then every shard write in one transaction; the client's
+ * NSFW hint stays the floor. The report comes first, only for a file not done when read: a job dying between the two
+ * is redelivered, finds it not done and files the report again, which its upsert counts once (blocklist.ts).
  */
 export async function recordResult(env: Env, dbs: DirectoryAndShard, file: FileRow, r: Result, force: boolean, now: number) {
   const db = dbs.shard;

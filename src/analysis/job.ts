@@ -1,16 +1,8 @@
-// The analysis queue job ({ type: "analyze", fileId }, sent by finalize): reads the object from R2, scrubs
-// private metadata, refuses pixel bombs before decoding, decodes (photon, or a lean reduced-size decoder for
-// images over 5 MP), and records the true size, phash, thumbnail, NSFW score, near-duplicate index rows and
-// blocklist matches.
-//
-// Delivery is at least once, so the job is idempotent: a file whose analysis is already `done` or `failed`
-// is left alone, every write is an upsert or conditional on `analysis <> 'done'`, and the final writes are
-// one D1 batch (a transaction). Failures split in two:
-//   - about the image itself (too large, not an image, undecodable): `analysis: failed` + reason, acked;
-//   - about the platform (object missing, R2 / D1 errors): thrown, so the queue retries with backoff; after
-//     the last retry the dead-letter consumer (onDeadLetter) records `failed` with the last error.
-// Optional steps that fail on their own (thumbnail encoding, the NSFW model) are noted in analysisError
-// and the analysis still completes.
+// The analysis queue job ({ type: "analyze", fileId }, sent by finalize); its steps: docs/analysis.md, ./README.md.
+// Delivery is at least once, so it is idempotent: a `done` or `failed` file is left alone, every write is an upsert
+// or conditional on `analysis <> 'done'`, and the final writes are one D1 batch. Failures of the image (too large,
+// undecodable) end `failed` and are acked; the platform's (R2, D1) are thrown for the queue's retries, then the
+// dead-letter consumer (onDeadLetter) records `failed`. Optional steps that fail are noted in analysisError.
 import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { files, type FileRow } from "../db/schema";

@@ -1,9 +1,7 @@
-// NSFW score with nsfwjs's MobileNetV2 model (the weights the package bundles: no network) on tfjs's WASM
-// backend (tfjs-wasm.ts: XNNPACK with SIMD, ~40x less CPU than the CPU backend), or on the CPU backend when the
-// WASM backend cannot start or lacks a kernel (the job records why, as a step error).
-// Everything is imported dynamically and the model is loaded once per isolate, on the first analysis job,
-// so the API's fetch path never pays for tfjs or the 2.6 MB of weights. The weights come from
-// model/nsfw-mobilenet-v2.{json,bin}, extracted from nsfwjs by model/extract-nsfw-model.mjs.
+// NSFW score with nsfwjs's bundled MobileNetV2 weights (no network) on tfjs's WASM backend (tfjs-wasm.ts), or on the
+// CPU backend when WASM cannot start or lacks a kernel (docs/analysis.md). Everything is imported dynamically and the
+// model loaded once per isolate on the first job, so the API's fetch path never pays for tfjs or the 2.6 MB of
+// weights (model/nsfw-mobilenet-v2.{json,bin}, extracted from nsfwjs by model/extract-nsfw-model.mjs).
 import { ANALYSIS } from "../config";
 import { foldBatchNorms, type KerasTopology } from "./fold-batch-norm";
 
@@ -47,11 +45,9 @@ let model: Promise<Model> | undefined;
 const CLASSES = ["Drawing", "Hentai", "Neutral", "Porn", "Sexy"] as const;
 
 /**
- * Near-duplicate features: block 10's expansion (14x14x384 for a 224 input; batch norm folded in, before its
- * ReLU6), averaged over the inner 12x12 cells. Chosen by measurement (bench/near-duplicates.bench.mjs,
- * docs/analysis.md): the pooled 1280 values before the classifier describe what is shown (grass and gravel,
- * two portraits with flags look alike there), this middle layer describes how it looks, and leaving out the
- * outer ring of cells keeps crops, corners filled by a rotation and corner watermarks from moving the mean.
+ * Near-duplicate features: block 10's expansion (14x14x384 for a 224 input, batch norm folded in, before its ReLU6)
+ * averaged over the inner 12x12 cells. Why this layer and not the pooled 1280 values, and why the inner cells:
+ * docs/analysis.md § Near duplicates that survive a crop or a small rotation (bench/near-duplicates.bench.mjs).
  */
 const FEATURE_LAYER = "block_10_expand";
 
@@ -64,11 +60,9 @@ function featuresOf(tf: typeof import("@tensorflow/tfjs-core"), map: import("@te
 const reason = (err: unknown) => (err instanceof Error ? err.message || err.name : String(err)).slice(0, 300);
 
 /**
- * nsfwjs's own inference (NSFWJS.infer + getTopKClasses) on tfjs-core and tfjs-layers: pixels / 255, predict
- * on a [1, 224, 224, 3] batch, probabilities in class order. nsfwjs's JS wrapper is not imported: it pulls in
- * the whole @tensorflow/tfjs umbrella (WebGL backend, data, converter), which would multiply the bundle and
- * the test module graph for nothing a worker can use. A model of its own: jobs use loadNsfwModel (one per
- * isolate); tfjs's current backend is global, so this one switches it too.
+ * nsfwjs's own inference (infer + getTopKClasses) on tfjs-core and tfjs-layers, without nsfwjs's wrapper: it pulls in
+ * the whole @tensorflow/tfjs umbrella (WebGL, data, converter), nothing a worker can use. Jobs use loadNsfwModel (one
+ * per isolate); tfjs's current backend is global, so creating a model switches it too.
  */
 export async function createNsfwModel({ only, startWasm }: NsfwModelOptions = {}): Promise<Model> {
   const tf = await import("@tensorflow/tfjs-core");
@@ -169,10 +163,9 @@ export function loadNsfwModel(options: NsfwModelOptions = {}): Promise<Model> {
 }
 
 /**
- * One number for "not safe for work": P(porn) + P(hentai) + P(sexy). nsfwjs's classes are exclusive and sum
- * to 1, so this is the probability of not being Neutral or Drawing. "Sexy" (suggestive, not explicit) is
- * included because age restriction is about suggestive content too; with NSFW_THRESHOLD at 0.8 a
- * merely suggestive image still needs a confident classification to be restricted.
+ * "Not safe for work" as P(porn) + P(hentai) + P(sexy): nsfwjs's classes are exclusive, so this is P(not Neutral or
+ * Drawing). "Sexy" (suggestive, not explicit) counts because age restriction covers suggestive content too; with
+ * NSFW_THRESHOLD at 0.8 a merely suggestive image still needs a confident classification to be restricted.
  */
 export function nsfwScoreOf(p: NsfwPrediction): number {
   return Math.min(1, Math.max(0, p.Porn + p.Hentai + p.Sexy));

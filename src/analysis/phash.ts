@@ -1,9 +1,8 @@
-// The 64-bit DCT perceptual hash exactly as Python's imagehash.phash computes it (decisions.md § Units and
-// formats), so users can compare our hashes with ones they computed themselves:
+// The 64-bit DCT perceptual hash exactly as Python's imagehash.phash computes it (decisions.md § Units and formats),
+// so users can compare our hashes with theirs. Pure, on decoded pixels:
 //   image.convert("L").resize((32, 32), Image.LANCZOS)                 -> toLuma601 + resizeLanczos (Pillow's code)
 //   scipy.fftpack.dct(scipy.fftpack.dct(pixels, axis=0), axis=1)       -> dct2TopLeft (type II, unnormalised)
 //   bits = dct[:8, :8] > median; row-major, most significant bit first -> 16 lowercase hex digits
-// Pure functions on pixel buffers; decoding happens elsewhere (photon).
 
 const HASH_SIZE = 8;
 const IMG_SIZE = 32; // hash_size * highfreq_factor (4)

@@ -1,13 +1,8 @@
-// tfjs's WebAssembly backend (XNNPACK, SIMD) for workerd. The package's own registration cannot work here:
-// it fetches the .wasm file by URL and compiles it from bytes, and Workers refuse to compile WebAssembly at
-// run time. A `.wasm` import, though, is a WebAssembly.Module compiled when the worker is deployed (wrangler
-// bundles it as a module, as it does photon's), and instantiating a compiled module is allowed. So the
-// backend is created here by handing that module to Emscripten's `instantiateWasm` hook.
-//
-// Only the SIMD, non-threaded binary: Workers have no threads, and V8 always has SIMD. The package's index
-// (which registers its fetching factory under the same name) is not imported; backend_wasm.js (the
-// BackendWasm class) and register_all_kernels.js are, and the Emscripten glue is our copy
-// (model/tfjs-backend-wasm-glue.js: the package's, with its Node branch off; see extract-tfjs-wasm-glue.mjs).
+// tfjs's WebAssembly backend for workerd, built from the `.wasm` import (compiled at deploy) through Emscripten's
+// `instantiateWasm` hook, because Workers refuse to compile WebAssembly at run time (docs/analysis.md, NSFW).
+// Only the SIMD, non-threaded binary: Workers have no threads, and V8 always has SIMD. The package's index is not
+// imported (it registers its fetching factory under the same name); backend_wasm.js and register_all_kernels.js are,
+// and the glue is our copy (model/tfjs-backend-wasm-glue.js, see extract-tfjs-wasm-glue.mjs).
 import * as tf from "@tensorflow/tfjs-core";
 import { BackendWasm } from "@tensorflow/tfjs-backend-wasm/dist/backend_wasm.js";
 import "@tensorflow/tfjs-backend-wasm/dist/register_all_kernels.js";

@@ -1,9 +1,6 @@
-// WebAuthn challenges (extensions.md §5) and the relying party they are for. A challenge is 32 random bytes, handed
-// out in the options and stored only as the SHA-256 of its base64url text; it lives PASSKEYS.challengeSeconds and
-// is claimed once, by one conditional statement, before the answer is verified: of two answers to one challenge
-// one goes on, and a failed answer spends it too. A registration's challenge belongs to its account, a sign-in's
-// without a password to no one yet; the second step's sits beside its mfaToken (mfa_tokens.passkey_challenge_hash,
-// one per token: asking again replaces it) and dies with the token.
+// WebAuthn challenges (extensions.md §5) and the relying party they are for. Stored only as a hash and claimed once,
+// by one conditional statement, before the answer is verified: of two answers to one challenge one goes on, and a
+// failed answer spends it too. Where each kind lives and for how long: docs/accounts.md § Passkeys (Challenges).
 import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import type { DirectoryDb } from "../platform/data/db";
 import { mfaTokens, passkeyChallenges } from "../db/schema";

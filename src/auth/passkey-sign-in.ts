@@ -1,10 +1,7 @@
-// Signing in with a passkey (extensions.md §5), both ways: without a password (POST /auth/passkeys/login: options
-// for any discoverable credential of the site, user verification required, so the passkey is two factors in one)
-// and as the second step after the password (second-factor.ts: options naming the account's passkeys, the
-// challenge beside the mfaToken, user verification not asked for). Either way the challenge is used up before the
-// answer is checked; the answer must be signed by the stored key of a credential of the right account, for this
-// site's origin and RP ID, with user presence, and a signature counter that moves forward where the
-// authenticator keeps one. Failed answers count in the login guard like wrong passwords and codes.
+// Signing in with a passkey (extensions.md §5), both ways: without a password (POST /auth/passkeys/login) and as the
+// second step after the password (second-factor.ts). The challenge is used up before the answer is checked, and
+// failed answers count in the login guard like wrong passwords and codes. What an answer must carry, and why user
+// verification is asked for only without a password: docs/accounts.md § Passkeys.
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from "@simplewebauthn/server";
 import type { z } from "@hono/zod-openapi";
 import { directoryDb, type DirectoryDb } from "../platform/data/db";

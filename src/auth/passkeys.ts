@@ -1,9 +1,7 @@
-// Registering and removing passkeys (extensions.md §5), with @simplewebauthn/server (WebCrypto only: it runs on
-// Workers as it is). The relying party is SITE_URL's (./passkey-challenges.ts). A registration's options carry a
-// challenge of the account's, used up by the answer, which must come from the site's origin for its RP ID; only
-// "none" attestation is asked for (which maker built the authenticator is not our business), so only the public
-// key and the counter are kept. A passkey is a second factor (signInMethods), and with user verification a sign-in
-// of its own; the first factor of an account brings the recovery codes. Adding and removing are mailed.
+// Registering and removing passkeys (extensions.md §5) with @simplewebauthn/server (WebCrypto only: it runs on Workers
+// as it is); the relying party is SITE_URL's (./passkey-challenges.ts). Only "none" attestation is asked for (which
+// maker built the authenticator is not our business), so only the public key and the counter are kept. Factors,
+// recovery codes and mails: docs/accounts.md § Passkeys.
 import { generateRegistrationOptions, verifyRegistrationResponse } from "@simplewebauthn/server";
 import type { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";

@@ -1,9 +1,8 @@
-// Principal records: what a credential check needs about a session or an API key and its user, as edge
-// records (platform/edge/edge-records.ts), so a warm authenticated request resolves its principal with no D1 query.
-// A user's record is separate from their sessions' and keys', so a change to a user is one delete. Records are
-// named by the hash D1 stores: no secret is in a cache key or body. A miss answers from the request's handle
-// and fills after the response from D1's primary, never a replica (one behind a revocation would put the
-// revoked credential back for a whole TTL). Bounds and reasoning: docs/edge-records.md.
+// Principal records: what a credential check needs about a session or an API key and its user, as edge records
+// (platform/edge/edge-records.ts), so a warm authenticated request makes no D1 query. A user's record is apart from
+// their sessions' and keys' (a change to a user is one delete); names are the hash D1 stores (no secret in a key or
+// body). A miss answers from the request's handle and fills later from D1's primary, never a replica (one behind a
+// revocation would put the revoked credential back for a whole TTL). Bounds and reasoning: docs/edge-records.md.
 import { eq } from "drizzle-orm";
 import type { AuthUser, Permission } from "../platform/http/env";
 import { apiKeys, users, type UserRow } from "../db/schema";
@@ -96,10 +95,9 @@ async function keyFromDb(db: DirectoryDb, keyHash: string): Promise<FoundKey | u
 }
 
 /**
- * The key (by the SHA-256 D1 stores) and its user (both records hit: no D1 query); undefined for an unknown key.
- * `stampDue` is the caller's rule for writing lastUsedAt (a live key not stamped within the interval): the
- * stamp and the fill run after the response as one task, stamp first, so the record filled from the primary
- * carries the new lastUsedAt and a hot key writes once per interval, not on every request.
+ * The key (by the SHA-256 D1 stores) and its user, both from records when hit; undefined for an unknown key.
+ * `stampDue` is the caller's rule for writing lastUsedAt: stamp and fill run after the response as one task, stamp
+ * first, so the record filled from the primary carries the new lastUsedAt and a hot key writes once per interval.
  */
 export async function findKey(env: RecordEnv, db: DirectoryDb, ctx: WaitUntil, keyHash: string, stampDue: (found: FoundKey) => boolean): Promise<FoundKey | undefined> {
   const on = recordsOn(env);

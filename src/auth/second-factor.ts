@@ -1,11 +1,8 @@
-// Sign-in with a second factor (extensions.md §5). The password step (service.ts login) of an account with a
-// factor answers an mfaToken instead of a session; POST /auth/login/2fa trades the token and a proof of a
-// factor for the normal login response. The token is 32 random bytes stored as its SHA-256, lives 5 minutes
-// and is claimed by one conditional UPDATE when the proof is good, or, for a recovery code, before the code is
-// spent (a wrong code leaves it usable within its life: the login guard, not the token, bounds the guesses). A
-// proof is a code (TOTP or recovery) or a passkey's answer to the challenge stored beside the token
-// (secondStepPasskeyOptions hands it out; passkey-sign-in.ts checks the answer); the token, its life, its claim and
-// the guard are the same for both.
+// Sign-in with a second factor (extensions.md §5): for an account with a factor the password step (service.ts login)
+// answers an mfaToken, which POST /auth/login/2fa trades with a proof (a TOTP or recovery code, or a passkey's answer:
+// secondStepPasskeyOptions, passkey-sign-in.ts) for the normal login response. The token is claimed when the proof is
+// good, or before a recovery code is spent; a wrong code leaves it usable, since the login guard, not the token,
+// bounds the guesses (docs/accounts.md § Two-factor sign-in).
 import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { z } from "@hono/zod-openapi";
 import { directoryDb, type DirectoryDb } from "../platform/data/db";

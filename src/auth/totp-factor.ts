@@ -97,9 +97,8 @@ export type TurnOffProof = { code: string } | { password: string };
 
 /**
  * Turns TOTP off (or drops a pending enrolment) with a current code or the password, either counted in the login
- * guard like a login. The recovery codes go with it unless a passkey remains (they recover that factor too). A
- * confirmed factor's removal is mailed to the account, and ends every other session of the account (its codes may
- * have opened them; the caller's, `sessionId`, stays).
+ * guard. The recovery codes go too unless a passkey remains (they recover it as well). Removing a confirmed factor
+ * is mailed and ends every other session of the account (its codes may have opened them); the caller's stays.
  */
 export async function turnOffTotp(db: DirectoryDb, env: Env, userId: string, sessionId: string, proof: TurnOffProof, ip: string): Promise<void> {
   const user = await findUserById(db, userId);

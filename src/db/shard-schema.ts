@@ -179,11 +179,9 @@ export const uploadParts = sqliteTable(
 );
 
 /**
- * What a shard knows of each owner placed on it (docs/sharding.md § owners). Their small integer keys: the band
- * indexes below name an owner by `id` (1 to 3 bytes) instead of its 25-character user id; lookups read the key
- * by a subquery in the same statement. A row is made, if missing, with the owner's first upload's quota
- * reservation (uploads/quota.ts), in the analysis job's batch before an owner's first band rows
- * (analysis/band-rows.ts), and by a ban or a deletion (serving/owner-state.ts).
+ * What a shard knows of each owner on it (docs/sharding.md § owners, also when a row is made); its small integer key
+ * names an owner in the band rows in 1 to 3 bytes instead of a 25-character user id (read by a subquery in the same
+ * statement).
  */
 export const owners = sqliteTable("owners", {
   id: integer("id").primaryKey(),
@@ -211,12 +209,10 @@ export const movedFiles = sqliteTable("moved_files", {
   shard: integer("shard").notNull(),
 });
 
-// The owners' near-duplicate indexes (multi-index hashing, analysis/bands.ts and embedding-index.ts): a row per
-// (owner, band, value, ordinal), where `ordinal` is the file's files.owner_ordinal (unique with user_id), and
-// nothing else: the lookups join files on (user_id, owner_ordinal). Both tables are WITHOUT ROWID (migration
-// 0007; drizzle cannot declare it; test/db/migration-0007.test.ts checks it): the primary key is the table, so a
-// row is stored once, in ~13 bytes. There is no index by file: a file's rows are deleted by their exact keys,
-// recomputed from the phash and embedding code its files row keeps (analysis/band-rows.ts).
+// The owners' near-duplicate indexes (analysis/bands.ts, embedding-index.ts): a row per (owner, band, value, ordinal),
+// `ordinal` being files.owner_ordinal, joined back to files on (user_id, owner_ordinal). WITHOUT ROWID (migration
+// 0007; drizzle cannot declare it, test/db/migration-0007.test.ts checks it), ~13 bytes a row, and no index by file:
+// a file's rows are deleted by exact keys recomputed from its row (src/analysis/README.md § Near-duplicate index).
 
 /** Each 64-bit phash cut into 3 bands (bands.ts). Only owners' files; the blocklist has blocklist_bands. */
 export const phashBands = sqliteTable(

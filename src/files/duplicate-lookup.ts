@@ -1,9 +1,7 @@
-// The `duplicates` of one file among its owner's live files (GET /files/:id for the owner, finalize), in ONE D1
-// round trip: the exact match, the phash band probes and the embedding band probes go out as one batch, and
-// each probe is joined to `files` there (a band row names its file by the owner's ordinal, analysis/band-rows.ts),
-// so the candidates come back already known to be live, with the hashes and features the distances need.
-// (Before, a second round trip read the candidates' liveness and features.) The owner's `GET /files/:id` waits
-// for this one read and no other (bench/README.md, `roundtrips`).
+// The `duplicates` of one file among its owner's live files (GET /files/:id for the owner, finalize) in ONE D1 round
+// trip: the exact match and both band probes go out as one batch, each probe joined to `files` there (a band row
+// names its file by the owner's ordinal), so candidates come back known live, with what the distances need. The
+// owner's GET /files/:id waits for this one read and no other (bench/README.md, `roundtrips`).
 import { and, eq, ne, sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import { embeddingBands, files, phashBands } from "../db/schema";
@@ -36,14 +34,10 @@ export function phashCandidateStatements(db: ShardDb, owner: string, phash: stri
   );
 }
 
-/**
- * Live files of `owner` whose embedding code shares at least EMBEDDING_MIN_BAND_HITS bands (within one flip)
- * with `code`, most shared first, at most `limit`, counted in SQL so only the candidates that count come back
- * (embedding-index.ts explains the bands). The 272 (band, value) probes are one JSON list driving one primary-key
- * seek each: D1 refuses a UNION ALL of 16 seeks (too many terms in a compound SELECT), and an OR of bands would
- * scan the owner's rows. CROSS JOIN fixes SQLite's join order (the left side outer): probes, then band rows, then
- * files by (owner, ordinal); left to the planner, it walks all of the owner's band rows.
- */
+/** Live files of `owner` sharing >= EMBEDDING_MIN_BAND_HITS bands (within one flip) with `code`, most first, at most
+ * `limit`. The 272 probes are one JSON list, a primary-key seek each: D1 refuses a UNION ALL of 16 seeks (too many
+ * terms in a compound SELECT), an OR of bands would scan the owner's rows, and CROSS JOIN fixes the order (probes,
+ * band rows, files by (owner, ordinal)); left to the planner, it walks all of the owner's band rows. */
 export function embeddingCandidateStatement(db: ShardDb, owner: string, code: string, limit: number, now: number): Statement {
   const probes = embeddingProbes(code).flatMap((values, band) => values.map((value) => band * 65_536 + value));
   const hits: SQL = sql`SELECT b.ordinal AS ordinal, COUNT(*) AS hits FROM json_each(${JSON.stringify(probes)}) AS p
@@ -57,11 +51,9 @@ export function embeddingCandidateStatement(db: ShardDb, owner: string, code: st
 }
 
 /**
- * The `duplicates` of a file among its owner's live files: exact (same sha256, distance 0) first, then similar
- * by phash (nearest first), then similar by the embedding only (nearest first); at most ANALYSIS.maxDuplicates.
- * Uses the server's phash, or the client's hint until analysis has run; the embedding exists only once the
- * analysis has run with it. Anonymous files (no owner) have none. Reads through the caller's handle (a request's
- * session reads the nearest replica): one batch, whatever the number of candidates.
+ * A file's `duplicates`: exact (same sha256) first, then similar by phash, then by the embedding only, each nearest
+ * first; at most ANALYSIS.maxDuplicates. The client's phash hint stands in until analysis has run (the embedding
+ * exists only after it); anonymous files have none. One batch through the caller's handle, whatever the candidates.
  */
 export async function findDuplicates(db: ShardDb, env: Env, file: DuplicateSubject, now = Date.now()): Promise<Duplicate[]> {
   if (!file.userId) return [];

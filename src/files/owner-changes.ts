@@ -1,9 +1,7 @@
-// What the owner's changes (PATCH and DELETE /files/:id) may do to a file, by its state. A file hidden or
-// quarantined for moderation review is still its owner's: the review hides it from everyone, the owner
-// included, but may end in a dismissal that shows it again, and an owner's delete made meanwhile must still
-// stand then. So a delete is recorded whatever the review state (moderation keeps its evidence as for any
-// deleted file: the report stays open and the objects stay for the purge's retention window), while a PATCH
-// is refused with 409 until the review ends: the title, description and tags may be what was reported.
+// What the owner's PATCH and DELETE /files/:id may do by the file's state. A file under moderation review is hidden
+// from its owner too, but a dismissal may show it again, and a delete made meanwhile must still stand: so a delete is
+// recorded whatever the review state (the report stays open, the objects stay for the purge's retention), while a
+// PATCH is 409 until the review ends, since the title, description and tags may be what was reported.
 import type { Principal } from "../platform/http/env";
 import type { ShardDb } from "../platform/data/db";
 import type { FileRow } from "../db/schema";

@@ -1,12 +1,8 @@
-// The purge (a scheduled task, see jobs/scheduled.ts). Soft-deleted and expired files read 410 at once
-// (serving/access.ts); their stored objects stay for PURGE.retentionSeconds after the deletion or expiry
-// (an undo window and evidence for abuse reports), then this job removes the object and its thumbnail from
-// R2, drops the edge-cache entries, releases the owner's storage quota and sets purgedAt.
-//
-// Safe to run twice or concurrently: R2 deletes are idempotent, and the quota release is conditional on the
-// row not being purged yet, in the same D1 transaction that marks it purged, so bytes are freed once.
-// Purged files also leave the near-duplicate indexes (analysis/band-rows.ts).
-// Expired files also leave their albums right away (not after the retention), so album counts stay true.
+// The purge (a scheduled task, jobs/scheduled.ts): soft-deleted and expired files read 410 at once, but their objects
+// stay PURGE.retentionSeconds (an undo window, evidence for abuse reports) before this removes object and thumbnail,
+// drops the edge entries, frees the quota and leaves the near-duplicate indexes. Safe twice or concurrently: R2
+// deletes are idempotent and the quota release is conditional on the row not purged, in the transaction that marks
+// it purged. Expired files leave their albums at once (not after the retention), so album counts stay true.
 import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import { runBatch, type ShardDb } from "../platform/data/db";
 import { albumFiles, files, owners, type FileRow } from "../db/schema";

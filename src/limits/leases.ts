@@ -1,11 +1,8 @@
-// Rate-limit decisions in the isolate, without a Durable Object round trip on every request. The RateLimiter
-// object numbers each bucket's calls in a window; an isolate leases a block of those numbers ("tickets") and
-// spends them in memory. The object counts a ticket when it leases it, so all isolates together never pass
-// the limit (unkey's decide-locally-then-sync model would let a subject overshoot while isolates disagree).
-// Unspent tickets lapse with the window; a given-back ticket could be issued twice and Remaining go up.
-// Every lease call is bounded (LEASE_TIMEOUT_MS), and a request waiting on another's call waits on a timer of
-// its own: a call the object never answers must not hold the subject, and workerd may cancel a request left
-// waiting on another request's work. Lease sizes, sharing and the upload bucket: docs/limits-and-billing.md.
+// Rate-limit decisions in the isolate from leased blocks of the RateLimiter's numbered calls ("tickets"), counted by
+// the object when leased, so all isolates together never pass the limit (unkey's decide-then-sync would let a subject
+// overshoot). Unspent tickets lapse: a given-back one could be issued twice and Remaining go up. Every lease call is
+// bounded, and a waiter on another's call has a timer of its own (workerd may cancel a request waiting on another's
+// work). Lease sizes, sharing and the upload bucket: docs/limits-and-billing.md § How leases work.
 import { Bucket } from "./bucket";
 import type { BucketSpec, LeaseGrant, LeaseRequest, LeaseResult, LimitState } from "./rate-limiter";
 

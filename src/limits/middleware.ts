@@ -79,10 +79,9 @@ async function countRequest(c: Context<AppEnv>, subject: string, plan: Parameter
 }
 
 /**
- * The headers of an exempt route's answer: the caller's API bucket as it stands, not counted (decisions.md: the
- * API bucket everywhere but upload starts). Known in this isolate, it costs nothing; else the object is asked
- * once (need 0), after the answer is made. A limiter that fails leaves the answer as it is, without the headers:
- * a billing event must not be lost for them.
+ * Headers of an exempt route's answer: the caller's API bucket as it stands, not counted (decisions.md: the API bucket
+ * everywhere but upload starts); free if known in this isolate, else one object call (need 0) after the answer is
+ * made. A failing limiter leaves the answer without the headers: a billing event must not be lost for them.
  */
 async function describeExempt(c: Context<AppEnv>, who: ReturnType<typeof subjectOf>, multiplier: number) {
   const { api } = bucketsFor(who.plan, multiplier);

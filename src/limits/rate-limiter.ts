@@ -1,12 +1,8 @@
-// One Durable Object per rate-limit subject (a user, an IP, an e-mail under login protection).
-// Fixed windows aligned to the clock (an hourly bucket resets at the top of the hour); each bucket is one
-// SQLite row. RPC methods are synchronous over SQLite, so each runs to completion before the next request
-// is delivered: a count can never be exceeded by concurrent callers. An alarm deletes rows of ended windows.
-// `lease()` hands isolates blocks of numbered calls ("tickets") to spend in memory (./leases.ts): the row's
-// count is then the number of tickets issued, spent or not, so it still never passes the limit.
-//
-// Every method takes an optional `now` (epoch ms). Production never passes it; tests do, to move through
-// windows without sleeping.
+// One Durable Object per rate-limit subject (a user, an IP, an e-mail under login protection), one SQLite row per
+// bucket, in fixed windows aligned to the clock. RPC methods are synchronous over SQLite, so each runs to completion
+// before the next request: concurrent callers cannot exceed a count. An alarm deletes ended windows. `lease()` hands
+// isolates blocks of tickets (./leases.ts): the count is tickets issued, spent or not, so it never passes the limit.
+// Every method takes an optional `now` (epoch ms) so tests move through windows without sleeping; production omits it.
 import { DurableObject } from "cloudflare:workers";
 
 export type LimitState = {

@@ -1,12 +1,8 @@
-// One try of one mail ({ type: "mail", mailId, attempt }, a queue message each). The row is claimed for the try
-// the message names (attempts = attempt - 1 -> attempt, still pending), so a message the queue hands over twice,
-// or one the cron sent again beside a late original, sends nothing. Then:
-//   - sent: the provider's message id is kept;
-//   - the send threw: the next try is queued with the schedule's delay (config MAIL), or after the last try the
-//     mail is failed for good.
-// A mail that is done (sent or failed) keeps no body outside development and test: it may hold a one-time token,
-// and support needs only the kind, recipient, subject, status and times. Development and test keep it, because
-// there GET /dev/outbox answers the mail's text with its token (decisions.md § Email verification).
+// One try of one mail ({ type: "mail", mailId, attempt }), claimed for the try its message names, so a message handed
+// over twice, or one the cron sent again beside a late original, sends nothing (docs/mail.md § Delivery).
+// A mail that is done (sent or failed) keeps no body outside development and test: it may hold a one-time token, and
+// support needs only the kind, recipient, subject, status and times. Development and test keep it because GET
+// /dev/outbox answers the mail's text with its token there (decisions.md § Email verification).
 import { and, eq } from "drizzle-orm";
 import { MAIL } from "../config/mail";
 import { outbox, type OutboxRow } from "../db/schema";

@@ -5,13 +5,10 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../platform/http/env";
 import { ApiError, RateLimitError } from "../platform/errors/errors";
 
-/**
- * Hono's own refusals: HTTPExceptions that carry a status and no code. Known by class and status only (their
- * message texts are Hono's to change): the media-type gate of @hono/zod-openapi is the 415, bodyLimit without our
- * onError the 413. Malformed JSON never gets here as Hono's 400: platform/http/router.ts parses bodies first. Anything
- * else keeps the contract's answer from before the table: `http_error`, Hono's message for a refusal, none for a
- * failure. (No Hono code we run throws another 4xx; one that did would be answered 400.)
- */
+/** Hono's own refusals: HTTPExceptions with a status and no code, known by class and status only (Hono may change
+ * its texts): @hono/zod-openapi's media-type gate is the 415, bodyLimit without our onError the 413 (malformed JSON
+ * never comes here: platform/http/router.ts parses bodies first). Anything else keeps the contract's earlier answer:
+ * `http_error`, Hono's message for a refusal, none for a failure (Hono code we run throws no other 4xx; one would be 400). */
 function fromHttpException(err: HTTPException): ApiError {
   if (err.status === 415) return new ApiError("unsupported_content_type", "This endpoint does not accept the request's Content-Type");
   if (err.status === 413) return new ApiError("body_too_large", "The request body is too large");

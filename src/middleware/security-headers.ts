@@ -29,10 +29,9 @@ const apiCorsPolicy = cors({
 const TUS_PATH = /^\/api\/v1\/upload\/tus\/?$/;
 
 /**
- * Browser clients on other origins may call the API with Bearer credentials: any origin, never cookies
- * (the API reads none; the web app's cookie routes under /app get no CORS headers and stay same-origin).
- * Preflights are answered here, before authentication and rate limiting. An OPTIONS to the tus endpoint that is
- * not a preflight is tus's own capability request: it goes on to its route (extensions.md § 1).
+ * CORS for Bearer credentials from any origin, never cookies (the API reads none; the web app's cookie routes under
+ * /app get no CORS headers and stay same-origin). Preflights are answered here, before authentication and rate
+ * limiting; a non-preflight OPTIONS to tus is tus's capability request and goes on to its route (extensions.md § 1).
  */
 export const apiCors = () =>
   createMiddleware<AppEnv>(async (c, next) => {

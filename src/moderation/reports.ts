@@ -36,14 +36,10 @@ export function isHighPriority(reason: ReportReason): boolean {
   return (MODERATION.highPriorityReasons as readonly string[]).includes(reason);
 }
 
-/**
- * Which files can be reported, answered without revealing more than a read would:
- * - unknown ids, unfinished uploads and other people's private files: 404 "File not found", the very
- *   answer GET /files/:id gives, so a report never confirms that a private file exists;
- * - files already gone for good (deleted, expired, banned, purged, owner banned): the read's 410;
- * - files under review (hidden by an earlier report, quarantined by the blocklist) stay reportable, so
- *   further reports aggregate into the open one.
- */
+/** Which files can be reported, answered without revealing more than a read would: unknown, unfinished and others'
+ * private files get GET /files/:id's 404 (a report never confirms a private file exists); files gone for good
+ * (deleted, expired, banned, purged, owner banned) the read's 410. Files under review (hidden by a report,
+ * quarantined by the blocklist) stay reportable, so further reports aggregate into the open one. */
 export function assertReportable(loaded: LoadedFile | undefined, viewer: Viewer, now: number): asserts loaded is LoadedFile {
   try {
     assertReadable(loaded, viewer, now, { safeMode: false });
@@ -63,10 +59,9 @@ export function reporterIpHash(env: Pick<Env, "JWT_SECRET">, ip: string): Promis
 export type ReportDbs = DirectoryAndShard & { shards: { shard(n: number): ShardDb } };
 
 /**
- * `dbs`: the directory (reports), the file's shard, and the others (ReportDbs). The report is filed first (the directory's transaction:
- * escalate an open normal report, then insert-or-aggregate), then a high-priority report hides the file on its
- * shard: a request that stops between leaves a report for moderators and a visible file, and the reporter's
- * retry aggregates into the same report and hides it; never a hidden file nobody is asked to review.
+ * `dbs`: the directory (reports), the file's shard and the others. The report is filed first (escalate an open normal
+ * one, then insert-or-aggregate, one directory transaction), then a high-priority one hides the file on its shard: a
+ * stop between leaves a visible reported file the retry hides, never a hidden file nobody is asked to review.
  */
 export async function fileReport(env: Env, dbs: ReportDbs, input: ReportInput, reporter: Reporter, now: number): Promise<FiledReport> {
   const db = dbs.directory;

@@ -1,11 +1,8 @@
-// Resolving a report (POST /moderation/reports/:id/resolve): dismiss | remove_file | ban_file | ban_user.
-//
-// One batch of the directory (one transaction) claims the report (pending -> resolved, only if still pending)
-// with the directory's part of the action (the blocklist entry, the user's ban, the audit); every other
-// statement of the batch carries the condition "this very claim happened", so two moderators resolving the same
-// report at once cannot both act: the loser's statements change nothing and it answers 409. Then the claimer
-// applies the file's shard's part (resolve-effects.ts), retry-safe, and the cron finishes it if the request
-// stopped in between. runBatch (platform/data/db.ts) keeps each statement's `changes`: what this resolution did.
+// Resolving a report (POST /moderation/reports/:id/resolve): dismiss | remove_file | ban_file | ban_user. One directory
+// batch claims it (pending -> resolved) with the directory's part (blocklist entry, user's ban, audit), each other
+// statement conditional on "this very claim happened": of two moderators at once the loser changes nothing and
+// answers 409. The claimer then applies the shard's part (resolve-effects.ts), retry-safe; the cron finishes it if the
+// request stopped. runBatch (platform/data/db.ts) keeps each statement's `changes`: what this resolution did.
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { runBatch, type DirectoryAndShards, type DirectoryDb, type Statement } from "../platform/data/db";
 import { blocklist, reports, users } from "../db/schema";

@@ -19,14 +19,9 @@ const MAIN: [string, string, "in" | "all"][] = [
 ];
 
 /**
- * One header on every page: the same links, then "Log in / Sign up" or "Account / Log out". A public page does not
- * read the session (it is one cached answer for everyone), so it carries both sets and shows the signed-out one;
- * the client script (client/nav-state.ts) swaps them when the session's companion cookie (session.ts,
- * SIGNED_IN_HINT) says the browser is signed in. Its Log out is a link to a page with the form: the cached page
- * holds no CSRF token.
- * On a phone the links sit behind a Menu disclosure (<details>: no script needed, Enter and Space open it, the
- * stylesheet keeps it from moving anything while a page loads); from 52rem on the stylesheet shows them in a row
- * without the Menu button. The client script (client/menu.ts) adds Escape and a tap outside to close it.
+ * One header on every page. Public pages are one cached answer for everyone and read no session, so they carry both
+ * link sets and client/nav-state.ts swaps them; their Log out links to a page with the form (no CSRF token in a cached
+ * page). The companion cookie, the phone Menu (<details>) and client/menu.ts: docs/web-app.md § Design.
  */
 function Nav(props: { state: NavState; current?: string }) {
   const { state, current } = props;

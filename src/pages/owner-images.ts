@@ -1,9 +1,7 @@
-// The signed-in owner's own images on the pages (My files, the album editor, the upload results, the file page
-// seen by its owner). A plain byte link of a private file is 404 to a browser: an <img> sends no Bearer token, and
-// {image_url} is usually another host than the site, which the session cookie never reaches. So these pages name
-// owner links instead (serving/signed-links.ts): signed at render time for the session's user, one HMAC per URL
-// and no D1 read, answered `Cache-Control: private`. A page names the same URLs for a whole
-// SIGNED_LINKS.ownerBucketSeconds, so the browser revalidates its copy instead of fetching new bytes.
+// The signed-in owner's own images on the pages (My files, the album editor, the upload results, their file page).
+// A plain byte link of a private file is 404 to a browser (an <img> sends no Bearer token, and {image_url} is usually
+// a host the session cookie never reaches), so these pages name owner links (serving/signed-links.ts), signed at
+// render time, one HMAC per URL and no D1 read: docs/files-and-serving.md § Owner links.
 import type { Variant } from "../serving/edge-cache";
 import { OWNER_SIG, ownerLinkExp, signOwnerLink } from "../serving/signed-links";
 import { originalWidths, plainLinks, thumbWidths, type LinkOf } from "./picture";

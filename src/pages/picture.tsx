@@ -76,13 +76,10 @@ export function fitWithin(w: number, h: number, maxW?: number, maxH?: number): {
 export type PreviewImage = { url: string; width: number | null; height: number | null; type: string };
 type Previewed = Sized & { mime: string };
 
-/**
- * The image a link preview fetches (og:image, twitter:image, oEmbed `url`): within the box (at most
- * OG_IMAGE_WIDTH wide), snapped DOWN to a ladder step so the stated size is the variant's own (never upscaled),
- * with its format pinned (`&format=`, crawlerType): crawlers send no useful Accept, and a negotiated variant
- * would reach one sending `*\/*` as the source's type, AVIF included. An original that fits is linked as stored
- * when crawlers read its type. GIF (kept animated) and BMP (the engine does not read it) are the plain link.
- */
+/** The image a link preview fetches (og:image, twitter:image, oEmbed `url`): within the box (at most OG_IMAGE_WIDTH
+ * wide), snapped DOWN to a ladder step so the stated size is the variant's own, its format pinned (crawlerType: crawlers
+ * send `*\/*`, which would negotiate AVIF). An original that fits is linked as stored when crawlers read its type; GIF
+ * (kept animated) and BMP (the engine does not read it) are the plain link (docs/web-app.md § Image sizes). */
 export function previewImage(env: Env, f: Previewed, box: { maxWidth?: number; maxHeight?: number } = {}): PreviewImage {
   const type = servedType(f.mime);
   const direct = fileUrl(env, f.id);
@@ -106,10 +103,9 @@ export function previewImage(env: Env, f: Previewed, box: { maxWidth?: number; m
 }
 
 /**
- * oEmbed's thumbnail: url, width and height together (the spec wants all three or none). The stored thumbnail
- * (JPEG or PNG, at most thumbnailMaxSide, analysis/imaging.ts) when there is one; else, for an original the
- * engine reads (AVIF: our analysis decodes no AVIF, so it never has one), a preview at that size; else what
- * /thumb answers meanwhile (its placeholder). Never the original of a file the analysis refused as a bomb.
+ * oEmbed's thumbnail: url, width and height together (the spec wants all three or none). The stored thumbnail when
+ * there is one; else, for an original the engine reads (AVIF, which our analysis never thumbnails), a preview at that
+ * size; else what /thumb answers meanwhile (its placeholder). Never the original of a file refused as a bomb.
  */
 export function previewThumbnail(env: Env, f: Previewed & Pick<FileRow, "thumbKey" | "analysis" | "analysisError" | "analysisFailure">) {
   const max = ANALYSIS.thumbnailMaxSide;

@@ -1,10 +1,7 @@
-// Finalize waits, within a bound, for the queue consumer's analysis (decisions.md § Uploads): it reads the
-// file's row with growing pauses (at most ANALYSIS_WAIT.maxReads reads, no CPU spent between them) until the
-// analysis is `done` or `failed`, or the bound `FINALIZE_WAIT_MS` has passed. The consumer stays the one
-// place that decodes; finalize only reads what it wrote.
-//
-// The reads go to D1's primary (env.DB outside any session): the consumer writes there, and a replica could
-// still show the file as pending after the analysis has landed.
+// Finalize waits, within FINALIZE_WAIT_MS, for the queue consumer's analysis (docs/uploads.md), rereading the file's
+// row with growing pauses (no CPU between reads), so the consumer stays the one place that decodes. The reads go to
+// D1's primary (env.DB outside any session): the consumer writes there, and a replica could still show the file as
+// pending after the analysis has landed.
 import { eq } from "drizzle-orm";
 import { files, type FileRow } from "../db/schema";
 import { lookupFollowing, shardDbOf } from "../platform/data/moved-ids";

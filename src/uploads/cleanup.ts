@@ -1,11 +1,8 @@
-// The scheduled clean-up of uploads, so nothing is orphaned in D1 or R2:
-//   1. live uploads (pending, or uploaded but never finalized) past expiresAt -> expired, reservation
-//      released, file failed;
-//   2. failed files whose storage was not removed yet (expired above, or a request's own removal failed) ->
-//      open multipart upload aborted, object deleted, file marked purged;
-//   3. records of ended uploads, purged more than a retention period ago -> deleted from D1.
-// Every step is a bounded batch; what is left is picked up by the next run. `now` is a parameter so tests
-// advance time instead of sleeping.
+// The scheduled clean-up of uploads, so nothing is orphaned in D1 or R2: (1) live uploads past expiresAt expire
+// (reservation released, file failed); (2) failed files whose storage is not yet removed (expired above, or a
+// request's own removal failed) get their multipart upload aborted and object deleted, and are marked purged;
+// (3) ended uploads purged more than a retention period ago leave D1. Each step is a bounded batch; the next run
+// picks up the rest. `now` is a parameter so tests advance time instead of sleeping.
 import { and, asc, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { UPLOADS } from "../config/uploads";
 import { files, uploadParts, uploads } from "../db/schema";

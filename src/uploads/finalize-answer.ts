@@ -1,9 +1,7 @@
-// Finalize's answer, and what of it is stored (uploads.finalize_response) so that a repeated finalize answers
-// the same body (decisions.md § Uploads). Only what the files row may no longer hold is stored: the values that
-// can change after finalize (visibility and expiry by PATCH, score and size by the analysis, the hints) and the
-// exact duplicates' ids as finalize found them. The rest is the file's and does not change (id, type, size,
-// storage key), and the addresses follow from them; that is ~130 bytes instead of ~450 per upload
-// (bench/README.md § d1-bytes).
+// Finalize's answer, and what of it is stored (uploads.finalize_response) so a repeated finalize answers the same
+// body (decisions.md § Uploads). Only what the files row may no longer hold is stored: what can change after finalize
+// (visibility and expiry by PATCH, score and size by the analysis, the hints) and the exact duplicates' ids as found.
+// The rest follows from the file's unchanging fields: ~130 bytes instead of ~450 an upload (bench/README.md § d1-bytes).
 import type { FileRow } from "../db/schema";
 import type { Duplicate } from "../analysis/duplicates";
 import { cdnUrl, fileUrl } from "../platform/http/urls";

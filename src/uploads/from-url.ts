@@ -1,13 +1,7 @@
-// POST /upload/url (extensions.md § 2): the worker fetches the image itself and uploads it through the same three
-// steps as every upload, in-process, as POST /upload/form does: startUpload (plan size 413, quota 402, the records
-// and the reservation), the direct flow's verified store (exact length, magic bytes, SHA-256 taken on the way in)
-// and finalizeUpload. Only the source of the bytes differs: remote-fetch.ts fetches (address rules on every
-// redirect, one deadline) and remote-body.ts reads (counted against the cap, bounded by the deadline).
-// - With a Content-Length the body streams into R2 (no file is held in memory: plans allow 2 GB).
-// - Without one, the size is needed before the reservation and the R2 put, so the body is read into memory first,
-//   bounded by min(plan limit, URL_UPLOADS.maxBufferedBytes).
-// The type is the bytes' magic, never the remote's Content-Type. Any failure keeps nothing: the upload is ended
-// (object removed, reservation released) before the error is answered.
+// POST /upload/url (extensions.md § 2): the worker fetches the image and runs the same three steps as every upload,
+// in-process, as POST /upload/form does (startUpload, the direct flow's verified store, finalizeUpload); only the
+// source of the bytes differs (remote-fetch.ts, remote-body.ts). Why a body without Content-Length is buffered (and
+// bounded) while one with it streams, the address rules and the failures: docs/uploads.md (POST /upload/url).
 import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
 import { UPLOADS, URL_UPLOADS } from "../config/uploads";
 import type { Visibility } from "../db/schema";

@@ -1,15 +1,8 @@
-// Storage quota, money-safe under concurrency. The counters are the owner's row on its shard (owners, next to
-// the owner's files and uploads: an upload waits on no directory round trip); the limit is the plan's, which the
-// principal carries. D1 has no interactive transactions, so every change is a single conditional UPDATE whose
-// `meta.changes` says whether it applied:
-//   reserve:  used + reserved + n <= quota   (presign / multipart init)
-//   commit:   reserved -= n, used += n        (finalize)
-//   release:  reserved -= n                   (abort, failed verification, expiry)
-//   free:     used -= n                       (purge of a deleted or expired file)
-//
-// The *Statement helpers return drizzle update builders: `await` one to run it alone, or put it in a
-// `runBatch(db, [...])` with the state change it belongs to (test/uploads/quota.test.ts runs each inside one).
-// The quota columns are in no edge-cached record: changing them needs no invalidation.
+// Storage quota, money-safe under concurrency. The counters are the owner's row on its shard (beside their files and
+// uploads: no directory round trip), the limit the plan's (the principal carries it). D1 has no interactive
+// transactions, so each change is one conditional UPDATE whose `meta.changes` says if it applied: reserve (used +
+// reserved + n <= quota), commit, release, free (docs/uploads.md). The *Statement helpers return drizzle builders to
+// `await` alone or put in a `runBatch` with their state change. No edge record holds these columns: no invalidation.
 import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import { runBatch, type ShardDb } from "../platform/data/db";
 import { owners, uploads } from "../db/schema";
@@ -80,11 +73,10 @@ export async function ownerUsage(db: ShardDb, userIds: readonly string[]): Promi
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Settling an upload's reservation. The amount held is `uploads.reserved_bytes`, so the quota move is tied to
-// the upload row: these statements only act while the upload is in one of `fromStates` and still holds
-// bytes, and the caller's batch must then move the upload out of `fromStates` and zero `reserved_bytes`
-// (uploads/records.ts transitionUpload). D1 runs a batch as one transaction, so a repeated or concurrent
-// settle (double finalize, abort racing cleanup) moves nothing twice.
+// Settling an upload's reservation. The amount held is `uploads.reserved_bytes`, so these statements act only while
+// the upload is in one of `fromStates` and still holds bytes, and the caller's batch must move it out of `fromStates`
+// and zero `reserved_bytes` (uploads/records.ts transitionUpload): one transaction, so a repeated or concurrent settle
+// (double finalize, abort racing cleanup) moves nothing twice.
 
 type UploadState = (typeof uploads.$inferSelect)["state"];
 

@@ -1,10 +1,6 @@
-// One try of one delivery ({ type: "webhook", deliveryId, attempt }, a queue message each). The message names
-// its try: the delivery row is claimed for it (attempts = attempt - 1 -> attempt), so a message the queue hands
-// over twice, or one a manual retry overtook, sends nothing. The outcome decides the rest:
-//   - 2xx: delivered; the endpoint's failure count goes back to 0;
-//   - 410: the endpoint is disabled at once and its owner mailed;
-//   - anything else (another status, a timeout, a refused address): the endpoint's count grows; at 20 in a row
-//     it is disabled and its owner mailed; otherwise the next try is queued with the schedule's delay.
+// One try of one delivery ({ type: "webhook", deliveryId, attempt }): the row is claimed for the try the message
+// names, so a message handed over twice, or one a manual retry overtook, sends nothing. The outcomes (2xx resets the
+// failure count, 410 disables at once, 20 failures in a row disable) and the schedule: docs/webhooks.md § Delivery.
 import { and, eq, sql } from "drizzle-orm";
 import { WEBHOOKS } from "../config";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints, type WebhookEndpointRow } from "../db/schema";

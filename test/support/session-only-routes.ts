@@ -43,10 +43,8 @@ export const NO_API_KEY_ROUTES: GuardedRoute[] = [
 
 /**
  * Routes an API key may use only with `permission` (decisions.md: read = GET files/albums, upload = /upload/*,
- * manage = PATCH/DELETE files and album writes). A key holding every other permission must get 403
- * (`details.code` missing_permission). `anonymous` is the status expected without credentials, when fixed
- * (e.g. 401); leave it out where anonymous callers are welcome or the answer depends on the resource.
- * Features append their rows here.
+ * manage = PATCH/DELETE files and album writes); a key holding every other permission must get 403 missing_permission.
+ * `anonymous`: the status expected without credentials when fixed (e.g. 401), else left out. Features append rows here.
  */
 export type PermissionRoute = GuardedRoute & { permission: Permission; anonymous?: number };
 export const KEY_PERMISSION_ROUTES: PermissionRoute[] = [

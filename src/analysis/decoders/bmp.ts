@@ -1,11 +1,6 @@
-// Lean BMP decoder for the variants photon (image-rs 0.24) decodes, with its choices: OS/2 core (12-byte)
-// headers with 1/4/8/24 bits; BITMAPINFOHEADER and V2-V5 (40/52/56/108/124 bytes) with 1/2/4/8-bit palettes,
-// 16 bits (BI_RGB = 5-5-5, masks ignored) and 16/32-bit BI_BITFIELDS (alpha only from a V3+ alpha mask),
-// 24 bits, 32-bit BI_RGB (the 4th byte is ignored: opaque), RLE8/RLE4 (bottom-up only). A palette index past
-// the colour table is black; pixels an RLE stream skips (delta, end of line, end of bitmap) are black.
-// Everything photon rejects (truncated rows, RLE runs past a row's end, missing end of line) throws here.
-// The whole file is in memory, so uncompressed rows are read in top-down order straight from the bytes and
-// the reducer stays sequential; RLE rows come bottom-up and use addRowAnyOrder.
+// Lean BMP decoder for the variants photon (image-rs 0.24) decodes, with its choices and its refusals, so the
+// fixtures compare exactly. The variants, what is black, and why RLE rows go through addRowAnyOrder:
+// decoders/README.md § BMP.
 import { i32le, u16le, u32le } from "../containers/bytes";
 import { isBmp } from "../containers/format";
 import { BoxReducer, LeanDecodeError, type LeanDecoder, reductionFactor } from "./reduce";

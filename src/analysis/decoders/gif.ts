@@ -1,11 +1,6 @@
-// Lean GIF decoder: the first frame, composed onto the logical screen as photon (image-rs 0.24 + gif 0.13)
-// does it: pixels outside the frame are transparent black (0,0,0,0), a frame reaching past the screen is
-// cropped, the transparent index keeps its palette RGB with alpha 0, and an index past the end of the colour
-// table leaves the pixel (0,0,0,0). A frame with no colour table at all, a graphic control block that is not
-// 4 bytes, and LZW data ending before the frame is complete ("image truncated") are errors in photon, so here
-// too. Known difference: photon reads a little past the last pixel (the next code, the block terminator) and
-// may fail on a file cut or corrupted just there; this decoder stops at the last pixel and succeeds.
-// Memory: the 4096-entry LZW table, one row of indices (frame width) and one RGBA row (screen width).
+// Lean GIF decoder: the first frame on the logical screen, composed as photon (image-rs 0.24 + gif 0.13) does it,
+// errors included, so the fixtures compare exactly. The choices, the one known difference (we stop at the last
+// pixel, photon reads a little past it) and the memory: decoders/README.md § GIF.
 import { u16le } from "../containers/bytes";
 import { isGif } from "../containers/format";
 import { BoxReducer, LeanDecodeError, type LeanDecoder, reductionFactor } from "./reduce";

@@ -22,11 +22,9 @@ export type DcComponent = {
 };
 
 /**
- * Subsampled components of baseline files also get the means of the output pixels inside each block, so
- * chroma in 4:2:0 is as sharp as the luma grid (what libjpeg's scaled decoding does with its 2x2 IDCT):
- * `detail` holds, per output pixel of the component's MCU-padded grid, the mean of its part of the block
- * minus the block mean, from the first LOW_COEFFICIENTS coefficients in zigzag order (the rest are
- * higher frequencies whose effect on a 4x4 or 2x8 mean is small).
+ * Zigzag coefficients kept for a subsampled baseline component's `detail` (per output pixel, the mean of its part of
+ * the block minus the block mean), so 4:2:0 chroma is as sharp as the luma grid; the rest barely move a 4x4 or 2x8
+ * mean. Why and how: decoders/README.md § JPEG.
  */
 export const LOW_COEFFICIENTS = 10;
 const ZIGZAG_ROW = [0, 0, 1, 2, 1, 0, 0, 1, 2, 3];
@@ -94,10 +92,9 @@ function axis(n: number, factor: number, blocks: number) {
 }
 
 /**
- * The ceil(width/8) x ceil(height/8) RGBA image. A component sampled below the maximum (chroma in 4:2:0)
- * has one block per 2x2 (etc.) output pixels: baseline files have its `detail`; otherwise (progressive:
- * only DC scans are read) its block means are interpolated linearly between block centres, which for a smooth field is the mean of each quarter block (and close to the triangle
- * "fancy upsampling" libjpeg and jpeg-decoder apply at full resolution).
+ * The ceil(width/8) x ceil(height/8) RGBA image. A subsampled component uses its `detail` (baseline) or, for
+ * progressive files (DC scans only), its block means interpolated linearly between block centres
+ * (decoders/README.md § JPEG).
  */
 export function dcImage(width: number, height: number, precision: number, hmax: number, vmax: number, comps: DcComponent[], transform: ColorTransform): { w: number; h: number; rgba: Uint8Array } {
   const w = Math.ceil(width / 8);

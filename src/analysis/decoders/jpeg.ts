@@ -1,11 +1,7 @@
-// Lean JPEG decoder: DCT-domain scaling to 1/8. Only the DC coefficient of each 8x8 block is kept (the
-// block mean), so a 40 MP photo costs one Int32 per block per component (7.5 MB for three, plus 2.5 MB per
-// subsampled component for its detail, see jpeg-color.ts) instead of a full-resolution buffer. Baseline
-// scans still entropy-decode every AC symbol to skip it; progressive files need only their DC scans, and
-// AC scans are skipped by jumping to the next marker (their subsampled chroma is then interpolated).
-// If the 1/8 image is still above targetPixels it is box-reduced further. EXIF orientation is not applied.
-// Not supported (LeanDecodeError): arithmetic coding, lossless, hierarchical, DNL-defined height.
-// Here: the markers (tables, frame, scan headers) and the image at the end; a scan's data is jpeg-scan.ts's.
+// Lean JPEG decoder: DCT-domain scaling to 1/8, keeping only each block's DC coefficient (its mean), so a 40 MP
+// photo never needs a full-resolution buffer. Memory, progressive scans, EXIF orientation (not applied) and what is
+// not supported: decoders/README.md § JPEG. Here: the markers (tables, frame, scan headers) and the image at the
+// end; a scan's data is jpeg-scan.ts's.
 import { u16be } from "../containers/bytes";
 import { jpegSegments, nextMarker, SOS, type JpegWalkEnd } from "../containers/jpeg-segments";
 import { BitReader, buildHuffmanTable, type HuffmanTable } from "./jpeg-bits";
@@ -41,10 +37,9 @@ class JpegState {
   jfif = false;
   scans = 0;
   /**
-   * Blocks the scans may still decode. A valid file decodes each block once per scan that covers it, so
-   * this bounds the work of a file made of many scans over little or no data (each can run ~500 blocks on
-   * zero padding): 4 passes over every block for baseline, 32 for progressive (DC scans only, ~1 symbol
-   * per block).
+   * Blocks the scans may still decode: bounds the work of a file made of many scans over little or no data (each
+   * can run ~500 blocks on zero padding). A valid file decodes each block once per scan covering it: 4 passes over
+   * every block for baseline, 32 for progressive (DC scans only, ~1 symbol per block).
    */
   blockBudget = 0;
 

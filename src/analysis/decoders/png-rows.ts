@@ -1,10 +1,6 @@
 // PNG scanline work: undoing the five filters and converting one row of any colour type / bit depth to RGBA8,
 // with the same sample conversions as photon (Rust `png` + `image` crates), which the fixtures compare against:
-// - 16-bit samples become round(v * 255 / 65535) = (v + 128) / 257, not the high byte;
-// - 1/2/4-bit grey is scaled to 0..255 (x255, x85, x17);
-// - a tRNS key colour makes matching pixels alpha 0; at depths <= 8 only the key's low byte is compared
-//   (the png crate does so: key 0x0105 matches 8-bit sample 5), at 16 bits the whole value;
-// - palette indices past the palette's end are opaque black.
+// 16-bit rounding, 1/2/4-bit grey, tRNS keys (low byte only at depths <= 8), short palettes (decoders/README.md § PNG).
 
 import { u16be } from "../containers/bytes";
 import { LeanDecodeError } from "./reduce";
@@ -41,11 +37,9 @@ export function validDepth(colorType: number, depth: number): boolean {
 }
 
 /**
- * Undoes the row's filter in place: `cur[start .. start+len)` holds the filtered bytes (after the filter-type
- * byte), `prev` the previous unfiltered row of the same pass (zeros for the first). `bpp` = bytes per
- * complete pixel, at least 1. `start` must be a multiple of 4 and both buffers at least `start + len + 3`
- * bytes: Up adds four bytes at a time through the 32-bit views (`cur32`, `prev32`, over the same buffers).
- * Sub, Average and Paeth walk each byte lane (channel) separately, keeping the left neighbour in a local.
+ * Undoes the row's filter in place on `cur[start .. start+len)` (after the filter-type byte); `prev` is the pass's
+ * previous unfiltered row (zeros for the first), `bpp` bytes per pixel (>= 1). Up adds four bytes at a time through
+ * `cur32` / `prev32` (views of the same buffers), so `start` is a multiple of 4 and both buffers >= `start + len + 3`.
  */
 export function unfilter(filter: number, cur: Uint8Array, prev: Uint8Array, cur32: Uint32Array, prev32: Uint32Array, start: number, len: number, bpp: number): void {
   const end = start + len;

@@ -1,18 +1,7 @@
-// Lean PNG decoder: PNG straight to a block-reduced RGBA8 image without ever holding width x height pixels.
-// The concatenated IDAT data is inflated by the runtime's DecompressionStream("deflate") (zlib format) and
-// consumed chunk by chunk: two filtered rows (previous and current) and one RGBA8 row are all the
-// full-resolution state; rows go to BoxReducer, or, for Adam7, pixels go to InterlacedAccumulator.
-//
-// Follows photon (Rust `png` + `image` crates), which the tests compare against:
-// - CRCs are checked on the critical chunks we use (IHDR, PLTE, IDAT) and ignored on ancillary ones (the png
-//   crate errors on a bad IDAT CRC but still uses a tRNS with a bad CRC);
-// - APNG: the default image (IDAT) is decoded, whether or not it is the animation's first frame;
-// - sample conversions (16-bit rounding, tRNS keys, short palettes): see png-rows.ts.
-// More lenient than photon where leniency costs nothing: a missing IEND, a truncated chunk after the image
-// data, data past the last scanline and a missing Adler-32 checksum are accepted (inflation stops as soon as
-// the last scanline is complete, which also defuses zlib bombs); a tRNS on a colour type with alpha is ignored.
-// Stricter: junk after the end of the zlib stream (inside IDAT) makes workerd's inflater fail, losing the
-// output of that read, so it is a LeanDecodeError (photon ignores it; no encoder we know writes it).
+// Lean PNG decoder: PNG straight to a block-reduced RGBA8 image without ever holding width x height pixels (IDAT
+// inflated by DecompressionStream chunk by chunk; two filtered rows and one RGBA8 row of state). Where it follows
+// photon, where it is more lenient (inflation stops at the last scanline, which also defuses zlib bombs) and where
+// stricter (junk after the zlib stream): decoders/README.md § PNG.
 
 import { u16be, u32be } from "../containers/bytes";
 import { crcMatches, isComplete, isCritical, isPng, pngChunks } from "../containers/png-chunks";

@@ -1,9 +1,6 @@
-// The lean decode path's common output: an image decoded straight to a reduced size, each output pixel the
-// average of a block of the full-resolution image, so images of 5-40 MP are analysed without ever holding
-// width x height pixels (photon's full decode costs ~12 bytes per pixel; a 128 MB isolate cannot afford it).
-// The phash, thumbnail and NSFW input are then computed from the reduced image, which is large enough
-// (ANALYSIS.leanTargetPixels, ~1 MP) that Lanczos down to 32x32 / 320 px / 224 px gives the same result as
-// from the full image, within the phash tolerance the fixtures check.
+// The lean decode path's common output: each output pixel the average of a block of the full-resolution image, so
+// 5-40 MP images are analysed in a 128 MB isolate that photon's full decode (~12 bytes per pixel) would exhaust.
+// Why ~1 MP is enough for the phash, thumbnail and NSFW input: decoders/README.md § The common output.
 
 export type ReducedImage = {
   /** Full size of the image (its first frame), as stored (EXIF orientation not applied). */
@@ -37,13 +34,9 @@ export function reductionFactor(width: number, height: number, targetPixels: num
 }
 
 /**
- * Averages factor x factor blocks of full-resolution RGBA rows into the reduced image. Blocks on the right
- * and bottom edges may be partial; they average the pixels they have.
- *
- * Rows in increasing order (`addRow`) need only one output row of sums (outWidth x 4 uint32); rows in any
- * order (interlaced PNG / GIF: `addRowAnyOrder`) switch to sums for the whole output (outWidth x outHeight x 4
- * uint32, 16 MB at 1 MP). At factor 1 rows are copied straight to the output in either case. Each input row
- * must be added once.
+ * Averages factor x factor blocks of full-resolution RGBA rows into the reduced image (edge blocks average the
+ * pixels they have). Each input row must be added once. `addRowAnyOrder` (interlaced PNG / GIF) keeps sums for the
+ * whole output, 16 MB at 1 MP, where in-order `addRow` needs one row (decoders/README.md § The common output).
  */
 export class BoxReducer {
   readonly outWidth: number;

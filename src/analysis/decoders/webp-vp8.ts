@@ -1,16 +1,6 @@
-// Lean decoder for lossy WebP: the VP8 key frame of a `VP8 ` chunk (RFC 6386), decoded macroblock row by
-// macroblock row straight into a BoxReducer. State is O(width): the unfiltered row of pixels above the
-// current macroblock row (intra prediction uses pre-filter pixels), the left column, per-column contexts,
-// and a small window of filtered rows (the loop filter of a macroblock row rewrites the bottom rows of
-// the one above, so rows are converted to RGB a few rows late).
-//
-// Decoding is bit-exact with photon's decoder (the `image` crate 0.24 VP8 decoder), so the analysis sees
-// the same pixels on both paths. That includes where it departs slightly from libwebp: chroma prediction
-// borders of 127/129 outside the visible image, loop filtering only inside the visible image, inner edges
-// filtered unless the macroblock's skip flag is set, hev threshold 1 below level 40, no reference-frame
-// filter delta, the inner-edge p1 sign (webp-vp8-filter.ts), and the colour conversion: BT.601 limited
-// range with chroma replicated over 2x2 pixels (no "fancy" upsampling). One deliberate difference:
-// without segmentation, image 0.24 dequantizes with index 0 (a bug fixed in image-webp); we use the frame's.
+// Lean decoder for lossy WebP: the VP8 key frame of a `VP8 ` chunk (RFC 6386), decoded macroblock row by macroblock
+// row into a BoxReducer in O(width) state. Bit-exact with photon's `image` 0.24 decoder, its departures from libwebp
+// included, but for one deliberate difference (the quantiser of unsegmented frames): decoders/README.md § WebP lossy.
 // Here: the frame's rows and macroblocks (modes, prediction, residue). Beside it: a block's tokens
 // (webp-vp8-tokens.ts) and each row's loop filter and colour conversion (webp-vp8-rows.ts).
 import { BoxReducer, LeanDecodeError, reductionFactor, type LeanDecodeOptions, type ReducedImage } from "./reduce";

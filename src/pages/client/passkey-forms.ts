@@ -1,9 +1,8 @@
-// The passkey forms (pages/app/passkey-views.tsx): the account page's "Add a passkey", the login page's "Sign in with
-// a passkey" and the second step's "Use a passkey". They are hidden until this script finds WebAuthn. On submit:
-// options from the API (a registration's with this page's session token from GET /app/token; a sign-in's anonymous,
-// with the form's mfaToken at the second step), the browser's ceremony through @simplewebauthn/browser (webauthn.js,
-// a hashed asset fetched only when a form is used), the answer into the hidden `response` field, and the form
-// posted on: the page route hands it to the API and sets the session cookie.
+// The passkey forms (pages/app/passkey-views.tsx): "Add a passkey", "Sign in with a passkey" and the second step's
+// "Use a passkey", hidden until this script finds WebAuthn. On submit: options from the API (a registration's with the
+// session token from GET /app/token; a sign-in's anonymous, with the mfaToken at the second step), the ceremony through
+// @simplewebauthn/browser (webauthn.js, fetched only when a form is used), the answer into the hidden `response`
+// field, and the form posted on for the page route to sign in (docs/accounts.md § Passkeys).
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { loadApi } from "./api-loader";
 

@@ -1,9 +1,7 @@
-// A queued file and how it is sent: @imghost/client's upload(), the one uploader of the repository. Below
-// BROWSER_UPLOADS.tusFromBytes (config/uploads.ts, inlined by esbuild: the decimal 5 MB the page states) it is
-// presign, one PUT, finalize; from there over tus in chunks, remembered in localStorage so the same file picked
-// again after a reload resumes from the server's offset. The metadata travels with the upload (presign's body or
-// Upload-Metadata), so no call follows finalize. The bytes go up through XMLHttpRequest (api.ts), whose progress
-// moves the row's bar within a PUT or a chunk.
+// A queued file and how it is sent: @imghost/client's upload(), the repository's one uploader. Below
+// BROWSER_UPLOADS.tusFromBytes (config/uploads.ts, inlined by esbuild: the decimal 5 MB the page states) presign,
+// PUT, finalize; from there tus, resumable after a reload (docs/web-app.md). The metadata travels with the upload, so
+// no call follows finalize; the bytes go through XMLHttpRequest (api.ts), whose progress moves the row's bar.
 import { BROWSER_UPLOADS } from "../../config/uploads";
 import { api, resumeStore, type Finalized } from "./api";
 

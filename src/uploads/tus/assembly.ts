@@ -1,11 +1,7 @@
-// How one tus chunk becomes R2 parts: the held bytes and the chunk are cut into TUS.partBytes parts as they
-// arrive, each uploaded to the R2 multipart upload, and what is left is held for the next chunk. The state
-// itself (parts kept, held bytes) lives in the upload's Durable Object (./upload-state.ts), which hands in
-// `keep` and `assemble`.
-//
-// Without Upload-Checksum every part is kept as soon as R2 has it, so a long chunk cut off midway keeps what
-// arrived ("store as much of the received data as possible", tus 1.0). With a checksum nothing of the chunk is
-// kept until its digest matches: a mismatch keeps none of it (460).
+// How one tus chunk becomes R2 parts: held bytes and the chunk are cut into TUS.partBytes parts, each uploaded to the
+// R2 multipart upload, the rest held for the next chunk; the state lives in the upload's Durable Object
+// (./upload-state.ts), which hands in `keep` and `assemble`. Without Upload-Checksum each part is kept once R2 has it
+// (tus 1.0: store as much as possible); with one, nothing of the chunk is kept until its digest matches (else 460).
 import { TUS } from "../../config/uploads";
 import { concat } from "./bytes";
 

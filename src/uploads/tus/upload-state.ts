@@ -1,12 +1,8 @@
-// One Durable Object per tus upload: the offset, the R2 parts assembled so far and the bytes that do not fill a
-// part yet ("held" bytes). tus clients send chunks of any size; R2 wants equal parts of at least 5 MiB but the
-// last, so chunks are cut into TUS.partBytes parts here and the remainder waits in this object's SQLite for the
-// next chunk. Every offset the worker answers was written here first (the RPC answers after the write is
-// durable), so it survives a worker that dies right after answering.
-//
-// One append runs at a time (an in-memory lock: if the object restarts, the lock goes with the request that held
-// it). Part numbers follow the parts kept, so a part uploaded by an append that then failed (a checksum mismatch,
-// a broken body) is simply uploaded again under the same number by the next one, and never completed.
+// One Durable Object per tus upload: the offset, the R2 parts so far and the "held" bytes not yet filling a part (R2
+// wants equal parts of at least 5 MiB, tus sends any size: docs/uploads.md § Resumable uploads). Every offset the
+// worker answers was written here first (the RPC answers once the write is durable), so it survives a dying worker.
+// One append at a time (an in-memory lock, gone with its request if the object restarts). Part numbers follow the
+// parts kept, so a part uploaded by an append that then failed is uploaded again under its number, never completed.
 import { DurableObject } from "cloudflare:workers";
 import { TUS } from "../../config/uploads";
 import { appendChunks, finish, type AppendOptions, type AppendResult, type Assembled, type Assembly, type ChunkBody, type KeptPart } from "./assembly";
