@@ -4,11 +4,12 @@ import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../platform/http/env";
 import { ApiError, RateLimitError } from "../platform/errors/errors";
+import { malformedJson } from "../platform/http/validation";
 
 /**
  * Hono's own refusals: HTTPExceptions that carry a status and no code. Known by class and status only (their
  * message texts are Hono's to change): the media-type gate of @hono/zod-openapi is the 415, bodyLimit without our
- * onError the 413. Malformed JSON never gets here as Hono's 400: platform/http/router.ts parses bodies first. Anything
+ * onError the 413, a JSON body that does not parse the JSON validator's 400 (platform/http/validation.ts). Anything
  * else keeps the contract's answer from before the table: `http_error`, Hono's message for a refusal, none for a
  * failure. (No Hono code we run throws another 4xx; one that did would be answered 400.)
  */
@@ -26,7 +27,7 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   return c.json(err.body(), err.status);
 }
 
-export const onError: ErrorHandler<AppEnv> = (err, c: Context<AppEnv>) => {
+export const onError: ErrorHandler<AppEnv> = async (err, c: Context<AppEnv>) => {
   if (err instanceof RateLimitError) {
     c.header("Retry-After", String(err.retryAfter));
     c.header("X-RateLimit-Limit", String(err.limit));
@@ -36,7 +37,7 @@ export const onError: ErrorHandler<AppEnv> = (err, c: Context<AppEnv>) => {
   }
   // ApiError is an HTTPException too, so it is tested first.
   if (err instanceof ApiError) return errorResponse(c, err);
-  if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
+  if (err instanceof HTTPException) return errorResponse(c, (await malformedJson(c, err)) ?? fromHttpException(err));
   console.error(`[${c.get("requestId") ?? "-"}] unhandled error`, err instanceof Error ? err.stack ?? err.message : err);
   return errorResponse(c, new ApiError("internal_error", "Something went wrong on our side", { requestId: c.get("requestId") }));
 };
