@@ -1,5 +1,5 @@
-// Error bodies on the wire (decisions.md § Errors): what the ErrorCode table, the JSON body parsing of
-// the error mapper answer (malformed JSON: platform/http/validation.ts), byte for byte, including Hono's own refusals.
+// Error bodies on the wire (decisions.md § Errors): what the ErrorCode table and the error mapper answer
+// (malformed JSON: platform/http/validation.ts), byte for byte, including Hono's own refusals.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
