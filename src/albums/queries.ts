@@ -75,7 +75,7 @@ export async function createAlbum(db: ShardDb, userId: string, input: NewAlbum, 
   // The owner's row says whether they are moving to another shard (docs/sharding.md § Moving an owner).
   const owner = await db.select({ movedTo: owners.movedTo }).from(owners).where(eq(owners.userId, userId)).get();
   if (owner && owner.movedTo !== null) throw ownerMoving();
-  const id = newShardedId("alb", db.shardNumber);
+  const id = newShardedId("alb", db.$client.shard);
   const at = new Date(now);
   await runBatch(db, [
     db.insert(albums).values({

@@ -1,6 +1,7 @@
 // Who is calling: the Authorization header resolved to a Principal. The one place credentials are checked:
 // the API's authenticate() middleware, byte serving and the pages all come here, and the one rule for
 // "this session is still live" is here too.
+import type { ExecutionContext } from "hono";
 import type { Principal } from "../platform/http/env";
 import { jwtConfig } from "../platform/http/env";
 import type { DirectoryDb } from "../platform/data/db";
@@ -49,20 +50,33 @@ function live(found: FoundSession | undefined): FoundSession {
 }
 
 // In-process API requests from the pages carry the principal the page already resolved for this page request,
-// so a page with three API calls checks its session once. Only code in this worker can put a Request here
-// (requests from the network are new objects), and the Authorization header still rides along as a fallback.
-const lent = new WeakMap<Request, Principal>();
+// so a page with three API calls checks its session once. It rides on the call's execution context, an object
+// only this worker's code makes (a request from the network gets workerd's own): a header could be forged by a
+// stranger, and a table keyed by request would need emptying after calls that fail before reading it.
+class LendingContext implements ExecutionContext {
+  constructor(
+    private readonly inner: ExecutionContext,
+    readonly principal: Principal,
+  ) {}
+  get props() {
+    return this.inner.props;
+  }
+  get exports() {
+    return this.inner.exports;
+  }
+  waitUntil = (promise: Promise<unknown>) => this.inner.waitUntil(promise);
+  passThroughOnException = () => this.inner.passThroughOnException();
+}
 
-/** Lends an already-resolved principal to an in-process API request. */
-export function lendPrincipal(req: Request, principal: Principal): void {
-  lent.set(req, principal);
+/** The execution context of an in-process API request that lends it an already-resolved principal. */
+export function lendPrincipal(ctx: ExecutionContext, principal: Principal): ExecutionContext {
+  return new LendingContext(ctx, principal);
 }
 
 /** The request's principal; throws the contract's 401 for credentials that are present but not good. */
 /** `directory`: the request's handle, asked for only when a credential must be looked up (an anonymous call opens no session). */
 export async function resolvePrincipal(env: Env, directory: () => DirectoryDb, req: Request, ctx?: WaitUntil): Promise<Principal> {
-  const known = lent.get(req);
-  if (known) return known;
+  if (ctx instanceof LendingContext) return ctx.principal;
   const ip = clientIp(req);
   const header = req.headers.get("authorization");
   if (header === null) return { kind: "anonymous", ip };

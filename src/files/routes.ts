@@ -104,7 +104,7 @@ fileRoutes.openapi(
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
     const cached = fresh ? undefined : await cachedAccess(c.env, c.executionCtx, id, fromDb);
     pointAt(db, cached?.shard); // a moved owner's file: its duplicates are where the record found it
-    noteBookmark(c, cached?.bookmark, db.shardNumber); // an answer from a record carries the bookmark of the record's read
+    noteBookmark(c, cached?.bookmark, db.$client.shard); // an answer from a record carries the bookmark of the record's read
     let loaded: CachedAccess | undefined = fresh ? await fromDb() : cached;
     if (!fresh && loaded && isOwner(loaded.file, viewer) && !analysisLanded(loaded.file)) loaded = await fromDb();
     assertReadable(loaded, viewer, now, { safeMode: true });

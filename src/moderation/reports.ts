@@ -78,7 +78,7 @@ export async function fileReport(env: Env, dbs: ReportDbs, input: ReportInput, r
 
   // The partial unique index reports_open_per_file makes "one open report per file" hold under concurrent reports.
   // The hide goes where the file was found and, while its owner moves, where it is moving to (writeShards).
-  const hideOn = writeShards(dbs.shards, { shard: dbs.shard.shardNumber, movedTo: loaded.ownerMovedTo });
+  const hideOn = writeShards(dbs.shards, { shard: dbs.shard.$client.shard, movedTo: loaded.ownerMovedTo });
   const hide = (shard: ShardDb) => shard.update(files).set({ hiddenAt: at, updatedAt: at }).where(and(eq(files.id, file.id), isNull(files.hiddenAt)));
   const raise = db
     .update(reports)

@@ -158,7 +158,7 @@ export async function loadFile(db: ShardDb, id: string): Promise<LoadedFile | un
   );
   if (!row) return undefined;
   const ownerGoneAt = row.ownerBannedAt ?? row.ownerDeletedAt ?? null;
-  return { file: row.file, ownerGoneAt, ownerMoving: row.ownerMovedTo !== null, ownerMovedTo: row.ownerMovedTo, shard: db.shardNumber };
+  return { file: row.file, ownerGoneAt, ownerMoving: row.ownerMovedTo !== null, ownerMovedTo: row.ownerMovedTo, shard: db.$client.shard };
 }
 
 /** Loads and checks in one step; returns the live file. */

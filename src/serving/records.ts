@@ -170,7 +170,7 @@ export function primarySession(env: Env, shard: number, fileId?: string) {
     return shardHandle(session, n);
   };
   const handle = fileId === undefined ? open(shard) : routedShard(open, shard);
-  return { shard: handle, bookmark: () => sessions.get(handle.shardNumber)?.getBookmark() ?? undefined };
+  return { shard: handle, bookmark: () => sessions.get(handle.$client.shard)?.getBookmark() ?? undefined };
 }
 
 /** The owner's state as its shard has it (owners), what loadFile joins to the file. */

@@ -91,8 +91,8 @@ export async function startUpload(env: Env, db: ShardDb, uploader: Uploader, inp
 
   const now = new Date();
   // The ids carry the shard that holds them, so every later request finds it with no lookup.
-  const fileId = newShardedId("file", db.shardNumber);
-  const uploadId = newShardedId("upl", db.shardNumber);
+  const fileId = newShardedId("file", db.$client.shard);
+  const uploadId = newShardedId("upl", db.$client.shard);
   const filename = sanitizeFilename(input.filename, mime);
   const storeKey = buildStoreKey(fileId, filename, now);
   // An anonymous uploader can only act while its upload token lives, so its upload ends with the token.

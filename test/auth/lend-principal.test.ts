@@ -1,6 +1,6 @@
 // The pages resolve their session once per page request and lend the principal to each in-process API call
-// (auth/principal.ts lendPrincipal): the API then trusts it without reading the session again. Only a Request
-// object created in this worker can carry one; the same headers from outside are checked as usual.
+// (auth/principal.ts lendPrincipal): the API then trusts it without reading the session again. Only an execution
+// context made in this worker can carry one; the same request with workerd's own context is checked as usual.
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { createApp } from "../../src/app";
@@ -11,7 +11,7 @@ import { BASE, signup } from "../support/api";
 const ctx = { waitUntil: () => undefined, passThroughOnException: () => undefined, props: {} } as unknown as ExecutionContext;
 
 describe("lendPrincipal", () => {
-  it("lets an in-process request skip the session check, and only that request object", async () => {
+  it("lets an in-process request skip the session check, and only through the context lent to it", async () => {
     const user = await signup();
     const real = new Request(`${BASE}/account`, { headers: { authorization: `Bearer ${user.access}` } });
     const principal = await resolvePrincipal(env, () => directoryDb(env), real);
@@ -19,13 +19,11 @@ describe("lendPrincipal", () => {
 
     const app = createApp();
     const forged = () => new Request(`${BASE}/account`, { headers: { authorization: "Bearer not.a.jwt" } });
-    const lent = forged();
-    lendPrincipal(lent, principal);
-    const ok = await app.fetch(lent, env, ctx);
+    const ok = await app.fetch(forged(), env, lendPrincipal(ctx, principal));
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { user: { email: string } }).user.email).toBe(user.email);
 
-    // The same headers on another Request object: checked, and refused.
+    // The same request with a plain context: checked, and refused.
     expect((await app.fetch(forged(), env, ctx)).status).toBe(401);
   });
 });

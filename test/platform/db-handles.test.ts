@@ -26,16 +26,16 @@ describe("database handles", () => {
 
   it("database DB is the directory and shard 0: every handle reads it", () => {
     expect(directoryDb(env).$client).toBe(env.DB);
-    expect(shardDb(env, 0).$client).toBe(env.DB);
+    expect([shardDb(env, 0).$client.d1, shardDb(env, 0).$client.shard]).toEqual([env.DB, 0]);
     const session = env.DB.withSession("first-primary");
     const db0 = database0(session);
-    expect([db0.directory.$client, db0.shard.$client]).toEqual([session, session]);
+    expect([db0.directory.$client, db0.shard.$client.d1]).toEqual([session, session]);
   });
 
   it("the shards are DB and each SHARD_n: two in tests and in npm run dev", () => {
     expect(shardCount(env)).toBe(2);
     expect(allShards(env)).toEqual([0, 1]);
-    expect(shardDb(env, 1).$client).toBe(env.SHARD_1);
+    expect([shardDb(env, 1).$client.d1, shardDb(env, 1).$client.shard]).toEqual([env.SHARD_1, 1]);
   });
 
   it("names no shard this deployment does not have", () => {

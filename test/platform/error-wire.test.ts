@@ -1,5 +1,5 @@
-// Error bodies on the wire (decisions.md § Errors): what the ErrorCode table, the JSON body parsing of
-// platform/http/router.ts and the error mapper answer, byte for byte, including Hono's own refusals.
+// Error bodies on the wire (decisions.md § Errors): what the ErrorCode table and the error mapper answer
+// (malformed JSON: platform/http/validation.ts), byte for byte, including Hono's own refusals.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Hono } from "hono";
@@ -38,7 +38,7 @@ describe("JSON bodies that do not parse", () => {
     expect(badBody.text).toBe(JSON.stringify(MALFORMED));
   });
 
-  it("a body that parses reaches the handler as before (parsed once by the router, read again by the validator)", async () => {
+  it("a body that parses reaches the handler as before", async () => {
     const res = await call("/auth/login", { body: { email: "nobody@example.com", password: "x" } });
     expect(res.status).toBe(401);
     expect(res.body.details.code).toBe("invalid_credentials");

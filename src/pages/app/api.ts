@@ -2,8 +2,8 @@
 // docs/openapi.json): a path, its parameters, its body and its answer are checked together, so a wrong pairing does
 // not compile. Its fetch dispatches into the worker in-process (no network hop) through the app's own fetch, which
 // the site router lends (routes.tsx: InProcessApi), so src/pages imports nothing from app.ts. The page's session,
-// resolved once per page request, is lent to each call (auth/principal.ts lendPrincipal): the API does not check
-// the session again.
+// resolved once per page request, is lent to each call on its execution context (auth/principal.ts
+// lendPrincipal): the API does not check the session again.
 import { API_BASE } from "../../platform/http/api-endpoints";
 import type { Context } from "hono";
 import { createClient, ImghostError, type components, type ImghostClient } from "@imghost/client";
@@ -17,6 +17,8 @@ export type InProcessApi = (req: Request, env: Env, ctx: Context<AppEnv>["execut
 declare module "hono" {
   interface ContextVariableMap {
     inProcessApi: InProcessApi;
+    /** The page request's API client, made on its first call (clientOf). */
+    apiClient: ImghostClient;
   }
 }
 
@@ -57,20 +59,17 @@ function inProcessFetch(c: Context<AppEnv>): typeof fetch {
     if (bookmark) headers.set(BOOKMARK_HEADER, bookmark);
     const req = new Request(sent.url, { method: sent.method, headers, body });
     const s = c.get("pageSession");
-    if (s) lendPrincipal(req, s.principal);
-    return c.get("inProcessApi")(req, c.env, c.executionCtx);
+    return c.get("inProcessApi")(req, c.env, s ? lendPrincipal(c.executionCtx, s.principal) : c.executionCtx);
   };
 }
 
-const clients = new WeakMap<Context<AppEnv>, ImghostClient>();
-
 /** The client of this page request: the session's bearer token, no retries (a 429 is the page's to explain). */
 function clientOf(c: Context<AppEnv>): ImghostClient {
-  let client = clients.get(c);
+  let client = c.var.apiClient;
   if (!client) {
     const baseUrl = new URL(API_BASE, c.req.url).href;
     client = createClient({ baseUrl, accessToken: c.get("pageSession")?.access, fetch: inProcessFetch(c), retry: { attempts: 1 } });
-    clients.set(c, client);
+    c.set("apiClient", client);
   }
   return client;
 }

@@ -15,9 +15,9 @@ export type Db = ReturnType<typeof createDb>;
 export type DirectoryDb = Db & { readonly [directoryBrand]: true };
 /**
  * A handle on one shard: its owners' files, uploads, albums and near-duplicate indexes. It knows which shard it
- * is (`shardNumber`), so what it creates can carry that shard in its id (platform/data/shard-ids.ts).
+ * is (`$client.shard`), so what it creates can carry that shard in its id (platform/data/shard-ids.ts).
  */
-export type ShardDb = Db & { readonly [shardBrand]: true; readonly shardNumber: number };
+export type ShardDb = Db & { readonly [shardBrand]: true; readonly $client: ShardClient };
 
 /** Both kinds of handle, for a function that reads each database in queries of its own (never one batch). */
 export type DirectoryAndShard = { directory: DirectoryDb; shard: ShardDb };
@@ -29,22 +29,57 @@ export type DirectoryAndShards = { directory: DirectoryDb; shard(shard: number):
 export type D1Client = D1Database | D1DatabaseSession;
 
 /**
+ * What a shard's handle reads through: a binding or session, and which shard that is. The number lives on the
+ * client drizzle is given and is read back through drizzle's public `$client`, so the handle is never patched.
+ * drizzle (and runBatch) call only `prepare` and `batch`.
+ */
+export class ShardClient {
+  #d1: D1Client;
+  #shard: number;
+  constructor(d1: D1Client, shard: number) {
+    this.#d1 = d1;
+    this.#shard = shard;
+  }
+  get d1(): D1Client {
+    return this.#d1;
+  }
+  get shard(): number {
+    return this.#shard;
+  }
+  prepare(query: string): D1PreparedStatement {
+    return this.#d1.prepare(query);
+  }
+  batch<T = unknown>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
+    return this.#d1.batch<T>(statements);
+  }
+  /** From now on, reads through another shard's binding or session: only a routed handle moves (moved-ids.ts). */
+  protected moveTo(d1: D1Client, shard: number): void {
+    this.#d1 = d1;
+    this.#shard = shard;
+  }
+}
+
+/**
  * A plain drizzle handle over a D1 binding or session (drizzle only calls `prepare` and `batch`, which a session
  * has too). Features never take one, only the branded handles; tests use it for their own raw reads.
  */
-export function createDb(d1: D1Client) {
+export function createDb(d1: D1Client | ShardClient) {
   // No `schema`: nothing uses drizzle's relational `db.query` API, and with a schema drizzle rebuilds its
   // relational config on every handle, i.e. on every request (it showed in the serving profile).
   return drizzle(d1 as D1Database);
 }
 
-/** Database DB's handles, one drizzle handle over `d1` seen as each thing DB is: the directory, shard 0, both. */
-export type Database0 = { directory: DirectoryDb; shard: ShardDb };
+/** Database DB's handles over `d1`, one for each thing DB is: the directory and shard 0 (made on first use). */
+export type Database0 = { directory: DirectoryDb; readonly shard: ShardDb };
 
 export function database0(d1: D1Client): Database0 {
-  const db = createDb(d1);
-  const asShard = Object.assign(db, { shardNumber: 0 });
-  return { directory: db as DirectoryDb, shard: asShard as ShardDb };
+  let shard: ShardDb | undefined;
+  return {
+    directory: createDb(d1) as DirectoryDb,
+    get shard() {
+      return (shard ??= shardHandle(d1, 0));
+    },
+  };
 }
 
 /** The directory's primary (no session): for jobs, Durable Objects, crons and reads that must see the latest. */
@@ -59,7 +94,7 @@ export function shardDb(env: D1Env, shard: number): ShardDb {
 export const primaries = (env: D1Env): DirectoryAndShards => ({ directory: directoryDb(env), shard: (n) => shardDb(env, n) });
 
 /** A handle on shard `shard`, a database other than DB (its binding or one of its sessions). */
-export const shardHandle = (d1: D1Client, shard: number): ShardDb => Object.assign(createDb(d1), { shardNumber: shard }) as ShardDb;
+export const shardHandle = (d1: D1Client, shard: number): ShardDb => createDb(new ShardClient(d1, shard)) as ShardDb;
 
 
 /** A request's handles, per database, each over that database's session, opened on first use (middleware/db.ts). */

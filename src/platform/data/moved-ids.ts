@@ -3,7 +3,7 @@
 // (`nextShard`): the shard the id names; on a miss, that shard's moved_files; then, for an id from before shards,
 // shard 0. A routed handle keeps pointing where its id was found, so every later query through it goes there.
 import { eq, inArray } from "drizzle-orm";
-import { createDb, shardHandle, type D1Client, type ShardDb } from "./db";
+import { createDb, shardHandle, ShardClient, type ShardDb } from "./db";
 import { shardBinding, shardCount, shardOfIdIn, type D1Env } from "./shards";
 import { movedFiles, owners } from "../../db/schema";
 import { ApiError } from "../errors/errors";
@@ -19,34 +19,29 @@ export function nextShard(shard: number, movedTo: number | undefined, triedShard
   return shard !== 0 && !triedShard0 ? 0 : undefined;
 }
 
-/** A routed handle's state: where it points, and the way to point it elsewhere. */
-type Route = { shard: number; triedShard0: boolean; point(shard: number): void };
-const routes = new WeakMap<object, Route>();
+/** A routed handle's client: the shard it reads now, and the way to point it at another (a shard's handle). */
+class RoutedShardClient extends ShardClient {
+  triedShard0: boolean;
+  constructor(
+    private readonly open: (shard: number) => ShardDb,
+    shard: number,
+  ) {
+    super(open(shard).$client.d1, shard);
+    this.triedShard0 = shard === 0;
+  }
+  /** Throws for a shard this deployment does not have, and then still points where it did. */
+  point(shard: number): void {
+    this.moveTo(this.open(shard).$client.d1, shard);
+    if (shard === 0) this.triedShard0 = true;
+  }
+}
 
 /**
  * A handle on shard `shard` that can follow a moved id to another shard (`followMoved`): `open(n)` gives the
  * handle it then reads through (the request's session on shard n, or its primary).
  */
 export function routedShard(open: (shard: number) => ShardDb, shard: number): ShardDb {
-  let current = open(shard);
-  const client = current.$client as D1Client;
-  // drizzle and runBatch only call prepare and batch on the client: both go to the shard followed last.
-  const forwarding = {
-    prepare: (query: string) => (current.$client as D1Client).prepare(query),
-    batch: (statements: D1PreparedStatement[]) => (current.$client as D1Client).batch(statements),
-  } as unknown as typeof client;
-  const route: Route = {
-    shard,
-    triedShard0: shard === 0,
-    point(n) {
-      current = open(n);
-      route.shard = n;
-      if (n === 0) route.triedShard0 = true;
-    },
-  };
-  const db = Object.defineProperty(createDb(forwarding), "shardNumber", { get: () => route.shard, enumerable: true }) as ShardDb;
-  routes.set(db, route);
-  return db;
+  return createDb(new RoutedShardClient(open, shard)) as ShardDb;
 }
 
 /** A routed handle on the primary of the shard an id names: for jobs and edge records, outside a request. */
@@ -59,10 +54,10 @@ export function shardDbOf(env: D1Env, prefix: ShardedPrefix, id: string): ShardD
  * request reads next through it (a file's duplicates) reads there without a lookup. No-op for other handles.
  */
 export function pointAt(db: ShardDb, shard: number | undefined): void {
-  const route = routes.get(db);
-  if (route && shard !== undefined && shard !== route.shard) {
+  const client = db.$client;
+  if (client instanceof RoutedShardClient && shard !== undefined && shard !== client.shard) {
     try {
-      route.point(shard);
+      client.point(shard);
     } catch {
       // a shard this deployment no longer has: stay where the id points
     }
@@ -74,13 +69,13 @@ export function pointAt(db: ShardDb, shard: number | undefined): void {
  * and `db` can follow (a routed handle), points `db` there. True when the lookup should be made again.
  */
 export async function followMoved(db: ShardDb, id: string): Promise<boolean> {
-  const route = routes.get(db);
-  if (!route) return false;
+  const client = db.$client;
+  if (!(client instanceof RoutedShardClient)) return false;
   const row = await db.select({ shard: movedFiles.shard }).from(movedFiles).where(eq(movedFiles.id, id)).get();
-  const next = nextShard(route.shard, row?.shard, route.triedShard0);
+  const next = nextShard(client.shard, row?.shard, client.triedShard0);
   if (next === undefined) return false;
   try {
-    route.point(next);
+    client.point(next);
   } catch {
     return false; // a shard this deployment no longer has: the row is not found
   }
@@ -151,7 +146,7 @@ function push(map: Map<number, string[]>, shard: number, id: string) {
 export async function movedShards(db: ShardDb, ids: string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
   const rows = await db.select({ id: movedFiles.id, shard: movedFiles.shard }).from(movedFiles).where(inArray(movedFiles.id, ids));
-  return new Map(rows.filter((r) => r.shard !== db.shardNumber).map((r) => [r.id, r.shard]));
+  return new Map(rows.filter((r) => r.shard !== db.$client.shard).map((r) => [r.id, r.shard]));
 }
 
 /** Where an owner's rows live (`shard`) and the shard they are being moved to, if so (owners.moved_to). */

@@ -5,18 +5,18 @@ import { MAX_SHARDS, shardOfId, type ShardedPrefix } from "./shard-ids";
 /** What the database handles need of the environment: DB (the shard bindings are looked up by name). */
 export type D1Env = Pick<Env, "DB">;
 
+const BINDING_NAMES = Array.from({ length: MAX_SHARDS }, (_, n) => `SHARD_${n}`);
+
 /** SHARD_n by name: wrangler's generated Env names only the shards of this checkout's wrangler.toml. */
-const bindingNamed = (env: D1Env, n: number) => (env as unknown as Record<string, D1Database | undefined>)[`SHARD_${n}`];
+const bindingNamed = (env: D1Env, n: number) => (env as unknown as Record<string, D1Database | undefined>)[BINDING_NAMES[n]];
 
-const counted = new WeakMap<object, number>();
-
-/** How many shards this deployment has: 1 (DB alone) plus each SHARD_n from 1 up to the first gap. */
+/**
+ * How many shards this deployment has: 1 (DB alone) plus each SHARD_n from 1 up to the first gap. Counted on
+ * each call: a few property reads, no dearer than a cache keyed by the environment would be.
+ */
 export function shardCount(env: D1Env): number {
-  const known = counted.get(env);
-  if (known !== undefined) return known;
   let n = 1;
   while (n < MAX_SHARDS && bindingNamed(env, n)) n += 1;
-  counted.set(env, n);
   return n;
 }
 

@@ -1,4 +1,6 @@
 import type { Hook } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { HTTPException } from "hono/http-exception";
 import { ApiError } from "../errors/errors";
 
 type Issue = { path: PropertyKey[]; message: string; code?: string; keys?: string[] };
@@ -21,13 +23,28 @@ export function validationError(issues: readonly Issue[], target = "body") {
   return new ApiError("validation_error", `Invalid request ${target}`, { fields: fieldErrors(issues) });
 }
 
-/** Requests (Hono's, per context) whose JSON body did not parse: marked by platform/http/router.ts, refused by the hook. */
-export const malformedJson = new WeakSet<object>();
+/** The media types Hono's validator parses as JSON (hono/validator compares the media type alone). */
+const JSON_PARSED = /^application\/([\w.-]+\+)?json$/i;
 
-// The hook every OpenAPIHono router uses: a failed validation becomes the contract's 400 body, and a body marked
-// malformed is refused in the body validator's turn, whatever the schema made of the stand-in value it was given.
-export const validationHook: Hook<unknown, any, any, unknown> = (result, c) => {
-  if (result.target === "json" && malformedJson.has(c.req)) throw new ApiError("malformed_json", "The request body is not valid JSON");
+/**
+ * Hono's JSON validator refuses a body that does not parse with a bare HTTPException(400), told apart from its
+ * other 400s only by its message text. The error mapper asks here instead, on a 400 alone: the body was read (the
+ * validator's turn came, after the guards, the path, query and header checks and the media-type gate) and, read
+ * again from Hono's cache, fails with the parser's SyntaxError. Nothing is parsed on a request that succeeds.
+ */
+export async function malformedJson(c: Context, err: HTTPException): Promise<ApiError | undefined> {
+  const type = c.req.header("content-type");
+  if (err.status !== 400 || !type || !JSON_PARSED.test(type.split(";")[0].trim()) || !c.req.raw.bodyUsed) return undefined;
+  try {
+    await c.req.json();
+    return undefined;
+  } catch (parse) {
+    return parse instanceof SyntaxError ? new ApiError("malformed_json", "The request body is not valid JSON") : undefined;
+  }
+}
+
+/** The hook every OpenAPIHono router uses (platform/http/router.ts): a failed validation is the contract's 400 body. */
+export const validationHook: Hook<unknown, any, any, unknown> = (result) => {
   if (!result.success) {
     const target = "target" in result ? String(result.target) : "body";
     throw validationError(result.error.issues as readonly Issue[], target === "json" ? "body" : target);
