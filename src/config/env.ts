@@ -1,7 +1,8 @@
 // The one way code reads a var or a secret: config(env), parsed once per isolate (./env-schema.ts).
 // A single slot, not a map: an isolate has one env object, the same on every request, so after the first
-// request a lookup is one comparison. Tests hand over copies with other values ({ ...env, X }) or change
-// the shared env in place; the entries (src/index.ts) call configAtEntry, which notices both.
+// request a lookup is one comparison. Another object with the same values keeps the parse ({ ...env, DB }).
+// Only the test suite changes the shared env in place between requests (test/limits/support.ts): under
+// ENVIRONMENT test the entries (src/index.ts, configAtEntry) compare the values too.
 import { CONFIG_NAMES, parseConfig, type RuntimeConfig } from "./env-schema";
 
 export type { RuntimeConfig } from "./env-schema";
@@ -41,5 +42,6 @@ export function config(env: Env): RuntimeConfig {
 
 /** At an entry (fetch, queue, cron): the config checked against env's current values, or why it is refused. */
 export function configAtEntry(env: Env): { ok: true; config: RuntimeConfig } | { ok: false; problem: string } {
+  if (slot?.env === env && slot.result.ok && slot.result.config.environment !== "test") return slot.result;
   return load(env);
 }

@@ -3,12 +3,12 @@
 // per data centre and cache.delete only reaches the one it runs in; a purge by URL reaches them all.
 // Without the two settings nothing is sent and other data centres keep an entry for at most its TTL
 // (ACCESS_RECORD_SECONDS for access and principal records), which is the bound the README states.
+import type { GlobalPurge } from "../../config/env-schema";
+
 export const PURGE_API = "https://api.cloudflare.com/client/v4";
 
 /** Cloudflare accepts at most 30 URLs per purge-by-URL call on every plan. */
 const URLS_PER_CALL = 30;
-
-import type { GlobalPurge } from "../../config/env-schema";
 
 /**
  * Purges `urls` everywhere. Failures are logged, not thrown: the local delete has happened, and the TTL
