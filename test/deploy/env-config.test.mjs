@@ -47,6 +47,12 @@ describe("vars and secrets: the schema, wrangler.toml and the README agree", () 
     expect(sorted(readme.filter((r) => r.kind === "secret (optional)").map((r) => r.name))).toEqual(sorted(OPTIONAL_SECRETS));
   });
 
+  it("npm run dev and the tests generate every required secret into .dev.vars (scripts/lib.mjs)", () => {
+    const lib = readFileSync(fileURLToPath(new URL("../../scripts/lib.mjs", import.meta.url)), "utf8");
+    const generated = JSON.parse(/const LOCAL_SECRETS = (\[[^\]]*\]);/.exec(lib)[1]);
+    expect(sorted(generated)).toEqual(sorted(REQUIRED_SECRETS));
+  });
+
   it("the README's local value is wrangler.toml's, and the schema's default where the var has one", () => {
     for (const { name, value } of readmeVars) expect(value, name).toBe(top.vars[name]);
     for (const [name, value] of Object.entries(VAR_DEFAULTS)) expect(top.vars[name], name).toBe(value);
