@@ -19,6 +19,7 @@ import { ApiError } from "./platform/errors/errors";
 import { apiRouter } from "./platform/http/router";
 import { withErrorCodes } from "./platform/http/openapi-errors";
 import { REQUEST_LIMITS } from "./config";
+import { config } from "./config/env";
 import { authRoutes } from "./auth/routes";
 import { mfaRoutes } from "./auth/mfa-routes";
 import { passkeyRoutes } from "./auth/passkey-routes";
@@ -121,7 +122,8 @@ export function createApp() {
 }
 
 function openApiDocument(api: OpenAPIHono<AppEnv>, env: Env) {
-  if (openApiDocumentCache?.base === env.BASE_URL) return openApiDocumentCache.doc;
+  const base = config(env).baseUrl;
+  if (openApiDocumentCache?.base === base) return openApiDocumentCache.doc;
   const doc = withErrorCodes(api.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
@@ -130,8 +132,8 @@ function openApiDocument(api: OpenAPIHono<AppEnv>, env: Env) {
       description: "JSON-over-HTTP API of the image host. Errors are `{ error, message, details }`; 429 is `{ error, retryAfter, remaining }`.",
       license: { name: "MIT", url: "https://opensource.org/license/mit" },
     },
-    servers: [{ url: env.BASE_URL, description: "This deployment's API (BASE_URL)" }],
+    servers: [{ url: base, description: "This deployment's API (BASE_URL)" }],
   }));
-  openApiDocumentCache = { base: env.BASE_URL, doc };
+  openApiDocumentCache = { base, doc };
   return doc;
 }

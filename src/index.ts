@@ -4,8 +4,8 @@ import { dispatch } from "./platform/http/dispatch";
 import { handleQueue } from "./jobs/queue";
 import type { JobMessage } from "./platform/data/job-messages";
 import { runScheduled } from "./jobs/scheduled";
-import { outboundConfigProblem } from "./platform/outbound/outbound-address";
-import { mailConfigProblem } from "./mail/sender";
+import { configAtEntry } from "./config/env";
+import { mailBindingProblem } from "./mail/sender";
 
 export { RateLimiter } from "./limits/rate-limiter";
 export { ViewCounter } from "./serving/view-counter";
@@ -14,16 +14,14 @@ export { TusUploadState } from "./uploads/tus/upload-state";
 const app = createApp();
 
 /**
- * A setting that must not reach production, or one production cannot do without (mail), stops the worker, loudly,
- * on every entry (Workers have no start).
+ * A bad var, a setting that must not reach production, or one production cannot do without (mail) stops the
+ * worker, loudly, on every entry (Workers have no start). The config is parsed once; this is a cheap check after.
  */
-let checked: { env: Env; problem: string | null } | undefined;
-
-/** Checked once per env object (the isolate's, on every request), not per request: it parses MAIL_FROM and the outbound list. */
 function refusedConfig(env: Env): string | null {
-  if (checked?.env !== env) checked = { env, problem: outboundConfigProblem(env) ?? mailConfigProblem(env) };
-  if (checked.problem) console.error(`refusing to run: ${checked.problem}`);
-  return checked.problem;
+  const checked = configAtEntry(env);
+  const problem = checked.ok ? mailBindingProblem(env, checked.config) : checked.problem;
+  if (problem) console.error(`refusing to run: ${problem}`);
+  return problem;
 }
 
 export default {

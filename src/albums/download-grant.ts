@@ -5,6 +5,7 @@
 // mistaken for any other signed value.
 import type { AlbumRow } from "../db/schema";
 import { base64url, timingSafeEqualString, utf8 } from "../platform/crypto/crypto";
+import { config } from "../config/env";
 
 export const ALBUM_GRANT_SECONDS = 30 * 60;
 
@@ -17,7 +18,7 @@ async function mac(secret: string, album: Pick<AlbumRow, "id" | "passwordHash">,
 /** `<expires unix seconds>.<base64url mac>` */
 export async function signAlbumGrant(env: Env, album: Pick<AlbumRow, "id" | "passwordHash">, nowSeconds = Math.floor(Date.now() / 1000)) {
   const expires = nowSeconds + ALBUM_GRANT_SECONDS;
-  return `${expires}.${base64url(await mac(env.JWT_SECRET, album, expires))}`;
+  return `${expires}.${base64url(await mac(config(env).jwt.secret, album, expires))}`;
 }
 
 export async function verifyAlbumGrant(
@@ -31,5 +32,5 @@ export async function verifyAlbumGrant(
   const expires = Number(m[1]);
   if (expires <= nowSeconds || expires > nowSeconds + ALBUM_GRANT_SECONDS) return false;
   // Compared as text: decoding would accept any of the four spellings of the last character's spare bits.
-  return timingSafeEqualString(m[2], base64url(await mac(env.JWT_SECRET, album, expires)));
+  return timingSafeEqualString(m[2], base64url(await mac(config(env).jwt.secret, album, expires)));
 }

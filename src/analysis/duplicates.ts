@@ -6,6 +6,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { ANALYSIS } from "../config";
 import type { FileRow } from "../db/schema";
 import { bandProbes } from "./bands";
+import { config } from "../config/env";
 
 export type SimilarSignal = "phash" | "embedding";
 
@@ -18,11 +19,8 @@ export type Duplicate =
   | { fileId: string; url: string; distance: 0; match: "exact" }
   | { fileId: string; url: string; distance: number; match: "similar"; signal: SimilarSignal; distances: { phash: number | null; embedding: number | null } };
 
-/** PHASH_DISTANCE, default 8, clamped to 0..32 (larger radii make lookups probe too many values). */
-export function phashDistance(env: Pick<Env, "PHASH_DISTANCE">): number {
-  const n = Number.parseInt(env.PHASH_DISTANCE ?? "", 10);
-  return Number.isFinite(n) ? Math.min(32, Math.max(0, n)) : ANALYSIS.defaultPhashDistance;
-}
+/** PHASH_DISTANCE, default 8, at most 32 (larger radii make lookups probe too many values). */
+export const phashDistance = (env: Env): number => config(env).phashDistance;
 
 const MAX_VALUES_PER_STATEMENT = 1_000;
 

@@ -4,6 +4,7 @@
 // weights (model/nsfw-mobilenet-v2.{json,bin}, extracted from nsfwjs by model/extract-nsfw-model.mjs).
 import { ANALYSIS } from "../config";
 import { foldBatchNorms, type KerasTopology } from "./fold-batch-norm";
+import { config } from "../config/env";
 
 /** nsfwjs class probabilities (Drawing, Hentai, Neutral, Porn, Sexy), each 0..1, summing to 1. */
 export type NsfwPrediction = Record<"Drawing" | "Hentai" | "Neutral" | "Porn" | "Sexy", number>;
@@ -181,10 +182,7 @@ export async function classifyNsfw(pixels: Uint8Array, size = ANALYSIS.nsfwInput
 }
 
 /** NSFW_THRESHOLD, default 0.8. */
-export function nsfwThreshold(env: Pick<Env, "NSFW_THRESHOLD">): number {
-  const n = Number.parseFloat(env.NSFW_THRESHOLD ?? "");
-  return Number.isFinite(n) ? n : ANALYSIS.defaultNsfwThreshold;
-}
+export const nsfwThreshold = (env: Env): number => config(env).nsfwThreshold;
 
 /** The stored score: the server's, never below the client's hint (decisions.md § Uploads). */
 export function combinedScore(server: number | null, client: number | null): number | null {

@@ -6,10 +6,11 @@ import type { DirectoryDb } from "../platform/data/db";
 import { mfaTokens, passkeyChallenges } from "../db/schema";
 import { base64url, fromBase64url, sha256Hex } from "../platform/crypto/crypto";
 import { MFA, PASSKEYS } from "../config/auth";
+import { config } from "../config/env";
 
 /** The relying party is the site: its host is the RP ID, its origin the only one an answer may come from. */
 export function relyingParty(env: Env) {
-  const site = new URL(env.SITE_URL);
+  const site = new URL(config(env).siteUrl);
   return { id: site.hostname, origin: site.origin, name: MFA.issuer };
 }
 

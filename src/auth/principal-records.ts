@@ -11,7 +11,7 @@ import { edgeKey, forget, namespace, recordsOn, writeThenVerify, type EdgeEnv } 
 import { findSessionUser, toAuthUser } from "./queries";
 
 type WaitUntil = { waitUntil(promise: Promise<unknown>): void };
-type RecordEnv = Pick<Env, "CDN_URL" | "ACCESS_RECORD_SECONDS" | "DB">;
+type RecordEnv = Env;
 
 /** A user as a credential check needs them. */
 export type PrincipalUser = { authUser: AuthUser; bannedAt: Date | null; deletedAt: Date | null };

@@ -14,6 +14,7 @@ import { createSession, type SessionBody } from "./sessions";
 import { forgetUser } from "./principal-records";
 import { countLoginAttempt, forgiveLoginAttempt, passwordStepPassed } from "./login-guard";
 import { signInMethods, startSecondStep, type MfaChallenge } from "./second-factor";
+import { config } from "../config/env";
 
 export type SignupInput = {
   email: string;
@@ -116,7 +117,7 @@ export async function sendVerification(db: DirectoryDb, env: Env, user: Pick<Use
 }
 
 function adminEmails(env: Env): Set<string> {
-  return new Set(env.ADMIN_EMAILS.split(",").map(normalizeEmail).filter(Boolean));
+  return new Set(config(env).adminEmails.map(normalizeEmail));
 }
 
 /** Marks the address verified; the bootstrap admins named in ADMIN_EMAILS become admins at this moment. */

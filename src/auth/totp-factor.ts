@@ -17,6 +17,7 @@ import { deleteRecoveryCodes, newRecoveryCodes } from "./recovery-codes";
 import { passkeyCount } from "./passkey-store";
 import { revokeOtherSessions } from "./sessions";
 import { forgetSessions } from "./principal-records";
+import { config } from "../config/env";
 
 const SEAL_PURPOSE = "totp seed v1";
 type FactorRow = typeof totpFactors.$inferSelect;
@@ -26,7 +27,7 @@ export const findTotpFactor = (db: DirectoryDb, userId: string): Promise<FactorR
 /** Starts (or restarts) an enrolment: a new pending seed, answered once in base32 and as an otpauth URL. */
 export async function enrolTotp(db: DirectoryDb, env: Env, user: { id: string; email: string }): Promise<{ secret: string; otpauthUrl: string }> {
   const seed = newTotpSecret();
-  const secretSealed = await sealSecret(env.TOTP_ENCRYPTION_SECRET, SEAL_PURPOSE, seed, user.id);
+  const secretSealed = await sealSecret(config(env).totpEncryptionSecret, SEAL_PURPOSE, seed, user.id);
   const now = new Date();
   // A pending enrolment is replaced; a confirmed factor is not (the WHERE of the upsert leaves it alone).
   const written = await db
@@ -48,7 +49,7 @@ const cleanCode = (code: string) => code.replace(/\s/g, "");
  * restarted meanwhile is not touched). `confirm` also marks a pending factor confirmed.
  */
 async function takeCode(db: DirectoryDb, env: Env, row: FactorRow, code: string, confirm = false): Promise<boolean> {
-  const seed = await openSecret(env.TOTP_ENCRYPTION_SECRET, SEAL_PURPOSE, row.secretSealed, row.userId);
+  const seed = await openSecret(config(env).totpEncryptionSecret, SEAL_PURPOSE, row.secretSealed, row.userId);
   if (!seed) {
     console.error("a TOTP seed does not open: was TOTP_ENCRYPTION_SECRET changed?", row.userId);
     return false;

@@ -17,6 +17,7 @@ import { cancelPendingChanges, findPendingChange, planChangeResource } from "./p
 import { paymentProvider } from "./provider";
 import { SIGNATURE_HEADER, verifySignature } from "./signature";
 import { applyWebhookEvent, WebhookEventSchema } from "./webhook";
+import { config } from "../config/env";
 
 export const billingRoutes = apiRouter();
 const tags = ["Billing"];
@@ -125,7 +126,7 @@ billingRoutes.openapi(
     responses: { 200: json(WebhookAck, "Received"), ...errors(400, 503) },
   }),
   async (c) => {
-    const secret = c.env.BILLING_WEBHOOK_SECRET;
+    const secret = config(c.env).billingWebhookSecret;
     if (!secret) throw new ApiError("webhook_not_configured", "Billing webhooks are not configured");
     // The signature covers the exact bytes, so the body is read raw and parsed only after it checks out.
     const raw = await c.req.text();

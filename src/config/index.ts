@@ -157,9 +157,6 @@ export const ANALYSIS = {
   thumbnailJpegQuality: 80,
   /** nsfwjs MobileNetV2 input size. */
   nsfwInputSize: 224,
-  /** Defaults for the NSFW_THRESHOLD and PHASH_DISTANCE vars. */
-  defaultNsfwThreshold: 0.8,
-  defaultPhashDistance: 8,
   /** Hamming distance within which a new file matches a blocklisted phash (quarantine + high-priority report). */
   blocklistDistance: 8,
   /**

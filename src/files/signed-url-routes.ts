@@ -16,6 +16,7 @@ import { ownerMoving } from "../platform/data/moved-ids";
 import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf } from "../serving/access";
 import { accessChanged } from "../serving/access-changed";
 import { newSigningSalt, signLink } from "../serving/signed-links";
+import { config } from "../config/env";
 
 export const signedUrlRoutes = apiRouter();
 const tags = ["Files"];
@@ -67,7 +68,7 @@ signedUrlRoutes.openapi(
     if (body.fit !== undefined) params.set("fit", body.fit);
     if (body.format !== undefined) params.set("format", body.format);
     const exp = Math.floor(now / 1000 + body.expiresIn);
-    const sig = await signLink(c.env.SIGNED_URL_SECRET, salt, file.id, "original", params, exp);
+    const sig = await signLink(config(c.env).signedUrlSecret, salt, file.id, "original", params, exp);
     params.set("exp", String(exp));
     params.set("sig", sig);
     return c.json({ url: `${fileUrl(c.env, file.id)}?${params}`, expiresAt: new Date(exp * 1000).toISOString() }, 200);

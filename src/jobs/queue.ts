@@ -7,6 +7,7 @@ import { webhookJob } from "../webhooks/deliver";
 import { mailJob } from "../mail/deliver";
 import { passwordResetJob } from "../auth/password-reset";
 import { isJobMessage, type JobHandler, type JobHandlers, type JobMessage } from "../platform/data/job-messages";
+import { config } from "../config/env";
 
 /** Features register their handlers here, one per message type (the compiler checks every type has one). */
 export const jobHandlers = {
@@ -22,10 +23,7 @@ export function retryDelaySeconds(attempts: number, baseSeconds = 5): number {
   return Math.min(600, 2 ** Math.max(0, attempts - 1) * baseSeconds);
 }
 
-function retryBase(env: Env): number {
-  const base = Number(env.QUEUE_RETRY_BASE_SECONDS);
-  return Number.isFinite(base) && base >= 0 ? base : 5;
-}
+const retryBase = (env: Env): number => config(env).queueRetryBaseSeconds;
 
 export async function handleQueue(batch: MessageBatch<JobMessage>, env: Env): Promise<void> {
   const deadLetters = batch.queue === DEAD_LETTER_QUEUE;

@@ -3,6 +3,7 @@
 import { PLAN_LIMITS, type PlanOrAnonymous } from "../config";
 import type { Principal } from "../platform/http/env";
 import type { BucketSpec } from "./rate-limiter";
+import { config } from "../config/env";
 
 export const WINDOW_SECONDS = 3600;
 export const API_BUCKET = "api";
@@ -21,14 +22,9 @@ export function subjectOf(p: Principal): { subject: string; plan: PlanOrAnonymou
 
 /**
  * RATE_LIMIT_MULTIPLIER scales every limit (default 1; load tests raise it). "off" disables limiting
- * altogether (benchmarks measure the limiter's cost against it); anything unparsable counts as 1.
+ * altogether (benchmarks measure the limiter's cost against it).
  */
-export function multiplierOf(env: Pick<Env, "RATE_LIMIT_MULTIPLIER">): number | "off" {
-  const raw = String(env.RATE_LIMIT_MULTIPLIER ?? "1").trim().toLowerCase();
-  if (raw === "off") return "off";
-  const n = Number(raw);
-  return Number.isFinite(n) && n > 0 ? n : 1;
-}
+export const multiplierOf = (env: Env): number | "off" => config(env).rateLimitMultiplier;
 
 export function bucketsFor(plan: PlanOrAnonymous, multiplier: number): { api: BucketSpec; uploads: BucketSpec } {
   const base = PLAN_LIMITS[plan];

@@ -9,6 +9,7 @@ import { newId } from "../platform/data/ids";
 import { jobQueue } from "../platform/data/job-messages";
 import { renderMail, type MailContent, type RenderedMail } from "./templates";
 import { mailSender } from "./sender";
+import { config } from "../config/env";
 
 /** Writes the mail as pending, its first try due now; answers its id. Sends nothing (queueMail does). */
 export async function recordMail(db: DirectoryDb, to: string, mail: RenderedMail, now = new Date()): Promise<string> {
@@ -31,7 +32,7 @@ export async function queueMail(db: DirectoryDb, env: Env, to: string, content: 
   const mail = renderMail(env, content);
   const id = await recordMail(db, to, mail);
   // Only development prints mail: it carries one-time tokens, which must not reach production logs.
-  if (env.ENVIRONMENT === "development") console.log(`[outbox] to=${to} subject=${mail.subject}\n${mail.text}`);
+  if (config(env).environment === "development") console.log(`[outbox] to=${to} subject=${mail.subject}\n${mail.text}`);
   // Without a way to send (development without the EMAIL binding) the outbox is the mailbox.
   if (mailSender(env)) await sendTry(env, id, 1);
 }

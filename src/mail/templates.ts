@@ -3,6 +3,7 @@
 // reason the person got the mail are decided here.
 import { apiUrl } from "../platform/http/urls";
 import { renderHtml, renderText, type Block, type MailDoc } from "./layout";
+import { config } from "../config/env";
 
 type Account = { username: string; email: string };
 type Confirmation = "password" | "code";
@@ -26,7 +27,7 @@ type Of<K extends MailKind> = Extract<MailContent, { kind: K }>;
 type Template<K extends MailKind> = (env: Env, mail: Of<K>) => MailDoc;
 
 const ACCOUNT_WHY = "it is the address of an imghost account, and we tell an account of every change to how it signs in";
-const accountPage = (env: Env) => `${env.SITE_URL}/app/account`;
+const accountPage = (env: Env) => `${config(env).siteUrl}/app/account`;
 const confirmed = (how: Confirmation) => (how === "password" ? "the account's password" : "a code from the authenticator app");
 const SIGNED_OUT = "Every other device signed in to the account has been signed out.";
 /** What a security notice ends with: what to do if the change was not the owner's, and the account page. */
@@ -38,7 +39,7 @@ const TEMPLATES: { [K in MailKind]: Template<K> } = {
     greeting: m.username,
     blocks: [
       { p: ["Welcome! Confirm your e-mail address by opening this link."] },
-      { label: "Confirm my e-mail address", link: `${env.SITE_URL}/verify-email?token=${encodeURIComponent(m.token)}` },
+      { label: "Confirm my e-mail address", link: `${config(env).siteUrl}/verify-email?token=${encodeURIComponent(m.token)}` },
       { p: ["Or paste this verification token: ", { code: m.token }] },
       { p: ["The link expires in 48 hours."] },
     ],
@@ -49,7 +50,7 @@ const TEMPLATES: { [K in MailKind]: Template<K> } = {
     greeting: m.username,
     blocks: [
       { p: [`Someone asked to reset the password of the imghost account ${m.email}. To choose a new one, open this link.`] },
-      { label: "Choose a new password", link: `${env.SITE_URL}/reset-password?token=${encodeURIComponent(m.token)}` },
+      { label: "Choose a new password", link: `${config(env).siteUrl}/reset-password?token=${encodeURIComponent(m.token)}` },
       { p: ["Or paste this reset code: ", { code: m.token }] },
       { p: ["The link works once, for 1 hour. If you did not ask for it, ignore this mail: your password stays as it is."] },
     ],
@@ -69,7 +70,7 @@ const TEMPLATES: { [K in MailKind]: Template<K> } = {
       },
       { lines: m.remains.split("\n").map((line) => [line]) },
       { p: ["If this was not you, reset the password now, then remove any second factor or API key you do not recognise."] },
-      { label: "Reset the password", link: `${env.SITE_URL}/app/forgot-password` },
+      { label: "Reset the password", link: `${config(env).siteUrl}/app/forgot-password` },
       { label: "Your account", link: accountPage(env) },
     ],
     why: ACCOUNT_WHY,
@@ -163,7 +164,7 @@ const TEMPLATES: { [K in MailKind]: Template<K> } = {
         ],
       },
       { p: ["Events that happen while it is disabled are not sent to it. Once it works again, turn it back on in your account."] },
-      { label: "The endpoint's page", link: `${env.SITE_URL}/app/webhooks/${m.endpoint.id}` },
+      { label: "The endpoint's page", link: `${config(env).siteUrl}/app/webhooks/${m.endpoint.id}` },
       { p: [`Or with PATCH ${apiUrl(env, `/webhooks/${m.endpoint.id}`)} and {"enabled": true}.`] },
     ];
     return { subject: "A webhook endpoint was disabled", greeting: m.username, blocks, why: "you own this webhook endpoint" };
@@ -175,5 +176,5 @@ export const MAIL_KINDS = Object.keys(TEMPLATES) as MailKind[];
 /** The mail's subject, text part and HTML part. */
 export function renderMail(env: Env, content: MailContent): RenderedMail {
   const doc = (TEMPLATES[content.kind] as Template<MailKind>)(env, content);
-  return { kind: content.kind, subject: doc.subject, text: renderText(env.SITE_URL, doc), html: renderHtml(env.SITE_URL, doc) };
+  return { kind: content.kind, subject: doc.subject, text: renderText(config(env).siteUrl, doc), html: renderHtml(config(env).siteUrl, doc) };
 }

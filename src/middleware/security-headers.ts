@@ -4,6 +4,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { cors } from "hono/cors";
 import type { AppEnv } from "../platform/http/env";
 import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS } from "../platform/http/tus-headers";
+import { config } from "../config/env";
 
 // Headers a route already set win (overwrite: false): pages send their own CSP and X-Frame-Options, and
 // byte links their Cross-Origin-Resource-Policy: cross-origin (images are embedded everywhere).
@@ -13,7 +14,7 @@ const withoutHsts = secureHeaders({ ...common, strictTransportSecurity: false })
 
 /** nosniff and friends everywhere; HSTS only in production (locally everything is plain http). */
 export const securityHeaders = () =>
-  createMiddleware<AppEnv>((c, next) => (c.env.ENVIRONMENT === "production" ? withHsts : withoutHsts)(c, next));
+  createMiddleware<AppEnv>((c, next) => (config(c.env).environment === "production" ? withHsts : withoutHsts)(c, next));
 
 const corsHeaders = {
   allowHeaders: ["Authorization", "Content-Type", "X-Album-Password", "X-Delete-Token", "If-None-Match", "X-D1-Bookmark", "X-Request-Id", ...TUS_REQUEST_HEADERS],

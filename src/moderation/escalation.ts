@@ -7,6 +7,7 @@ import { users, type FileRow } from "../db/schema";
 import { MODERATION } from "../config";
 import { queueMail } from "../mail/outbox";
 import { auditInsert } from "../platform/data/audit";
+import { config } from "../config/env";
 
 export type Escalation = {
   reportId: string;
@@ -16,7 +17,7 @@ export type Escalation = {
   now: number;
 };
 
-export async function moderatorAddresses(db: DirectoryDb, env: Pick<Env, "ADMIN_EMAILS">): Promise<string[]> {
+export async function moderatorAddresses(db: DirectoryDb, env: Env): Promise<string[]> {
   const rows = await db
     .select({ email: users.email })
     .from(users)
@@ -24,11 +25,7 @@ export async function moderatorAddresses(db: DirectoryDb, env: Pick<Env, "ADMIN_
     .orderBy(asc(users.createdAt))
     .limit(MODERATION.escalationMaxRecipients);
   if (rows.length > 0) return rows.map((r) => r.email);
-  return String(env.ADMIN_EMAILS ?? "")
-    .split(",")
-    .map((e) => e.trim().toLowerCase())
-    .filter((e) => e.includes("@"))
-    .slice(0, MODERATION.escalationMaxRecipients);
+  return config(env).adminEmails.slice(0, MODERATION.escalationMaxRecipients);
 }
 
 export async function escalate(env: Env, db: DirectoryDb, e: Escalation): Promise<string[]> {

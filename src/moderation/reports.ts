@@ -13,6 +13,7 @@ import { accessChanged } from "../serving/access-changed";
 import { emitWebhookEvent } from "../webhooks/emit";
 import type { FlagReason } from "../webhooks/events";
 import { escalate } from "./escalation";
+import { config } from "../config/env";
 
 export type ReportReason = (typeof REPORT_REASONS)[number];
 
@@ -51,8 +52,8 @@ export function assertReportable(loaded: LoadedFile | undefined, viewer: Viewer,
 }
 
 /** A keyed hash: lets moderators see that reports came from one address without storing the address. */
-export function reporterIpHash(env: Pick<Env, "JWT_SECRET">, ip: string): Promise<string> {
-  return sha256Hex(`report-ip:${env.JWT_SECRET}:${ip}`);
+export function reporterIpHash(env: Env, ip: string): Promise<string> {
+  return sha256Hex(`report-ip:${config(env).jwt.secret}:${ip}`);
 }
 
 /** The directory (reports), the file's routed handle (it follows a moved id), and every shard (fileShards). */

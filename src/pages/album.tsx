@@ -20,6 +20,7 @@ import { GridImage, previewImage, sizedOriginal } from "./picture";
 import { matchExpression, parseTerms } from "../files/text-match";
 import { LIGHTBOX_WIDTH, LightboxDialog } from "./lightbox";
 import { PROVIDER_NAME, SocialTags, errorPage, type OgImage, type PageDeps } from "./file";
+import { config } from "../config/env";
 
 const PAGE_SIZE = 60;
 const PROTECTED_PAGE_SIZE = 200;
@@ -50,7 +51,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
     <Layout
       title={`${album.title} - ${PROVIDER_NAME}`}
       description={description}
-      head={<SocialTags title={album.title} description={description} url={url} image={cover} oembed={`${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(url)}`} />}
+      head={<SocialTags title={album.title} description={description} url={url} image={cover} oembed={`${config(env).siteUrl}/oembed?format=json&url=${encodeURIComponent(url)}`} />}
     >
       <h1>{album.title}</h1>
       {description ? <p class="lead">{description}</p> : null}

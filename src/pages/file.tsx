@@ -16,6 +16,7 @@ import { originalSrcset, placeholderData, previewImage, sizedOriginal, plainLink
 import { ownerOriginalLinks } from "./owner-images";
 import { LIGHTBOX_WIDTH, LightboxDialog } from "./lightbox";
 import { OwnerNotice, ownerSeesMore, pageViewer } from "./file-owner";
+import { config } from "../config/env";
 
 /** The page's column is at most this wide; the image asks for no more (the link opens the original). */
 const PAGE_IMAGE_WIDTH = 1024;
@@ -108,7 +109,7 @@ export function shareLinks(env: Env, f: FileRow) {
 }
 
 function oembedHref(env: Env, pageUrl: string) {
-  return `${env.SITE_URL}/oembed?format=json&url=${encodeURIComponent(pageUrl)}`;
+  return `${config(env).siteUrl}/oembed?format=json&url=${encodeURIComponent(pageUrl)}`;
 }
 
 /** Date, views, size, dimensions, then download (`download`: the owner's, through the web app) and report. */

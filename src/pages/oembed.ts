@@ -12,6 +12,7 @@ import { visibleAlbum } from "../albums/service";
 import { ANONYMOUS_SEES, visibleCover } from "../albums/queries";
 import { fitWithin, previewImage, previewThumbnail } from "./picture";
 import { PROVIDER_NAME, fileAlt, fileTitle } from "./file";
+import { config } from "../config/env";
 
 /** oEmbed consumers read JSON errors, in the API's body (the codes are in platform/errors/error-codes.ts). */
 const oembedError = (c: Context<AppEnv>, err: ApiError) => c.json(err.body(), err.status);
@@ -35,7 +36,7 @@ export async function oembed(c: Context<AppEnv>) {
   const path = internalPath(target, c.env).path;
   const maxW = positiveInt(c.req.query("maxwidth"));
   const maxH = positiveInt(c.req.query("maxheight"));
-  const base = { version: "1.0", provider_name: PROVIDER_NAME, provider_url: c.env.SITE_URL, cache_age: 300 };
+  const base = { version: "1.0", provider_name: PROVIDER_NAME, provider_url: config(c.env).siteUrl, cache_age: 300 };
   c.header("Cache-Control", "public, max-age=300");
   c.header("X-Content-Type-Options", "nosniff");
 

@@ -5,6 +5,7 @@
 import type { Variant } from "../serving/edge-cache";
 import { OWNER_SIG, ownerLinkExp, signOwnerLink } from "../serving/signed-links";
 import { originalWidths, plainLinks, thumbWidths, type LinkOf } from "./picture";
+import { config } from "../config/env";
 
 /** The links of one file a page will name: its variant and the widths (null: the object itself). */
 export type Wanted = { fileId: string; variant: Variant; widths: (number | null)[] };
@@ -23,7 +24,7 @@ export async function ownerLinks(env: Env, ownerId: string, wanted: Wanted[], no
     wanted.flatMap(({ fileId, variant, widths }) =>
       widths.map(async (w) => {
         const params = new URLSearchParams(w === null ? {} : { w: String(w) });
-        const sig = await signOwnerLink(env.SIGNED_URL_SECRET, ownerId, fileId, variant, params, exp);
+        const sig = await signOwnerLink(config(env).signedUrlSecret, ownerId, fileId, variant, params, exp);
         params.set("exp", String(exp));
         params.set(OWNER_SIG, sig);
         signed.set(keyOf(fileId, variant, w), `${plain(fileId, variant, null)}?${params}`);

@@ -7,6 +7,7 @@ import type { AppEnv } from "../platform/http/env";
 import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors/errors";
 import { SERVING } from "../config";
+import { config } from "../config/env";
 import { resolvePrincipal } from "../auth/principal";
 import { missingPermission } from "../middleware/guards";
 import { requestDbs } from "../middleware/db";
@@ -78,7 +79,7 @@ async function respond(c: Context<AppEnv>, req: Parsed, viewer: Viewer, decision
   // Safe mode is a signed-in viewer's preference; byte links carry no identity, so the API and pages apply it.
   const { signed } = req;
   let file: ServedFile;
-  if (signed) file = await signedFile(c.env.SIGNED_URL_SECRET, target, req.variant, new URL(req.url), signed, now);
+  if (signed) file = await signedFile(config(c.env).signedUrlSecret, target, req.variant, new URL(req.url), signed, now);
   else {
     assertReadable(target, viewer, now, { safeMode: false });
     file = target.file;
@@ -181,16 +182,10 @@ function countsAsView(c: Context<AppEnv>, req: Parsed): boolean {
 
 // Hotlink policy (decisions.md § Files and albums), judged by the Referer: `allow` anyone; `whitelist` no Referer,
 // our own site, or a host in the file's hotlinkDomains; `block` no Referer or our own site only.
-let hosts: { key: string; own: Set<string> } | undefined;
-
 /** Hosts that count as "our own site": the site and the image/CDN hosts themselves (a page on any of them). */
-export function ownHosts(env: Pick<Env, "SITE_URL" | "IMAGE_URL" | "CDN_URL" | "BASE_URL">): Set<string> {
-  const key = `${env.SITE_URL}|${env.IMAGE_URL}|${env.CDN_URL}|${env.BASE_URL}`;
-  if (hosts?.key !== key) hosts = { key, own: new Set([env.SITE_URL, env.IMAGE_URL, env.CDN_URL, env.BASE_URL].map((u) => new URL(u).host.toLowerCase())) };
-  return hosts.own;
-}
+export const ownHosts = (env: Env): ReadonlySet<string> => config(env).ownHosts;
 
-export function hotlinkAllowed(file: Pick<FileRow, "hotlinkPolicy" | "hotlinkDomains">, referer: string | null | undefined, own: Set<string>): boolean {
+export function hotlinkAllowed(file: Pick<FileRow, "hotlinkPolicy" | "hotlinkDomains">, referer: string | null | undefined, own: ReadonlySet<string>): boolean {
   if (file.hotlinkPolicy === "allow") return true;
   const value = referer?.trim();
   if (!value) return true; // no Referer (typed address, privacy settings, apps): allowed, as with every image host

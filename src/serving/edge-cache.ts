@@ -13,15 +13,15 @@ export { EDGE_CACHE_SECONDS, type Variant };
 export const edgeCacheKey = entryKey;
 
 /** A variant of the original or of the thumbnail (`descriptor` from planVariant, e.g. `w640.webp`). */
-export function variantCacheKey(env: Pick<Env, "CDN_URL">, fileId: string, source: Variant, objectKey: string, descriptor: string): string {
+export function variantCacheKey(env: Env, fileId: string, source: Variant, objectKey: string, descriptor: string): string {
   return edgeKey(env, "fileBytes", `${fileId}/${source}/${descriptor}?k=${encodeURIComponent(objectKey)}`);
 }
 
 /** A file's access record (records.ts). */
-export const fileAccessKey = (env: Pick<Env, "CDN_URL">, fileId: string) => edgeKey(env, "fileAccess", fileId);
+export const fileAccessKey = (env: Env, fileId: string) => edgeKey(env, "fileAccess", fileId);
 
 /** What a file's id alone names: its access record and the entries of its original and thumbnail (they carry it). */
-export function fileRecordKeys(env: Pick<Env, "CDN_URL">, fileId: string): string[] {
+export function fileRecordKeys(env: Env, fileId: string): string[] {
   return [fileAccessKey(env, fileId), edgeCacheKey(env, fileId, "original"), edgeCacheKey(env, fileId, "thumb")];
 }
 
@@ -31,7 +31,7 @@ export function forgetFileAccess(env: EdgeEnv, fileIds: string[]): Promise<void>
 }
 
 /** Every key a file's entries can have: its access record, its original and thumbnail, and their cached variants. */
-export function fileCacheKeys(env: Pick<Env, "CDN_URL">, file: PurgedFile): string[] {
+export function fileCacheKeys(env: Env, file: PurgedFile): string[] {
   const keys = [fileAccessKey(env, file.id), edgeCacheKey(env, file.id, "original")];
   // GIF, BMP and other types the engine does not read never get variants (serving/variant-serve.ts).
   const originalType = transformableType(servedType(file.mime));

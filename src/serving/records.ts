@@ -65,7 +65,7 @@ export const ownerStates = namespace<OwnerState>("ownerStates");
 export const EDGE_CACHE_SECONDS = 7 * 24 * 3600;
 
 /** The entry of a file's original or thumbnail: keyed by the file alone, so one lookup finds it (readByteEntry). */
-export const entryKey = (env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant) => edgeKey(env, "fileBytes", `${fileId}/${variant}`);
+export const entryKey = (env: Env, fileId: string, variant: Variant) => edgeKey(env, "fileBytes", `${fileId}/${variant}`);
 
 /** What decided a view, as an entry carries it. */
 export type EntryRecord = AccessRecord<ServedFile>;
@@ -114,7 +114,7 @@ function decodeHeader(header: string): EntryRecord | undefined {
 }
 
 /** The entry of a file's original or thumbnail, if this data centre has one. */
-export async function readByteEntry(env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant): Promise<ByteEntry | undefined> {
+export async function readByteEntry(env: Env, fileId: string, variant: Variant): Promise<ByteEntry | undefined> {
   const response = await matchEdge(env, "fileBytes", `${fileId}/${variant}`);
   if (!response) return undefined;
   const objectKey = response.headers.get(OBJECT_HEADER);
@@ -132,7 +132,7 @@ export type EntryMeta = { type: string; size: number; etag: string };
 export type EntryWrite = { body: ReadableStream; meta: EntryMeta; objectKey: string; record?: EntryRecord };
 
 /** Stores `body` (the object's whole bytes) as the entry of `variant`, with `record` when one may travel with it. */
-export function storeByteEntry(env: Pick<Env, "CDN_URL">, fileId: string, variant: Variant, entry: EntryWrite): Promise<void> {
+export function storeByteEntry(env: Env, fileId: string, variant: Variant, entry: EntryWrite): Promise<void> {
   const headers = new Headers({
     "Content-Type": entry.meta.type,
     "Content-Length": String(entry.meta.size),

@@ -8,6 +8,7 @@ import { shardOfIdIn } from "../platform/data/shards";
 import { movedShards } from "../platform/data/moved-ids";
 import { KINDS, TARGETS, groupBy, type CounterKind } from "./view-counter-targets";
 import { DIRECT, countDay, createDayTable, dayStatements, markDaysWritten, pruneDays, referrerHost } from "./view-counter-days";
+import { config } from "../config/env";
 
 export type { CounterKind };
 
@@ -233,10 +234,7 @@ function sendHits(env: Env, kind: CounterKind, id: string, n: number, host: stri
 }
 
 /** VIEW_COALESCE_MS: how long an isolate gathers hits before sending them (0: one RPC per hit). */
-function coalesceMs(env: Pick<Env, "VIEW_COALESCE_MS">): number {
-  const raw = Number(env.VIEW_COALESCE_MS ?? 1000);
-  return Number.isFinite(raw) && raw > 0 ? Math.min(raw, 10_000) : 0;
-}
+const coalesceMs = (env: Env): number => config(env).viewCoalesceMs;
 
 // Hits gathered in this isolate during the current window, by kind and id: one RPC per window, not per view.
 // Only the request that opened the window waits for it (waitUntil): a request left waiting on another's timer is

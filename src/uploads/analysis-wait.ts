@@ -5,21 +5,16 @@
 import { eq } from "drizzle-orm";
 import { files, type FileRow } from "../db/schema";
 import { lookupFollowing, shardDbOf } from "../platform/data/moved-ids";
+import { config } from "../config/env";
 
 export const ANALYSIS_WAIT = {
-  defaultMs: 10_000,
-  maxMs: 60_000,
   maxReads: 10,
   firstPauseMs: 150,
   growth: 1.6,
 } as const;
 
-/** FINALIZE_WAIT_MS as a number of milliseconds: default 10 s, 0 to answer at once, capped at a minute. */
-export function finalizeWaitMs(env: Pick<Env, "FINALIZE_WAIT_MS">): number {
-  const raw = Number(env.FINALIZE_WAIT_MS ?? ANALYSIS_WAIT.defaultMs);
-  if (!Number.isFinite(raw) || raw < 0) return ANALYSIS_WAIT.defaultMs;
-  return Math.min(raw, ANALYSIS_WAIT.maxMs);
-}
+/** FINALIZE_WAIT_MS as a number of milliseconds: default 10 s, 0 to answer at once, at most a minute. */
+export const finalizeWaitMs = (env: Env): number => config(env).finalizeWaitMs;
 
 /**
  * The pauses before each read after the first: growing geometrically from firstPauseMs, scaled so they

@@ -9,6 +9,7 @@ import { newId } from "../platform/data/ids";
 import { checkOutboundUrl, outboundRules } from "../platform/outbound/outbound-address";
 import { openSecret, sealSecret } from "../platform/crypto/secret-box";
 import { newSigningKey, secretText } from "./signing";
+import { config } from "../config/env";
 
 /** The HKDF label: keys derived for webhooks never meet the TOTP seeds' from the same server secret. */
 const SEAL_PURPOSE = "webhook signing key v1";
@@ -64,7 +65,7 @@ export async function createEndpoint(db: DirectoryDb, env: Env, userId: string, 
     url,
     description: input.description ?? "",
     events: [...new Set(input.events)],
-    secretSealed: await sealSecret(env.TOTP_ENCRYPTION_SECRET, SEAL_PURPOSE, key, id),
+    secretSealed: await sealSecret(config(env).totpEncryptionSecret, SEAL_PURPOSE, key, id),
     enabled: input.enabled ?? true,
     disabledReason: null,
     consecutiveFailures: 0,
@@ -129,5 +130,5 @@ export async function deleteEndpoint(db: DirectoryDb, userId: string, id: string
 
 /** The HMAC key, or null when the sealed value does not open (TOTP_ENCRYPTION_SECRET changed). */
 export async function signingKey(env: Env, row: Pick<WebhookEndpointRow, "id" | "secretSealed">): Promise<Uint8Array | null> {
-  return openSecret(env.TOTP_ENCRYPTION_SECRET, SEAL_PURPOSE, row.secretSealed, row.id);
+  return openSecret(config(env).totpEncryptionSecret, SEAL_PURPOSE, row.secretSealed, row.id);
 }

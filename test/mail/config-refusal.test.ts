@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { parseMailFrom } from "../../src/mail/sender";
+import { parseMailFrom } from "../../src/config/env-schema";
 
 const { EMAIL: _, ...withoutBinding } = env;
 const production = (overrides: Record<string, unknown>) => ({ ...env, ENVIRONMENT: "production", ...overrides }) as Env;

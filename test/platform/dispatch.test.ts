@@ -19,7 +19,7 @@ const HOSTS: Addresses = {
   SITE_URL: "https://example.com",
 };
 
-const at = (url: string, addrs: Addresses) => internalPath(new URL(url), addrs);
+const at = (url: string, addrs: Addresses) => internalPath(new URL(url), { ...env, ...addrs });
 
 describe("internalPath: prefix mode (one host)", () => {
   const cases: [string, string, string][] = [

@@ -30,11 +30,11 @@ describe("the codec", () => {
     expect(decodeRecord("{not json")).toBeUndefined();
   });
 
-  it("ACCESS_RECORD_SECONDS: 30 by default, capped at 300, 0 turns records off, nonsense is the default", () => {
-    expect(recordSeconds({} as Env)).toBe(30);
-    expect(recordSeconds({ ACCESS_RECORD_SECONDS: "900" } as Env)).toBe(300);
-    expect(recordSeconds({ ACCESS_RECORD_SECONDS: "0" } as Env)).toBe(0);
-    expect(recordSeconds({ ACCESS_RECORD_SECONDS: "soon" } as Env)).toBe(30);
+  it("ACCESS_RECORD_SECONDS: 30 by default, at most 300, 0 turns records off, nonsense is refused by name", () => {
+    expect(recordSeconds({ ...env, ACCESS_RECORD_SECONDS: undefined } as unknown as Env)).toBe(30);
+    expect(recordSeconds({ ...env, ACCESS_RECORD_SECONDS: "0" })).toBe(0);
+    expect(() => recordSeconds({ ...env, ACCESS_RECORD_SECONDS: "900" })).toThrow(/ACCESS_RECORD_SECONDS: expected at most 300/);
+    expect(() => recordSeconds({ ...env, ACCESS_RECORD_SECONDS: "soon" })).toThrow(/ACCESS_RECORD_SECONDS/);
   });
 });
 

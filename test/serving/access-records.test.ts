@@ -243,9 +243,9 @@ describe("global purge (Cloudflare's purge-by-URL API)", () => {
       return new Response("{}");
     }) as unknown as typeof fetch;
     const urls = Array.from({ length: 31 }, (_, i) => `https://cdn.example/__edge-cache/access/files/file_${i}`);
-    await purgeGlobally({}, urls, recorder);
+    await purgeGlobally(null, urls, recorder);
     expect(sent).toEqual([]);
-    await purgeGlobally({ CF_ZONE_ID: "zone123", CF_API_TOKEN: "tok" }, urls, recorder);
+    await purgeGlobally({ zoneId: "zone123", apiToken: "tok" }, urls, recorder);
     expect(sent.map((s) => s.url)).toEqual([
       "https://api.cloudflare.com/client/v4/zones/zone123/purge_cache",
       "https://api.cloudflare.com/client/v4/zones/zone123/purge_cache",

@@ -14,7 +14,8 @@ describe("placement", () => {
   it("open shards: SHARDS_OPEN's numbers that exist, or every shard", () => {
     expect(openShards(withVars({}))).toEqual([0, 1]);
     expect(openShards(withVars({ SHARDS_OPEN: "1" }))).toEqual([1]);
-    expect(openShards(withVars({ SHARDS_OPEN: " 0 , 1, 7, x" }))).toEqual([0, 1]);
+    expect(openShards(withVars({ SHARDS_OPEN: " 0 , 1, 7, 1" }))).toEqual([0, 1]);
+    expect(() => openShards(withVars({ SHARDS_OPEN: "0,x" }))).toThrow(/SHARDS_OPEN: "x" is not a shard number/);
     expect(openShards(withVars({ SHARDS_OPEN: "9" }))).toEqual([0, 1]); // names no shard that exists: all
   });
 

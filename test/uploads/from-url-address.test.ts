@@ -44,7 +44,7 @@ describe("URLs that may not be fetched: 400 invalid_url", () => {
 
   it("http is allowed, in production too (webhooks keep https only there)", async () => {
     const { checkOutboundUrl, outboundRules } = await import("../../src/platform/outbound/outbound-address");
-    const production = { ENVIRONMENT: "production" };
+    const production = { ...env, ENVIRONMENT: "production" };
     expect(checkOutboundUrl("http://example.com/a.png", outboundRules(production, { httpInProduction: true })).ok).toBe(true);
     expect(checkOutboundUrl("http://example.com/a.png", outboundRules(production)).ok).toBe(false);
     expect(checkOutboundUrl("http://127.0.0.1/a.png", outboundRules(production, { httpInProduction: true })).ok).toBe(false);

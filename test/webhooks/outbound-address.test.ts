@@ -1,9 +1,11 @@
 // The outbound address rules (platform/outbound/outbound-address.ts, extensions.md § 2 "What may be fetched"): shared by
 // webhook endpoints and, later, upload from a URL. Pure functions, no bindings.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { checkOutboundUrl, outboundConfigProblem, outboundRules, parseAllowHosts } from "../../src/platform/outbound/outbound-address";
+import { configAtEntry } from "../../src/config/env";
+import { checkOutboundUrl, outboundRules, type OutboundRules } from "../../src/platform/outbound/outbound-address";
 
-const open = { allowHosts: new Set<string>(), httpsOnly: false };
+const open: OutboundRules = { allowHosts: new Set<string>(), httpsOnly: false };
 const reason = (url: string, rules = open) => {
   const checked = checkOutboundUrl(url, rules);
   return checked.ok ? null : checked.reason;
@@ -49,7 +51,7 @@ describe("checkOutboundUrl", () => {
   });
 
   it("OUTBOUND_ALLOW_HOSTS lets exactly the listed host:port through, on http too", () => {
-    const rules = { allowHosts: parseAllowHosts(" 127.0.0.1:9123 , Localhost:8080,"), httpsOnly: false };
+    const rules = outboundRules({ ...env, OUTBOUND_ALLOW_HOSTS: " 127.0.0.1:9123 , Localhost:8080," });
     expect([...rules.allowHosts].sort()).toEqual(["127.0.0.1:9123", "localhost:8080"]);
     expect(reason("http://127.0.0.1:9123/hook", rules)).toBeNull();
     expect(reason("http://localhost:8080/", rules)).toBeNull();
@@ -59,16 +61,20 @@ describe("checkOutboundUrl", () => {
   });
 });
 
-describe("outboundRules / outboundConfigProblem", () => {
-  it("reads the env: https only in production; the allow list empty by default", () => {
-    expect(outboundRules({ ENVIRONMENT: "production" })).toEqual({ allowHosts: new Set(), httpsOnly: true });
-    expect(outboundRules({ ENVIRONMENT: "development", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:1" })).toEqual({ allowHosts: new Set(["127.0.0.1:1"]), httpsOnly: false });
+describe("outboundRules and the production refusal", () => {
+  it("reads the config: https only in production; the allow list empty by default", () => {
+    expect(outboundRules({ ...env, ENVIRONMENT: "production", OUTBOUND_ALLOW_HOSTS: "" })).toEqual({ allowHosts: new Set(), httpsOnly: true });
+    expect(outboundRules({ ...env, ENVIRONMENT: "development", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:1" })).toEqual({ allowHosts: new Set(["127.0.0.1:1"]), httpsOnly: false });
   });
 
   it("refuses OUTBOUND_ALLOW_HOSTS in production, and says so", () => {
-    expect(outboundConfigProblem({ ENVIRONMENT: "production", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:9000" })).toMatch(/OUTBOUND_ALLOW_HOSTS.*production/);
-    expect(outboundConfigProblem({ ENVIRONMENT: "production", OUTBOUND_ALLOW_HOSTS: " " })).toBeNull();
-    expect(outboundConfigProblem({ ENVIRONMENT: "production" })).toBeNull();
-    expect(outboundConfigProblem({ ENVIRONMENT: "development", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:9000" })).toBeNull();
+    const problem = (vars: Record<string, string>) => {
+      const checked = configAtEntry({ ...env, ...vars });
+      return checked.ok ? null : checked.problem;
+    };
+    expect(problem({ ENVIRONMENT: "production", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:9000" })).toMatch(/OUTBOUND_ALLOW_HOSTS.*production/);
+    expect(problem({ ENVIRONMENT: "production", OUTBOUND_ALLOW_HOSTS: " " })).toBeNull();
+    expect(problem({ ENVIRONMENT: "production", OUTBOUND_ALLOW_HOSTS: "" })).toBeNull();
+    expect(problem({ ENVIRONMENT: "development", OUTBOUND_ALLOW_HOSTS: "127.0.0.1:9000" })).toBeNull();
   });
 });

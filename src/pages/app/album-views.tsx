@@ -9,6 +9,7 @@ import { FieldError, invalid, type FieldErrors } from "./form-errors";
 import { str, type Form } from "./context";
 import type { Album, AlbumDetail, FileItem } from "./api";
 import { GridImage, type LinkOf } from "../picture";
+import { config } from "../../config/env";
 
 /** `covers`: each album's cover to draw (album-covers.ts: the chosen one, else its first file). `form` and
  *  `errors`: a refused create, shown again as typed with the messages beside the fields. */
@@ -118,7 +119,7 @@ function AlbumFileCard(props: { c: Context<AppEnv>; a: AlbumDetail; f: FileItem;
 export function AlbumManage(props: { c: Context<AppEnv>; a: AlbumDetail; mine: FileItem[]; link: LinkOf }) {
   const { c, a, mine, link } = props;
   const q = c.req.query();
-  const url = `${c.env.SITE_URL}/a/${a.id}`;
+  const url = `${config(c.env).siteUrl}/a/${a.id}`;
   return (
     <AppLayout c={c} title={a.title}>
       <h1>{a.title}</h1>

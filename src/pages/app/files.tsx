@@ -15,6 +15,7 @@ import { ErrorNotice } from "./error-param";
 import { fileEditPages } from "./files-edit";
 import { shareLinkPages } from "./share-link";
 import { ownerFilePages } from "./owner-files";
+import { config } from "../../config/env";
 
 const PAGE_SIZE = 24;
 const SORTS = ["created", "views", "size", "relevance"] as const;
@@ -216,7 +217,7 @@ filePages.get("/app/files", async (c) => {
       {files.length === 0 ? <p>{filtered ? "Nothing matches: try other words." : <>No files yet. <a href="/app/upload">Upload some.</a></>}</p> : null}
       <ul class={view === "list" ? "grid list" : "grid"}>
         {files.map((f) => (
-          <FileCard env={c.env} f={f} link={link} page={`${c.env.SITE_URL}/f/${f.id}`} />
+          <FileCard env={c.env} f={f} link={link} page={`${config(c.env).siteUrl}/f/${f.id}`} />
         ))}
       </ul>
       {files.length > 0 ? <BulkBar c={c} albums={albums.ok ? albums.body.albums : []} back={pageLink(page)} /> : null}

@@ -6,15 +6,16 @@ import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { requireFormToken, requireSession } from "./context";
 import { KeysPage, RevokePage, type Created, type KeyForm } from "./keys-views";
 import { fieldErrors, type FieldErrors } from "./form-errors";
+import { config } from "../../config/env";
 
 /** A ShareX custom uploader (https://getsharex.com/docs/custom-uploader) for POST /upload/form. */
 function sharexUploader(env: Env, key: string) {
   return {
     Version: "15.0.0",
-    Name: new URL(env.SITE_URL).host,
+    Name: new URL(config(env).siteUrl).host,
     DestinationType: "ImageUploader",
     RequestMethod: "POST",
-    RequestURL: `${env.BASE_URL}/upload/form`,
+    RequestURL: `${config(env).baseUrl}/upload/form`,
     Headers: { Authorization: `Bearer ${key}` },
     Body: "MultipartFormData",
     FileFormName: "file",

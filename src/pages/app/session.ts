@@ -14,6 +14,7 @@ import { findSession } from "../../auth/principal-records";
 import { sessionState } from "../../auth/principal";
 import { clientIp } from "../../platform/http/client-ip";
 import type { Principal } from "../../platform/http/env";
+import { config } from "../../config/env";
 
 export const SESSION_COOKIE = "__Host-session";
 /** A companion of the session cookie that scripts may read ("1", no secret): the public pages, cached for
@@ -81,7 +82,7 @@ async function hmac(secret: string, text: string): Promise<string> {
 }
 
 export function csrfToken(env: Env, sessionId: string): Promise<string> {
-  return hmac(env.JWT_SECRET, `csrf:${sessionId}`);
+  return hmac(config(env).jwt.secret, `csrf:${sessionId}`);
 }
 
 export async function csrfValid(env: Env, sessionId: string, presented: unknown): Promise<boolean> {

@@ -4,6 +4,7 @@
 // (client/upload-result.ts) says the same in the browser.
 import { GridImage, type LinkOf } from "../picture";
 import { nsfwWords } from "../nsfw-words";
+import { config } from "../../config/env";
 
 /** The parts of POST /upload/form's answer (a finalize response) these pages show. */
 export type UploadAnswer = {
@@ -43,7 +44,7 @@ export function UploadResults(props: { env: Env; results: UploadOutcome[]; link:
             </li>
           );
         }
-        const page = `${props.env.SITE_URL}/f/${r.answer.fileId}`;
+        const page = `${config(props.env).siteUrl}/f/${r.answer.fileId}`;
         return (
           <li>
             <GridImage env={props.env} file={{ id: r.answer.fileId }} alt={`Preview of ${r.name}`} size={120} link={props.link} />

@@ -3,9 +3,10 @@
 // hints per shard, matched against the request's continent), the least full by the cron's last measure. Shards
 // not measured yet (a new deployment, a shard just added) count as empty; among equals, the user id's hash
 // decides, so owners spread evenly until the first measure. Anonymous uploads pick by their new id instead.
+import { config } from "../../config/env";
 import { allShards } from "./shards";
 
-type PlacementEnv = Pick<Env, "DB" | "SHARDS_OPEN" | "SHARD_REGIONS">;
+type PlacementEnv = Env;
 
 /** D1 location hints near each continent (request.cf.continent), the nearest first. */
 const HINTS_NEAR: Record<string, string[]> = {
@@ -20,23 +21,8 @@ const HINTS_NEAR: Record<string, string[]> = {
 /** The shards open to new owners: SHARDS_OPEN's numbers that exist, or every shard when it names none. */
 export function openShards(env: PlacementEnv): number[] {
   const all = allShards(env);
-  const named = (env.SHARDS_OPEN ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map(Number)
-    .filter((n) => all.includes(n));
-  return named.length ? [...new Set(named)] : all;
-}
-
-/** SHARD_REGIONS ("0:weur,1:enam") as a map of shard to location hint. */
-function regions(env: PlacementEnv): Map<number, string> {
-  const out = new Map<number, string>();
-  for (const part of (env.SHARD_REGIONS ?? "").split(",")) {
-    const m = /^\s*(\d+)\s*:\s*([a-z]+)\s*$/.exec(part);
-    if (m) out.set(Number(m[1]), m[2]);
-  }
-  return out;
+  const named = config(env).shardsOpen.filter((n) => all.includes(n));
+  return named.length ? [...named] : all;
 }
 
 /** The open shards in the caller's region, or all open shards when none is there (or the continent is unknown). */
@@ -44,7 +30,7 @@ export function candidateShards(env: PlacementEnv, continent: string | undefined
   const open = openShards(env);
   const near = continent ? HINTS_NEAR[continent] : undefined;
   if (!near) return open;
-  const hints = regions(env);
+  const hints = config(env).shardRegions;
   for (const hint of near) {
     const here = open.filter((n) => hints.get(n) === hint);
     if (here.length) return here;

@@ -4,30 +4,21 @@
 // lands between a fill's read and its write, and one forget that deletes here and purges everywhere.
 // Why the Cache API and not KV, and how long another data centre may decide from an old record:
 // docs/edge-records.md.
-import { purgeGlobally, type PurgeEnv } from "./global-purge";
+import { config } from "../../config/env";
+import { purgeGlobally } from "./global-purge";
 
-export type EdgeEnv = Pick<Env, "CDN_URL"> & PurgeEnv;
-
-const DEFAULT_SECONDS = 30;
-const MAX_SECONDS = 300;
-
-let parsedSeconds: { raw: unknown; seconds: number } | undefined;
+/** The env the layer reads: CDN_URL (keys), ACCESS_RECORD_SECONDS, and the global purge's settings, through config(). */
+export type EdgeEnv = Env;
 
 /** ACCESS_RECORD_SECONDS: how long a record may decide; 0 turns records off (every request reads D1). */
-export function recordSeconds(env: Pick<Env, "ACCESS_RECORD_SECONDS">): number {
-  if (parsedSeconds && parsedSeconds.raw === env.ACCESS_RECORD_SECONDS) return parsedSeconds.seconds;
-  const raw = Number(env.ACCESS_RECORD_SECONDS ?? DEFAULT_SECONDS);
-  const seconds = Number.isFinite(raw) && raw >= 0 ? Math.min(Math.floor(raw), MAX_SECONDS) : DEFAULT_SECONDS;
-  parsedSeconds = { raw: env.ACCESS_RECORD_SECONDS, seconds };
-  return seconds;
-}
+export const recordSeconds = (env: Env): number => config(env).accessRecordSeconds;
 
 export function edgeCache(): Cache | undefined {
   return typeof caches === "undefined" ? undefined : (caches as unknown as { default: Cache }).default;
 }
 
 /** The cache and the records' lifetime, or null when records are off or there is no cache. */
-export function recordsOn(env: Pick<Env, "ACCESS_RECORD_SECONDS">): { cache: Cache; seconds: number } | null {
+export function recordsOn(env: Env): { cache: Cache; seconds: number } | null {
   const seconds = recordSeconds(env);
   const cache = edgeCache();
   return seconds > 0 && cache ? { cache, seconds } : null;
@@ -47,12 +38,9 @@ export const EDGE_KINDS = {
 } as const;
 export type EdgeKind = keyof typeof EDGE_KINDS;
 
-let keyBase: { cdnUrl: string; base: string } | undefined;
-
 /** An internal key under the CDN origin (never a public address; rebuildable from the row it caches). */
-export function edgeKey(env: Pick<Env, "CDN_URL">, kind: EdgeKind, id: string): string {
-  if (keyBase?.cdnUrl !== env.CDN_URL) keyBase = { cdnUrl: env.CDN_URL, base: `${new URL(env.CDN_URL).origin}/__edge-cache/` };
-  return `${keyBase.base}${EDGE_KINDS[kind]}/${id}`;
+export function edgeKey(env: Env, kind: EdgeKind, id: string): string {
+  return `${config(env).cdnOrigin}/__edge-cache/${EDGE_KINDS[kind]}/${id}`;
 }
 
 // The codec: JSON in which a Date stays a Date ({"$date": epoch ms} on the wire). Bump VERSION when a
@@ -105,7 +93,7 @@ export async function matchEntry(key: string): Promise<Response | undefined> {
 }
 
 /** The cached response under a kind's key (edgeKey), as matchEntry finds it. */
-export const matchEdge = (env: Pick<Env, "CDN_URL">, kind: EdgeKind, id: string) => matchEntry(edgeKey(env, kind, id));
+export const matchEdge = (env: Env, kind: EdgeKind, id: string) => matchEntry(edgeKey(env, kind, id));
 
 /** Stores a response; a failure is logged, never thrown. */
 export async function putEntry(key: string, response: Response): Promise<void> {
@@ -147,7 +135,7 @@ export async function dropHere(keys: string[]): Promise<void> {
 /** Deletes entries here at once and, when global purge is configured, in every data centre. */
 export async function forget(env: EdgeEnv, keys: string[]): Promise<void> {
   await dropHere(keys);
-  await purgeGlobally(env, keys);
+  await purgeGlobally(config(env).globalPurge, keys);
 }
 
 /**
@@ -168,13 +156,13 @@ export async function writeThenVerify(keys: string[], write: () => Promise<unkno
 
 /** A kind of record (EDGE_KINDS): its keys, read and written as `T` (Dates kept). */
 export type Namespace<T> = {
-  key(env: Pick<Env, "CDN_URL">, id: string): string;
-  read(env: Pick<Env, "CDN_URL">, id: string): Promise<T | undefined>;
-  write(env: Pick<Env, "CDN_URL">, id: string, value: T, seconds: number): Promise<void>;
+  key(env: Env, id: string): string;
+  read(env: Env, id: string): Promise<T | undefined>;
+  write(env: Env, id: string, value: T, seconds: number): Promise<void>;
 };
 
 export function namespace<T>(kind: EdgeKind): Namespace<T> {
-  const key = (env: Pick<Env, "CDN_URL">, id: string) => edgeKey(env, kind, id);
+  const key = (env: Env, id: string) => edgeKey(env, kind, id);
   return {
     key,
     read: (env, id) => readRecord<T>(key(env, id)),

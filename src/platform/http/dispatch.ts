@@ -2,40 +2,13 @@
 // path prefix on one host (local) or a host of its own (production). dispatch() maps a public URL onto the
 // internal mount points of the app (/api/v1, /i, /cdn, /), so routes never care which form is configured.
 
+import { config } from "../../config/env";
+import type { Surface } from "../../config/env-schema";
 import { API_BASE } from "./api-endpoints";
 
-export type Surface = "api" | "image" | "cdn" | "site";
+export type { Surface } from "../../config/env-schema";
 
 const INTERNAL: Record<Surface, string> = { api: API_BASE, image: "/i", cdn: "/cdn", site: "" };
-
-type Mount = { surface: Surface; host: string; prefix: string };
-
-type Addresses = Pick<Env, "BASE_URL" | "IMAGE_URL" | "CDN_URL" | "SITE_URL">;
-let cached: { env: Addresses; key: string; mounts: Mount[] } | undefined;
-
-function mounts(env: Addresses): Mount[] {
-  if (cached?.env === env) return cached.mounts; // the isolate's env: the same object on every request
-  const key = `${env.BASE_URL}|${env.IMAGE_URL}|${env.CDN_URL}|${env.SITE_URL}`;
-  if (cached?.key === key) {
-    cached.env = env;
-    return cached.mounts;
-  }
-  const list: Mount[] = (
-    [
-      ["api", env.BASE_URL],
-      ["image", env.IMAGE_URL],
-      ["cdn", env.CDN_URL],
-      ["site", env.SITE_URL],
-    ] as const
-  ).map(([surface, url]) => {
-    const u = new URL(url);
-    return { surface, host: u.host, prefix: u.pathname.replace(/\/+$/, "") };
-  });
-  // Longest prefix first, so /api/v1 wins over the site's root on a shared host.
-  list.sort((a, b) => b.prefix.length - a.prefix.length);
-  cached = { env, key, mounts: list };
-  return list;
-}
 
 function underPrefix(path: string, prefix: string): boolean {
   return prefix === "" || path === prefix || path.startsWith(prefix + "/");
@@ -46,8 +19,8 @@ function underPrefix(path: string, prefix: string): boolean {
  * else the site. A bare host (empty prefix) only claims requests to that host: otherwise, in host mode, every
  * stray path on the API host or an unknown host would land on the first bare host's surface (the image links).
  */
-export function internalPath(url: Pick<URL, "host" | "pathname">, env: Addresses): { surface: Surface; path: string } {
-  const all = mounts(env);
+export function internalPath(url: Pick<URL, "host" | "pathname">, env: Env): { surface: Surface; path: string } {
+  const all = config(env).addresses;
   const hit =
     all.find((m) => m.host === url.host && underPrefix(url.pathname, m.prefix)) ??
     all.find((m) => m.prefix !== "" && underPrefix(url.pathname, m.prefix));

@@ -1,6 +1,7 @@
 import type { RequestDbs } from "../data/db";
 import type { JwtConfig } from "../crypto/jwt";
 import type { Plan, Role } from "../../config";
+import { config } from "../../config/env";
 
 export type Permission = "read" | "upload" | "manage";
 export const PERMISSIONS: readonly Permission[] = ["read", "upload", "manage"];
@@ -37,10 +38,6 @@ export type AppEnv = {
   };
 };
 
-export function jwtConfig(env: Env): JwtConfig {
-  return { secret: env.JWT_SECRET, issuer: env.SITE_URL, audience: env.BASE_URL };
-}
+export const jwtConfig = (env: Env): JwtConfig => config(env).jwt;
 
-export function isDevEnvironment(env: Env): boolean {
-  return env.ENVIRONMENT === "development" || env.ENVIRONMENT === "test";
-}
+export const isDevEnvironment = (env: Env): boolean => config(env).isDev;

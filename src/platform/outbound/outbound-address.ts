@@ -3,6 +3,7 @@
 // in decimal, hex or short forms ("http://2130706433/" is 127.0.0.1), so a literal is judged in its one form.
 // Names that resolve to private addresses cannot be seen here (Workers have no DNS API): a Worker's fetch leaves
 // from Cloudflare's network, not from inside ours, so the rules judge what the URL itself names.
+import { config } from "../../config/env";
 
 export type OutboundRules = {
   /** `host:port` pairs let through the address rules (OUTBOUND_ALLOW_HOSTS, development only). */
@@ -13,33 +14,14 @@ export type OutboundRules = {
 
 export type OutboundCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
-type OutboundEnv = { ENVIRONMENT: string; OUTBOUND_ALLOW_HOSTS?: string };
-
-/** "127.0.0.1:9000, localhost:8080" -> lower-cased host:port entries. */
-export function parseAllowHosts(value: string | undefined): Set<string> {
-  return new Set(
-    (value ?? "")
-      .split(",")
-      .map((entry) => entry.trim().toLowerCase())
-      .filter(Boolean),
-  );
-}
-
 /**
  * `httpInProduction`: plain http stays allowed in production. Webhooks carry signed payloads to the owner's own
  * endpoint, so they need https there (extensions.md § 4); upload from a URL reads public images, which § 2 allows
  * over http or https.
  */
-export function outboundRules(env: OutboundEnv, opts: { httpInProduction?: boolean } = {}): OutboundRules {
-  return { allowHosts: parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS), httpsOnly: env.ENVIRONMENT === "production" && !opts.httpInProduction };
-}
-
-/** Why the deployment must not run, or null: an allow list in production would open the address rules. */
-export function outboundConfigProblem(env: OutboundEnv): string | null {
-  if (env.ENVIRONMENT === "production" && parseAllowHosts(env.OUTBOUND_ALLOW_HOSTS).size > 0) {
-    return "OUTBOUND_ALLOW_HOSTS is set but ENVIRONMENT is production: it is for local tests only; remove it";
-  }
-  return null;
+export function outboundRules(env: Env, opts: { httpInProduction?: boolean } = {}): OutboundRules {
+  const cfg = config(env);
+  return { allowHosts: cfg.outboundAllowHosts, httpsOnly: cfg.environment === "production" && !opts.httpInProduction };
 }
 
 function ipv4Octets(host: string): number[] | null {
