@@ -1,5 +1,6 @@
 // GET /files/:id/download: the original bytes as an attachment, under the same visibility rules as GET /files/:id.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { optionalPermission } from "../middleware/guards";
 import { bearer, errors } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
@@ -13,7 +14,7 @@ export const downloadRoutes = apiRouter();
 const tags = ["Files"];
 
 downloadRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/{id}/download",
     operationId: "files.download",
@@ -24,6 +25,10 @@ downloadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [optionalPermission("read")] as const,
     request: { params: FileIdParam },
+    errors: [
+      "unauthorized", "content_restricted", "content_missing", "file_not_found", "file_deleted", "file_expired", "file_banned",
+      "file_unavailable",
+    ],
     responses: {
       200: { description: "The file's bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
       ...errors(401, 403, 404, 410, 429),

@@ -1,5 +1,6 @@
 // The files API: GET /files, GET|PATCH|DELETE /files/:id (the download is download-route.ts).
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute, refusing } from "../platform/http/route-errors";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../platform/http/env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
@@ -43,7 +44,7 @@ async function fullResource(env: Env, db: ShardDb, file: FileRow, owner: boolean
 }
 
 fileRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/",
     operationId: "files.list",
@@ -75,7 +76,7 @@ fileRoutes.openapi(
 );
 
 fileRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/{id}",
     operationId: "files.get",
@@ -87,6 +88,7 @@ fileRoutes.openapi(
     security: [...bearer, {}],
     middleware: [optionalPermission("read")] as const,
     request: { params: FileIdParam },
+    errors: ["unauthorized", "content_restricted", "file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable"],
     responses: { 200: json(FileSchema, "The file"), ...errors(401, 403, 404, 410, 429) },
   }),
   async (c) => {
@@ -117,7 +119,7 @@ fileRoutes.openapi(
 );
 
 fileRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "patch",
     path: "/{id}",
     operationId: "files.update",
@@ -129,6 +131,7 @@ fileRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: FileIdParam, body: jsonBody(PatchFileRequest) },
+    errors: ["not_owner", "file_not_found", "file_under_review", "file_deleted", "file_expired", "file_banned", "file_unavailable", "owner_moving"],
     responses: { 200: json(FileUpdated, "Updated"), ...errors(400, 401, 403, 404, 409, 410, 429, 503) },
   }),
   async (c) => {
@@ -164,13 +167,13 @@ fileRoutes.openapi(
  * delete token returned at presign (X-Delete-Token). The token path is checked in the handler.
  */
 const ownerOrDeleteToken = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  refusing(["unauthorized", "missing_permission"], createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.header("x-delete-token") !== undefined) return next();
     return requirePermission("manage")(c, next);
-  });
+  }));
 
 fileRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/{id}",
     operationId: "files.delete",
@@ -186,6 +189,10 @@ fileRoutes.openapi(
       params: FileIdParam,
       headers: z.object({ "x-delete-token": z.string().max(256).optional().openapi({ description: "An anonymous uploader's delete token" }) }),
     },
+    errors: [
+      "not_owner", "invalid_delete_token", "file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable",
+      "owner_moving",
+    ],
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {

@@ -1,7 +1,8 @@
 // Signed, expiring links to a file (extensions.md § 3): POST /files/:id/signed-url and
 // POST /files/:id/signed-url/revoke. The owner, or an API key with `read`; anyone else gets 404 (a private
 // file's existence is not told). Signing and checking: serving/signed-links.ts.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import type { Principal } from "../platform/http/env";
 import { requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
@@ -33,7 +34,7 @@ async function ownFileForLinks(db: ShardDb, principal: Principal, id: string, no
 }
 
 signedUrlRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/{id}/signed-url",
     operationId: "files.createSignedUrl",
@@ -46,6 +47,7 @@ signedUrlRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam, body: jsonBody(SignedUrlRequest) },
+    errors: ["file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable", "owner_moving"],
     responses: { 200: json(SignedUrl, "The link"), ...errors(400, 401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {
@@ -75,7 +77,7 @@ signedUrlRoutes.openapi(
 );
 
 signedUrlRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/{id}/signed-url/revoke",
     operationId: "files.revokeSignedUrls",
@@ -85,6 +87,7 @@ signedUrlRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam },
+    errors: ["file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable", "owner_moving"],
     responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {

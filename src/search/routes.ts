@@ -1,5 +1,5 @@
 // GET /search and GET /files/:id/similar (extensions.md § 9): the caller's own files and albums only.
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { callerUser, requirePermission } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
@@ -16,7 +16,7 @@ export const searchRoutes = apiRouter();
 const tags = ["Search"];
 
 searchRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/search",
     operationId: "search.query",
@@ -50,7 +50,7 @@ searchRoutes.openapi(
 );
 
 searchRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/files/{id}/similar",
     operationId: "files.similar",
@@ -62,6 +62,7 @@ searchRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam },
+    errors: ["file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable"],
     responses: { 200: json(SimilarFiles, "The nearest files"), ...errors(401, 403, 404, 410, 429) },
   }),
   async (c) => {
