@@ -35,10 +35,7 @@ multipartRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(MultipartInitRequest) },
-    errors: [
-      "too_many_parts", "private_requires_account", "invalid_upload_token", "quota_exceeded", "upload_not_found", "file_too_large",
-      "unsupported_media_type", "owner_moving",
-    ],
+    errors: ["too_many_parts", "private_requires_account", "quota_exceeded", "file_too_large", "unsupported_media_type", "owner_moving"],
     responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 404, 413, 415, 429, 503) },
   }),
   async (c) => {
@@ -62,9 +59,9 @@ multipartRoutes.openapi(
     middleware: [canContinueUpload()] as const,
     request: { params: PartParam, body: binaryBody("The part's bytes") },
     errors: [
-      "invalid_part_number", "size_mismatch", "incomplete_body", "invalid_upload_token", "upload_token_scope", "upload_not_found",
-      "upload_state_changed", "not_multipart", "already_finalized", "already_uploaded", "upload_aborted", "upload_failed",
-      "upload_expired", "length_required", "magic_mismatch",
+      "invalid_part_number", "size_mismatch", "incomplete_body", "invalid_upload_token", "upload_not_found", "upload_state_changed",
+      "not_multipart", "already_finalized", "already_uploaded", "upload_aborted", "upload_failed", "upload_expired", "length_required",
+      "magic_mismatch",
     ],
     responses: { 200: json(PartResponse, "Part stored"), ...errors(400, 401, 403, 404, 409, 410, 411, 415) },
   }),
@@ -85,7 +82,7 @@ multipartRoutes.openapi(
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { params: UploadIdParam },
-    errors: ["invalid_upload_token", "upload_token_scope", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized"],
+    errors: ["invalid_upload_token", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized"],
     responses: { 200: json(MultipartStatus, "The upload and its parts"), ...errors(401, 403, 404, 409) },
   }),
   async (c) => {
@@ -109,8 +106,8 @@ multipartRoutes.openapi(
     request: { body: jsonBody(MultipartCompleteRequest) },
     errors: [
       "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_part", "invalid_upload_token", "blocked_content",
-      "upload_token_scope", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized", "upload_ended",
-      "upload_aborted", "upload_failed", "upload_expired",
+      "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized", "upload_ended", "upload_aborted", "upload_failed",
+      "upload_expired",
     ],
     responses: { 200: json(MultipartCompleteResponse, "Assembled and verified"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
@@ -132,8 +129,8 @@ multipartRoutes.openapi(
     middleware: [canContinueUpload()] as const,
     request: { params: UploadIdParam },
     errors: [
-      "invalid_upload_token", "upload_token_scope", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized",
-      "upload_aborted", "upload_failed", "upload_expired",
+      "invalid_upload_token", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized", "upload_aborted",
+      "upload_failed", "upload_expired",
     ],
     responses: { 200: json(MessageBody, "Aborted"), ...errors(401, 403, 404, 409, 410) },
   }),

@@ -48,10 +48,7 @@ uploadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(PresignRequest) },
-    errors: [
-      "private_requires_account", "invalid_upload_token", "quota_exceeded", "upload_not_found", "file_too_large", "use_multipart",
-      "unsupported_media_type", "owner_moving",
-    ],
+    errors: ["private_requires_account", "quota_exceeded", "file_too_large", "use_multipart", "unsupported_media_type", "owner_moving"],
     responses: { 201: json(PresignResponse, "File record created"), ...errors(400, 401, 402, 403, 404, 413, 415, 429, 503) },
   }),
   async (c) => {
@@ -88,9 +85,9 @@ uploadRoutes.openapi(
     middleware: [canContinueUpload()] as const,
     request: { params: FileIdParam, body: binaryBody("The file's bytes") },
     errors: [
-      "size_mismatch", "checksum_mismatch", "incomplete_body", "invalid_upload_token", "upload_token_scope", "upload_not_found",
-      "upload_state_changed", "multipart_upload", "already_uploaded", "upload_aborted", "upload_failed", "upload_expired",
-      "content_type_mismatch", "magic_mismatch",
+      "size_mismatch", "checksum_mismatch", "incomplete_body", "invalid_upload_token", "upload_not_found", "upload_state_changed",
+      "multipart_upload", "already_uploaded", "upload_aborted", "upload_failed", "upload_expired", "content_type_mismatch",
+      "magic_mismatch",
     ],
     responses: { 200: json(DirectUploadResponse, "Stored and verified"), ...errors(400, 401, 403, 404, 409, 410, 415) },
   }),
@@ -116,8 +113,8 @@ uploadRoutes.openapi(
     middleware: [canContinueUpload()] as const,
     request: { body: jsonBody(FinalizeRequest) },
     errors: [
-      "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_upload_token", "blocked_content", "upload_token_scope",
-      "upload_not_found", "not_uploaded", "upload_state_changed", "upload_aborted", "upload_failed", "upload_expired",
+      "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_upload_token", "blocked_content", "upload_not_found",
+      "not_uploaded", "upload_state_changed", "upload_aborted", "upload_failed", "upload_expired",
     ],
     responses: { 200: json(FinalizeResponse, "Finalized"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
@@ -145,8 +142,8 @@ uploadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     errors: [
-      "size_mismatch", "invalid_form", "missing_file", "private_requires_account", "invalid_upload_token", "quota_exceeded",
-      "blocked_content", "upload_not_found", "length_required", "file_too_large", "unsupported_media_type", "owner_moving",
+      "size_mismatch", "invalid_form", "missing_file", "private_requires_account", "quota_exceeded", "blocked_content", "upload_not_found",
+      "length_required", "file_too_large", "unsupported_media_type", "owner_moving",
     ],
     responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 404, 411, 413, 415, 429, 503) },
   }),
@@ -183,8 +180,8 @@ uploadRoutes.openapi(
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(UrlUploadRequest) },
     errors: [
-      "private_requires_account", "invalid_url", "invalid_upload_token", "quota_exceeded", "not_owner", "blocked_content",
-      "upload_not_found", "album_not_found", "file_too_large", "unsupported_media_type", "url_fetch_failed", "owner_moving",
+      "private_requires_account", "invalid_url", "quota_exceeded", "not_owner", "blocked_content", "upload_not_found", "album_not_found",
+      "file_too_large", "unsupported_media_type", "url_fetch_failed", "owner_moving",
     ],
     responses: { 201: json(FormUploadResponse, "Fetched, stored and finalized"), ...errors(400, 401, 402, 403, 404, 413, 415, 422, 429, 503) },
   }),

@@ -86,7 +86,6 @@ tusRoutes.openapi(
     summary: "What the tus server offers",
     description: "Tus-Version, Tus-Extension, Tus-Checksum-Algorithm, and Tus-Max-Size: the caller's plan limit.",
     security: [...bearer, {}],
-    errors: ["unauthorized", "invalid_upload_token"],
     responses: { 204: noContent("The server's tus capabilities, in headers"), ...errors(401, 429) },
   }),
   (c) => {
@@ -116,10 +115,9 @@ tusRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     errors: [
-      "incomplete_body", "private_requires_account", "invalid_tus_header", "deferred_length_unsupported", "invalid_upload_token",
-      "quota_exceeded", "not_owner", "blocked_content", "upload_not_found", "album_not_found", "tus_version_unsupported", "file_too_large",
-      "upload_length_exceeded", "unsupported_media_type", "magic_mismatch", "offset_octet_stream_required", "tus_checksum_mismatch",
-      "owner_moving",
+      "incomplete_body", "private_requires_account", "invalid_tus_header", "deferred_length_unsupported", "quota_exceeded", "not_owner",
+      "blocked_content", "upload_not_found", "album_not_found", "tus_version_unsupported", "file_too_large", "upload_length_exceeded",
+      "unsupported_media_type", "magic_mismatch", "offset_octet_stream_required", "tus_checksum_mismatch", "owner_moving",
     ],
     responses: { 201: noContent("Created: Location, Upload-Offset, Upload-Expires"), ...errors(400, 401, 402, 403, 404, 412, 413, 415, 429, 460, 503) },
   }),
@@ -164,7 +162,7 @@ tusRoutes.openapi(
     security: [...bearer, {}],
     middleware: [mayTouchUpload()] as const,
     request: { params: UploadIdParam },
-    errors: ["invalid_upload_token", "upload_token_scope", "upload_not_found", "tus_version_unsupported"],
+    errors: ["upload_not_found", "tus_version_unsupported"],
     responses: { 200: json(TusStatus, "The upload"), ...errors(401, 403, 404, 412) },
   }),
   async (c) => {
@@ -213,9 +211,9 @@ tusRoutes.openapi(
     middleware: [mayTouchUpload()] as const,
     request: { params: UploadIdParam },
     errors: [
-      "incomplete_body", "invalid_tus_header", "invalid_upload_token", "blocked_content", "upload_token_scope", "upload_not_found",
-      "offset_mismatch", "upload_state_changed", "tus_version_unsupported", "upload_length_exceeded", "magic_mismatch",
-      "offset_octet_stream_required", "upload_busy", "tus_checksum_mismatch",
+      "incomplete_body", "invalid_tus_header", "blocked_content", "upload_not_found", "offset_mismatch", "upload_state_changed",
+      "tus_version_unsupported", "upload_length_exceeded", "magic_mismatch", "offset_octet_stream_required", "upload_busy",
+      "tus_checksum_mismatch",
     ],
     responses: { 204: noContent("Appended: Upload-Offset"), ...errors(400, 401, 403, 404, 409, 412, 413, 415, 423, 460) },
   }),
@@ -242,10 +240,7 @@ tusRoutes.openapi(
     security: [...bearer, {}],
     middleware: [mayTouchUpload()] as const,
     request: { params: UploadIdParam },
-    errors: [
-      "invalid_upload_token", "upload_token_scope", "upload_not_found", "upload_state_changed", "already_finalized",
-      "tus_version_unsupported",
-    ],
+    errors: ["upload_not_found", "upload_state_changed", "already_finalized", "tus_version_unsupported"],
     responses: { 204: noContent("Terminated"), ...errors(401, 403, 404, 409, 412) },
   }),
   async (c) => {
