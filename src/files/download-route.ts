@@ -6,7 +6,7 @@ import { bearer, errors } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
 import { ApiError } from "../platform/errors/errors";
 import { FileIdParam } from "./schemas";
-import { readableFile, viewerOf } from "../serving/access";
+import { readableFile, viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { countHit } from "../serving/view-counter";
 import { privateByteHeaders, quoteEtag } from "../serving/answers";
 
@@ -25,10 +25,7 @@ downloadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [optionalPermission("read")] as const,
     request: { params: FileIdParam },
-    errors: [
-      "unauthorized", "content_restricted", "content_missing", "file_not_found", "file_deleted", "file_expired", "file_banned",
-      "file_unavailable",
-    ],
+    errors: [...FILE_LOOKUP_ERRORS, "unauthorized", "content_restricted", "content_missing"],
     responses: {
       200: { description: "The file's bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
       ...errors(401, 403, 404, 410, 429),

@@ -10,7 +10,7 @@ import { apiRouter } from "../platform/http/router";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto/crypto";
 import { FileIdParam, FileList, FileListItemSchema, FileSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "./schemas";
-import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf, fileNotFound } from "../serving/access";
+import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf, fileNotFound, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { ownFile, patchRefusal, underReview } from "./owner-changes";
 import { fileCounts, listOwnFiles, softDeleteFile, updateFile, type ListQuery } from "./queries";
 import { matchExpression, parseTerms } from "./text-match";
@@ -88,7 +88,7 @@ fileRoutes.openapi(
     security: [...bearer, {}],
     middleware: [optionalPermission("read")] as const,
     request: { params: FileIdParam },
-    errors: ["unauthorized", "content_restricted", "file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable"],
+    errors: [...FILE_LOOKUP_ERRORS, "unauthorized", "content_restricted"],
     responses: { 200: json(FileSchema, "The file"), ...errors(401, 403, 404, 410, 429) },
   }),
   async (c) => {
@@ -131,7 +131,7 @@ fileRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: FileIdParam, body: jsonBody(PatchFileRequest) },
-    errors: ["not_owner", "file_not_found", "file_under_review", "file_deleted", "file_expired", "file_banned", "file_unavailable", "owner_moving"],
+    errors: [...FILE_LOOKUP_ERRORS, "not_owner", "file_under_review", "owner_moving"],
     responses: { 200: json(FileUpdated, "Updated"), ...errors(400, 401, 403, 404, 409, 410, 429, 503) },
   }),
   async (c) => {
@@ -189,10 +189,7 @@ fileRoutes.openapi(
       params: FileIdParam,
       headers: z.object({ "x-delete-token": z.string().max(256).optional().openapi({ description: "An anonymous uploader's delete token" }) }),
     },
-    errors: [
-      "not_owner", "invalid_delete_token", "file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable",
-      "owner_moving",
-    ],
+    errors: [...FILE_LOOKUP_ERRORS, "not_owner", "invalid_delete_token", "owner_moving"],
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {

@@ -14,7 +14,7 @@ import { FileIdParam } from "./schemas";
 import { SignedUrl, SignedUrlRequest } from "./signed-url-schemas";
 import { ensureSigningSalt, rotateSigningSalt } from "./signing-salts";
 import { ownerMoving } from "../platform/data/moved-ids";
-import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf } from "../serving/access";
+import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { accessChanged } from "../serving/access-changed";
 import { newSigningSalt, signLink } from "../serving/signed-links";
 
@@ -47,7 +47,7 @@ signedUrlRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam, body: jsonBody(SignedUrlRequest) },
-    errors: ["file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable", "owner_moving"],
+    errors: [...FILE_LOOKUP_ERRORS, "owner_moving"],
     responses: { 200: json(SignedUrl, "The link"), ...errors(400, 401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {
@@ -87,7 +87,7 @@ signedUrlRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam },
-    errors: ["file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable", "owner_moving"],
+    errors: [...FILE_LOOKUP_ERRORS, "owner_moving"],
     responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {

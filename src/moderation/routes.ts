@@ -7,7 +7,7 @@ import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { Pagination } from "../platform/http/pagination";
 import { apiRouter } from "../platform/http/router";
-import { viewerOf } from "../serving/access";
+import { viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { QueueQuery, ReportCreated, ReportIdParam, ReportItem, ReportList, ReportRequest, ResolveRequest, ResolveResponse } from "./schemas";
 import { complianceMessage, fileReport } from "./reports";
 import { listQueue, reportItem } from "./queue";
@@ -32,7 +32,7 @@ moderationRoutes.openapi(
       "never reveals that a private file exists; files already deleted or removed give 410. Rate limited like any call of the caller.",
     security: [...bearer, {}],
     request: { body: jsonBody(ReportRequest) },
-    errors: ["unauthorized", "file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable"],
+    errors: [...FILE_LOOKUP_ERRORS, "unauthorized"],
     responses: { 201: json(ReportCreated, "Report received"), ...errors(400, 401, 404, 410, 429) },
   }),
   async (c) => {

@@ -6,7 +6,7 @@ import { apiRouter } from "../platform/http/router";
 import { FileIdParam } from "../files/schemas";
 import { fileListItem } from "../files/resource";
 import { matchExpression, parseTerms } from "../files/text-match";
-import { assertReadable, fileNotFound, isOwner, loadFile, viewerOf } from "../serving/access";
+import { assertReadable, fileNotFound, isOwner, loadFile, viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { SearchQuery, SearchResults, SimilarFiles } from "./schemas";
 import { searchOwner } from "./queries";
 import { snippet } from "./snippet";
@@ -62,7 +62,7 @@ searchRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam },
-    errors: ["file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable"],
+    errors: [...FILE_LOOKUP_ERRORS],
     responses: { 200: json(SimilarFiles, "The nearest files"), ...errors(401, 403, 404, 410, 429) },
   }),
   async (c) => {

@@ -1,6 +1,7 @@
 // /upload/multipart/*: init -> PUT parts (resumable: GET lists what arrived) -> complete (then finalize, as the
 // direct flow) or abort. The part PUT streams its body and is exempt from the JSON body limit (app.ts).
 import { defineRoute } from "../platform/http/route-errors";
+import { UPLOAD_ENDED_ERRORS } from "./lifecycle";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
@@ -59,9 +60,8 @@ multipartRoutes.openapi(
     middleware: [canContinueUpload()] as const,
     request: { params: PartParam, body: binaryBody("The part's bytes") },
     errors: [
-      "invalid_part_number", "size_mismatch", "incomplete_body", "invalid_upload_token", "upload_not_found", "upload_state_changed",
-      "not_multipart", "already_finalized", "already_uploaded", "upload_aborted", "upload_failed", "upload_expired", "length_required",
-      "magic_mismatch",
+      ...UPLOAD_ENDED_ERRORS, "invalid_part_number", "size_mismatch", "incomplete_body", "invalid_upload_token", "upload_not_found",
+      "upload_state_changed", "not_multipart", "already_finalized", "already_uploaded", "length_required", "magic_mismatch",
     ],
     responses: { 200: json(PartResponse, "Part stored"), ...errors(400, 401, 403, 404, 409, 410, 411, 415) },
   }),
@@ -105,9 +105,8 @@ multipartRoutes.openapi(
     middleware: [canContinueUpload()] as const,
     request: { body: jsonBody(MultipartCompleteRequest) },
     errors: [
-      "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_part", "invalid_upload_token", "blocked_content",
-      "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized", "upload_ended", "upload_aborted", "upload_failed",
-      "upload_expired",
+      ...UPLOAD_ENDED_ERRORS, "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_part", "invalid_upload_token",
+      "blocked_content", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized", "upload_ended",
     ],
     responses: { 200: json(MultipartCompleteResponse, "Assembled and verified"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
@@ -128,10 +127,7 @@ multipartRoutes.openapi(
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { params: UploadIdParam },
-    errors: [
-      "invalid_upload_token", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized", "upload_aborted",
-      "upload_failed", "upload_expired",
-    ],
+    errors: [...UPLOAD_ENDED_ERRORS, "invalid_upload_token", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized"],
     responses: { 200: json(MessageBody, "Aborted"), ...errors(401, 403, 404, 409, 410) },
   }),
   async (c) => {

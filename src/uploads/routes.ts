@@ -2,6 +2,7 @@
 // The multipart flow is multipart-routes.ts, tus is tus/routes.ts. The two byte-streaming routes are exempt from the JSON body limit (app.ts).
 import { z } from "@hono/zod-openapi";
 import { defineRoute } from "../platform/http/route-errors";
+import { UPLOAD_ENDED_ERRORS } from "./lifecycle";
 import type { AppEnv } from "../platform/http/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
@@ -85,9 +86,8 @@ uploadRoutes.openapi(
     middleware: [canContinueUpload()] as const,
     request: { params: FileIdParam, body: binaryBody("The file's bytes") },
     errors: [
-      "size_mismatch", "checksum_mismatch", "incomplete_body", "invalid_upload_token", "upload_not_found", "upload_state_changed",
-      "multipart_upload", "already_uploaded", "upload_aborted", "upload_failed", "upload_expired", "content_type_mismatch",
-      "magic_mismatch",
+      ...UPLOAD_ENDED_ERRORS, "size_mismatch", "checksum_mismatch", "incomplete_body", "invalid_upload_token", "upload_not_found",
+      "upload_state_changed", "multipart_upload", "already_uploaded", "content_type_mismatch", "magic_mismatch",
     ],
     responses: { 200: json(DirectUploadResponse, "Stored and verified"), ...errors(400, 401, 403, 404, 409, 410, 415) },
   }),
@@ -113,8 +113,8 @@ uploadRoutes.openapi(
     middleware: [canContinueUpload()] as const,
     request: { body: jsonBody(FinalizeRequest) },
     errors: [
-      "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_upload_token", "blocked_content", "upload_not_found",
-      "not_uploaded", "upload_state_changed", "upload_aborted", "upload_failed", "upload_expired",
+      ...UPLOAD_ENDED_ERRORS, "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_upload_token", "blocked_content",
+      "upload_not_found", "not_uploaded", "upload_state_changed",
     ],
     responses: { 200: json(FinalizeResponse, "Finalized"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
