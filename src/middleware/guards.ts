@@ -1,4 +1,4 @@
-// Who may call a route. Routes list their guard in createRoute({ middleware }) so it is visible beside them.
+// Who may call a route. Routes list their guard in defineRoute({ middleware }) so it is visible beside them.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, AuthUser, Permission, Principal } from "../platform/http/env";
 import type { Role } from "../config";
