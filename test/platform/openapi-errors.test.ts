@@ -6,7 +6,10 @@ import { createApi } from "../../src/app";
 import { ERROR_CODES, wireCode, type ErrorCode } from "../../src/platform/errors/error-codes";
 import { reasonPhrase } from "../../src/platform/errors/errors";
 import { withErrorCodes } from "../../src/platform/http/openapi-errors";
-import { ERROR_CODES_KEY, UNDECLARED, type RouteErrorCodes } from "../../src/platform/http/route-errors";
+import { ERROR_CODES_KEY, UNDECLARED, impliedErrorCodes, type RouteErrorCodes } from "../../src/platform/http/route-errors";
+import { jsonBody } from "../../src/platform/http/openapi";
+import { requireRole, requirePermission } from "../../src/middleware/guards";
+import { z } from "@hono/zod-openapi";
 
 type Example = { summary: string; value: { error: string; message: string; details: { code: string } } };
 type RawDoc = { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, unknown> }>; [ERROR_CODES_KEY]?: RouteErrorCodes }>> };
@@ -66,6 +69,18 @@ describe("error listings in /openapi.json", () => {
     expect(listed(doc, "get", "/account", 403)).toEqual(["api_key_not_allowed", "account_banned"]);
     expect(listed(doc, "get", "/albums", 403)).toEqual(["missing_permission", "account_banned"]);
     expect(listed(doc, "get", "/albums", 401)).toContain("account_banned");
+    // Only the routes that start an upload refuse an upload token (canStartUpload); the others never do.
+    expect(listed(doc, "post", "/upload/presign", 403)).toContain("upload_token_scope");
+    expect(listed(doc, "post", "/upload/finalize", 403)).not.toContain("upload_token_scope");
+  });
+
+  it("derive the codes of a route's guards and JSON body, and every route's", () => {
+    const admin = impliedErrorCodes({ method: "post", middleware: [requireRole("admin")], request: { body: jsonBody(z.object({})) }, responses: {} });
+    expect(admin).toEqual(expect.arrayContaining(["validation_error", "invalid_token", "api_key_not_allowed", "unauthorized", "insufficient_role", "malformed_json"]));
+    const reader = impliedErrorCodes({ method: "get", middleware: [requirePermission("read")], responses: {} });
+    expect(reader).toEqual(expect.arrayContaining(["unauthorized", "missing_permission"]));
+    expect(reader).not.toContain("malformed_json");
+    expect(reader).not.toContain("insufficient_role");
   });
 
   it("list only codes of the table, under their own status, with the body the API answers", async () => {
