@@ -1,7 +1,7 @@
 // Every error the API answers, in one closed table: a code, its status and its message. `ApiError` takes a code and
 // nothing else decides the status, so a new failure means a new line here; the routes that answer it declare it
-// (platform/http/route-errors.ts), and the OpenAPI document lists it from there. The keys are what programs see in `details.code`, except for the few
-// entries with `wire`: those keep a contract code that is answered with two statuses or two `error` texts
+// (platform/http/route-errors.ts). The keys are what programs see in `details.code`, except for the few entries
+// with `wire`: those keep a contract code that is answered with two statuses or two `error` texts
 // (see decisions.md § Errors).
 import type { ContentfulStatusCode, UnofficialStatusCode } from "hono/utils/http-status";
 
