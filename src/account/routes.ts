@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { eq } from "drizzle-orm";
 import type { AppEnv } from "../platform/http/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
@@ -19,7 +19,7 @@ export const accountRoutes = apiRouter();
 const tags = ["Account"];
 
 accountRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/",
     operationId: "account.get",
@@ -37,7 +37,7 @@ accountRoutes.openapi(
 );
 
 accountRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "patch",
     path: "/",
     operationId: "account.update",
@@ -46,6 +46,7 @@ accountRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly()] as const,
     request: { body: jsonBody(AccountPatch) },
+    errors: ["username_taken"],
     responses: { 200: json(AccountUpdated, "Updated"), ...errors(400, 401, 403, 409) },
   }),
   async (c) => {
@@ -74,7 +75,7 @@ accountRoutes.openapi(
 );
 
 accountRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/export",
     operationId: "account.export",
@@ -105,7 +106,7 @@ accountRoutes.openapi(
 );
 
 accountRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/",
     operationId: "account.delete",
@@ -117,6 +118,7 @@ accountRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(DeleteAccountBody) },
+    errors: ["invalid_password"],
     responses: {
       200: json(AccountDeleted, "Deleted"),
       ...errors(400, 401, 403, 429),

@@ -1,7 +1,8 @@
 // GET /account/whoami: which account a credential belongs to. GET /account is session-only (decisions.md), so
 // without this an API key's holder (the command line's `imghost login`, a CI job) cannot learn whose key it is.
 // Any API key may ask, whatever its permissions: it names its own account, nothing else.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { and, eq } from "drizzle-orm";
 import { apiKeys } from "../db/schema";
 import { callerUser, signedIn } from "../middleware/guards";
@@ -23,7 +24,7 @@ const Whoami = z
   .openapi("Whoami");
 
 whoamiRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/whoami",
     operationId: "account.whoami",

@@ -1,5 +1,6 @@
 // /admin: accounts, plan-change decisions and moving an owner to another shard. Admin role, session only (API keys get the contract's 403).
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import type { AppEnv } from "../platform/http/env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
@@ -25,7 +26,7 @@ export const adminRoutes = apiRouter();
 const tags = ["Admin"];
 
 adminRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/users",
     operationId: "admin.listUsers",
@@ -43,7 +44,7 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/users/{id}",
     operationId: "admin.getUser",
@@ -52,13 +53,14 @@ adminRoutes.openapi(
     security: bearer,
     middleware: [requireRole("admin")] as const,
     request: { params: UserIdParam },
+    errors: ["user_not_found"],
     responses: { 200: json(z.object({ user: AdminUser }), "The account"), ...errors(401, 403, 404, 429) },
   }),
   async (c) => c.json({ user: await adminUser(c.var.dbs.directoryAndShards(), c.req.valid("param").id) }, 200),
 );
 
 adminRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "patch",
     path: "/users/{id}",
     operationId: "admin.updateUser",
@@ -70,6 +72,7 @@ adminRoutes.openapi(
     security: bearer,
     middleware: [requireRole("admin")] as const,
     request: { params: UserIdParam, body: { required: true, content: { "application/json": { schema: UserPatchBody } } } },
+    errors: ["cannot_modify_self", "user_not_found"],
     responses: { 200: json(z.object({ message: z.string(), user: AdminUser }), "Updated"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
@@ -80,7 +83,7 @@ adminRoutes.openapi(
 );
 
 adminRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/plan-changes",
     operationId: "admin.listPlanChanges",
@@ -101,7 +104,7 @@ const PlanChangeIdParam = z.object({ id: z.string().max(100).openapi({ param: { 
 
 for (const decision of ["approve", "reject"] as const) {
   adminRoutes.openapi(
-    createRoute({
+    defineRoute({
       method: "post",
       path: `/plan-changes/{id}/${decision}`,
       operationId: `admin.${decision}PlanChange`,
@@ -110,6 +113,7 @@ for (const decision of ["approve", "reject"] as const) {
       security: bearer,
       middleware: [requireRole("admin")] as const,
       request: { params: PlanChangeIdParam, body: { required: false, content: { "application/json": { schema: DecisionBody } } } },
+      errors: ["plan_change_not_found", "plan_change_decided"],
       responses: {
         200: json(z.object({ message: z.string(), planChange: PlanChangeSchema }), "Decided"),
         ...errors(400, 401, 403, 404, 409, 429),
@@ -125,7 +129,7 @@ for (const decision of ["approve", "reject"] as const) {
 }
 
 adminRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/shards/move",
     operationId: "admin.moveOwner",
@@ -137,6 +141,7 @@ adminRoutes.openapi(
     security: bearer,
     middleware: [requireRole("admin")] as const,
     request: { body: { required: true, content: { "application/json": { schema: ShardMoveBody } } } },
+    errors: ["invalid_shard", "user_not_found", "owner_move_under_way", "owner_move_unverified"],
     responses: { 200: json(ShardMoveProgress, "Where the move stands"), ...errors(400, 401, 403, 404, 409, 429) },
   }),
   async (c) => {

@@ -1,6 +1,7 @@
 // The albums API: POST/GET /albums, GET/PATCH/DELETE /albums/:id, POST /albums/:id/files,
 // DELETE /albums/:id/files/:fileId.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import type { AppEnv } from "../platform/http/env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
@@ -32,7 +33,7 @@ export const albumRoutes = apiRouter();
 const tags = ["Albums"];
 
 albumRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/",
     operationId: "albums.create",
@@ -42,6 +43,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { body: jsonBody(CreateAlbumRequest) },
+    errors: ["owner_moving"],
     responses: { 201: json(AlbumSchema, "Created"), ...errors(400, 401, 403, 429, 503) },
   }),
   async (c) => {
@@ -67,7 +69,7 @@ albumRoutes.openapi(
 );
 
 albumRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/",
     operationId: "albums.list",
@@ -87,7 +89,7 @@ albumRoutes.openapi(
 );
 
 albumRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/{id}",
     operationId: "albums.get",
@@ -104,6 +106,7 @@ albumRoutes.openapi(
       query: AlbumFilesQuery,
       headers: z.object({ "x-album-password": z.string().max(1024).optional() }),
     },
+    errors: ["unauthorized", "album_password_required", "invalid_album_password", "album_not_found"],
     responses: { 200: json(AlbumDetailSchema, "The album"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
@@ -134,7 +137,7 @@ albumRoutes.openapi(
 );
 
 albumRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "patch",
     path: "/{id}",
     operationId: "albums.update",
@@ -144,6 +147,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumIdParam, body: jsonBody(PatchAlbumRequest) },
+    errors: ["cover_not_in_album", "not_owner", "album_not_found", "owner_moving"],
     responses: { 200: json(AlbumUpdated, "Updated"), ...errors(400, 401, 403, 404, 429, 503) },
   }),
   async (c) => {
@@ -175,7 +179,7 @@ albumRoutes.openapi(
 );
 
 albumRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/{id}",
     operationId: "albums.delete",
@@ -185,6 +189,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumIdParam },
+    errors: ["not_owner", "album_not_found", "owner_moving"],
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 429, 503) },
   }),
   async (c) => {
@@ -198,7 +203,7 @@ albumRoutes.openapi(
 );
 
 albumRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/{id}/files",
     operationId: "albums.addFiles",
@@ -209,6 +214,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumIdParam, body: jsonBody(AddFilesRequest) },
+    errors: ["not_owner", "album_not_found", "owner_moving"],
     responses: {
       200: json(AlbumFilesAdded, "Added"),
       ...errors(400, 401, 403, 404, 429, 503),
@@ -226,7 +232,7 @@ albumRoutes.openapi(
 );
 
 albumRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/{id}/files/{fileId}",
     operationId: "albums.removeFile",
@@ -236,6 +242,7 @@ albumRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: AlbumFileParams },
+    errors: ["not_owner", "album_not_found", "file_not_in_album", "owner_moving"],
     responses: { 200: json(MessageBody, "Removed"), ...errors(401, 403, 404, 429, 503) },
   }),
   async (c) => {

@@ -2,7 +2,7 @@
 // removal (session-only, the session checked at D1's primary: a stale principal record must not change how the
 // account signs in), the factors' state for the account page (session-only), and the second step of a sign-in
 // (anonymous, API keys refused like login).
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
@@ -17,7 +17,7 @@ export const mfaRoutes = apiRouter();
 const tags = ["Auth"];
 
 mfaRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/2fa",
     operationId: "auth.secondFactors",
@@ -32,7 +32,7 @@ mfaRoutes.openapi(
 );
 
 mfaRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/2fa/totp",
     operationId: "auth.totp.enrol",
@@ -42,6 +42,7 @@ mfaRoutes.openapi(
       "A new secret for an authenticator app, in base32 and as an otpauth URL (for a QR code). It is pending until POST /auth/2fa/totp/confirm; asking again replaces a pending secret. The secret is stored encrypted. Session-only.",
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
+    errors: ["totp_already_enabled"],
     responses: { 200: json(TotpEnrolment, "Pending until confirmed"), ...errors(401, 403, 409) },
   }),
   async (c) => {
@@ -51,7 +52,7 @@ mfaRoutes.openapi(
 );
 
 mfaRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/2fa/totp/confirm",
     operationId: "auth.totp.confirm",
@@ -62,6 +63,7 @@ mfaRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(TotpConfirmRequest) },
+    errors: ["invalid_totp_code", "totp_not_pending"],
     responses: { 200: json(RecoveryCodes, "TOTP is on"), ...errors(400, 401, 403, 409) },
   }),
   async (c) => {
@@ -72,7 +74,7 @@ mfaRoutes.openapi(
 );
 
 mfaRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/2fa/totp",
     operationId: "auth.totp.disable",
@@ -83,6 +85,7 @@ mfaRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(TotpTurnOffRequest) },
+    errors: ["invalid_password", "invalid_totp_code", "totp_not_enabled"],
     responses: { 200: json(MessageBody, "TOTP is off"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
@@ -94,7 +97,7 @@ mfaRoutes.openapi(
 );
 
 mfaRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/login/2fa",
     operationId: "auth.loginSecondStep",
@@ -105,6 +108,7 @@ mfaRoutes.openapi(
       "Takes the mfaToken of POST /auth/login and a TOTP or recovery code (`code`), or a passkey's answer (`response`) to the options of POST /auth/passkeys/login/options { mfaToken }, and answers as login does. The token is single use and lives 5 minutes; a wrong code or a refused answer leaves it usable and counts as a failed login for the account and the IP (429 past the login limits).",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(LoginSecondStepRequest) },
+    errors: ["unauthorized", "invalid_mfa_token", "invalid_mfa_code", "invalid_passkey"],
     responses: { 200: json(AuthResponse, "Signed in"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {

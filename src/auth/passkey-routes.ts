@@ -2,7 +2,8 @@
 // management (session-only; the changes check the session at D1's primary, like TOTP's: a stale principal record
 // must not change how the account signs in), and sign-in with a passkey (anonymous, API keys refused like login),
 // without a password or, with an mfaToken, as the second step.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
@@ -28,7 +29,7 @@ export const passkeyRoutes = apiRouter();
 const tags = ["Auth"];
 
 passkeyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/passkeys/options",
     operationId: "auth.passkeys.registrationOptions",
@@ -44,7 +45,7 @@ passkeyRoutes.openapi(
 );
 
 passkeyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/passkeys",
     operationId: "auth.passkeys.register",
@@ -55,6 +56,7 @@ passkeyRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(PasskeyRegistrationRequest) },
+    errors: ["invalid_passkey_challenge", "invalid_passkey_registration", "too_many_passkeys", "passkey_already_registered"],
     responses: { 201: json(PasskeyAdded, "Registered"), ...errors(400, 401, 403, 409) },
   }),
   async (c) => {
@@ -64,7 +66,7 @@ passkeyRoutes.openapi(
 );
 
 passkeyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/passkeys",
     operationId: "auth.passkeys.list",
@@ -79,7 +81,7 @@ passkeyRoutes.openapi(
 );
 
 passkeyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/passkeys/{id}",
     operationId: "auth.passkeys.delete",
@@ -90,6 +92,7 @@ passkeyRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { params: z.object({ id: z.string().max(64) }), body: jsonBody(PasskeyRemovalRequest) },
+    errors: ["invalid_password", "invalid_totp_code", "passkey_not_found"],
     responses: { 200: json(MessageBody, "Removed"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
@@ -101,7 +104,7 @@ passkeyRoutes.openapi(
 );
 
 passkeyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/passkeys/login/options",
     operationId: "auth.passkeys.loginOptions",
@@ -112,6 +115,7 @@ passkeyRoutes.openapi(
       "Without a body (or `{}`): PublicKeyCredentialRequestOptionsJSON for any discoverable credential of this site, user verification required. With `{ mfaToken }` (the password step's): options naming the account's passkeys for the second step. The challenge is single use and valid 5 minutes.",
     middleware: [noApiKey()] as const,
     request: { body: { required: false, content: { "application/json": { schema: PasskeySignInOptionsRequest } } } },
+    errors: ["unauthorized", "invalid_mfa_token", "passkey_not_found"],
     responses: { 200: json(RequestOptions, "The request options"), ...errors(400, 401, 403, 404) },
   }),
   async (c) => {
@@ -122,7 +126,7 @@ passkeyRoutes.openapi(
 );
 
 passkeyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/passkeys/login",
     operationId: "auth.passkeys.login",
@@ -133,6 +137,7 @@ passkeyRoutes.openapi(
       "Takes the authenticator's answer to the options and answers as login does. Without an mfaToken the passkey alone signs in (it was verified by a PIN or biometric); with the password step's mfaToken it finishes that sign-in, as POST /auth/login/2fa does. A refused answer counts as a failed login for the account and the IP (429 past the login limits).",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(PasskeySignInRequest) },
+    errors: ["unauthorized", "invalid_mfa_token", "invalid_passkey"],
     responses: { 200: json(AuthResponse, "Signed in"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {

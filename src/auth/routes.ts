@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import type { AppEnv } from "../platform/http/env";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
@@ -32,7 +32,7 @@ export const authRoutes = apiRouter();
 const tags = ["Auth"];
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/signup",
     operationId: "auth.signup",
@@ -42,6 +42,7 @@ authRoutes.openapi(
     description: "Creates the account, sends a verification e-mail and signs the new user in.",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(SignupRequest) },
+    errors: ["email_taken", "username_taken"],
     responses: { 201: json(AuthResponse, "Account created"), ...errors(400, 403, 409) },
   }),
   async (c) => {
@@ -53,7 +54,7 @@ authRoutes.openapi(
 );
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/login",
     operationId: "auth.login",
@@ -64,6 +65,7 @@ authRoutes.openapi(
       "Answers exactly as signup. Unknown e-mail and wrong password give the same 401. An account with a second factor answers `{ mfaRequired: true, mfaToken, methods }` and no session: finish with POST /auth/login/2fa.",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(LoginRequest) },
+    errors: ["unauthorized", "invalid_credentials"],
     responses: { 200: json(LoginResponse, "Signed in, or the second step is needed"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
@@ -75,7 +77,7 @@ authRoutes.openapi(
 );
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/refresh",
     operationId: "auth.refresh",
@@ -85,6 +87,7 @@ authRoutes.openapi(
     description: "Returns a new session and retires the presented refresh token. Presenting a retired token revokes the whole session.",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(RefreshRequest) },
+    errors: ["unauthorized", "invalid_refresh_token", "session_revoked", "refresh_token_reused", "refresh_token_expired"],
     responses: { 200: json(RefreshResponse, "New session"), ...errors(400, 401, 403) },
   }),
   async (c) => {
@@ -94,7 +97,7 @@ authRoutes.openapi(
 );
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/logout",
     operationId: "auth.logout",
@@ -112,7 +115,7 @@ authRoutes.openapi(
 );
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/logout/others",
     operationId: "auth.logoutOthers",
@@ -132,7 +135,7 @@ authRoutes.openapi(
 );
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/verify-email",
     operationId: "auth.verifyEmail",
@@ -142,6 +145,7 @@ authRoutes.openapi(
     description: "Takes the token from the verification message. Addresses listed in ADMIN_EMAILS become admins here.",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(VerifyEmailRequest) },
+    errors: ["invalid_verification_token"],
     responses: { 200: json(MessageBody.extend({ user: AccountSchema }), "Verified"), ...errors(400, 403) },
   }),
   async (c) => {
@@ -151,7 +155,7 @@ authRoutes.openapi(
 );
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/resend-verification",
     operationId: "auth.resendVerification",
@@ -161,6 +165,7 @@ authRoutes.openapi(
       "Mails a new verification link (the earlier ones keep working until one is used). Limited per address and per IP together with POST /auth/password/forgot: 5 mails an hour to one address, 20 requests an hour from one IP.",
     security: bearer,
     middleware: [sessionOnly()] as const,
+    errors: ["already_verified"],
     responses: { 200: json(MessageBody, "Sent"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
@@ -174,7 +179,7 @@ authRoutes.openapi(
 );
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/password",
     operationId: "auth.changePassword",
@@ -186,6 +191,7 @@ authRoutes.openapi(
     // A fresh session without the second factor: the caller's session is checked at D1's primary, not a record.
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(ChangePasswordRequest) },
+    errors: ["invalid_password"],
     responses: { 200: json(PasswordChanged, "Changed; the new session"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
@@ -199,7 +205,7 @@ authRoutes.openapi(
 const FORGOT_ANSWER = "If an account uses this address, a link to reset its password is on its way. It works for 1 hour.";
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/password/forgot",
     operationId: "auth.forgotPassword",
@@ -219,7 +225,7 @@ authRoutes.openapi(
 );
 
 authRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/password/reset",
     operationId: "auth.resetPassword",
@@ -230,6 +236,7 @@ authRoutes.openapi(
       "Uses up the code from the reset mail, sets the password, revokes every session of the account and mails it. Answers no session: sign in with the new password. Limited per account and per IP.",
     middleware: [noApiKey()] as const,
     request: { body: jsonBody(ResetPasswordRequest) },
+    errors: ["invalid_reset_token"],
     responses: { 200: json(MessageBody, "Changed"), ...errors(400, 403, 429) },
   }),
   async (c) => {

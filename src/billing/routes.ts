@@ -1,6 +1,6 @@
 // /billing: the plan catalogue, the caller's subscription and plan changes (session-only), and the payment
 // processor's webhook (no credentials: an HMAC signature instead).
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { eq } from "drizzle-orm";
 import type { AppEnv } from "../platform/http/env";
 import type { DirectoryDb } from "../platform/data/db";
@@ -23,7 +23,7 @@ export const billingRoutes = apiRouter();
 const tags = ["Billing"];
 
 billingRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/plans",
     operationId: "billing.listPlans",
@@ -43,7 +43,7 @@ async function currentPlan(db: DirectoryDb, userId: string) {
 }
 
 billingRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/subscription",
     operationId: "billing.getSubscription",
@@ -61,7 +61,7 @@ billingRoutes.openapi(
 );
 
 billingRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/subscription",
     operationId: "billing.changePlan",
@@ -109,7 +109,7 @@ const signatureErrors: Record<string, [string, CodeWithStatus<400>]> = {
 };
 
 billingRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/webhook",
     operationId: "billing.webhook",
@@ -123,6 +123,7 @@ billingRoutes.openapi(
       "(`data: { userId, plan }`) and `subscription.deleted` (`data: { userId }`, back to free); others are acknowledged. " +
       "Exempt from per-IP rate limits.",
     request: { body: { required: true, content: { "application/json": { schema: WebhookEventSchema } } } },
+    errors: ["missing_signature", "invalid_signature", "stale_signature", "webhook_not_configured"],
     responses: { 200: json(WebhookAck, "Received"), ...errors(400, 503) },
   }),
   async (c) => {

@@ -2,7 +2,8 @@
 // development or test AND the request came to this machine (a loopback host): a deployment that kept
 // wrangler.toml's default ENVIRONMENT = "development" still never shows anyone its outbox (reset links), nor lets
 // anyone change an account.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { createMiddleware } from "hono/factory";
 import { isDevEnvironment, type AppEnv } from "../platform/http/env";
 import { ApiError } from "../platform/errors/errors";
@@ -37,7 +38,7 @@ const DevMail = z.object({
 });
 
 devRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/outbox",
     operationId: "dev.outbox",
@@ -55,7 +56,7 @@ devRoutes.openapi(
 // /admin/users/:id changes it (history, audit, and the account's edge records forgotten before the answer), with
 // no admin to act: the script is how the first one is made.
 devRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "patch",
     path: "/users",
     operationId: "dev.updateUser",

@@ -1,11 +1,12 @@
 // GET /files/:id/download: the original bytes as an attachment, under the same visibility rules as GET /files/:id.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { optionalPermission } from "../middleware/guards";
 import { bearer, errors } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
 import { ApiError } from "../platform/errors/errors";
 import { FileIdParam } from "./schemas";
-import { readableFile, viewerOf } from "../serving/access";
+import { readableFile, viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { countHit } from "../serving/view-counter";
 import { privateByteHeaders, quoteEtag } from "../serving/answers";
 
@@ -13,7 +14,7 @@ export const downloadRoutes = apiRouter();
 const tags = ["Files"];
 
 downloadRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/{id}/download",
     operationId: "files.download",
@@ -24,6 +25,7 @@ downloadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [optionalPermission("read")] as const,
     request: { params: FileIdParam },
+    errors: [...FILE_LOOKUP_ERRORS, "unauthorized", "content_restricted", "content_missing"],
     responses: {
       200: { description: "The file's bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
       ...errors(401, 403, 404, 410, 429),

@@ -1,5 +1,6 @@
 // The files API: GET /files, GET|PATCH|DELETE /files/:id (the download is download-route.ts).
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute, refusing } from "../platform/http/route-errors";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../platform/http/env";
 import { callerUser, optionalPermission, requirePermission } from "../middleware/guards";
@@ -9,7 +10,7 @@ import { apiRouter } from "../platform/http/router";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto/crypto";
 import { FileIdParam, FileList, FileListItemSchema, FileSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "./schemas";
-import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf, fileNotFound } from "../serving/access";
+import { analysisLanded, assertReadable, goneApartFromReview, goneError, isOwner, loadFile, reviewReason, viewerOf, fileNotFound, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { ownFile, patchRefusal, underReview } from "./owner-changes";
 import { fileCounts, listOwnFiles, softDeleteFile, updateFile, type ListQuery } from "./queries";
 import { matchExpression, parseTerms } from "./text-match";
@@ -43,7 +44,7 @@ async function fullResource(env: Env, db: ShardDb, file: FileRow, owner: boolean
 }
 
 fileRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/",
     operationId: "files.list",
@@ -75,7 +76,7 @@ fileRoutes.openapi(
 );
 
 fileRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/{id}",
     operationId: "files.get",
@@ -87,6 +88,7 @@ fileRoutes.openapi(
     security: [...bearer, {}],
     middleware: [optionalPermission("read")] as const,
     request: { params: FileIdParam },
+    errors: [...FILE_LOOKUP_ERRORS, "unauthorized", "content_restricted"],
     responses: { 200: json(FileSchema, "The file"), ...errors(401, 403, 404, 410, 429) },
   }),
   async (c) => {
@@ -117,7 +119,7 @@ fileRoutes.openapi(
 );
 
 fileRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "patch",
     path: "/{id}",
     operationId: "files.update",
@@ -129,6 +131,7 @@ fileRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: FileIdParam, body: jsonBody(PatchFileRequest) },
+    errors: [...FILE_LOOKUP_ERRORS, "not_owner", "file_under_review", "owner_moving"],
     responses: { 200: json(FileUpdated, "Updated"), ...errors(400, 401, 403, 404, 409, 410, 429, 503) },
   }),
   async (c) => {
@@ -164,13 +167,13 @@ fileRoutes.openapi(
  * delete token returned at presign (X-Delete-Token). The token path is checked in the handler.
  */
 const ownerOrDeleteToken = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  refusing(["unauthorized", "missing_permission"], createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.header("x-delete-token") !== undefined) return next();
     return requirePermission("manage")(c, next);
-  });
+  }));
 
 fileRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/{id}",
     operationId: "files.delete",
@@ -186,6 +189,7 @@ fileRoutes.openapi(
       params: FileIdParam,
       headers: z.object({ "x-delete-token": z.string().max(256).optional().openapi({ description: "An anonymous uploader's delete token" }) }),
     },
+    errors: [...FILE_LOOKUP_ERRORS, "not_owner", "invalid_delete_token", "owner_moving"],
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {

@@ -1,7 +1,8 @@
 // Signed, expiring links to a file (extensions.md § 3): POST /files/:id/signed-url and
 // POST /files/:id/signed-url/revoke. The owner, or an API key with `read`; anyone else gets 404 (a private
 // file's existence is not told). Signing and checking: serving/signed-links.ts.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import type { Principal } from "../platform/http/env";
 import { requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
@@ -13,7 +14,7 @@ import { FileIdParam } from "./schemas";
 import { SignedUrl, SignedUrlRequest } from "./signed-url-schemas";
 import { ensureSigningSalt, rotateSigningSalt } from "./signing-salts";
 import { ownerMoving } from "../platform/data/moved-ids";
-import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf } from "../serving/access";
+import { fileNotFound, goneApartFromReview, goneError, isOwner, loadFile, viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { accessChanged } from "../serving/access-changed";
 import { newSigningSalt, signLink } from "../serving/signed-links";
 import { config } from "../config/env";
@@ -34,7 +35,7 @@ async function ownFileForLinks(db: ShardDb, principal: Principal, id: string, no
 }
 
 signedUrlRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/{id}/signed-url",
     operationId: "files.createSignedUrl",
@@ -47,6 +48,7 @@ signedUrlRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam, body: jsonBody(SignedUrlRequest) },
+    errors: [...FILE_LOOKUP_ERRORS, "owner_moving"],
     responses: { 200: json(SignedUrl, "The link"), ...errors(400, 401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {
@@ -76,7 +78,7 @@ signedUrlRoutes.openapi(
 );
 
 signedUrlRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/{id}/signed-url/revoke",
     operationId: "files.revokeSignedUrls",
@@ -86,6 +88,7 @@ signedUrlRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam },
+    errors: [...FILE_LOOKUP_ERRORS, "owner_moving"],
     responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404, 410, 429, 503) },
   }),
   async (c) => {

@@ -1,5 +1,5 @@
 // The insights API (extensions.md § 10): a file's, the caller's account's and (admins) the service's days.
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { callerUser, optionalPermission, requirePermission, requireRole } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
@@ -14,7 +14,7 @@ export const insightsRoutes = apiRouter();
 const range = "`from` and `to` are inclusive UTC dates within the last 90 days; by default the last 30 days, today included.";
 
 insightsRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/files/{id}/stats",
     operationId: "files.stats",
@@ -24,6 +24,7 @@ insightsRoutes.openapi(
     security: [...bearer, {}],
     middleware: [optionalPermission("read")] as const,
     request: { params: FileIdParam, query: StatsQuery },
+    errors: ["unauthorized", "file_not_found"],
     responses: { 200: json(FileStatsBody, "The file's days"), ...errors(400, 401, 403, 404, 429) },
   }),
   async (c) => {
@@ -40,7 +41,7 @@ insightsRoutes.openapi(
 );
 
 insightsRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/account/stats",
     operationId: "account.stats",
@@ -50,6 +51,7 @@ insightsRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { query: StatsQuery },
+    errors: ["api_key_not_allowed"],
     responses: { 200: json(AccountStatsBody, "The account's days"), ...errors(400, 401, 403, 429) },
   }),
   async (c) => {
@@ -59,7 +61,7 @@ insightsRoutes.openapi(
 );
 
 insightsRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/admin/stats",
     operationId: "admin.stats",

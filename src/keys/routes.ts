@@ -1,4 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import type { AppEnv } from "../platform/http/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
@@ -12,7 +13,7 @@ export const keyRoutes = apiRouter();
 const tags = ["API keys"];
 
 keyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/",
     operationId: "keys.create",
@@ -23,6 +24,7 @@ keyRoutes.openapi(
     // A key outlives the session: a session revoked elsewhere must not mint one from a stale record.
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     request: { body: jsonBody(CreateKeyRequest) },
+    errors: ["too_many_keys", "email_not_verified"],
     responses: { 201: json(CreatedKey, "Created"), ...errors(400, 401, 403) },
   }),
   async (c) => {
@@ -38,7 +40,7 @@ keyRoutes.openapi(
 );
 
 keyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/",
     operationId: "keys.list",
@@ -56,7 +58,7 @@ keyRoutes.openapi(
 );
 
 keyRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/{id}",
     operationId: "keys.revoke",
@@ -66,6 +68,7 @@ keyRoutes.openapi(
     security: bearer,
     middleware: [sessionOnly()] as const,
     request: { params: z.object({ id: z.string().max(64) }) },
+    errors: ["not_found"],
     responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404) },
   }),
   async (c) => {

@@ -1,5 +1,6 @@
 // GET /account/limits: the caller's plan, size limit, storage quota and both rate-limit buckets.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { eq } from "drizzle-orm";
 import type { AppEnv } from "../platform/http/env";
 import { callerUser, signedIn } from "../middleware/guards";
@@ -22,7 +23,7 @@ const bucket = (s: LimitState | undefined) => ({
 });
 
 limitRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/limits",
     operationId: "account.limits",

@@ -1,24 +1,29 @@
-// Who may call a route. Routes list their guard in createRoute({ middleware }) so it is visible beside them.
+// Who may call a route. Routes list their guard in defineRoute({ middleware }) so it is visible beside them.
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, AuthUser, Permission, Principal } from "../platform/http/env";
 import type { Role } from "../config";
 import { ApiError, unauthorized } from "../platform/errors/errors";
+import type { ErrorCode } from "../platform/errors/error-codes";
+import { refusing } from "../platform/http/route-errors";
 
 export const API_KEY_SCOPE_MESSAGE =
   "API keys can only access /upload, /files, /albums, /search and POST /moderation/report; sign in for this endpoint";
 
 const apiKeyRefused = () => new ApiError("api_key_not_allowed", API_KEY_SCOPE_MESSAGE);
 
+/** A guard, marked with the codes it refuses with: a route listing it answers them (platform/http/route-errors.ts). */
+const guard = (codes: readonly ErrorCode[], check: Parameters<typeof createMiddleware<AppEnv>>[0]) => refusing(codes, createMiddleware<AppEnv>(check));
+
 /** Anonymous callers welcome, API keys refused (signup, login, verify-email). */
 export const noApiKey = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  guard(["api_key_not_allowed"], async (c, next) => {
     if (c.get("principal").kind === "key") throw apiKeyRefused();
     await next();
   });
 
 /** Session-only endpoints: an API key gets 403, no credentials get 401. */
 export const sessionOnly = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  guard(["api_key_not_allowed", "unauthorized"], async (c, next) => {
     const p = c.get("principal");
     if (p.kind === "key") throw apiKeyRefused();
     if (p.kind !== "session") throw unauthorized();
@@ -30,7 +35,7 @@ export const missingPermission = (permission: Permission) =>
 
 /** A signed-in user (session) or an API key holding `permission`. */
 export const requirePermission = (permission: Permission) =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  guard(["unauthorized", "missing_permission"], async (c, next) => {
     const p = c.get("principal");
     if (p.kind === "anonymous" || p.kind === "upload") throw unauthorized();
     if (p.kind === "key" && !p.permissions.includes(permission)) throw missingPermission(permission);
@@ -39,7 +44,7 @@ export const requirePermission = (permission: Permission) =>
 
 /** Any signed-in caller: a session, or an API key whatever its permissions (GET /account/limits). */
 export const signedIn = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  guard(["unauthorized"], async (c, next) => {
     const p = c.get("principal");
     if (p.kind !== "session" && p.kind !== "key") throw unauthorized();
     await next();
@@ -50,7 +55,7 @@ export const signedIn = () =>
  * the resource's visibility), an API key must hold `permission`.
  */
 export const optionalPermission = (permission: Permission) =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  guard(["missing_permission"], async (c, next) => {
     const p = c.get("principal");
     if (p.kind === "key" && !p.permissions.includes(permission)) throw missingPermission(permission);
     await next();
@@ -58,7 +63,7 @@ export const optionalPermission = (permission: Permission) =>
 
 /** Session-only and one of `roles` (moderation, admin). */
 export const requireRole = (...roles: Role[]) =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  guard(["api_key_not_allowed", "unauthorized", "insufficient_role"], async (c, next) => {
     const p = c.get("principal");
     if (p.kind === "key") throw apiKeyRefused();
     if (p.kind !== "session") throw unauthorized();

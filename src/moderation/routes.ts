@@ -1,12 +1,13 @@
 // The moderation API: POST /moderation/report (anyone), and for moderators and admins (session only)
 // GET /moderation/queue, POST /moderation/reports/:id/resolve, GET /moderation/reports/:id/content.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import type { AppEnv } from "../platform/http/env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { Pagination } from "../platform/http/pagination";
 import { apiRouter } from "../platform/http/router";
-import { viewerOf } from "../serving/access";
+import { viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { QueueQuery, ReportCreated, ReportIdParam, ReportItem, ReportList, ReportRequest, ResolveRequest, ResolveResponse } from "./schemas";
 import { complianceMessage, fileReport } from "./reports";
 import { listQueue, reportItem } from "./queue";
@@ -18,7 +19,7 @@ const tags = ["Moderation"];
 const moderators = () => requireRole("moderator", "admin");
 
 moderationRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/report",
     operationId: "moderation.report",
@@ -31,6 +32,7 @@ moderationRoutes.openapi(
       "never reveals that a private file exists; files already deleted or removed give 410. Rate limited like any call of the caller.",
     security: [...bearer, {}],
     request: { body: jsonBody(ReportRequest) },
+    errors: [...FILE_LOOKUP_ERRORS, "unauthorized"],
     responses: { 201: json(ReportCreated, "Report received"), ...errors(400, 401, 404, 410, 429) },
   }),
   async (c) => {
@@ -51,7 +53,7 @@ moderationRoutes.openapi(
 );
 
 moderationRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/queue",
     operationId: "moderation.queue",
@@ -80,7 +82,7 @@ moderationRoutes.openapi(
 );
 
 moderationRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/reports/{id}/resolve",
     operationId: "moderation.resolve",
@@ -95,6 +97,7 @@ moderationRoutes.openapi(
     security: bearer,
     middleware: [moderators()] as const,
     request: { params: ReportIdParam, body: jsonBody(ResolveRequest) },
+    errors: ["report_not_found", "report_already_resolved", "file_missing", "no_owner_account", "cannot_ban_self"],
     responses: { 200: json(ResolveResponse, "Resolved"), ...errors(400, 401, 403, 404, 409, 429) },
   }),
   async (c) => {
@@ -107,7 +110,7 @@ moderationRoutes.openapi(
 );
 
 moderationRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/reports/{id}/content",
     operationId: "moderation.reportContent",
@@ -118,6 +121,7 @@ moderationRoutes.openapi(
     security: bearer,
     middleware: [moderators()] as const,
     request: { params: ReportIdParam },
+    errors: ["report_not_found", "content_missing"],
     responses: {
       200: { description: "The file's bytes", content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
       ...errors(401, 403, 404, 429),

@@ -1,12 +1,12 @@
 // GET /search and GET /files/:id/similar (extensions.md § 9): the caller's own files and albums only.
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import { callerUser, requirePermission } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
 import { FileIdParam } from "../files/schemas";
 import { fileListItem } from "../files/resource";
 import { matchExpression, parseTerms } from "../files/text-match";
-import { assertReadable, fileNotFound, isOwner, loadFile, viewerOf } from "../serving/access";
+import { assertReadable, fileNotFound, isOwner, loadFile, viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { SearchQuery, SearchResults, SimilarFiles } from "./schemas";
 import { searchOwner } from "./queries";
 import { snippet } from "./snippet";
@@ -16,7 +16,7 @@ export const searchRoutes = apiRouter();
 const tags = ["Search"];
 
 searchRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/search",
     operationId: "search.query",
@@ -50,7 +50,7 @@ searchRoutes.openapi(
 );
 
 searchRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/files/{id}/similar",
     operationId: "files.similar",
@@ -62,6 +62,7 @@ searchRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("read")] as const,
     request: { params: FileIdParam },
+    errors: [...FILE_LOOKUP_ERRORS],
     responses: { 200: json(SimilarFiles, "The nearest files"), ...errors(401, 403, 404, 410, 429) },
   }),
   async (c) => {

@@ -5,7 +5,7 @@ import type { ShardDb } from "../platform/data/db";
 import { files, owners, type FileRow } from "../db/schema";
 import type { Principal } from "../platform/http/env";
 import { ApiError } from "../platform/errors/errors";
-import type { CodeWithStatus } from "../platform/errors/error-codes";
+import type { CodeWithStatus, ErrorCode } from "../platform/errors/error-codes";
 import { isId } from "../platform/data/ids";
 import { lookupFollowing } from "../platform/data/moved-ids";
 
@@ -120,6 +120,9 @@ export function goneError(reason: GoneReason): ApiError {
 }
 
 export const fileNotFound = () => new ApiError("file_not_found", "File not found");
+
+/** What looking a file up can answer (fileNotFound, goneError): the routes that look one up declare these. */
+export const FILE_LOOKUP_ERRORS = ["file_not_found", "file_deleted", "file_expired", "file_banned", "file_unavailable"] as const satisfies readonly ErrorCode[];
 
 export type ReadCheck = {
   /** Apply safe mode (the API and pages do; byte links do not, see serving/routes.ts). */

@@ -5,6 +5,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, AuthUser, Principal } from "../platform/http/env";
 import { requirePermission } from "../middleware/guards";
+import { refusing } from "../platform/http/route-errors";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 import type { UploadWithFile } from "./records";
 import { placeAnonymous } from "../platform/data/placement";
@@ -14,20 +15,20 @@ export type Uploader = { kind: "user"; user: AuthUser } | { kind: "anonymous" } 
 const needsUpload = requirePermission("upload");
 
 export const canStartUpload = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  refusing(["upload_token_scope", "unauthorized", "missing_permission"], createMiddleware<AppEnv>(async (c, next) => {
     const p = c.get("principal");
     if (p.kind === "anonymous") return next();
     if (p.kind === "upload") {
       throw new ApiError("upload_token_scope", "An upload token only works for the file it was issued for; start a new upload without it");
     }
     return needsUpload(c, next);
-  });
+  }));
 
 export const canContinueUpload = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  refusing(["unauthorized", "missing_permission"], createMiddleware<AppEnv>(async (c, next) => {
     if (c.get("principal").kind === "upload") return next();
     return needsUpload(c, next);
-  });
+  }));
 
 export function uploaderOf(p: Principal): Uploader {
   switch (p.kind) {

@@ -2,6 +2,7 @@
 // nothing stays behind (no object, no live record, no reservation).
 import type { ShardDb } from "../platform/data/db";
 import { ApiError } from "../platform/errors/errors";
+import type { ErrorCode } from "../platform/errors/error-codes";
 import type { UploadRow } from "../db/schema";
 import { endUpload, markFilePurged, type UploadWithFile } from "./records";
 import { tusState } from "./tus/upload-state";
@@ -13,6 +14,9 @@ export function assertAcceptingBytes(upload: UploadRow, now: Date) {
   }
   assertNotEnded(upload, now);
 }
+
+/** What assertNotEnded answers: the routes that check it declare these. */
+export const UPLOAD_ENDED_ERRORS = ["upload_aborted", "upload_failed", "upload_expired"] as const satisfies readonly ErrorCode[];
 
 export function assertNotEnded(upload: UploadRow, now: Date) {
   if (upload.state === "aborted") throw new ApiError("upload_aborted", "This upload was aborted; start a new one");

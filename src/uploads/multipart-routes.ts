@@ -1,6 +1,7 @@
 // /upload/multipart/*: init -> PUT parts (resumable: GET lists what arrived) -> complete (then finalize, as the
 // direct flow) or abort. The part PUT streams its body and is exempt from the JSON body limit (app.ts).
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
+import { UPLOAD_ENDED_ERRORS } from "./lifecycle";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
@@ -22,7 +23,7 @@ export const multipartRoutes = apiRouter();
 const tags = ["Uploads"];
 
 multipartRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/multipart/init",
     operationId: "uploads.multipart.init",
@@ -35,6 +36,7 @@ multipartRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(MultipartInitRequest) },
+    errors: ["too_many_parts", "private_requires_account", "quota_exceeded", "file_too_large", "unsupported_media_type", "owner_moving"],
     responses: { 201: json(MultipartInitResponse, "Multipart upload opened"), ...errors(400, 401, 402, 403, 404, 413, 415, 429, 503) },
   }),
   async (c) => {
@@ -47,7 +49,7 @@ multipartRoutes.openapi(
 );
 
 multipartRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "put",
     path: "/multipart/{uploadId}/parts/{partNumber}",
     operationId: "uploads.multipart.putPart",
@@ -57,6 +59,10 @@ multipartRoutes.openapi(
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { params: PartParam, body: binaryBody("The part's bytes") },
+    errors: [
+      ...UPLOAD_ENDED_ERRORS, "invalid_part_number", "size_mismatch", "incomplete_body", "invalid_upload_token", "upload_not_found",
+      "upload_state_changed", "not_multipart", "already_finalized", "already_uploaded", "length_required", "magic_mismatch",
+    ],
     responses: { 200: json(PartResponse, "Part stored"), ...errors(400, 401, 403, 404, 409, 410, 411, 415) },
   }),
   async (c) => {
@@ -67,7 +73,7 @@ multipartRoutes.openapi(
 );
 
 multipartRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/multipart/{uploadId}",
     operationId: "uploads.multipart.get",
@@ -76,6 +82,7 @@ multipartRoutes.openapi(
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { params: UploadIdParam },
+    errors: ["invalid_upload_token", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized"],
     responses: { 200: json(MultipartStatus, "The upload and its parts"), ...errors(401, 403, 404, 409) },
   }),
   async (c) => {
@@ -85,7 +92,7 @@ multipartRoutes.openapi(
 );
 
 multipartRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/multipart/complete",
     operationId: "uploads.multipart.complete",
@@ -97,6 +104,10 @@ multipartRoutes.openapi(
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { body: jsonBody(MultipartCompleteRequest) },
+    errors: [
+      ...UPLOAD_ENDED_ERRORS, "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_part", "invalid_upload_token",
+      "blocked_content", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized", "upload_ended",
+    ],
     responses: { 200: json(MultipartCompleteResponse, "Assembled and verified"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
   async (c) => {
@@ -106,7 +117,7 @@ multipartRoutes.openapi(
 );
 
 multipartRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/multipart/{uploadId}",
     operationId: "uploads.multipart.abort",
@@ -116,6 +127,7 @@ multipartRoutes.openapi(
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { params: UploadIdParam },
+    errors: [...UPLOAD_ENDED_ERRORS, "invalid_upload_token", "upload_not_found", "upload_state_changed", "not_multipart", "already_finalized"],
     responses: { 200: json(MessageBody, "Aborted"), ...errors(401, 403, 404, 409, 410) },
   }),
   async (c) => {

@@ -1,6 +1,8 @@
 // /upload/*: the direct flow (presign -> PUT -> finalize) and the one-request uploads built on it (form, url).
 // The multipart flow is multipart-routes.ts, tus is tus/routes.ts. The two byte-streaming routes are exempt from the JSON body limit (app.ts).
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
+import { UPLOAD_ENDED_ERRORS } from "./lifecycle";
 import type { AppEnv } from "../platform/http/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
@@ -32,7 +34,7 @@ export const uploadRoutes = apiRouter();
 const tags = ["Uploads"];
 
 uploadRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/presign",
     operationId: "uploads.presign",
@@ -47,6 +49,7 @@ uploadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(PresignRequest) },
+    errors: ["private_requires_account", "quota_exceeded", "file_too_large", "use_multipart", "unsupported_media_type", "owner_moving"],
     responses: { 201: json(PresignResponse, "File record created"), ...errors(400, 401, 402, 403, 404, 413, 415, 429, 503) },
   }),
   async (c) => {
@@ -69,7 +72,7 @@ uploadRoutes.openapi(
 );
 
 uploadRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "put",
     path: "/direct/{fileId}",
     operationId: "uploads.putDirect",
@@ -82,6 +85,10 @@ uploadRoutes.openapi(
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { params: FileIdParam, body: binaryBody("The file's bytes") },
+    errors: [
+      ...UPLOAD_ENDED_ERRORS, "size_mismatch", "checksum_mismatch", "incomplete_body", "invalid_upload_token", "upload_not_found",
+      "upload_state_changed", "multipart_upload", "already_uploaded", "content_type_mismatch", "magic_mismatch",
+    ],
     responses: { 200: json(DirectUploadResponse, "Stored and verified"), ...errors(400, 401, 403, 404, 409, 410, 415) },
   }),
   async (c) => {
@@ -93,7 +100,7 @@ uploadRoutes.openapi(
 );
 
 uploadRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/finalize",
     operationId: "uploads.finalize",
@@ -105,6 +112,10 @@ uploadRoutes.openapi(
     security: bearer,
     middleware: [canContinueUpload()] as const,
     request: { body: jsonBody(FinalizeRequest) },
+    errors: [
+      ...UPLOAD_ENDED_ERRORS, "upload_mismatch", "size_mismatch", "checksum_mismatch", "invalid_upload_token", "blocked_content",
+      "upload_not_found", "not_uploaded", "upload_state_changed",
+    ],
     responses: { 200: json(FinalizeResponse, "Finalized"), ...errors(400, 401, 403, 404, 409, 410) },
   }),
   async (c) => {
@@ -116,7 +127,7 @@ uploadRoutes.openapi(
 );
 
 uploadRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/form",
     operationId: "uploads.form",
@@ -130,6 +141,10 @@ uploadRoutes.openapi(
       "read whole, so it is limited to the plan's file size; prefer the direct or multipart flow from your own code.",
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
+    errors: [
+      "size_mismatch", "invalid_form", "missing_file", "private_requires_account", "quota_exceeded", "blocked_content", "upload_not_found",
+      "length_required", "file_too_large", "unsupported_media_type", "owner_moving",
+    ],
     responses: { 201: json(FormUploadResponse, "Uploaded and finalized"), ...errors(400, 401, 402, 403, 404, 411, 413, 415, 429, 503) },
   }),
   async (c) => {
@@ -150,7 +165,7 @@ uploadRoutes.openapi(
 );
 
 uploadRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/url",
     operationId: "uploads.fromUrl",
@@ -164,6 +179,10 @@ uploadRoutes.openapi(
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
     request: { body: jsonBody(UrlUploadRequest) },
+    errors: [
+      "private_requires_account", "invalid_url", "quota_exceeded", "not_owner", "blocked_content", "upload_not_found", "album_not_found",
+      "file_too_large", "unsupported_media_type", "url_fetch_failed", "owner_moving",
+    ],
     responses: { 201: json(FormUploadResponse, "Fetched, stored and finalized"), ...errors(400, 401, 402, 403, 404, 413, 415, 422, 429, 503) },
   }),
   async (c) => {

@@ -1,5 +1,5 @@
 // /webhooks (extensions.md § 4): a session, or an API key with `manage`. Another user's endpoint is 404.
-import { createRoute } from "@hono/zod-openapi";
+import { defineRoute } from "../platform/http/route-errors";
 import type { Context } from "hono";
 import type { AppEnv } from "../platform/http/env";
 import { callerUser, requirePermission } from "../middleware/guards";
@@ -25,7 +25,7 @@ const tags = ["Webhooks"];
 const user = (c: Context<AppEnv>) => callerUser(c.get("principal"));
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/",
     operationId: "webhooks.create",
@@ -35,6 +35,7 @@ webhookRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { body: jsonBody(CreateWebhookRequest) },
+    errors: ["too_many_webhooks", "invalid_url"],
     responses: { 201: json(CreatedWebhook, "Created"), ...errors(400, 401, 403) },
   }),
   async (c) => {
@@ -44,7 +45,7 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/",
     operationId: "webhooks.list",
@@ -58,7 +59,7 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/{id}",
     operationId: "webhooks.get",
@@ -67,13 +68,14 @@ webhookRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: WebhookParams },
+    errors: ["webhook_not_found"],
     responses: { 200: json(WebhookEndpoint, "Endpoint"), ...errors(401, 403, 404) },
   }),
   async (c) => c.json(endpointView(await ownedEndpoint(c.var.dbs.directory(), user(c).id, c.req.valid("param").id)), 200),
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "patch",
     path: "/{id}",
     operationId: "webhooks.update",
@@ -83,6 +85,7 @@ webhookRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: WebhookParams, body: jsonBody(UpdateWebhookRequest) },
+    errors: ["invalid_url", "webhook_not_found"],
     responses: { 200: json(WebhookEndpoint, "Updated"), ...errors(400, 401, 403, 404) },
   }),
   async (c) => {
@@ -92,7 +95,7 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/{id}",
     operationId: "webhooks.delete",
@@ -102,6 +105,7 @@ webhookRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: WebhookParams },
+    errors: ["webhook_not_found"],
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404) },
   }),
   async (c) => {
@@ -111,7 +115,7 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/{id}/ping",
     operationId: "webhooks.ping",
@@ -121,6 +125,7 @@ webhookRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: WebhookParams },
+    errors: ["webhook_not_found", "webhook_disabled"],
     responses: { 202: json(QueuedDelivery, "Queued"), ...errors(401, 403, 404, 409) },
   }),
   async (c) => {
@@ -131,7 +136,7 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/{id}/deliveries",
     operationId: "webhooks.listDeliveries",
@@ -141,6 +146,7 @@ webhookRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: WebhookParams, query: PageQuery },
+    errors: ["webhook_not_found"],
     responses: { 200: json(WebhookAttemptList, "Attempts"), ...errors(400, 401, 403, 404) },
   }),
   async (c) => {
@@ -153,7 +159,7 @@ webhookRoutes.openapi(
 );
 
 webhookRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/{id}/deliveries/{deliveryId}/retry",
     operationId: "webhooks.retryDelivery",
@@ -163,6 +169,7 @@ webhookRoutes.openapi(
     security: bearer,
     middleware: [requirePermission("manage")] as const,
     request: { params: DeliveryParams },
+    errors: ["webhook_not_found", "delivery_not_found", "webhook_disabled"],
     responses: { 202: json(QueuedDelivery, "Queued"), ...errors(401, 403, 404, 409) },
   }),
   async (c) => {

@@ -1,13 +1,18 @@
 // The OpenAPI document's error listings (platform/http/openapi-errors.ts): each error response names, as examples, the
-// codes of the ErrorCode table that operation can answer with, and nothing else in the document changes.
+// codes its route declares (platform/http/route-errors.ts) of the response's status, and nothing else changes.
 import { describe, expect, it } from "vitest";
 import { call } from "../support/api";
 import { createApi } from "../../src/app";
 import { ERROR_CODES, wireCode, type ErrorCode } from "../../src/platform/errors/error-codes";
 import { reasonPhrase } from "../../src/platform/errors/errors";
 import { withErrorCodes } from "../../src/platform/http/openapi-errors";
+import { ERROR_CODES_KEY, UNDECLARED, impliedErrorCodes, type RouteErrorCodes } from "../../src/platform/http/route-errors";
+import { jsonBody } from "../../src/platform/http/openapi";
+import { requireRole, requirePermission } from "../../src/middleware/guards";
+import { z } from "@hono/zod-openapi";
 
 type Example = { summary: string; value: { error: string; message: string; details: { code: string } } };
+type RawDoc = { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, unknown> }>; [ERROR_CODES_KEY]?: RouteErrorCodes }>> };
 type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, Example> }> }> }>> };
 
 async function document(): Promise<Doc> {
@@ -64,6 +69,18 @@ describe("error listings in /openapi.json", () => {
     expect(listed(doc, "get", "/account", 403)).toEqual(["api_key_not_allowed", "account_banned"]);
     expect(listed(doc, "get", "/albums", 403)).toEqual(["missing_permission", "account_banned"]);
     expect(listed(doc, "get", "/albums", 401)).toContain("account_banned");
+    // Only the routes that start an upload refuse an upload token (canStartUpload); the others never do.
+    expect(listed(doc, "post", "/upload/presign", 403)).toContain("upload_token_scope");
+    expect(listed(doc, "post", "/upload/finalize", 403)).not.toContain("upload_token_scope");
+  });
+
+  it("derive the codes of a route's guards and JSON body, and every route's", () => {
+    const admin = impliedErrorCodes({ method: "post", middleware: [requireRole("admin")], request: { body: jsonBody(z.object({})) }, responses: {} });
+    expect(admin).toEqual(expect.arrayContaining(["validation_error", "invalid_token", "api_key_not_allowed", "unauthorized", "insufficient_role", "malformed_json"]));
+    const reader = impliedErrorCodes({ method: "get", middleware: [requirePermission("read")], responses: {} });
+    expect(reader).toEqual(expect.arrayContaining(["unauthorized", "missing_permission"]));
+    expect(reader).not.toContain("malformed_json");
+    expect(reader).not.toContain("insufficient_role");
   });
 
   it("list only codes of the table, under their own status, with the body the API answers", async () => {
@@ -82,22 +99,48 @@ describe("error listings in /openapi.json", () => {
     expect(count).toBeGreaterThan(100);
   });
 
-  it("list every code the table places on a route, and none the table keeps out", async () => {
+  it("list every code some route declares, and none of those no route declares", async () => {
     const doc = await document();
     const seen = new Set([...examples(doc)].map((e) => `${e.status} ${e.name}`));
     for (const code of codes) {
       const key = `${ERROR_CODES[code].status} ${wireCode(code)}`;
-      if (ERROR_CODES[code].where.length > 0) expect(seen.has(key), `${code} is listed somewhere`).toBe(true);
+      const undeclared = (UNDECLARED as readonly string[]).includes(code);
+      if (!undeclared) expect(seen.has(key), `${code} is listed somewhere`).toBe(true);
     }
     for (const code of ["http_error", "internal_error", "hotlink_refused", "oembed_url"] as const) {
       expect(seen.has(`${ERROR_CODES[code].status} ${wireCode(code)}`), code).toBe(false);
     }
   });
 
-  it("add examples and change nothing else in the document", () => {
-    const raw = createApi().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "1" } });
+  it("come from routes that declare codes of the table, under statuses they answer", () => {
+    const raw = createApi().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "1" } }) as unknown as RawDoc;
+    const declared = new Set<string>();
+    for (const [path, item] of Object.entries(raw.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const codesOf = op[ERROR_CODES_KEY];
+        const statuses = Object.keys(op.responses ?? {});
+        // (tus's HEAD is described on its own, without a JSON body to list codes in.)
+        const listsErrors = statuses.some((s) => Number(s) >= 400 && op.responses![s].content?.["application/json"]);
+        if (!listsErrors && !codesOf) continue;
+        expect(codesOf, `${where} is made with defineRoute`).toBeDefined();
+        for (const code of [...codesOf!.own, ...codesOf!.implied]) {
+          expect(code in ERROR_CODES, `${where}: ${code}`).toBe(true);
+          declared.add(code);
+        }
+        // A route's own codes are answered with statuses its responses list (implied ones need not be).
+        for (const code of codesOf!.own) expect(statuses, `${where}: ${code}`).toContain(String(ERROR_CODES[code].status));
+      }
+    }
+    for (const code of UNDECLARED) expect(declared.has(code), `${code} is declared by a route`).toBe(false);
+    expect(codes.filter((c) => !declared.has(c) && !(UNDECLARED as readonly string[]).includes(c))).toEqual([]);
+  });
+
+  it("add examples, remove the routes' declarations and change nothing else in the document", () => {
+    const raw = createApi().getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "1" } }) as unknown as RawDoc;
+    const withCodes = withErrorCodes(JSON.parse(JSON.stringify(raw)) as Doc);
+    for (const item of Object.values(raw.paths)) for (const op of Object.values(item)) delete op[ERROR_CODES_KEY];
     const before = JSON.stringify(raw);
-    const withCodes = withErrorCodes(JSON.parse(before) as Doc);
     let stripped = 0;
     for (const { path, method, status } of responses(withCodes)) {
       const media = withCodes.paths[path][method].responses[status].content?.["application/json"];

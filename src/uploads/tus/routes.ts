@@ -1,7 +1,8 @@
 // /upload/tus: the tus 1.0.0 server (extensions.md § 1). Headers in, headers out; errors keep the contract's body.
 // Hono answers HEAD with the GET route (body dropped), so GET /{uploadId} serves both: tus's HEAD, and the
 // JSON status outside tus.
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { defineRoute, refusing } from "../../platform/http/route-errors";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { PLAN_LIMITS } from "../../config";
@@ -50,10 +51,10 @@ tusRoutes.use(async (c, next) => {
 /** The creator only, checked per upload (anyone else: 404); an API key still needs `upload`. */
 const needsUpload = requirePermission("upload");
 const mayTouchUpload = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  refusing(["unauthorized", "missing_permission"], createMiddleware<AppEnv>(async (c, next) => {
     const kind = c.get("principal").kind;
     return kind === "anonymous" || kind === "upload" ? next() : needsUpload(c, next);
-  });
+  }));
 
 /** The request's chunk: its body, Content-Length and Upload-Checksum. PATCH always needs the tus media type. */
 function chunkOf(c: Context<AppEnv>, required: boolean): Chunk | null {
@@ -77,7 +78,7 @@ function progressHeaders(c: Context<AppEnv>, progress: TusProgress, expiresAt: D
 }
 
 tusRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "options",
     path: "/",
     operationId: "uploads.tus.options",
@@ -99,7 +100,7 @@ tusRoutes.openapi(
 );
 
 tusRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "post",
     path: "/",
     operationId: "uploads.tus.create",
@@ -113,6 +114,11 @@ tusRoutes.openapi(
       "`Upload-Token` (their Bearer token for this upload) and `Upload-Delete-Token`.",
     security: [...bearer, {}],
     middleware: [canStartUpload()] as const,
+    errors: [
+      "incomplete_body", "private_requires_account", "invalid_tus_header", "deferred_length_unsupported", "quota_exceeded", "not_owner",
+      "blocked_content", "upload_not_found", "album_not_found", "tus_version_unsupported", "file_too_large", "upload_length_exceeded",
+      "unsupported_media_type", "magic_mismatch", "offset_octet_stream_required", "tus_checksum_mismatch", "owner_moving",
+    ],
     responses: { 201: noContent("Created: Location, Upload-Offset, Upload-Expires"), ...errors(400, 401, 402, 403, 404, 412, 413, 415, 429, 460, 503) },
   }),
   async (c) => {
@@ -146,7 +152,7 @@ const TusStatus = z
   .openapi("TusUploadStatus");
 
 tusRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "get",
     path: "/{uploadId}",
     operationId: "uploads.tus.get",
@@ -156,6 +162,7 @@ tusRoutes.openapi(
     security: [...bearer, {}],
     middleware: [mayTouchUpload()] as const,
     request: { params: UploadIdParam },
+    errors: ["upload_not_found", "tus_version_unsupported"],
     responses: { 200: json(TusStatus, "The upload"), ...errors(401, 403, 404, 412) },
   }),
   async (c) => {
@@ -190,7 +197,7 @@ tusRoutes.openAPIRegistry.registerPath({
 });
 
 tusRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "patch",
     path: "/{uploadId}",
     operationId: "uploads.tus.append",
@@ -203,6 +210,11 @@ tusRoutes.openapi(
     security: [...bearer, {}],
     middleware: [mayTouchUpload()] as const,
     request: { params: UploadIdParam },
+    errors: [
+      "incomplete_body", "invalid_tus_header", "blocked_content", "upload_not_found", "offset_mismatch", "upload_state_changed",
+      "tus_version_unsupported", "upload_length_exceeded", "magic_mismatch", "offset_octet_stream_required", "upload_busy",
+      "tus_checksum_mismatch",
+    ],
     responses: { 204: noContent("Appended: Upload-Offset"), ...errors(400, 401, 403, 404, 409, 412, 413, 415, 423, 460) },
   }),
   async (c) => {
@@ -218,7 +230,7 @@ tusRoutes.openapi(
 );
 
 tusRoutes.openapi(
-  createRoute({
+  defineRoute({
     method: "delete",
     path: "/{uploadId}",
     operationId: "uploads.tus.terminate",
@@ -228,6 +240,7 @@ tusRoutes.openapi(
     security: [...bearer, {}],
     middleware: [mayTouchUpload()] as const,
     request: { params: UploadIdParam },
+    errors: ["upload_not_found", "upload_state_changed", "already_finalized", "tus_version_unsupported"],
     responses: { 204: noContent("Terminated"), ...errors(401, 403, 404, 409, 412) },
   }),
   async (c) => {
