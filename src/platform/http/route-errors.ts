@@ -23,13 +23,14 @@ export const EVERY_ROUTE = [
 /** A JSON request body: the body reader's refusals. */
 export const JSON_BODY = ["malformed_json", "body_too_large", "unsupported_content_type"] as const satisfies readonly ErrorCode[];
 
-const carried = new WeakMap<object, readonly ErrorCode[]>();
+type Refusing = { readonly refuses: readonly ErrorCode[] };
 
-/** Marks a middleware (a guard) with the codes it refuses with; a route listing it answers them too. */
-export function refusing<M extends object>(codes: readonly ErrorCode[], middleware: M): M {
-  carried.set(middleware, codes);
-  return middleware;
+/** A guard (our own middleware function) carrying the codes it refuses with; a route listing it answers them too. */
+export function refusing<M extends object>(codes: readonly ErrorCode[], middleware: M): M & Refusing {
+  return Object.assign(middleware, { refuses: codes });
 }
+
+const refusedBy = (m: unknown): readonly ErrorCode[] => (m as Partial<Refusing>).refuses ?? [];
 
 type Declared = { errors?: readonly ErrorCode[] };
 /** What a route's operation carries: its own codes, and those its definition implies. */
@@ -39,7 +40,7 @@ export type RouteErrorCodes = { own: readonly ErrorCode[]; implied: readonly Err
 export function impliedErrorCodes(route: Omit<RouteConfig, "path">): ErrorCode[] {
   const middleware = [route.middleware ?? []].flat();
   const json = Boolean(route.request?.body?.content?.["application/json"]);
-  return [...new Set<ErrorCode>([...EVERY_ROUTE, ...(json ? JSON_BODY : []), ...middleware.flatMap((m) => carried.get(m) ?? [])])];
+  return [...new Set<ErrorCode>([...EVERY_ROUTE, ...(json ? JSON_BODY : []), ...middleware.flatMap(refusedBy)])];
 }
 
 /** createRoute, with the route's error codes recorded in its operation. */
