@@ -16,10 +16,10 @@ export const SESSION = {
 };
 
 /**
- * The login guard (auth/login-guard.ts), per 15-minute window. Wrong passwords are counted strictly per (address,
- * IP), so a stranger who knows an address locks out only their own IP, and loosely per address, which still bounds
- * a guess spread over many IPs. Second-factor codes, reachable only with the password, count per account. A
- * passkey's failed answers count per credential and IP, never per address.
+ * The login guard (auth/login-guard.ts), per 15-minute window. Wrong passwords count strictly per (address, IP), so a
+ * stranger locks out only their own IP, and loosely per address, bounding a guess spread over IPs. Second-factor
+ * codes count per account; a passkey's failures per credential and IP (docs/accounts.md).
+ */
  */
 export const LOGIN_LIMITS = {
   windowSeconds: 15 * 60,

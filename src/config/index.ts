@@ -57,12 +57,9 @@ export const SERVING = {
   /** A thumbnail request answered with the "Processing…" placeholder while analysis has not made the thumbnail yet. */
   thumbnailPendingMaxAgeSeconds: 60,
   /**
-   * The edge-cached access records of an owner's first this-many files (by files.owner_ordinal) carry the
-   * owner's state, so a view of one decides from one cache lookup instead of two (the owner's record too).
-   * A ban, unban or account deletion then forgets those files' records: at most three keys per file.
-   * Both sides read this number, so while a deploy that changes it rolls out, isolates of the old and the new
-   * version disagree on which records carry the state: for that while, a ban handled by one may leave the other's
-   * records to their TTL (ACCESS_RECORD_SECONDS).
+   * The access records of an owner's first this-many files (by owner_ordinal) carry the owner's state: a view decides
+   * from one lookup, and a ban forgets at most three keys per file. While a deploy that changes it rolls out, a ban
+   * handled by one version may leave the other's records to their TTL (docs/edge-records.md).
    */
   ownerStateCarriedFiles: 100,
 };
@@ -132,12 +129,9 @@ export const ANALYSIS = {
   /** Refused before decode: a decoded image costs width x height x 4 bytes (decisions: 40 megapixels). */
   maxPixels: 40_000_000,
   /**
-   * Photon's full decode is used for JPEGs up to this many pixels (PNG, GIF, BMP and WebP always take our decoders,
-   * at full size when within this budget). Measured in workerd: decoding a 12 MP JPEG grows photon's
-   * wasm memory to 140 MB (~11.6 bytes per pixel: decoder buffers, RGB then RGBA), ~13 bytes per pixel once the
-   * pixels are read out, plus 5 bytes per pixel of JS copies (RGBA, luma): 5 MP stays near 90 MB with the model.
-   * Larger images (up to maxPixels) take the reduced path: our lean decoders (src/analysis/decoders) decode them
-   * straight to a block-averaged image of at most leanTargetPixels without ever holding the full pixels.
+   * Photon's full decode is used for JPEGs up to this many pixels; larger images (up to maxPixels) take our lean
+   * decoders' reduced path. Measured in workerd: a 12 MP JPEG grows photon's memory to 140 MB, while 5 MP stays near
+   * 90 MB with the model (docs/analysis.md).
    */
   maxDecodePixels: 5_000_000,
   /**

@@ -59,10 +59,9 @@ export const URL_UPLOADS = {
   /** Redirects followed by hand, each hop checked by the outbound address rules again. */
   maxRedirects: 3,
   /**
-   * A remote that sends no Content-Length is read into memory before anything is stored (the reservation and the
-   * R2 put need the size first), so such bodies are also capped here, below the plan's limit: the isolate has
-   * 128 MB, and the chunks are held once while they stream on into R2, beside whatever else the isolate runs.
-   * With a Content-Length the body streams into R2 and only the plan's limit applies.
+   * A remote that sends no Content-Length is read into memory first (the reservation and the R2 put need the size),
+   * so such bodies are capped below the plan's limit: the isolate has 128 MB. With a Content-Length the body streams
+   * into R2 and only the plan's limit applies.
    */
   maxBufferedBytes: 50 * MB,
 };

@@ -118,12 +118,9 @@ export type RequestDbs = {
 export type Statement = { toSQL(): { sql: string; params: unknown[] } } | { getQuery(): { sql: string; params: unknown[] } };
 
 /**
- * Runs `statements` as one D1 batch (one round trip, one transaction) on the handle's own client: the binding
- * or the request's session, so a read still goes where the handle sends it. A batch is one database's
- * transaction: every statement must be built for the handle's database. Returns D1's raw results: rows named
- * as SQLite names the columns, and the `meta` (`changes`, `rows_read`) callers check.
- * Not `db.batch`, for two reasons: drizzle 0.45's D1 batch cannot run `db.run(sql`...`)` statements that bind
- * parameters (it reads the prepared `.stmt` such a raw query does not have), and its results drop the meta.
+ * Runs `statements` as one D1 batch (one round trip, one transaction) on the handle's own client, the binding or the
+ * request's session; every statement must be built for that database. Returns D1's raw results with their `meta`.
+ * Not `db.batch`: drizzle 0.45's cannot run raw `sql` statements that bind parameters, and drops the meta.
  */
 export async function runBatch<T = Record<string, unknown>>(db: Db, statements: readonly Statement[]): Promise<D1Result<T>[]> {
   if (statements.length === 0) return [];

@@ -153,10 +153,9 @@ export async function movedShards(db: ShardDb, ids: string[]): Promise<Map<strin
 export type OwnerShards = { shard: number; movedTo: number | null | undefined };
 
 /**
- * The handles a takedown or a change of the owner's state writes through: the owner's shard first (its `changes`
- * say what the write did), and while the owner moves, the shard they move to as well. The move copies a row once
- * and deletes it from the old shard after the switch, so a write made only where the row was read could be lost
- * with it; made on both (absolute writes), it holds wherever the row ends (docs/sharding.md § Moving an owner).
+ * The handles a takedown or an owner-state change writes through: the owner's shard first (its `changes` say what
+ * the write did) and, while the owner moves, the target too. A write made only where the row was read could be lost
+ * with the old shard's copy; absolute writes on both hold wherever the row ends (docs/sharding.md § Moving an owner).
  */
 export function writeShards(open: { shard(n: number): ShardDb }, where: OwnerShards): ShardDb[] {
   const own = open.shard(where.shard);

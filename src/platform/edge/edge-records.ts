@@ -1,9 +1,6 @@
-// Edge records: small facts kept in caches.default, per data centre, so that a hot request decides without
-// D1 (a file's access, a credential's principal). Every kind is written, read and forgotten through this one
-// layer: typed namespaces, one codec that keeps Dates, one write-then-verify guard against a change that
-// lands between a fill's read and its write, and one forget that deletes here and purges everywhere.
-// Why the Cache API and not KV, and how long another data centre may decide from an old record:
-// docs/edge-records.md.
+// Edge records: small facts kept in caches.default, per data centre, so a hot request decides without D1. Every
+// kind is written, read and forgotten through this one layer: typed namespaces, one codec, a write-then-verify
+// guard, one forget that deletes here and purges everywhere (docs/edge-records.md: why not KV, how stale).
 import { config } from "../../config/env";
 import { purgeGlobally } from "./global-purge";
 

@@ -27,10 +27,9 @@ export function validationError(issues: readonly Issue[], target = "body") {
 const JSON_PARSED = /^application\/([\w.-]+\+)?json$/i;
 
 /**
- * Hono's JSON validator refuses a body that does not parse with a bare HTTPException(400), told apart from its
- * other 400s only by its message text. The error mapper asks here instead, on a 400 alone: the body was read (the
- * validator's turn came, after the guards, the path, query and header checks and the media-type gate) and, read
- * again from Hono's cache, fails with the parser's SyntaxError. Nothing is parsed on a request that succeeds.
+ * Hono's JSON validator refuses a body that does not parse with a bare HTTPException(400), told apart only by its
+ * text. The mapper asks here instead: the body was read (the validator's turn came) and, read again from Hono's
+ * cache, throws the parser's SyntaxError. Nothing is parsed on a request that succeeds.
  */
 export async function malformedJson(c: Context, err: HTTPException): Promise<ApiError | undefined> {
   const type = c.req.header("content-type");
