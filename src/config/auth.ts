@@ -20,7 +20,6 @@ export const SESSION = {
  * stranger locks out only their own IP, and loosely per address, bounding a guess spread over IPs. Second-factor
  * codes count per account; a passkey's failures per credential and IP (docs/accounts.md).
  */
- */
 export const LOGIN_LIMITS = {
   windowSeconds: 15 * 60,
   /** Wrong passwords for one address from one client IP. */
