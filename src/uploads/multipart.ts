@@ -12,13 +12,14 @@ import type { ShardDb } from "../platform/data/db";
 import { ApiError } from "../platform/errors/errors";
 import { isId } from "../platform/data/ids";
 import { apiUrl } from "../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, assertNotEnded, endFailedUpload, failVerification, removeStoredBytes } from "./lifecycle";
 import { endUpload, findUploadById, markBytesReceived, wrongFlow, type UploadWithFile } from "./records";
 import { startUpload, type StartInput } from "./start";
 import { putPart, storedSha256 } from "./streams";
 
-export const partUrl = (env: Env, uploadId: string, partNumber: number) => apiUrl(env, `/upload/multipart/${uploadId}/parts/${partNumber}`);
+export const partUrl = (env: Env, uploadId: string, partNumber: number) => apiUrl(env, pathOf("uploads.multipart.putPart", { uploadId, partNumber }));
 
 /** Bytes of part `n` (1-based): every part but the last is exactly partSize, the last the remainder. */
 export function partBytes(totalBytes: number, partSize: number, partNumber: number): number {

@@ -5,6 +5,7 @@ import type { AppEnv } from "../platform/http/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
 import { apiUrl } from "../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import { UPLOADS, URL_UPLOADS } from "../config/uploads";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { startUpload } from "./start";
@@ -57,7 +58,7 @@ uploadRoutes.openapi(
     return c.json(
       {
         uploadId: started.uploadId,
-        uploadUrl: apiUrl(c.env, `/upload/direct/${started.fileId}`),
+        uploadUrl: apiUrl(c.env, pathOf("uploads.putDirect", { fileId: started.fileId })),
         fileId: started.fileId,
         storeKey: started.storeKey,
         message: "File record created. PUT the file's bytes to uploadUrl, then call POST /upload/finalize.",

@@ -12,6 +12,7 @@ import { ApiError } from "../../platform/errors/errors";
 import { bearer, errors, json } from "../../platform/http/openapi";
 import { apiRouter } from "../../platform/http/router";
 import { apiUrl } from "../../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import { canStartUpload, startShard, uploadNotFound, uploaderOf } from "../access";
 import { FinalizeResponse } from "../schemas";
 import {
@@ -127,7 +128,7 @@ tusRoutes.openapi(
     const dbs = c.var.dbs.directoryAndShard(startShard(c.env, uploader));
     const albumDb = (albumId: string) => c.var.dbs.shardOf("alb", albumId);
     const created = await createTusUpload(c.env, c.executionCtx, dbs, uploader, { length, metadataHeader, chunk: chunkOf(c, false), albumDb });
-    c.header("Location", apiUrl(c.env, `/upload/tus/${created.uploadId}`));
+    c.header("Location", apiUrl(c.env, pathOf("uploads.tus.append", { uploadId: created.uploadId })));
     progressHeaders(c, created, created.expiresAt);
     if (created.uploadToken) c.header("Upload-Token", created.uploadToken);
     if (created.deleteToken) c.header("Upload-Delete-Token", created.deleteToken);
