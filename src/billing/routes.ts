@@ -8,6 +8,7 @@ import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
 import { validationError } from "../platform/http/validation";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 import type { CodeWithStatus } from "../platform/errors/error-codes";
 import { users } from "../db/schema";
@@ -19,6 +20,7 @@ import { SIGNATURE_HEADER, verifySignature } from "./signature";
 import { applyWebhookEvent, WebhookEventSchema } from "./webhook";
 
 export const billingRoutes = apiRouter();
+export const billingMount = mountAt("/billing", billingRoutes);
 const tags = ["Billing"];
 
 billingRoutes.openapi(

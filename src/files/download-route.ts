@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { optionalPermission } from "../middleware/guards";
 import { bearer, errors } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiError } from "../platform/errors/errors";
 import { FileIdParam } from "./schemas";
 import { readableFile, viewerOf } from "../serving/access";
@@ -10,6 +11,7 @@ import { countHit } from "../serving/view-counter";
 import { privateByteHeaders, quoteEtag } from "../serving/answers";
 
 export const downloadRoutes = apiRouter();
+export const downloadMount = mountAt("/files", downloadRoutes);
 const tags = ["Files"];
 
 downloadRoutes.openapi(

@@ -6,6 +6,7 @@ import { callerUser, optionalPermission, requirePermission } from "../middleware
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { Pagination } from "../platform/http/pagination";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto/crypto";
 import { FileIdParam, FileList, FileListItemSchema, FileSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "./schemas";
@@ -26,6 +27,7 @@ import { pointAt } from "../platform/data/moved-ids";
 import { emitAfterResponse } from "../webhooks/emit";
 
 export const fileRoutes = apiRouter();
+export const fileMount = mountAt("/files", fileRoutes);
 const tags = ["Files"];
 
 /**

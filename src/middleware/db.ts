@@ -16,6 +16,7 @@ import { database0, laterBookmark, shardHandle, type Database0, type RequestDbs,
 import { formatBookmarks, parseBookmarks } from "../platform/data/bookmarks";
 import { shardBinding, shardCount, shardOfIdIn } from "../platform/data/shards";
 import { routedShard } from "../platform/data/moved-ids";
+import type { RouteMatcher } from "../platform/http/route-traits";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -24,12 +25,12 @@ export const BOOKMARK_HEADER = "x-d1-bookmark";
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /**
  * Read at the primary although their method reads: the web app's own pages (they follow a form post with a redirect
- * that carries no bookmark), and tus's HEAD and status (tus clients send no bookmark, and a HEAD must see the offset,
- * the creation and the termination just before it).
+ * that carries no bookmark), and the API routes that declare READS_PRIMARY (tus's HEAD and status: tus clients send
+ * no bookmark, and a HEAD must see the offset, the creation and the termination just before it).
  */
-const OWNER_PAGES = /^\/(app(\/|$)|verify-email|api\/v1\/upload\/tus(\/|$))/;
+const OWNER_PAGES = /^\/(app(\/|$)|verify-email)/;
 
-function openSession(d1: D1Database, bookmark: string | undefined, method: string, path: string): D1DatabaseSession {
+function openSession(d1: D1Database, bookmark: string | undefined, method: string, path: string, readsPrimary: RouteMatcher): D1DatabaseSession {
   if (bookmark) {
     try {
       return d1.withSession(bookmark);
@@ -37,7 +38,8 @@ function openSession(d1: D1Database, bookmark: string | undefined, method: strin
       // an unknown or expired bookmark: fall through to the method's default
     }
   }
-  return d1.withSession(READ_METHODS.has(method) && !OWNER_PAGES.test(path) ? "first-unconstrained" : "first-primary");
+  const primary = !READ_METHODS.has(method) || OWNER_PAGES.test(path) || readsPrimary(method, path);
+  return d1.withSession(primary ? "first-primary" : "first-unconstrained");
 }
 
 declare module "hono" {
@@ -52,7 +54,7 @@ declare module "hono" {
  * mounted ahead of dbHandle() (app.ts) and ask for one only when they must read D1: a cache hit opens no
  * session at all.
  */
-export function requestDbs(c: Context<AppEnv>): RequestDbs {
+export function requestDbs(c: Context<AppEnv>, readsPrimary: RouteMatcher = () => false): RequestDbs {
   const made = c.var.dbs as RequestDbs | undefined;
   if (made) return made;
   const databases = shardCount(c.env);
@@ -60,7 +62,7 @@ export function requestDbs(c: Context<AppEnv>): RequestDbs {
   const sessions = new Map<number, D1DatabaseSession>();
   const session = (n: number) => {
     let s = sessions.get(n);
-    if (!s) sessions.set(n, (s = openSession(shardBinding(c.env, n), sent.get(n), c.req.method, c.req.path)));
+    if (!s) sessions.set(n, (s = openSession(shardBinding(c.env, n), sent.get(n), c.req.method, c.req.path, readsPrimary)));
     return s;
   };
   let db0: Database0 | undefined;
@@ -107,11 +109,12 @@ export function noteBookmark(c: Context<AppEnv>, bookmark: string | undefined, d
   c.set("recordBookmarks", known);
 }
 
-export const dbHandle = () =>
+/** `readsPrimary`: the API routes that read at the primary whatever their method (app.ts: those that declare it). */
+export const dbHandle = (readsPrimary?: RouteMatcher) =>
   createMiddleware<AppEnv>(async (c, next) => {
     // Sessions open on first use (an answer from edge records opens none); a request that reads nothing still
     // sends back the client's own bookmarks.
-    const dbs = requestDbs(c);
+    const dbs = requestDbs(c, readsPrimary);
     await next();
     const bookmark = dbs.bookmark();
     if (bookmark && c.req.path.startsWith("/api/")) c.res.headers.set(BOOKMARK_HEADER, bookmark);

@@ -3,6 +3,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
+import { STREAMED_BODY } from "../platform/http/route-traits";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { uploadAlbum } from "./album";
 import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";
@@ -19,6 +21,7 @@ import {
 } from "./schemas";
 
 export const multipartRoutes = apiRouter();
+export const multipartMount = mountAt("/upload", multipartRoutes);
 const tags = ["Uploads"];
 
 multipartRoutes.openapi(
@@ -51,6 +54,7 @@ multipartRoutes.openapi(
     method: "put",
     path: "/multipart/{uploadId}/parts/{partNumber}",
     operationId: "uploads.multipart.putPart",
+    [STREAMED_BODY]: true,
     tags,
     summary: "Upload one part",
     description: "Exact Content-Length required (411 without, 400 size_mismatch when wrong). Re-sending a part replaces it. Part 1 is checked for the mime's magic bytes.",

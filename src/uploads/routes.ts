@@ -4,6 +4,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../platform/http/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
+import { STREAMED_BODY } from "../platform/http/route-traits";
 import { apiUrl } from "../platform/http/urls";
 import { pathOf } from "@imghost/client";
 import { UPLOADS, URL_UPLOADS } from "../config/uploads";
@@ -30,6 +32,7 @@ import {
 } from "./schemas";
 
 export const uploadRoutes = apiRouter();
+export const uploadMount = mountAt("/upload", uploadRoutes);
 const tags = ["Uploads"];
 
 uploadRoutes.openapi(
@@ -74,6 +77,7 @@ uploadRoutes.openapi(
     method: "put",
     path: "/direct/{fileId}",
     operationId: "uploads.putDirect",
+    [STREAMED_BODY]: true,
     tags,
     summary: "Upload a file's bytes (direct flow)",
     description:
@@ -121,6 +125,7 @@ uploadRoutes.openapi(
     method: "post",
     path: "/form",
     operationId: "uploads.form",
+    [STREAMED_BODY]: true,
     tags,
     summary: "Upload in one request (multipart/form-data)",
     description:

@@ -11,6 +11,8 @@ import type { AppEnv } from "../../platform/http/env";
 import { ApiError } from "../../platform/errors/errors";
 import { bearer, errors, json } from "../../platform/http/openapi";
 import { apiRouter } from "../../platform/http/router";
+import { mountAt } from "../../platform/http/mount";
+import { READS_PRIMARY, STREAMED_BODY } from "../../platform/http/route-traits";
 import { apiUrl } from "../../platform/http/urls";
 import { pathOf } from "@imghost/client";
 import { canStartUpload, startShard, uploadNotFound, uploaderOf } from "../access";
@@ -31,6 +33,7 @@ import { appendToTusUpload, createTusUpload, describeTusUpload, terminateTusUplo
 import type { Chunk } from "./chunk";
 
 export const tusRoutes = apiRouter();
+export const tusMount = mountAt("/upload/tus", tusRoutes);
 const tags = ["Uploads (tus)"];
 const UploadIdParam = z.object({ uploadId: z.string().min(1).max(64).openapi({ param: { name: "uploadId", in: "path" }, example: "upl_V1StGXR8_Z5jdHi6B-myT" }) });
 const noContent = (description: string) => ({ description });
@@ -104,6 +107,7 @@ tusRoutes.openapi(
     method: "post",
     path: "/",
     operationId: "uploads.tus.create",
+    [STREAMED_BODY]: true,
     tags,
     summary: "Create a tus upload",
     description:
@@ -151,6 +155,7 @@ tusRoutes.openapi(
     method: "get",
     path: "/{uploadId}",
     operationId: "uploads.tus.get",
+    [READS_PRIMARY]: true,
     tags,
     summary: "Where a tus upload stands (JSON; HEAD gives tus's headers)",
     description: "HEAD answers Upload-Offset, Upload-Length, Upload-Metadata and Upload-Expires. Only the creator: anyone else gets 404.",
@@ -182,6 +187,7 @@ tusRoutes.openAPIRegistry.registerPath({
   method: "head",
   path: "/{uploadId}",
   operationId: "uploads.tus.head",
+  [READS_PRIMARY]: true,
   tags,
   summary: "Where a tus upload stands (tus's HEAD)",
   description: "Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires and Cache-Control: no-store. Only the creator: anyone else gets 404.",
@@ -195,6 +201,7 @@ tusRoutes.openapi(
     method: "patch",
     path: "/{uploadId}",
     operationId: "uploads.tus.append",
+    [STREAMED_BODY]: true,
     tags,
     summary: "Append a chunk",
     description:
