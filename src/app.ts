@@ -1,7 +1,7 @@
 // createApp(): middleware order, feature routers, error mapping and the OpenAPI document.
 import { insightsMount } from "./insights/routes";
 import { API_BASE } from "./platform/http/api-endpoints";
-import { READS_PRIMARY, routesWith, STREAMED_BODY, type RouteMatcher } from "./platform/http/route-traits";
+import { RATE_LIMIT_EXEMPT, READS_PRIMARY, routesWith, STARTS_UPLOAD, STREAMED_BODY, type RouteMatcher } from "./platform/http/route-traits";
 import { Hono } from "hono";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
@@ -57,9 +57,10 @@ const jsonBodyLimit = (streamsBody: RouteMatcher) =>
 
 export function createApi() {
   const api = apiRouter();
-  api.use(rateLimitFailedAuth());
+  const exempt = routesWith(api, RATE_LIMIT_EXEMPT);
+  api.use(rateLimitFailedAuth(exempt));
   api.use(authenticate());
-  api.use(rateLimit());
+  api.use(rateLimit({ exempt, startsUpload: routesWith(api, STARTS_UPLOAD) }));
   // After the rate limit, so that a 413 is counted and carries the X-RateLimit-* headers like any answer.
   api.use(jsonBodyLimit(routesWith(api, STREAMED_BODY)));
   // In this order: Hono matches routes in the order they were added, /upload/tus before /upload's.
@@ -87,7 +88,7 @@ export function createApp() {
   // session (they open one on a miss, through requestDbs).
   app.route("/i", imageRoutes);
   app.route("/cdn", cdnRoutes);
-  app.use("/api/v1/*", apiCors());
+  app.use("/api/v1/*", apiCors(routesWith(api, (route) => route.method === "options")));
   app.use(dbHandle(routesWith(api, READS_PRIMARY)));
   app.route(API_BASE, api);
   // Pages call the API in-process through the whole app (request id, db handle, auth, limits), lent here.

@@ -9,6 +9,7 @@ import { bearer, errors, json, jsonBody, noCredentials } from "../platform/http/
 import { validationError } from "../platform/http/validation";
 import { apiRouter } from "../platform/http/router";
 import { mountAt } from "../platform/http/mount";
+import { RATE_LIMIT_EXEMPT } from "../platform/http/route-traits";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 import type { CodeWithStatus } from "../platform/errors/error-codes";
 import { users } from "../db/schema";
@@ -114,6 +115,7 @@ billingRoutes.openapi(
     method: "post",
     path: "/webhook",
     operationId: "billing.webhook",
+    [RATE_LIMIT_EXEMPT]: true,
     security: noCredentials,
     tags,
     summary: "Payment processor events (signed)",

@@ -4,7 +4,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
 import { mountAt } from "../platform/http/mount";
-import { STREAMED_BODY } from "../platform/http/route-traits";
+import { STARTS_UPLOAD, STREAMED_BODY } from "../platform/http/route-traits";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { uploadAlbum } from "./album";
 import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";
@@ -29,6 +29,7 @@ multipartRoutes.openapi(
     method: "post",
     path: "/multipart/init",
     operationId: "uploads.multipart.init",
+    [STARTS_UPLOAD]: true,
     tags,
     summary: "Start a multipart upload",
     description:

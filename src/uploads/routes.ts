@@ -5,7 +5,7 @@ import type { AppEnv } from "../platform/http/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
 import { mountAt } from "../platform/http/mount";
-import { STREAMED_BODY } from "../platform/http/route-traits";
+import { STARTS_UPLOAD, STREAMED_BODY } from "../platform/http/route-traits";
 import { apiUrl } from "../platform/http/urls";
 import { pathOf } from "@imghost/client";
 import { UPLOADS, URL_UPLOADS } from "../config/uploads";
@@ -40,6 +40,7 @@ uploadRoutes.openapi(
     method: "post",
     path: "/presign",
     operationId: "uploads.presign",
+    [STARTS_UPLOAD]: true,
     tags,
     summary: "Start a direct upload",
     description:
@@ -125,6 +126,7 @@ uploadRoutes.openapi(
     method: "post",
     path: "/form",
     operationId: "uploads.form",
+    [STARTS_UPLOAD]: true,
     [STREAMED_BODY]: true,
     tags,
     summary: "Upload in one request (multipart/form-data)",
@@ -160,6 +162,7 @@ uploadRoutes.openapi(
     method: "post",
     path: "/url",
     operationId: "uploads.fromUrl",
+    [STARTS_UPLOAD]: true,
     tags,
     summary: "Upload from a URL",
     description:

@@ -2,7 +2,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { authenticateApiKey } from "../../auth/api-keys";
-import { call } from "@imghost/client";
+import { call, pathOf } from "@imghost/client";
 import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { requireFormToken, requireSession } from "./context";
 import { KeysPage, RevokePage, type Created, type KeyForm } from "./keys-views";
@@ -15,7 +15,7 @@ function sharexUploader(env: Env, key: string) {
     Name: new URL(env.SITE_URL).host,
     DestinationType: "ImageUploader",
     RequestMethod: "POST",
-    RequestURL: `${env.BASE_URL}/upload/form`,
+    RequestURL: `${env.BASE_URL}${pathOf("uploads.form")}`,
     Headers: { Authorization: `Bearer ${key}` },
     Body: "MultipartFormData",
     FileFormName: "file",

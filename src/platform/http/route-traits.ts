@@ -9,17 +9,23 @@ import { API_BASE } from "./api-endpoints";
 export const STREAMED_BODY = "x-streamed-body";
 /** Reads at the database's primary although its method reads (its clients send no bookmark). */
 export const READS_PRIMARY = "x-reads-primary";
-export type RouteTrait = typeof STREAMED_BODY | typeof READS_PRIMARY;
+/** Starts an upload (a file record, storage reserved): it counts in the uploads bucket too. */
+export const STARTS_UPLOAD = "x-starts-upload";
+/** Outside the per-caller rate limits (the payment processor's webhook). */
+export const RATE_LIMIT_EXEMPT = "x-rate-limit-exempt";
+export type RouteTrait = typeof STREAMED_BODY | typeof READS_PRIMARY | typeof STARTS_UPLOAD | typeof RATE_LIMIT_EXEMPT;
 
 /** Whether a request (its method, its path under the app) is for one of `api`'s routes that declare `trait`. */
 export type RouteMatcher = (method: string, path: string) => boolean;
 
-/** A matcher over the routes of `api` (mounted at API_BASE) that declare `trait`, built at its first use. */
-export function routesWith(api: OpenAPIHono<AppEnv>, trait: RouteTrait): RouteMatcher {
+/** A matcher over the routes of `api` (mounted at API_BASE) that declare `trait` (or that `trait` picks), built at
+ *  its first use. */
+export function routesWith(api: OpenAPIHono<AppEnv>, trait: RouteTrait | ((route: RouteConfig) => boolean)): RouteMatcher {
+  const picks = typeof trait === "function" ? trait : (route: RouteConfig) => (route as RouteConfig & Partial<Record<RouteTrait, boolean>>)[trait] === true;
   let marked: { method: string; path: RegExp }[] | undefined;
   return (method, path) => {
     marked ??= api.openAPIRegistry.definitions.flatMap((d) =>
-      d.type === "route" && (d.route as RouteConfig & Partial<Record<RouteTrait, boolean>>)[trait]
+      d.type === "route" && picks(d.route)
         ? [{ method: d.route.method.toUpperCase(), path: pathPattern(d.route.path) }]
         : [],
     );

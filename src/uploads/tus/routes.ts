@@ -12,7 +12,7 @@ import { ApiError } from "../../platform/errors/errors";
 import { bearer, errors, json } from "../../platform/http/openapi";
 import { apiRouter } from "../../platform/http/router";
 import { mountAt } from "../../platform/http/mount";
-import { READS_PRIMARY, STREAMED_BODY } from "../../platform/http/route-traits";
+import { READS_PRIMARY, STARTS_UPLOAD, STREAMED_BODY } from "../../platform/http/route-traits";
 import { apiUrl } from "../../platform/http/urls";
 import { pathOf } from "@imghost/client";
 import { canStartUpload, startShard, uploadNotFound, uploaderOf } from "../access";
@@ -107,6 +107,7 @@ tusRoutes.openapi(
     method: "post",
     path: "/",
     operationId: "uploads.tus.create",
+    [STARTS_UPLOAD]: true,
     [STREAMED_BODY]: true,
     tags,
     summary: "Create a tus upload",
