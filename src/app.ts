@@ -10,6 +10,7 @@ import type { AppEnv } from "./platform/http/env";
 import { requestId } from "./middleware/request-id";
 import { apiCors, securityHeaders } from "./middleware/security-headers";
 import { dbHandle } from "./middleware/db";
+import { describeKeyScope, refusesApiKeys } from "./middleware/guards";
 import { authenticate } from "./auth/middleware";
 import { rateLimit, rateLimitFailedAuth } from "./limits/middleware";
 import { limitMount } from "./limits/routes";
@@ -66,12 +67,29 @@ export function createApi() {
   // In this order: Hono matches routes in the order they were added, /upload/tus before /upload's.
   const mounts = [authMount, mfaMount, passkeyMount, accountMount, limitMount, whoamiMount, billingMount, adminMount, keyMount, devMount, tusMount, uploadMount, multipartMount, fileMount, downloadMount, signedUrlMount, searchMount, albumMount, moderationMount, webhookMount, insightsMount];
   for (const { base, routes } of mounts) api.route(base, routes);
+  describeKeyScope(keyScopeOf(api));
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
     description: "A session access token (JWT) or an API key (pk_ + 32 base58 characters).",
   });
   return api;
+}
+
+/**
+ * The documented routes that take a credential, each with whether one of its guards refuses API keys (Hono lists
+ * a route's middleware among its handlers; the OpenAPI registry keeps none). Public routes (`security: []`) and
+ * hidden ones are left out.
+ */
+function keyScopeOf(api: OpenAPIHono<AppEnv>) {
+  const handlers = new Map<string, unknown[]>();
+  for (const r of api.routes) handlers.set(`${r.method} ${r.path}`, [...(handlers.get(`${r.method} ${r.path}`) ?? []), r.handler]);
+  return api.openAPIRegistry.definitions.flatMap((d) => {
+    if (d.type !== "route" || d.route.security?.length === 0) return [];
+    const method = d.route.method.toUpperCase();
+    const routed = handlers.get(`${method} ${d.route.path.replace(/\{([^}]+)\}/g, ":$1")}`) ?? [];
+    return [{ method, path: d.route.path, refusesKeys: routed.some(refusesApiKeys) }];
+  });
 }
 
 let openApiDocumentCache: { base: string; doc: unknown } | undefined;

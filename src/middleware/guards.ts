@@ -4,26 +4,50 @@ import type { AppEnv, AuthUser, Permission, Principal } from "../platform/http/e
 import type { Role } from "../config";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 
-export const API_KEY_SCOPE_MESSAGE =
-  "API keys can only access /upload, /files, /albums, /search and POST /moderation/report; sign in for this endpoint";
+/** The guards that refuse every API key; keyScope() reads them off the routes. */
+const refusingKeys = new WeakSet<object>();
+const refusesKeys = <M extends object>(guard: M): M => (refusingKeys.add(guard), guard);
 
-const apiKeyRefused = () => new ApiError("api_key_not_allowed", API_KEY_SCOPE_MESSAGE);
+/** What API keys may call, in the words of the contract's message (api-v1.md: "API keys can only access"). */
+let keysMayAccess = "the routes that accept them";
+const apiKeyRefused = () => new ApiError("api_key_not_allowed", `API keys can only access ${keysMayAccess}; sign in for this endpoint`);
+
+/** Whether `handler` (one of a route's handlers, as Hono lists them) is a guard that refuses every API key. */
+export const refusesApiKeys = (handler: unknown): boolean => typeof handler === "function" && refusingKeys.has(handler);
+
+/**
+ * Names the routes API keys may call in the refusal's message, from the routes themselves (their guards): a
+ * path prefix all of whose routes accept keys ("/files"), else each route that does ("POST /moderation/report").
+ */
+export function describeKeyScope(routes: { method: string; path: string; refusesKeys: boolean }[]): string {
+  const byPrefix = new Map<string, { all: number; keyed: string[] }>();
+  for (const r of routes) {
+    const prefix = `/${r.path.split("/")[1]}`;
+    const entry = byPrefix.get(prefix) ?? { all: 0, keyed: [] };
+    entry.all++;
+    if (!r.refusesKeys) entry.keyed.push(`${r.method} ${r.path}`);
+    byPrefix.set(prefix, entry);
+  }
+  const named = [...byPrefix].flatMap(([prefix, { all, keyed }]) => (keyed.length === all ? [prefix] : keyed));
+  keysMayAccess = named.length > 1 ? `${named.slice(0, -1).join(", ")} and ${named[named.length - 1]}` : (named[0] ?? "nothing");
+  return keysMayAccess;
+}
 
 /** Anonymous callers welcome, API keys refused (signup, login, verify-email). */
 export const noApiKey = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  refusesKeys(createMiddleware<AppEnv>(async (c, next) => {
     if (c.get("principal").kind === "key") throw apiKeyRefused();
     await next();
-  });
+  }));
 
 /** Session-only endpoints: an API key gets 403, no credentials get 401. */
 export const sessionOnly = () =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  refusesKeys(createMiddleware<AppEnv>(async (c, next) => {
     const p = c.get("principal");
     if (p.kind === "key") throw apiKeyRefused();
     if (p.kind !== "session") throw unauthorized();
     await next();
-  });
+  }));
 
 export const missingPermission = (permission: Permission) =>
   new ApiError("missing_permission", `This API key lacks the '${permission}' permission`, { permission });
@@ -58,13 +82,13 @@ export const optionalPermission = (permission: Permission) =>
 
 /** Session-only and one of `roles` (moderation, admin). */
 export const requireRole = (...roles: Role[]) =>
-  createMiddleware<AppEnv>(async (c, next) => {
+  refusesKeys(createMiddleware<AppEnv>(async (c, next) => {
     const p = c.get("principal");
     if (p.kind === "key") throw apiKeyRefused();
     if (p.kind !== "session") throw unauthorized();
     if (!roles.includes(p.user.role)) throw new ApiError("insufficient_role", "Your role does not allow this");
     await next();
-  });
+  }));
 
 /** The user behind a session or key principal; guards have already refused everyone else. */
 export function callerUser(p: Principal): AuthUser {
