@@ -4,11 +4,12 @@ import type { AppEnv, AuthUser, Permission, Principal } from "../platform/http/e
 import type { Role } from "../config";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 
-/** The guards that refuse every API key; keyScope() reads them off the routes. */
+/** The guards that refuse every API key: refusesApiKeys() tells them apart among a route's handlers (app.ts). */
 const refusingKeys = new WeakSet<object>();
 const refusesKeys = <M extends object>(guard: M): M => (refusingKeys.add(guard), guard);
 
 /** What API keys may call, in the words of the contract's message (api-v1.md: "API keys can only access"). */
+// Set once by the app from its routes (describeKeyScope), before any request.
 let keysMayAccess = "the routes that accept them";
 const apiKeyRefused = () => new ApiError("api_key_not_allowed", `API keys can only access ${keysMayAccess}; sign in for this endpoint`);
 
