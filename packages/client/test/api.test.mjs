@@ -73,7 +73,7 @@ describe("operations by operationId", () => {
     const { data, response } = await call(c.raw, "files.get", { params: { path: { id: fileId } } });
     expect([response.status, data?.id]).toEqual([200, fileId]);
     const patched = await call(c.raw, "files.update", { params: { path: { id: fileId } }, body: { title: "Door" } });
-    expect(patched.data?.title).toBe("Door");
+    expect(patched.data?.file.title).toBe("Door");
     expect(requests.at(-1)).toMatchObject({ method: "PATCH", url: `${server.baseUrl}/files/${fileId}` });
     expect(operationOf("files.download")).toEqual({ method: "get", path: "/files/{id}/download" });
     expect(pathOf("files.download", { id: fileId })).toBe(`/files/${fileId}/download`);
