@@ -4,6 +4,7 @@ import type { AppEnv } from "../platform/http/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { AccountBody, AccountDeleted, AccountPatch, AccountUpdated, DeleteAccountBody } from "./schemas";
 import { AccountSchema } from "../auth/schemas";
 import { exportStream } from "./export";
@@ -16,6 +17,7 @@ import { z } from "@hono/zod-openapi";
 import { sessionLiveAtPrimary } from "../auth/middleware";
 
 export const accountRoutes = apiRouter();
+export const accountMount = mountAt("/account", accountRoutes);
 const tags = ["Account"];
 
 accountRoutes.openapi(

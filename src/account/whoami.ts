@@ -8,9 +8,11 @@ import { apiKeys } from "../db/schema";
 import { callerUser, signedIn } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { Permission } from "../keys/schemas";
 
 export const whoamiRoutes = apiRouter();
+export const whoamiMount = mountAt("/account", whoamiRoutes);
 
 const Whoami = z
   .object({

@@ -5,6 +5,7 @@ import type { AppEnv } from "../platform/http/env";
 import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { decidePlanChange, listPlanChanges, planChangeResource } from "../billing/plan-changes";
 import { PlanChangeSchema } from "../billing/schemas";
 import { adminUser, listUsers, updateUser } from "./users";
@@ -23,6 +24,7 @@ import {
 } from "./schemas";
 
 export const adminRoutes = apiRouter();
+export const adminMount = mountAt("/admin", adminRoutes);
 const tags = ["Admin"];
 
 adminRoutes.openapi(

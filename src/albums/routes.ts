@@ -7,6 +7,7 @@ import { callerUser, optionalPermission, requirePermission } from "../middleware
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { Pagination, PageQuery } from "../platform/http/pagination";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiError } from "../platform/errors/errors";
 import { hashPassword } from "../platform/crypto/passwords";
 import { viewerOf } from "../serving/access";
@@ -30,6 +31,7 @@ import { albumNotFound, albumResource, checkAlbumPassword, isAlbumOwner, ownAlbu
 import { emitAfterResponse } from "../webhooks/emit";
 
 export const albumRoutes = apiRouter();
+export const albumMount = mountAt("/albums", albumRoutes);
 const tags = ["Albums"];
 
 albumRoutes.openapi(

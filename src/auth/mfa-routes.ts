@@ -6,6 +6,7 @@ import { defineRoute } from "../platform/http/route-errors";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { AuthResponse, LoginSecondStepRequest, RecoveryCodes, SecondFactorStatus, TotpConfirmRequest, TotpEnrolment, TotpTurnOffRequest } from "./schemas";
 import { confirmTotp, enrolTotp, turnOffTotp } from "./totp-factor";
 import { completeSecondStep, secondFactorStatus } from "./second-factor";
@@ -13,6 +14,7 @@ import { userResource } from "./queries";
 import { sessionLiveAtPrimary } from "./middleware";
 
 export const mfaRoutes = apiRouter();
+export const mfaMount = mountAt("/auth", mfaRoutes);
 
 const tags = ["Auth"];
 

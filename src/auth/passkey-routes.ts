@@ -7,6 +7,7 @@ import { defineRoute } from "../platform/http/route-errors";
 import { noApiKey, sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { AuthResponse } from "./schemas";
 import {
   CreationOptions,
@@ -25,6 +26,7 @@ import { userResource } from "./queries";
 import { sessionLiveAtPrimary } from "./middleware";
 
 export const passkeyRoutes = apiRouter();
+export const passkeyMount = mountAt("/auth", passkeyRoutes);
 
 const tags = ["Auth"];
 

@@ -21,6 +21,7 @@ import { login, sendVerification, signup, verifyEmail } from "./service";
 import { refreshSession, revokeSession, signOutOtherSessions } from "./sessions";
 import { accountResource, findUserById, userResource } from "./queries";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiError } from "../platform/errors/errors";
 import { resendAllowed } from "./verification-limit";
 import { changePassword } from "./password";
@@ -28,6 +29,7 @@ import { forgotPassword, resetPassword } from "./password-reset";
 import { sessionLiveAtPrimary } from "./middleware";
 
 export const authRoutes = apiRouter();
+export const authMount = mountAt("/auth", authRoutes);
 
 const tags = ["Auth"];
 

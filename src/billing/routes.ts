@@ -8,6 +8,8 @@ import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody, noCredentials } from "../platform/http/openapi";
 import { validationError } from "../platform/http/validation";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
+import { RATE_LIMIT_EXEMPT } from "../platform/http/route-traits";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 import type { CodeWithStatus } from "../platform/errors/error-codes";
 import { users } from "../db/schema";
@@ -20,6 +22,7 @@ import { applyWebhookEvent, WebhookEventSchema } from "./webhook";
 import { config } from "../config/env";
 
 export const billingRoutes = apiRouter();
+export const billingMount = mountAt("/billing", billingRoutes);
 const tags = ["Billing"];
 
 billingRoutes.openapi(
@@ -113,6 +116,7 @@ billingRoutes.openapi(
     method: "post",
     path: "/webhook",
     operationId: "billing.webhook",
+    [RATE_LIMIT_EXEMPT]: true,
     security: noCredentials,
     tags,
     summary: "Payment processor events (signed)",

@@ -9,6 +9,7 @@ import { isDevEnvironment, type AppEnv } from "../platform/http/env";
 import { ApiError } from "../platform/errors/errors";
 import { json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { readOutbox } from "../mail/outbox";
 import { normalizeEmail } from "../auth/service";
 import { findLiveUserByEmail } from "../auth/queries";
@@ -16,6 +17,7 @@ import { updateUser } from "../admin/users";
 import { AdminUser, PlanId, RoleId } from "../admin/schemas";
 
 export const devRoutes = apiRouter();
+export const devMount = mountAt("/dev", devRoutes);
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 

@@ -4,6 +4,7 @@ import { defineRoute } from "../platform/http/route-errors";
 import { optionalPermission } from "../middleware/guards";
 import { bearer, errors } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiError } from "../platform/errors/errors";
 import { FileIdParam } from "./schemas";
 import { readableFile, viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
@@ -11,6 +12,7 @@ import { countHit } from "../serving/view-counter";
 import { privateByteHeaders, quoteEtag } from "../serving/answers";
 
 export const downloadRoutes = apiRouter();
+export const downloadMount = mountAt("/files", downloadRoutes);
 const tags = ["Files"];
 
 downloadRoutes.openapi(

@@ -7,6 +7,7 @@ import { callerUser, optionalPermission, requirePermission } from "../middleware
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { Pagination } from "../platform/http/pagination";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiError, unauthorized } from "../platform/errors/errors";
 import { sha256Hex, timingSafeEqualString } from "../platform/crypto/crypto";
 import { FileIdParam, FileList, FileListItemSchema, FileSchema, FileUpdated, ListFilesQuery, PatchFileRequest } from "./schemas";
@@ -27,6 +28,7 @@ import { pointAt } from "../platform/data/moved-ids";
 import { emitAfterResponse } from "../webhooks/emit";
 
 export const fileRoutes = apiRouter();
+export const fileMount = mountAt("/files", fileRoutes);
 const tags = ["Files"];
 
 /**
@@ -95,12 +97,9 @@ fileRoutes.openapi(
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
     const id = c.req.valid("param").id;
-    // Readers are decided from the same edge-cached access record as the byte links (no D1 on a hit; its
-    // counts are as old as the record, up to ACCESS_RECORD_SECONDS: the counter shards forget no record), so
-    // the owner's read waits only for its duplicates and, beside them, its counts (fullResource).
-    // A change through this API forgets the record here at once. D1 instead, for a signed-in caller that
-    // asks for read-your-writes (x-d1-bookmark), and for the owner while the analysis has not landed: the
-    // job forgets the record in its own data centre, and a polling owner elsewhere would wait out the TTL.
+    // Readers are decided from the byte links' edge-cached access record (no D1 on a hit; counts as old as the
+    // record). D1 instead for a signed-in caller asking read-your-writes (x-d1-bookmark), and for the owner until
+    // the analysis lands: the job forgets the record only in its own data centre (docs/api-conventions.md).
     const db = c.var.dbs.shardOf("file", id);
     const fromDb = () => loadFile(db, id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;

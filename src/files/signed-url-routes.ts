@@ -7,6 +7,7 @@ import type { Principal } from "../platform/http/env";
 import { requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import type { ShardDb } from "../platform/data/db";
 import type { FileRow } from "../db/schema";
 import { fileUrl } from "../platform/http/urls";
@@ -20,6 +21,7 @@ import { newSigningSalt, signLink } from "../serving/signed-links";
 import { config } from "../config/env";
 
 export const signedUrlRoutes = apiRouter();
+export const signedUrlMount = mountAt("/files", signedUrlRoutes);
 const tags = ["Files"];
 
 /** The caller's own live file; 404 for anyone else's, whatever its visibility. */

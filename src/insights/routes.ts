@@ -3,6 +3,7 @@ import { defineRoute } from "../platform/http/route-errors";
 import { callerUser, optionalPermission, requirePermission, requireRole } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiError } from "../platform/errors/errors";
 import { FileIdParam } from "../files/schemas";
 import { ownedFile } from "./queries";
@@ -11,6 +12,7 @@ import { AccountStatsBody, AdminStatsBody, FileStatsBody, StatsQuery } from "./s
 import { accountStats, adminStats, fileStats } from "./stats";
 
 export const insightsRoutes = apiRouter();
+export const insightsMount = mountAt("/", insightsRoutes);
 const range = "`from` and `to` are inclusive UTC dates within the last 90 days; by default the last 30 days, today included.";
 
 insightsRoutes.openapi(

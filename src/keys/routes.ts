@@ -4,12 +4,14 @@ import type { AppEnv } from "../platform/http/env";
 import { sessionOnly, sessionPrincipal } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { ApiKeyList, CreatedKey, CreateKeyRequest } from "./schemas";
 import { createApiKey, listApiKeys, revokeApiKey } from "../auth/api-keys";
 import { PageQuery } from "../platform/http/pagination";
 import { sessionLiveAtPrimary } from "../auth/middleware";
 
 export const keyRoutes = apiRouter();
+export const keyMount = mountAt("/keys", keyRoutes);
 const tags = ["API keys"];
 
 keyRoutes.openapi(

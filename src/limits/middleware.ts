@@ -9,7 +9,8 @@ import { clientIp } from "../platform/http/client-ip";
 import { RateLimitError } from "../platform/errors/errors";
 import { limiterFor, type LimitState } from "./rate-limiter";
 import { leases, type LeaseSource, type WaitUntil } from "./leases";
-import { bucketsFor, isUploadStart, multiplierOf, subjectOf } from "./policy";
+import { bucketsFor, multiplierOf, subjectOf } from "./policy";
+import type { RouteMatcher } from "../platform/http/route-traits";
 
 /**
  * What the limiter answered for this request; GET /account/limits reads it instead of asking again.
@@ -23,36 +24,35 @@ declare module "hono" {
   }
 }
 
-/** Routes outside the per-caller limits. The payment processor delivers every customer's events from a
- *  few addresses; refusing them would lose billing events, and unsigned ones cost one HMAC to refuse.
- *  They are neither counted nor refused, but their answers still carry the X-RateLimit-* headers of the
- *  caller's API bucket, as every response does (describeExempt). */
-const EXEMPT = /\/billing\/webhook\/?$/;
-
-export const rateLimit = () =>
+/** `routes.exempt`: the routes outside the per-caller limits (RATE_LIMIT_EXEMPT). The payment processor delivers
+ *  every customer's events from a few addresses; refusing them would lose billing events, and unsigned ones cost
+ *  one HMAC to refuse. They are neither counted nor refused, but their answers still carry the X-RateLimit-*
+ *  headers of the caller's API bucket, as every response does (describeExempt). `routes.startsUpload`: the
+ *  requests that also consume the uploads bucket (STARTS_UPLOAD: they create a file record and reserve storage). */
+export const rateLimit = (routes: { exempt: RouteMatcher; startsUpload: RouteMatcher }) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const multiplier = multiplierOf(c.env);
     if (multiplier === "off") return next();
-    if (EXEMPT.test(c.req.path)) {
+    if (routes.exempt(c.req.method, c.req.path)) {
       await next();
       return describeExempt(c, subjectOf(c.get("principal")), multiplier);
     }
     const { subject, plan } = subjectOf(c.get("principal"));
-    const limits = await countRequest(c, subject, plan, multiplier, isUploadStart(c.req.method, c.req.path));
+    const limits = await countRequest(c, subject, plan, multiplier, routes.startsUpload(c.req.method, c.req.path));
     c.set("rateLimits", limits.state);
     if (!limits.allowed) throw tooManyRequests(limits.refusedBy);
     await next();
     setHeaders(c, limits.shown);
   });
 
-/** Before auth: a request refused with 401 is still an API call, counted against the caller's IP. */
-export const rateLimitFailedAuth = () =>
+/** Before auth: a request refused with 401 is still an API call, counted against the caller's IP (`exempt`: as rateLimit's). */
+export const rateLimitFailedAuth = (exempt: RouteMatcher) =>
   createMiddleware<AppEnv>(async (c, next) => {
     await next();
     const multiplier = multiplierOf(c.env);
     // The principal is set exactly when authentication succeeded; then rateLimit() has done the work.
     if (c.get("principal") || multiplier === "off") return;
-    if (EXEMPT.test(c.req.path)) return describeExempt(c, { subject: `ip:${clientIp(c.req.raw)}`, plan: "anonymous" }, multiplier);
+    if (exempt(c.req.method, c.req.path)) return describeExempt(c, { subject: `ip:${clientIp(c.req.raw)}`, plan: "anonymous" }, multiplier);
     const limits = await countRequest(c, `ip:${clientIp(c.req.raw)}`, "anonymous", multiplier, false);
     if (!limits.allowed) {
       const err = tooManyRequests(limits.refusedBy);

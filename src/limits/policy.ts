@@ -9,11 +9,6 @@ export const WINDOW_SECONDS = 3600;
 export const API_BUCKET = "api";
 export const UPLOAD_BUCKET = "uploads";
 
-/** Requests that also consume the uploads bucket (they create a file record and reserve storage). */
-export function isUploadStart(method: string, path: string): boolean {
-  return method === "POST" && /\/upload\/(presign|multipart\/init|form|tus|url)\/?$/.test(path);
-}
-
 /** A user is one subject whichever credential they use (session or any key); anyone else is their IP. */
 export function subjectOf(p: Principal): { subject: string; plan: PlanOrAnonymous } {
   if (p.kind === "session" || p.kind === "key") return { subject: `user:${p.user.id}`, plan: p.user.plan };

@@ -6,6 +6,7 @@ import type { AppEnv } from "../platform/http/env";
 import { callerUser, signedIn } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { PLAN_LIMITS } from "../config";
 import { owners } from "../db/schema";
 import { limiterFor, type LimitState } from "./rate-limiter";
@@ -14,6 +15,7 @@ import { LimitsBody } from "./schemas";
 import { bucketsFor, multiplierOf, subjectOf, WINDOW_SECONDS } from "./policy";
 
 export const limitRoutes = apiRouter();
+export const limitMount = mountAt("/account", limitRoutes);
 
 const bucket = (s: LimitState | undefined) => ({
   limit: s?.limit ?? null,

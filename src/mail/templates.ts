@@ -2,6 +2,7 @@
 // (a username, a token, a time); the words, the links (at SITE_URL, or BASE_URL for the moderation API) and the
 // reason the person got the mail are decided here.
 import { apiUrl } from "../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import { renderHtml, renderText, type Block, type MailDoc } from "./layout";
 import { config } from "../config/env";
 
@@ -146,8 +147,8 @@ const TEMPLATES: { [K in MailKind]: Template<K> } = {
     blocks: [
       { p: [`A ${m.reason} report needs urgent review.`] },
       { lines: [[`Report: ${m.reportId}`], [`File: ${m.fileId}${m.fileHidden ? " (hidden from everyone until the report is resolved)" : ""}`]] },
-      { label: "The high-priority queue", link: apiUrl(env, "/moderation/queue?priority=high") },
-      { p: [`Resolve it with POST ${apiUrl(env, `/moderation/reports/${m.reportId}/resolve`)}`] },
+      { label: "The high-priority queue", link: apiUrl(env, `${pathOf("moderation.queue")}?priority=high`) },
+      { p: [`Resolve it with POST ${apiUrl(env, pathOf("moderation.resolve", { id: m.reportId }))}`] },
     ],
     why: "this address belongs to a moderator or an administrator of imghost",
   }),
@@ -165,7 +166,7 @@ const TEMPLATES: { [K in MailKind]: Template<K> } = {
       },
       { p: ["Events that happen while it is disabled are not sent to it. Once it works again, turn it back on in your account."] },
       { label: "The endpoint's page", link: `${config(env).siteUrl}/app/webhooks/${m.endpoint.id}` },
-      { p: [`Or with PATCH ${apiUrl(env, `/webhooks/${m.endpoint.id}`)} and {"enabled": true}.`] },
+      { p: [`Or with PATCH ${apiUrl(env, pathOf("webhooks.update", { id: m.endpoint.id }))} and {"enabled": true}.`] },
     ];
     return { subject: "A webhook endpoint was disabled", greeting: m.username, blocks, why: "you own this webhook endpoint" };
   },

@@ -1,14 +1,8 @@
-// The request's database handles, each over a D1 Sessions API session (read replication). Reads that need no
-// read-your-writes go to the nearest replica ("first-unconstrained"); a request carrying the bookmark of
-// an earlier response (`x-d1-bookmark`) reads at least that fresh; requests that change things start at the
-// primary ("first-primary"), so their checks (quota, state transitions) see the latest state. Every API
-// response carries the session's latest bookmark in `x-d1-bookmark` for the client's next request, or, when
-// the answer was decided from an edge-cached record without a D1 query, the later of the session's (the
-// client's own, if it sent one) and the record's (noteBookmark).
-//
-// `c.var.dbs` hands out a handle per database (docs/sharding.md): the directory or a shard; no query spans two.
-// Database DB is the directory and shard 0: its handles share one session. Each further shard (SHARD_n) gets a session of its own when first asked for, read at least as
-// fresh as the client's bookmark for it; `x-d1-bookmark` carries one bookmark per database (platform/data/bookmarks.ts).
+// The request's database handles, each over a D1 Sessions API session: reads that need no read-your-writes go to the
+// nearest replica, a request carrying `x-d1-bookmark` reads at least that fresh, and requests that change things
+// start at the primary so their checks see the latest state. `c.var.dbs` hands out one handle per database, the
+// directory or a shard, each its own session; `x-d1-bookmark` carries one bookmark per database
+// (docs/api-conventions.md, docs/sharding.md).
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../platform/http/env";
@@ -16,6 +10,7 @@ import { database0, laterBookmark, shardHandle, type Database0, type RequestDbs,
 import { formatBookmarks, parseBookmarks } from "../platform/data/bookmarks";
 import { shardBinding, shardCount, shardOfIdIn } from "../platform/data/shards";
 import { routedShard } from "../platform/data/moved-ids";
+import type { RouteMatcher } from "../platform/http/route-traits";
 
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 
@@ -24,12 +19,12 @@ export const BOOKMARK_HEADER = "x-d1-bookmark";
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /**
  * Read at the primary although their method reads: the web app's own pages (they follow a form post with a redirect
- * that carries no bookmark), and tus's HEAD and status (tus clients send no bookmark, and a HEAD must see the offset,
- * the creation and the termination just before it).
+ * that carries no bookmark), and the API routes that declare READS_PRIMARY (tus's HEAD and status: tus clients send
+ * no bookmark, and a HEAD must see the offset, the creation and the termination just before it).
  */
-const OWNER_PAGES = /^\/(app(\/|$)|verify-email|api\/v1\/upload\/tus(\/|$))/;
+const OWNER_PAGES = /^\/(app(\/|$)|verify-email)/;
 
-function openSession(d1: D1Database, bookmark: string | undefined, method: string, path: string): D1DatabaseSession {
+function openSession(d1: D1Database, bookmark: string | undefined, method: string, path: string, readsPrimary: RouteMatcher): D1DatabaseSession {
   if (bookmark) {
     try {
       return d1.withSession(bookmark);
@@ -37,7 +32,8 @@ function openSession(d1: D1Database, bookmark: string | undefined, method: strin
       // an unknown or expired bookmark: fall through to the method's default
     }
   }
-  return d1.withSession(READ_METHODS.has(method) && !OWNER_PAGES.test(path) ? "first-unconstrained" : "first-primary");
+  const primary = !READ_METHODS.has(method) || OWNER_PAGES.test(path) || readsPrimary(method, path);
+  return d1.withSession(primary ? "first-primary" : "first-unconstrained");
 }
 
 declare module "hono" {
@@ -52,7 +48,7 @@ declare module "hono" {
  * mounted ahead of dbHandle() (app.ts) and ask for one only when they must read D1: a cache hit opens no
  * session at all.
  */
-export function requestDbs(c: Context<AppEnv>): RequestDbs {
+export function requestDbs(c: Context<AppEnv>, readsPrimary: RouteMatcher = () => false): RequestDbs {
   const made = c.var.dbs as RequestDbs | undefined;
   if (made) return made;
   const databases = shardCount(c.env);
@@ -60,7 +56,7 @@ export function requestDbs(c: Context<AppEnv>): RequestDbs {
   const sessions = new Map<number, D1DatabaseSession>();
   const session = (n: number) => {
     let s = sessions.get(n);
-    if (!s) sessions.set(n, (s = openSession(shardBinding(c.env, n), sent.get(n), c.req.method, c.req.path)));
+    if (!s) sessions.set(n, (s = openSession(shardBinding(c.env, n), sent.get(n), c.req.method, c.req.path, readsPrimary)));
     return s;
   };
   let db0: Database0 | undefined;
@@ -107,11 +103,12 @@ export function noteBookmark(c: Context<AppEnv>, bookmark: string | undefined, d
   c.set("recordBookmarks", known);
 }
 
-export const dbHandle = () =>
+/** `readsPrimary`: the API routes that read at the primary whatever their method (app.ts: those that declare it). */
+export const dbHandle = (readsPrimary?: RouteMatcher) =>
   createMiddleware<AppEnv>(async (c, next) => {
     // Sessions open on first use (an answer from edge records opens none); a request that reads nothing still
     // sends back the client's own bookmarks.
-    const dbs = requestDbs(c);
+    const dbs = requestDbs(c, readsPrimary);
     await next();
     const bookmark = dbs.bookmark();
     if (bookmark && c.req.path.startsWith("/api/")) c.res.headers.set(BOOKMARK_HEADER, bookmark);

@@ -6,10 +6,32 @@ import { ApiError, unauthorized } from "../platform/errors/errors";
 import type { ErrorCode } from "../platform/errors/error-codes";
 import { refusing } from "../platform/http/route-errors";
 
-export const API_KEY_SCOPE_MESSAGE =
-  "API keys can only access /upload, /files, /albums, /search and POST /moderation/report; sign in for this endpoint";
+/** What API keys may call, in the words of the contract's message (api-v1.md: "API keys can only access"). */
+// Set once by the app from its routes (describeKeyScope), before any request.
+let keysMayAccess = "the routes that accept them";
+const apiKeyRefused = () => new ApiError("api_key_not_allowed", `API keys can only access ${keysMayAccess}; sign in for this endpoint`);
 
-const apiKeyRefused = () => new ApiError("api_key_not_allowed", API_KEY_SCOPE_MESSAGE);
+/** Whether `handler` (one of a route's handlers, as Hono lists them) is a guard that refuses every API key. */
+export const refusesApiKeys = (handler: unknown): boolean =>
+  typeof handler === "function" && ((handler as { refuses?: readonly ErrorCode[] }).refuses ?? []).includes("api_key_not_allowed");
+
+/**
+ * Names the routes API keys may call in the refusal's message, from the routes themselves (their guards): a
+ * path prefix all of whose routes accept keys ("/files"), else each route that does ("POST /moderation/report").
+ */
+export function describeKeyScope(routes: { method: string; path: string; refusesKeys: boolean }[]): string {
+  const byPrefix = new Map<string, { all: number; keyed: string[] }>();
+  for (const r of routes) {
+    const prefix = `/${r.path.split("/")[1]}`;
+    const entry = byPrefix.get(prefix) ?? { all: 0, keyed: [] };
+    entry.all++;
+    if (!r.refusesKeys) entry.keyed.push(`${r.method} ${r.path}`);
+    byPrefix.set(prefix, entry);
+  }
+  const named = [...byPrefix].flatMap(([prefix, { all, keyed }]) => (keyed.length === all ? [prefix] : keyed));
+  keysMayAccess = named.length > 1 ? `${named.slice(0, -1).join(", ")} and ${named[named.length - 1]}` : (named[0] ?? "nothing");
+  return keysMayAccess;
+}
 
 /** A guard, marked with the codes it refuses with: a route listing it answers them (platform/http/route-errors.ts). */
 const guard = (codes: readonly ErrorCode[], check: Parameters<typeof createMiddleware<AppEnv>>[0]) => refusing(codes, createMiddleware<AppEnv>(check));

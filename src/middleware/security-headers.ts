@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import { cors } from "hono/cors";
 import type { AppEnv } from "../platform/http/env";
+import type { RouteMatcher } from "../platform/http/route-traits";
 import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS } from "../platform/http/tus-headers";
 import { config } from "../config/env";
 
@@ -27,16 +28,15 @@ const apiCorsPolicy = cors({
   ...corsHeaders,
   maxAge: 86400,
 });
-const TUS_PATH = /^\/api\/v1\/upload\/tus\/?$/;
 
 /**
- * CORS for Bearer credentials from any origin, never cookies (the API reads none; the web app's cookie routes under
- * /app get no CORS headers and stay same-origin). Preflights are answered here, before authentication and rate
- * limiting; a non-preflight OPTIONS to tus is tus's capability request and goes on to its route (extensions.md § 1).
+ * CORS for Bearer credentials from any origin, never cookies (the API reads none; the web app's /app routes get no
+ * CORS headers). Preflights are answered here, before authentication and rate limiting; a non-preflight OPTIONS to
+ * a route of its own (`hasOptionsRoute`: tus's capability request, extensions.md § 1) goes on to that route.
  */
-export const apiCors = () =>
+export const apiCors = (hasOptionsRoute: RouteMatcher) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (c.req.method === "OPTIONS" && TUS_PATH.test(c.req.path) && c.req.header("access-control-request-method") === undefined) {
+    if (c.req.method === "OPTIONS" && hasOptionsRoute("OPTIONS", c.req.path) && c.req.header("access-control-request-method") === undefined) {
       await next();
       c.header("Access-Control-Allow-Origin", "*");
       c.header("Access-Control-Expose-Headers", corsHeaders.exposeHeaders.join(","));

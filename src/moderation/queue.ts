@@ -6,6 +6,7 @@ import type { OwnerShards } from "../platform/data/moved-ids";
 import { files, owners, reports, type FileRow, type ReportRow } from "../db/schema";
 import { goneReason } from "../serving/access";
 import { apiUrl, cdnUrl, fileUrl } from "../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import type { ReportReason } from "./reports";
 
 export type QueueFilter = {
@@ -61,7 +62,7 @@ export function reportItem(env: Env, r: ReportWithFile, now: number) {
           cdnUrl: cdnUrl(env, file.storeKey),
           state: goneReason({ file, ownerGoneAt: r.ownerBannedAt ?? r.ownerDeletedAt }, now) ?? ("live" as const),
           phash: file.phash ?? file.clientPhash ?? null,
-          contentUrl: apiUrl(env, `/moderation/reports/${report.id}/content`),
+          contentUrl: apiUrl(env, pathOf("moderation.reportContent", { id: report.id })),
         }
       : null,
   };

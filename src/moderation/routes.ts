@@ -7,6 +7,7 @@ import { requireRole, sessionPrincipal } from "../middleware/guards";
 import { bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { Pagination } from "../platform/http/pagination";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { viewerOf, FILE_LOOKUP_ERRORS } from "../serving/access";
 import { QueueQuery, ReportCreated, ReportIdParam, ReportItem, ReportList, ReportRequest, ResolveRequest, ResolveResponse } from "./schemas";
 import { complianceMessage, fileReport } from "./reports";
@@ -15,6 +16,7 @@ import { resolveReport } from "./resolve";
 import { reportedContent } from "./content";
 
 export const moderationRoutes = apiRouter();
+export const moderationMount = mountAt("/moderation", moderationRoutes);
 const tags = ["Moderation"];
 const moderators = () => requireRole("moderator", "admin");
 

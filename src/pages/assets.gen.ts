@@ -3,8 +3,8 @@ export const ASSET_PATHS = {
   "favicon.svg": "/assets/favicon.fc6504d9665e.svg",
   "site.css": "/assets/site.17a1e16eb2c0.css",
   "ui.css": "/assets/ui.d5d17c494e07.css",
-  "app.js": "/assets/app.6c05c96dbce9.js",
-  "api.js": "/assets/api.0191a05ec93e.js",
+  "app.js": "/assets/app.67cd6bc7828b.js",
+  "api.js": "/assets/api.39809d801f7f.js",
   "thumbhash.js": "/assets/thumbhash.228a125e608e.js",
   "webauthn.js": "/assets/webauthn.90a3514b12c0.js",
 } as const;

@@ -9,6 +9,7 @@ import type { FileRow } from "../db/schema";
 import { ApiError } from "../platform/errors/errors";
 import { assertReadable, isAgeRestricted, isUnsafeToRender, loadFile } from "../serving/access";
 import { fileUrl, filePageUrl, apiUrl } from "../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import { servedType } from "../serving/answers";
 import { Layout } from "./layout";
 import { When, formatBytes } from "./app/ui";
@@ -152,7 +153,7 @@ function FilePage(props: { env: Env; file: FileRow; owner?: { link: LinkOf } }) 
   const restricted = isAgeRestricted(file) && !owner;
   const unsafe = isUnsafeToRender(file);
   const description = file.description.trim() || undefined;
-  const download = owner ? `/app/files/${file.id}/download` : apiUrl(env, `/files/${file.id}/download`);
+  const download = owner ? `/app/files/${file.id}/download` : apiUrl(env, pathOf("files.download", { id: file.id }));
   const image: OgImage | undefined = restricted || unsafe || owner
     ? undefined
     : { ...previewImage(env, file), alt: fileAlt(file) };

@@ -7,6 +7,7 @@ import type { AppEnv } from "../platform/http/env";
 import { REPORT_REASONS } from "../db/schema";
 import { Layout } from "./layout";
 import { Notice } from "./app/ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./app/api";
 
 const REASON_TEXT: Record<(typeof REPORT_REASONS)[number], string> = {
@@ -78,7 +79,7 @@ export function reportPages(deps: { headers: (c: Context<AppEnv>) => void }) {
     const form = await c.req.parseBody();
     const text = (k: string) => (typeof form[k] === "string" ? (form[k] as string) : "");
     const reason = text("reason") as (typeof REPORT_REASONS)[number];
-    const r = await result(apiOf(c).POST("/moderation/report", { body: { fileId: c.req.param("id"), reason, details: text("details"), ...(text("email") ? { email: text("email") } : {}) } }));
+    const r = await result(call(apiOf(c), "moderation.report", { body: { fileId: c.req.param("id"), reason, details: text("details"), ...(text("email") ? { email: text("email") } : {}) } }));
     if (!r.ok) return c.html(<ReportPage fileId={c.req.param("id")} error={apiMessage(r)} />, r.status === 429 ? 429 : r.status === 404 ? 404 : 400);
     return c.html(<ReportPage fileId={c.req.param("id")} done="Thank you: the report reached our moderators." />);
   });

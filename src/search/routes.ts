@@ -3,6 +3,7 @@ import { defineRoute } from "../platform/http/route-errors";
 import { callerUser, requirePermission } from "../middleware/guards";
 import { bearer, errors, json } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { FileIdParam } from "../files/schemas";
 import { fileListItem } from "../files/resource";
 import { matchExpression, parseTerms } from "../files/text-match";
@@ -13,6 +14,7 @@ import { snippet } from "./snippet";
 import { similarFiles } from "./similar";
 
 export const searchRoutes = apiRouter();
+export const searchMount = mountAt("/", searchRoutes);
 const tags = ["Search"];
 
 searchRoutes.openapi(

@@ -4,6 +4,8 @@ import { defineRoute } from "../platform/http/route-errors";
 import { UPLOAD_ENDED_ERRORS } from "./lifecycle";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
+import { STARTS_UPLOAD, STREAMED_BODY } from "../platform/http/route-traits";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { uploadAlbum } from "./album";
 import { abortMultipart, completeMultipart, describeMultipart, initMultipart, receivePart } from "./multipart";
@@ -20,6 +22,7 @@ import {
 } from "./schemas";
 
 export const multipartRoutes = apiRouter();
+export const multipartMount = mountAt("/upload", multipartRoutes);
 const tags = ["Uploads"];
 
 multipartRoutes.openapi(
@@ -27,6 +30,7 @@ multipartRoutes.openapi(
     method: "post",
     path: "/multipart/init",
     operationId: "uploads.multipart.init",
+    [STARTS_UPLOAD]: true,
     tags,
     summary: "Start a multipart upload",
     description:
@@ -53,6 +57,7 @@ multipartRoutes.openapi(
     method: "put",
     path: "/multipart/{uploadId}/parts/{partNumber}",
     operationId: "uploads.multipart.putPart",
+    [STREAMED_BODY]: true,
     tags,
     summary: "Upload one part",
     description: "Exact Content-Length required (411 without, 400 size_mismatch when wrong). Re-sending a part replaces it. Part 1 is checked for the mime's magic bytes.",

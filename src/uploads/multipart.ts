@@ -1,10 +1,6 @@
-// The multipart flow on R2's native multipart API. The worker keeps no state between requests
-// (resumeMultipartUpload per part); D1 remembers the parts received so a client can resume.
-//
-// Whole-file SHA-256: part digests combined are not a file digest, so when the client declares `sha256` at
-// init, complete streams the assembled object back from R2 through crypto.DigestStream and compares
-// (mismatch: the object is deleted, the upload fails, 400 checksum_mismatch). Without it files.sha256 stays
-// null until the analysis job computes it, and finalize can report no exact duplicates for that file.
+// The multipart flow on R2's native multipart API: no worker state between requests (resumeMultipartUpload per part),
+// D1 remembers the parts received. Part digests combined are not a file digest, so a declared `sha256` is checked by
+// streaming the assembled object back at complete; without it files.sha256 waits for the analysis (docs/uploads.md).
 import { and, asc, eq, sql } from "drizzle-orm";
 import { UPLOADS, type UploadMime } from "../config/uploads";
 import { uploadParts, uploads, type UploadRow } from "../db/schema";
@@ -12,13 +8,14 @@ import type { ShardDb } from "../platform/data/db";
 import { ApiError } from "../platform/errors/errors";
 import { isId } from "../platform/data/ids";
 import { apiUrl } from "../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import { ownedBy, type Uploader } from "./access";
 import { assertAcceptingBytes, assertNotEnded, endFailedUpload, failVerification, removeStoredBytes } from "./lifecycle";
 import { endUpload, findUploadById, markBytesReceived, wrongFlow, type UploadWithFile } from "./records";
 import { startUpload, type StartInput } from "./start";
 import { putPart, storedSha256 } from "./streams";
 
-export const partUrl = (env: Env, uploadId: string, partNumber: number) => apiUrl(env, `/upload/multipart/${uploadId}/parts/${partNumber}`);
+export const partUrl = (env: Env, uploadId: string, partNumber: number) => apiUrl(env, pathOf("uploads.multipart.putPart", { uploadId, partNumber }));
 
 /** Bytes of part `n` (1-based): every part but the last is exactly partSize, the last the remainder. */
 export function partBytes(totalBytes: number, partSize: number, partNumber: number): number {

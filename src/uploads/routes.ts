@@ -6,7 +6,10 @@ import { UPLOAD_ENDED_ERRORS } from "./lifecycle";
 import type { AppEnv } from "../platform/http/env";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
+import { STARTS_UPLOAD, STREAMED_BODY } from "../platform/http/route-traits";
 import { apiUrl } from "../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import { UPLOADS, URL_UPLOADS } from "../config/uploads";
 import { canContinueUpload, canStartUpload, startShard, uploaderOf } from "./access";
 import { startUpload } from "./start";
@@ -31,6 +34,7 @@ import {
 } from "./schemas";
 
 export const uploadRoutes = apiRouter();
+export const uploadMount = mountAt("/upload", uploadRoutes);
 const tags = ["Uploads"];
 
 uploadRoutes.openapi(
@@ -38,6 +42,7 @@ uploadRoutes.openapi(
     method: "post",
     path: "/presign",
     operationId: "uploads.presign",
+    [STARTS_UPLOAD]: true,
     tags,
     summary: "Start a direct upload",
     description:
@@ -60,7 +65,7 @@ uploadRoutes.openapi(
     return c.json(
       {
         uploadId: started.uploadId,
-        uploadUrl: apiUrl(c.env, `/upload/direct/${started.fileId}`),
+        uploadUrl: apiUrl(c.env, pathOf("uploads.putDirect", { fileId: started.fileId })),
         fileId: started.fileId,
         storeKey: started.storeKey,
         message: "File record created. PUT the file's bytes to uploadUrl, then call POST /upload/finalize.",
@@ -76,6 +81,7 @@ uploadRoutes.openapi(
     method: "put",
     path: "/direct/{fileId}",
     operationId: "uploads.putDirect",
+    [STREAMED_BODY]: true,
     tags,
     summary: "Upload a file's bytes (direct flow)",
     description:
@@ -131,6 +137,8 @@ uploadRoutes.openapi(
     method: "post",
     path: "/form",
     operationId: "uploads.form",
+    [STARTS_UPLOAD]: true,
+    [STREAMED_BODY]: true,
     tags,
     summary: "Upload in one request (multipart/form-data)",
     description:
@@ -169,6 +177,7 @@ uploadRoutes.openapi(
     method: "post",
     path: "/url",
     operationId: "uploads.fromUrl",
+    [STARTS_UPLOAD]: true,
     tags,
     summary: "Upload from a URL",
     description:

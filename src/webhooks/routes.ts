@@ -6,6 +6,7 @@ import { callerUser, requirePermission } from "../middleware/guards";
 import { MessageBody, bearer, errors, json, jsonBody } from "../platform/http/openapi";
 import { PageQuery } from "../platform/http/pagination";
 import { apiRouter } from "../platform/http/router";
+import { mountAt } from "../platform/http/mount";
 import { createEndpoint, deleteEndpoint, endpointView, listEndpoints, ownedEndpoint, updateEndpoint } from "./endpoints";
 import { listAttempts, retryDelivery, sendPing } from "./deliveries";
 import {
@@ -21,6 +22,7 @@ import {
 } from "./schemas";
 
 export const webhookRoutes = apiRouter();
+export const webhookMount = mountAt("/webhooks", webhookRoutes);
 const tags = ["Webhooks"];
 const user = (c: Context<AppEnv>) => callerUser(c.get("principal"));
 

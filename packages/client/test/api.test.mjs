@@ -3,7 +3,7 @@
 // 429 of the server's upload limit, a 429 with Retry-After answered after that wait, a 503 tried again with
 // backoff, and a server that never answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, ImghostError } from "@imghost/client";
+import { call, createClient, ImghostError, operationOf, pathOf } from "@imghost/client";
 import { makePng, newUser, recordingFetch, startServer, within } from "./support.mjs";
 
 let server;
@@ -62,6 +62,23 @@ describe("files.get, update, delete", () => {
     await c.files.delete(fileId);
     expect(await rejection(c.files.get(fileId))).toMatchObject({ name: "ImghostError", status: 410 });
     expect(await collect(c.files.list())).toEqual([]);
+  });
+});
+
+describe("operations by operationId", () => {
+  it("call() sends an operation's method to its path, and pathOf() fills the path's parameters in", async () => {
+    const user = await newUser(server);
+    const { c, requests } = client(user.key);
+    const { fileId } = await within("upload", c.upload(makePng(12, 12, 90), { filename: "door.png" }), 60_000);
+    const { data, response } = await call(c.raw, "files.get", { params: { path: { id: fileId } } });
+    expect([response.status, data?.id]).toEqual([200, fileId]);
+    const patched = await call(c.raw, "files.update", { params: { path: { id: fileId } }, body: { title: "Door" } });
+    expect(patched.data?.file.title).toBe("Door");
+    expect(requests.at(-1)).toMatchObject({ method: "PATCH", url: `${server.baseUrl}/files/${fileId}` });
+    expect(operationOf("files.download")).toEqual({ method: "get", path: "/files/{id}/download" });
+    expect(pathOf("files.download", { id: fileId })).toBe(`/files/${fileId}/download`);
+    expect(pathOf("uploads.multipart.putPart", { uploadId: "upl_a b", partNumber: 3 })).toBe("/upload/multipart/upl_a%20b/parts/3");
+    expect(() => pathOf("files.get", {})).toThrow(TypeError);
   });
 });
 

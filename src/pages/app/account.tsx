@@ -3,6 +3,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice, formatBytes } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./api";
 import { clearSessionCookie, setSessionCookie } from "./session";
 import { ErrorNotice, errorCodeOf, errorQuery, type ErrorParam } from "./error-param";
@@ -18,7 +19,7 @@ accountPages.use("/app/account", requireSession, requireFormToken);
 accountPages.use("/app/account/*", requireSession, requireFormToken);
 
 accountPages.get("/app/account", async (c) => {
-  const [acc, lim, factors, passkeys] = await Promise.all([result(apiOf(c).GET("/account")), result(apiOf(c).GET("/account/limits")), result(apiOf(c).GET("/auth/2fa")), result(apiOf(c).GET("/auth/passkeys"))]);
+  const [acc, lim, factors, passkeys] = await Promise.all([result(call(apiOf(c), "account.get")), result(call(apiOf(c), "account.limits")), result(call(apiOf(c), "auth.secondFactors")), result(call(apiOf(c), "auth.passkeys.list"))]);
   const q = c.req.query();
   const a = acc.ok ? acc.body.user : undefined;
   const l = lim.ok ? lim.body : undefined;
@@ -117,7 +118,7 @@ accountPages.get("/app/account", async (c) => {
 
 accountPages.post("/app/account", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await result(apiOf(c).PATCH("/account", { body: {
+  const r = await result(call(apiOf(c), "account.update", { body: {
     ageConfirmed: str(form, "ageConfirmed") === "1",
     safeMode: str(form, "safeMode") === "1",
     ...(str(form, "username") ? { username: str(form, "username") } : {}),
@@ -130,7 +131,7 @@ accountPages.post("/app/account/password", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const back = (error: ErrorParam) => c.redirect(`/app/account?${errorQuery(error)}`, 303);
   if (str(form, "newPassword") !== str(form, "repeatPassword")) return back("passwords_differ");
-  const r = await result(apiOf(c).POST("/auth/password", { body: { currentPassword: str(form, "currentPassword"), newPassword: str(form, "newPassword") } }));
+  const r = await result(call(apiOf(c), "auth.changePassword", { body: { currentPassword: str(form, "currentPassword"), newPassword: str(form, "newPassword") } }));
   if (!r.ok) return back(errorCodeOf(r));
   setSessionCookie(c, r.body.session);
   return c.redirect("/app/account?password=1", 303);
@@ -149,7 +150,7 @@ accountPages.post("/app/account/passkeys/:id/remove", postRemovePasskey);
 
 // The API streams the export page by page; its body passes through unread, so it never sits in memory here.
 accountPages.get("/app/account/export", async (c) => {
-  const r = await result(apiOf(c).GET("/account/export", { parseAs: "stream" }));
+  const r = await result(call(apiOf(c), "account.export", { parseAs: "stream" }));
   if (!r.ok) return c.redirect(`/app/account?${errorQuery(errorCodeOf(r))}`, 303);
   return c.body(r.body, 200, {
     "Content-Type": "application/json; charset=utf-8",
@@ -159,7 +160,7 @@ accountPages.get("/app/account/export", async (c) => {
 
 accountPages.post("/app/account/delete", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await result(apiOf(c).DELETE("/account", { body: { password: str(form, "password") } }));
+  const r = await result(call(apiOf(c), "account.delete", { body: { password: str(form, "password") } }));
   if (!r.ok) return c.redirect(`/app/account?${errorQuery(errorCodeOf(r))}`, 303);
   clearSessionCookie(c);
   return c.redirect("/app/signup?deleted=1", 303);

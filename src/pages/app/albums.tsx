@@ -3,6 +3,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Notice } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage, type ApiResult } from "./api";
 import { requireFormToken, requireSession, session, str, type Form } from "./context";
 import { ownerThumbLinks } from "../owner-images";
@@ -17,7 +18,7 @@ albumPages.use("/app/albums/*", requireSession, requireFormToken);
 
 /** The list and the create form (`form`, `errors`: a refused create shown again as typed). */
 async function renderList(c: Context<AppEnv>, refused?: { form: Form; errors: FieldErrors }) {
-  const r = await result(apiOf(c).GET("/albums", { params: { query: { limit: 100 } } }));
+  const r = await result(call(apiOf(c), "albums.list", { params: { query: { limit: 100 } } }));
   const albums = r.ok ? r.body.albums : [];
   const covers = await coversOf(c, albums);
   const link = await ownerThumbLinks(c.env, session(c).userId, [...covers.values()].filter((id): id is string => id !== null));
@@ -30,7 +31,7 @@ albumPages.get("/app/albums", (c) => renderList(c));
 albumPages.post("/app/albums", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const visibility = (str(form, "visibility") || "public") as "public";
-  const r = await result(apiOf(c).POST("/albums", { body: {
+  const r = await result(call(apiOf(c), "albums.create", { body: {
     title: str(form, "title"),
     description: str(form, "description"),
     visibility,
@@ -41,7 +42,7 @@ albumPages.post("/app/albums", async (c) => {
 });
 
 albumPages.get("/app/albums/:id", async (c) => {
-  const [ar, fr] = await Promise.all([result(apiOf(c).GET("/albums/{id}", { params: { path: { id: c.req.param("id") }, query: { limit: 100 } } })), result(apiOf(c).GET("/files", { params: { query: { limit: 100, excludeNsfw: "false" } } }))]);
+  const [ar, fr] = await Promise.all([result(call(apiOf(c), "albums.get", { params: { path: { id: c.req.param("id") }, query: { limit: 100 } } })), result(call(apiOf(c), "files.list", { params: { query: { limit: 100, excludeNsfw: "false" } } }))]);
   if (!ar.ok) {
     return c.html(
       <AppLayout c={c} title="Album">
@@ -64,21 +65,21 @@ albumPages.post("/app/albums/:id", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const visibility = str(form, "visibility") as "public";
   const password = str(form, "removePassword") === "1" ? { password: null } : str(form, "password") ? { password: str(form, "password") } : {};
-  return back(c, await result(apiOf(c).PATCH("/albums/{id}", { params: { path: { id: c.req.param("id") } }, body: { title: str(form, "title"), description: str(form, "description"), visibility, ...password } })));
+  return back(c, await result(call(apiOf(c), "albums.update", { params: { path: { id: c.req.param("id") } }, body: { title: str(form, "title"), description: str(form, "description"), visibility, ...password } })));
 });
 albumPages.post("/app/albums/:id/cover", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  return back(c, await result(apiOf(c).PATCH("/albums/{id}", { params: { path: { id: c.req.param("id") } }, body: { coverImageId: str(form, "fileId") } })));
+  return back(c, await result(call(apiOf(c), "albums.update", { params: { path: { id: c.req.param("id") } }, body: { coverImageId: str(form, "fileId") } })));
 });
 albumPages.post("/app/albums/:id/add", async (c) => {
   const all = await c.req.parseBody({ all: true });
   const fileIds = ([] as unknown[]).concat(all.fileIds ?? []).filter((v): v is string => typeof v === "string");
   if (fileIds.length === 0) return c.redirect(`/app/albums/${encodeURIComponent(c.req.param("id"))}?${errorQuery("no_images")}`, 303);
-  return back(c, await result(apiOf(c).POST("/albums/{id}/files", { params: { path: { id: c.req.param("id") } }, body: { fileIds } })));
+  return back(c, await result(call(apiOf(c), "albums.addFiles", { params: { path: { id: c.req.param("id") } }, body: { fileIds } })));
 });
-albumPages.post("/app/albums/:id/files/:fileId/remove", async (c) => back(c, await result(apiOf(c).DELETE("/albums/{id}/files/{fileId}", { params: { path: { id: c.req.param("id"), fileId: c.req.param("fileId") } } }))));
+albumPages.post("/app/albums/:id/files/:fileId/remove", async (c) => back(c, await result(call(apiOf(c), "albums.removeFile", { params: { path: { id: c.req.param("id"), fileId: c.req.param("fileId") } } }))));
 albumPages.post("/app/albums/:id/delete", async (c) => {
-  const r = await result(apiOf(c).DELETE("/albums/{id}", { params: { path: { id: c.req.param("id") } } }));
+  const r = await result(call(apiOf(c), "albums.delete", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return back(c, r);
   return c.redirect("/app/albums?deleted=1", 303);
 });

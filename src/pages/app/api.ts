@@ -1,9 +1,7 @@
-// The pages call the JSON API through @imghost/client's typed client (openapi-fetch over the types generated from
-// docs/openapi.json): a path, its parameters, its body and its answer are checked together, so a wrong pairing does
-// not compile. Its fetch dispatches into the worker in-process (no network hop) through the app's own fetch, which
-// the site router lends (routes.tsx: InProcessApi), so src/pages imports nothing from app.ts. The page's session,
-// resolved once per page request, is lent to each call on its execution context (auth/principal.ts
-// lendPrincipal): the API does not check the session again.
+// The pages call the JSON API through @imghost/client's typed client, generated from docs/openapi.json, so a wrong
+// pairing of operation, parameters and answer does not compile. Its fetch dispatches in-process through the app's
+// own fetch, lent by the site router (routes.tsx: InProcessApi), so src/pages imports nothing from app.ts; the page's
+// session is lent on the execution context (auth/principal.ts lendPrincipal) and not checked again.
 import { API_BASE } from "../../platform/http/api-endpoints";
 import type { Context } from "hono";
 import { createClient, ImghostError, type components, type ImghostClient } from "@imghost/client";

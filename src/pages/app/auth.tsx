@@ -3,6 +3,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Notice } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./api";
 import { errorCodeOf, errorQuery } from "./error-param";
 import { FieldError, fieldErrors, invalid, type FieldErrors } from "./form-errors";
@@ -80,7 +81,7 @@ export const authPages = new Hono<AppEnv>();
 authPages.get("/app/login", (c) => c.html(<LoginPage c={c} next={c.req.query("next")} />));
 authPages.post("/app/login", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await result(apiOf(c).POST("/auth/login", { body: { email: str(form, "email"), password: str(form, "password") } }));
+  const r = await result(call(apiOf(c), "auth.login", { body: { email: str(form, "email"), password: str(form, "password") } }));
   if (!r.ok) return c.html(<LoginPage c={c} errors={fieldErrors(r, LOGIN_FIELDS)} email={str(form, "email")} next={str(form, "next")} />, r.status === 429 ? 429 : 401);
   if ("mfaRequired" in r.body) return secondStep(c, r.body, str(form, "next"));
   setSessionCookie(c, r.body.session);
@@ -92,7 +93,7 @@ authPages.post("/app/login/passkey", (c) => postPasskeySignIn(c, (error, status)
 authPages.get("/app/signup", (c) => c.html(<SignupPage c={c} />));
 authPages.post("/app/signup", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await result(apiOf(c).POST("/auth/signup", { body: {
+  const r = await result(call(apiOf(c), "auth.signup", { body: {
     email: str(form, "email"),
     username: str(form, "username"),
     password: str(form, "password"),
@@ -116,7 +117,7 @@ authPages.get("/app/logout", requireSession, (c) =>
   ),
 );
 authPages.post("/app/logout", requireSession, requireFormToken, async (c) => {
-  await result(apiOf(c).POST("/auth/logout"));
+  await result(call(apiOf(c), "auth.logout"));
   clearSessionCookie(c);
   return c.redirect("/app/login", 303);
 });
@@ -147,7 +148,7 @@ authPages.get("/verify-email", (c) => {
 });
 authPages.post("/verify-email", async (c) => {
   const form = (await c.req.parseBody()) as Form;
-  const r = await result(apiOf(c).POST("/auth/verify-email", { body: { token: str(form, "token") } }));
+  const r = await result(call(apiOf(c), "auth.verifyEmail", { body: { token: str(form, "token") } }));
   const signedIn = Boolean(c.get("pageSession"));
   return c.html(
     <AppLayout c={c} title="Verify e-mail">
@@ -160,7 +161,7 @@ authPages.post("/verify-email", async (c) => {
 });
 
 authPages.post("/app/resend-verification", requireSession, requireFormToken, async (c) => {
-  const r = await result(apiOf(c).POST("/auth/resend-verification"));
+  const r = await result(call(apiOf(c), "auth.resendVerification"));
   return c.redirect(`/app/account?${r.ok ? "resent=1" : errorQuery(errorCodeOf(r))}`, 303);
 });
 

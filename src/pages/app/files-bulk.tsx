@@ -3,6 +3,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./api";
 import { errorCodeOf, errorQuery } from "./error-param";
 import { requireFormToken } from "./context";
@@ -21,20 +22,20 @@ bulkPages.post("/app/files", requireFormToken, async (c) => {
   if (ids.length === 0) return c.redirect(withParam(back, errorQuery("no_selection")), 303);
 
   if (action === "public" || action === "unlisted" || action === "private") {
-    const results = await Promise.all(ids.map((id) => result(apiOf(c).PATCH("/files/{id}", { params: { path: { id } }, body: { visibility: action } }))));
+    const results = await Promise.all(ids.map((id) => result(call(apiOf(c), "files.update", { params: { path: { id } }, body: { visibility: action } }))));
     const failed = results.find((r) => !r.ok);
     return c.redirect(withParam(back, failed && !failed.ok ? errorQuery(errorCodeOf(failed)) : "saved=1"), 303);
   }
   if (action === "album") {
     const albumId = typeof all.albumId === "string" ? all.albumId : "";
     if (!albumId) return c.redirect(withParam(back, errorQuery("no_album")), 303);
-    const r = await result(apiOf(c).POST("/albums/{id}/files", { params: { path: { id: albumId } }, body: { fileIds: ids } }));
+    const r = await result(call(apiOf(c), "albums.addFiles", { params: { path: { id: albumId } }, body: { fileIds: ids } }));
     return c.redirect(withParam(back, r.ok ? "saved=1" : errorQuery(errorCodeOf(r))), 303);
   }
   if (action === "delete") {
     if (all.confirm !== "1") {
       // Ask first, naming what goes.
-      const files = await Promise.all(ids.map((id) => result(apiOf(c).GET("/files/{id}", { params: { path: { id } } }))));
+      const files = await Promise.all(ids.map((id) => result(call(apiOf(c), "files.get", { params: { path: { id } } }))));
       return c.html(
         <AppLayout c={c} title="Delete files">
           <h1>Delete {ids.length === 1 ? "this file" : `these ${ids.length} files`}?</h1>
@@ -58,7 +59,7 @@ bulkPages.post("/app/files", requireFormToken, async (c) => {
         </AppLayout>,
       );
     }
-    const results = await Promise.all(ids.map((id) => result(apiOf(c).DELETE("/files/{id}", { params: { path: { id } } }))));
+    const results = await Promise.all(ids.map((id) => result(call(apiOf(c), "files.delete", { params: { path: { id } } }))));
     const failed = results.find((r) => !r.ok);
     if (failed && !failed.ok) return c.redirect(withParam("/app/files", errorQuery(errorCodeOf(failed))), 303);
     return c.redirect(`/app/files?deleted=${ids.length}`, 303);

@@ -2,6 +2,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage, type FileFull } from "./api";
 import { requireFormToken, session, str, type Form } from "./context";
 import { GridImage, type LinkOf } from "../picture";
@@ -76,7 +77,7 @@ const failure = (c: Context<AppEnv>, title: string, message: string, status: 400
 export const fileEditPages = new Hono<AppEnv>();
 
 fileEditPages.get("/app/files/:id/edit", async (c) => {
-  const r = await result(apiOf(c).GET("/files/{id}", { params: { path: { id: c.req.param("id") } } }));
+  const r = await result(call(apiOf(c), "files.get", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return failure(c, "Edit file", apiMessage(r), 404);
   const link = await ownerThumbLinks(c.env, session(c).userId, [r.body.id]);
   return c.html(<EditPage c={c} file={r.body} link={link} revoked={c.req.query("revoked") === "1"} />);
@@ -88,14 +89,14 @@ fileEditPages.post("/app/files/:id/edit", requireFormToken, async (c) => {
   const tags = str(form, "tags").split(",").map((t) => t.trim()).filter(Boolean);
   const visibility = str(form, "visibility") as Editable["visibility"];
   const body = { title: str(form, "title"), description: str(form, "description"), alt: str(form, "alt"), visibility, tags };
-  const r = await result(apiOf(c).PATCH("/files/{id}", { params: { path: { id } }, body }));
+  const r = await result(call(apiOf(c), "files.update", { params: { path: { id } }, body }));
   if (!r.ok) return c.html(<EditPage c={c} file={{ id, ...body }} link={await ownerThumbLinks(c.env, session(c).userId, [id])} error={apiMessage(r)} />, 400);
   return c.redirect("/app/files?saved=1", 303);
 });
 
 fileEditPages.get("/app/files/:id/delete", async (c) => {
   const id = c.req.param("id");
-  const r = await result(apiOf(c).GET("/files/{id}", { params: { path: { id } } }));
+  const r = await result(call(apiOf(c), "files.get", { params: { path: { id } } }));
   if (!r.ok) return failure(c, "Delete file", apiMessage(r), 404);
   return c.html(
     <AppLayout c={c} title="Delete file">
@@ -110,7 +111,7 @@ fileEditPages.get("/app/files/:id/delete", async (c) => {
 });
 
 fileEditPages.post("/app/files/:id/delete", requireFormToken, async (c) => {
-  const r = await result(apiOf(c).DELETE("/files/{id}", { params: { path: { id: c.req.param("id") } } }));
+  const r = await result(call(apiOf(c), "files.delete", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return failure(c, "Delete file", apiMessage(r), r.status === 404 || r.status === 403 ? r.status : 400);
   return c.redirect("/app/files?deleted=1", 303);
 });

@@ -6,6 +6,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AgeBadge, AppLayout, DropOverlay, Notice, Pager, VisibilityBadge, formatBytes, plural, When } from "./ui";
 import { getCookie, setCookie } from "hono/cookie";
+import { call } from "@imghost/client";
 import { apiOf, result, compact, apiMessage, type Album, type FileItem } from "./api";
 import { requireSession, session } from "./context";
 import { bulkPages } from "./files-bulk";
@@ -162,7 +163,7 @@ filePages.get("/app/files", async (c) => {
   const page = Math.min(10_000, Math.max(1, Number.parseInt(q.page ?? "1", 10) || 1));
   const byColour = q.bycolor === "1" && COLOUR.test(q.color ?? "");
   const [r, albums] = await Promise.all([
-    result(apiOf(c).GET("/files", { params: { query: compact({
+    result(call(apiOf(c), "files.list", { params: { query: compact({
       limit: PAGE_SIZE,
       offset: (page - 1) * PAGE_SIZE,
       // A colour orders the list itself (no sort with it); "best match" needs words.
@@ -174,7 +175,7 @@ filePages.get("/app/files", async (c) => {
       q: q.q?.slice(0, 200),
       tag: q.tag?.slice(0, 50),
     }) } })),
-    result(apiOf(c).GET("/albums", { params: { query: { limit: 100 } } })),
+    result(call(apiOf(c), "albums.list", { params: { query: { limit: 100 } } })),
   ]);
   const files = r.ok ? r.body.files : [];
   const total = r.ok ? r.body.pagination.total : 0;

@@ -4,6 +4,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { Chart, DataTable, Referrers } from "../../insights/chart";
 import { AppLayout, Notice, formatBytes } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, apiMessage, result, type Schemas } from "./api";
 import { requireSession } from "./context";
 
@@ -11,7 +12,7 @@ const pick = <T extends { date: string }>(days: T[], key: keyof T) => days.map((
 
 /** The owner's file: views a day and the top referring hosts, from GET /files/:id/stats. */
 export async function FileInsights(props: { c: Context<AppEnv>; id: string }) {
-  const r = await result(apiOf(props.c).GET("/files/{id}/stats", { params: { path: { id: props.id } } }));
+  const r = await result(call(apiOf(props.c), "files.stats", { params: { path: { id: props.id } } }));
   if (!r.ok) return null;
   const s: Schemas["FileStats"] = r.body;
   return (
@@ -30,7 +31,7 @@ export async function FileInsights(props: { c: Context<AppEnv>; id: string }) {
 
 /** The account's days, top files and referrers, from GET /account/stats. */
 export async function AccountInsights(props: { c: Context<AppEnv> }) {
-  const r = await result(apiOf(props.c).GET("/account/stats"));
+  const r = await result(call(apiOf(props.c), "account.stats"));
   if (!r.ok) return null;
   const s: Schemas["AccountStats"] = r.body;
   return (
@@ -63,7 +64,7 @@ export const insightsPages = new Hono<AppEnv>();
 insightsPages.use("/app/admin", requireSession);
 
 insightsPages.get("/app/admin", async (c) => {
-  const r = await result(apiOf(c).GET("/admin/stats"));
+  const r = await result(call(apiOf(c), "admin.stats"));
   if (!r.ok) {
     return c.html(
       <AppLayout c={c} title="Service insights">

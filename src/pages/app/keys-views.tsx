@@ -3,6 +3,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice, When } from "./ui";
+import { pathOf } from "@imghost/client";
 import type { ApiKey } from "./api";
 import { FieldError, invalid, type FieldErrors } from "./form-errors";
 import { config } from "../../config/env";
@@ -22,9 +23,9 @@ function NewKey(props: { c: Context<AppEnv>; created: Created }) {
         <button type="button" class="small" data-copy="#new-key-value" aria-label="Copy the key">Copy</button>
       </div>
       <p>Try it (lists your files):</p>
-      <pre>{`curl -H "Authorization: Bearer ${created.key}" \\\n  ${config(c.env).baseUrl}/files`}</pre>
+      <pre>{`curl -H "Authorization: Bearer ${created.key}" \\\n  ${config(c.env).baseUrl}${pathOf("files.list")}`}</pre>
       <p>Upload in one request (as ShareX does):</p>
-      <pre>{`curl -F file=@photo.jpg \\\n  -H "Authorization: Bearer ${created.key}" \\\n  ${config(c.env).baseUrl}/upload/form`}</pre>
+      <pre>{`curl -F file=@photo.jpg \\\n  -H "Authorization: Bearer ${created.key}" \\\n  ${config(c.env).baseUrl}${pathOf("uploads.form")}`}</pre>
       <p>
         Large files and your own code: the direct and multipart flows in the <a href="/docs">API reference</a>.
       </p>

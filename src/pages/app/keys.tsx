@@ -2,6 +2,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { authenticateApiKey } from "../../auth/api-keys";
+import { call, pathOf } from "@imghost/client";
 import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { requireFormToken, requireSession } from "./context";
 import { KeysPage, RevokePage, type Created, type KeyForm } from "./keys-views";
@@ -15,7 +16,7 @@ function sharexUploader(env: Env, key: string) {
     Name: new URL(config(env).siteUrl).host,
     DestinationType: "ImageUploader",
     RequestMethod: "POST",
-    RequestURL: `${config(env).baseUrl}/upload/form`,
+    RequestURL: `${config(env).baseUrl}${pathOf("uploads.form")}`,
     Headers: { Authorization: `Bearer ${key}` },
     Body: "MultipartFormData",
     FileFormName: "file",
@@ -26,7 +27,7 @@ function sharexUploader(env: Env, key: string) {
 }
 
 async function render(c: Context<AppEnv>, extra: { created?: Created; error?: string; form?: KeyForm; errors?: FieldErrors } = {}) {
-  const r = await result(apiOf(c).GET("/keys", { params: { query: { limit: 100 } } }));
+  const r = await result(call(apiOf(c), "keys.list", { params: { query: { limit: 100 } } }));
   return c.html(<KeysPage c={c} keys={r.ok ? r.body.keys : []} {...extra} />, extra.error || extra.errors ? 400 : 200);
 }
 
@@ -43,7 +44,7 @@ keyPages.post("/app/keys", async (c) => {
   const permissions = ([] as unknown[]).concat(all.permissions ?? []).filter((p): p is string => typeof p === "string");
   const expires = typeof all.expires === "string" ? all.expires : "";
   const days = Number.parseInt(expires, 10);
-  const r = await result(apiOf(c).POST("/keys", { body: {
+  const r = await result(call(apiOf(c), "keys.create", { body: {
     name: typeof all.name === "string" ? all.name : "",
     // As the form sent them: the API refuses unknown ones with its own message.
     permissions: permissions as Schemas["CreateApiKeyRequest"]["permissions"],
@@ -72,14 +73,14 @@ keyPages.post("/app/sharex", requireSession, requireFormToken, async (c) => {
 });
 
 keyPages.get("/app/keys/:id/revoke", async (c) => {
-  const r = await result(apiOf(c).GET("/keys", { params: { query: { limit: 100 } } }));
+  const r = await result(call(apiOf(c), "keys.list", { params: { query: { limit: 100 } } }));
   const k = r.ok ? r.body.keys.find((x) => x.id === c.req.param("id") && !x.revokedAt) : undefined;
   if (!k) return render(c, { error: "There is no live key of yours with that id." });
   return c.html(<RevokePage c={c} k={k} />);
 });
 
 keyPages.post("/app/keys/:id/revoke", async (c) => {
-  const r = await result(apiOf(c).DELETE("/keys/{id}", { params: { path: { id: c.req.param("id") } } }));
+  const r = await result(call(apiOf(c), "keys.revoke", { params: { path: { id: c.req.param("id") } } }));
   if (!r.ok) return render(c, { error: apiMessage(r) });
   return c.redirect("/app/keys?revoked=1", 303);
 });

@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./api";
 import { ErrorNotice, errorCodeOf, errorQuery } from "./error-param";
 import { requireFormToken, requireSession, str, type Form } from "./context";
@@ -14,7 +15,7 @@ moderationPages.use("/app/moderation/*", requireSession, requireFormToken);
 
 moderationPages.get("/app/moderation", async (c) => {
   const status = (["pending", "resolved", "all"] as const).find((s) => s === c.req.query("status")) ?? "pending";
-  const r = await result(apiOf(c).GET("/moderation/queue", { params: { query: { status, limit: 50 } } }));
+  const r = await result(call(apiOf(c), "moderation.queue", { params: { query: { status, limit: 50 } } }));
   const q = c.req.query();
   if (!r.ok) {
     return c.html(
@@ -77,6 +78,6 @@ moderationPages.post("/app/moderation/:id/resolve", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   // Passed on as given: the API refuses an unknown action (400), never a silent default.
   const action = str(form, "action") as (typeof ACTIONS)[number];
-  const r = await result(apiOf(c).POST("/moderation/reports/{id}/resolve", { params: { path: { id: c.req.param("id") } }, body: { action, note: str(form, "note") } }));
+  const r = await result(call(apiOf(c), "moderation.resolve", { params: { path: { id: c.req.param("id") } }, body: { action, note: str(form, "note") } }));
   return c.redirect(`/app/moderation?${r.ok ? "resolved=1" : errorQuery(errorCodeOf(r))}`, 303);
 });

@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { isId } from "../../platform/data/ids";
 import { ownerThumbLinks } from "../owner-images";
+import { call } from "@imghost/client";
 import { apiOf, result } from "./api";
 import { session } from "./context";
 import { errorCodeOf, errorQuery } from "./error-param";
@@ -23,7 +24,7 @@ ownerFilePages.get("/app/files/:id/preview", async (c) => {
 
 // The API's download with the page's session, its body passed through unread (a large original never sits in memory).
 ownerFilePages.get("/app/files/:id/download", async (c) => {
-  const answer = await apiOf(c).GET("/files/{id}/download", { params: { path: { id: c.req.param("id") } }, parseAs: "stream" });
+  const answer = await call(apiOf(c), "files.download", { params: { path: { id: c.req.param("id") } }, parseAs: "stream" });
   const r = await result(answer);
   if (!r.ok) return c.redirect(`/app/files?${errorQuery(errorCodeOf(r))}`, 303);
   const res = answer.response;

@@ -5,6 +5,7 @@
 // checks, the sign-in by auth.tsx. Views: ./passkey-views.tsx.
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage, type Schemas } from "./api";
 import { errorCodeOf, errorQuery, errorText, type ErrorParam } from "./error-param";
 import { setSessionCookie } from "./session";
@@ -32,7 +33,7 @@ export async function postAddPasskey(c: C) {
   const form = (await c.req.parseBody()) as Form;
   const response = answerOf(form);
   if (response === undefined) return back(c, "no_passkey_answer");
-  const r = await result(apiOf(c).POST("/auth/passkeys", { body: { name: str(form, "name"), response: response as Schemas["RegistrationCredential"] } }));
+  const r = await result(call(apiOf(c), "auth.passkeys.register", { body: { name: str(form, "name"), response: response as Schemas["RegistrationCredential"] } }));
   if (!r.ok) return back(c, errorCodeOf(r));
   if (r.body.recoveryCodes) return c.html(<RecoveryCodesPage c={c} codes={r.body.recoveryCodes} notice="Your passkey was added." done="/app/account?passkey=added" />);
   return c.redirect("/app/account?passkey=added", 303);
@@ -40,7 +41,7 @@ export async function postAddPasskey(c: C) {
 
 export async function getRemovePasskey(c: C) {
   const id = c.req.param("id") ?? "";
-  const [list, factors] = await Promise.all([result(apiOf(c).GET("/auth/passkeys")), result(apiOf(c).GET("/auth/2fa"))]);
+  const [list, factors] = await Promise.all([result(call(apiOf(c), "auth.passkeys.list")), result(call(apiOf(c), "auth.secondFactors"))]);
   const passkey = list.ok ? list.body.passkeys.find((p) => p.id === id) : undefined;
   if (!passkey) {
     return c.html(
@@ -62,7 +63,7 @@ export async function postRemovePasskey(c: C) {
   const id = c.req.param("id") ?? "";
   const form = (await c.req.parseBody()) as Form;
   const code = str(form, "code").trim();
-  const r = await result(apiOf(c).DELETE("/auth/passkeys/{id}", { params: { path: { id } }, body: code ? { code } : { password: str(form, "password") } }));
+  const r = await result(call(apiOf(c), "auth.passkeys.delete", { params: { path: { id } }, body: code ? { code } : { password: str(form, "password") } }));
   if (r.ok) return c.redirect("/app/account?passkey=removed", 303);
   // A wrong password or code: the confirmation page again, saying why; anything else: the account page.
   if (r.status === 403 || r.status === 400 || r.status === 429) return c.redirect(`/app/account/passkeys/${encodeURIComponent(id)}/remove?${errorQuery(errorCodeOf(r))}`, 303);
@@ -79,7 +80,7 @@ export async function postPasskeySignIn(c: C, loginPage: LoginPage) {
   const mfaToken = str(form, "mfaToken");
   const response = answerOf(form);
   if (response === undefined) return loginPage(errorText("no_passkey_answer")!, 400);
-  const r = await result(apiOf(c).POST("/auth/passkeys/login", { body: { response: response as Schemas["AuthenticationCredential"], ...(mfaToken ? { mfaToken } : {}) } }));
+  const r = await result(call(apiOf(c), "auth.passkeys.login", { body: { response: response as Schemas["AuthenticationCredential"], ...(mfaToken ? { mfaToken } : {}) } }));
   if (r.ok) {
     setSessionCookie(c, r.body.session);
     return c.redirect(safeNext(next), 303);

@@ -4,6 +4,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Notice } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./api";
 import { clearSessionCookie } from "./session";
 import { str, type Form } from "./context";
@@ -72,7 +73,7 @@ passwordPages.get("/app/forgot-password", (c) => c.html(<ForgotPage c={c} />));
 passwordPages.post("/app/forgot-password", async (c) => {
   const form = (await c.req.parseBody()) as Form;
   const email = str(form, "email");
-  const r = await result(apiOf(c).POST("/auth/password/forgot", { body: { email } }));
+  const r = await result(call(apiOf(c), "auth.forgotPassword", { body: { email } }));
   if (!r.ok) return c.html(<ForgotPage c={c} email={email} error={apiMessage(r)} />, r.status === 429 ? 429 : 400);
   return c.html(<ForgotPage c={c} email={email} sent={r.body.message} />);
 });
@@ -84,7 +85,7 @@ passwordPages.post("/reset-password", async (c) => {
   const token = str(form, "token");
   const newPassword = str(form, "newPassword");
   if (newPassword !== str(form, "repeatPassword")) return c.html(<ResetPage c={c} token={token} error={errorText("passwords_differ")} />, 400);
-  const r = await result(apiOf(c).POST("/auth/password/reset", { body: { token, newPassword } }));
+  const r = await result(call(apiOf(c), "auth.resetPassword", { body: { token, newPassword } }));
   if (!r.ok) {
     const tokenRefused = r.body.details?.code === "invalid_reset_token";
     return c.html(<ResetPage c={c} token={token} error={apiMessage(r)} tokenRefused={tokenRefused} />, r.status === 429 ? 429 : 400);

@@ -3,6 +3,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, AgeBadge, Notice, plural } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./api";
 import { requireSession, session } from "./context";
 import type { Child } from "hono/jsx";
@@ -22,7 +23,7 @@ searchPages.use("/app/search", requireSession);
 
 searchPages.get("/app/search", async (c) => {
   const q = (c.req.query("q") ?? "").trim().slice(0, 200);
-  const r = q ? await result(apiOf(c).GET("/search", { params: { query: { q, limit: 48 } } })) : undefined;
+  const r = q ? await result(call(apiOf(c), "search.query", { params: { query: { q, limit: 48 } } })) : undefined;
   const files = r?.ok ? r.body.files : [];
   const albums = r?.ok ? r.body.albums : [];
   const link = await ownerThumbLinks(c.env, session(c).userId, files.map((f) => f.id));
@@ -80,8 +81,8 @@ function ResultCard(props: { c: Env; f: Card; link: LinkOf; note: Child }) {
 searchPages.get("/app/files/:id/similar", async (c) => {
   const id = c.req.param("id");
   const [file, r] = await Promise.all([
-    result(apiOf(c).GET("/files/{id}", { params: { path: { id } } })),
-    result(apiOf(c).GET("/files/{id}/similar", { params: { path: { id } } })),
+    result(call(apiOf(c), "files.get", { params: { path: { id } } })),
+    result(call(apiOf(c), "files.similar", { params: { path: { id } } })),
   ]);
   const failed = !file.ok ? apiMessage(file) : !r.ok ? apiMessage(r) : null;
   if (failed !== null || !file.ok || !r.ok) {

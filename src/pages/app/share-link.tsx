@@ -4,6 +4,7 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, Notice, When } from "./ui";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./api";
 import { requireFormToken, str, type Form } from "./context";
 import { CopyField } from "../file";
@@ -55,7 +56,7 @@ export const shareLinkPages = new Hono<AppEnv>();
 shareLinkPages.post("/app/files/:id/share", requireFormToken, async (c) => {
   const id = c.req.param("id");
   const form = (await c.req.parseBody()) as Form;
-  const r = await result(apiOf(c).POST("/files/{id}/signed-url", { params: { path: { id } }, body: { expiresIn: Number(str(form, "expiresIn")) } }));
+  const r = await result(call(apiOf(c), "files.createSignedUrl", { params: { path: { id } }, body: { expiresIn: Number(str(form, "expiresIn")) } }));
   if (!r.ok) return failure(c, apiMessage(r), refusal(r.status));
   return c.html(
     <AppLayout c={c} title="Private link">
@@ -76,7 +77,7 @@ shareLinkPages.post("/app/files/:id/share", requireFormToken, async (c) => {
 
 shareLinkPages.post("/app/files/:id/share/revoke", requireFormToken, async (c) => {
   const id = c.req.param("id");
-  const r = await result(apiOf(c).POST("/files/{id}/signed-url/revoke", { params: { path: { id } } }));
+  const r = await result(call(apiOf(c), "files.revokeSignedUrls", { params: { path: { id } } }));
   if (!r.ok) return failure(c, apiMessage(r), refusal(r.status));
   return c.redirect(`/app/files/${id}/edit?revoked=1`, 303);
 });

@@ -4,6 +4,7 @@
 // registered by account.tsx, behind its session and form-token checks. Views: ./two-factor-views.tsx.
 import type { Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage } from "./api";
 import { errorCodeOf, errorQuery, type ErrorParam } from "./error-param";
 import { setSessionCookie } from "./session";
@@ -23,7 +24,7 @@ export async function postSecondStep(c: C, loginPage: (error: string, status: 40
   const form = (await c.req.parseBody()) as Form;
   const mfaToken = str(form, "mfaToken");
   const next = str(form, "next");
-  const r = await result(apiOf(c).POST("/auth/login/2fa", { body: { mfaToken, code: str(form, "code") } }));
+  const r = await result(call(apiOf(c), "auth.loginSecondStep", { body: { mfaToken, code: str(form, "code") } }));
   if (r.ok) {
     setSessionCookie(c, r.body.session);
     return c.redirect(safeNext(next), 303);
@@ -37,7 +38,7 @@ export async function postSecondStep(c: C, loginPage: (error: string, status: 40
 const back = (c: C, error: ErrorParam) => c.redirect(`/app/account?${errorQuery(error)}`, 303);
 
 export async function postEnrol(c: C) {
-  const r = await result(apiOf(c).POST("/auth/2fa/totp"));
+  const r = await result(call(apiOf(c), "auth.totp.enrol"));
   if (!r.ok) return back(c, errorCodeOf(r));
   return c.html(<EnrolPage c={c} secret={r.body.secret} otpauthUrl={r.body.otpauthUrl} />);
 }
@@ -46,7 +47,7 @@ export async function postEnrol(c: C) {
 // they only ever reach this page, as text and as the QR code, never the API.
 export async function postConfirm(c: C) {
   const form = (await c.req.parseBody()) as Form;
-  const r = await result(apiOf(c).POST("/auth/2fa/totp/confirm", { body: { code: str(form, "code") } }));
+  const r = await result(call(apiOf(c), "auth.totp.confirm", { body: { code: str(form, "code") } }));
   if (r.ok) return c.html(<RecoveryCodesPage c={c} codes={r.body.recoveryCodes} />);
   const secret = str(form, "secret");
   const otpauthUrl = str(form, "otpauthUrl");
@@ -59,12 +60,12 @@ export async function postConfirm(c: C) {
 export async function postTurnOff(c: C) {
   const form = (await c.req.parseBody()) as Form;
   const code = str(form, "code").trim();
-  const r = await result(apiOf(c).DELETE("/auth/2fa/totp", { body: code ? { code } : { password: str(form, "password") } }));
+  const r = await result(call(apiOf(c), "auth.totp.disable", { body: code ? { code } : { password: str(form, "password") } }));
   return r.ok ? c.redirect("/app/account?totp=off", 303) : back(c, errorCodeOf(r));
 }
 
 /** One click from the page that turned a factor on: every other session ends, this one stays. */
 export async function postSignOutOthers(c: C) {
-  const r = await result(apiOf(c).POST("/auth/logout/others"));
+  const r = await result(call(apiOf(c), "auth.logoutOthers"));
   return r.ok ? c.redirect(`/app/account?signedOut=${r.body.revoked}`, 303) : back(c, errorCodeOf(r));
 }

@@ -5,6 +5,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../platform/http/env";
 import { AppLayout, Csrf, DropOverlay, Notice } from "./ui";
 import { UploadResults, type UploadOutcome } from "./upload-result";
+import { call } from "@imghost/client";
 import { apiOf, result, apiMessage, uploadForm } from "./api";
 import { requireFormToken, requireSession, session } from "./context";
 import { ownerThumbLinks } from "../owner-images";
@@ -87,7 +88,7 @@ async function uploadLink(c: Context<AppEnv>, url: string, form: FormData): Prom
   const visibility = text("visibility");
   const expiry = text("expiry");
   const tags = text("tags")?.split(",").map((t) => t.trim()).filter(Boolean);
-  const r = await result(apiOf(c).POST("/upload/url", { body: {
+  const r = await result(call(apiOf(c), "uploads.fromUrl", { body: {
     url,
     title: text("title"),
     description: text("description"),

@@ -10,12 +10,12 @@ type Library = typeof import("@simplewebauthn/browser");
 
 /** The API's options for this form, or its error (the API's message) thrown. */
 async function optionsFor(form: HTMLFormElement): Promise<unknown> {
-  const { answerOf, api } = await loadApi();
-  if (form.dataset.passkey === "register") return answerOf(api().raw.POST("/auth/passkeys/options"));
+  const { answerOf, api, call } = await loadApi();
+  if (form.dataset.passkey === "register") return answerOf(call(api().raw, "auth.passkeys.registrationOptions"));
   // A sign-in is anonymous (or the second step's mfaToken): no session, no token.
   const mfaToken = form.elements.namedItem("mfaToken");
   const body = mfaToken instanceof HTMLInputElement && mfaToken.value ? { mfaToken: mfaToken.value } : {};
-  return answerOf(api({ anonymous: true }).raw.POST("/auth/passkeys/login/options", { body }));
+  return answerOf(call(api({ anonymous: true }).raw, "auth.passkeys.loginOptions", { body }));
 }
 
 /** A sentence for a person from what the ceremony threw (WebAuthnError names, DOMException names). */

@@ -24,8 +24,8 @@ async function runLink(row: Row, url: string, m: UploadMeta, tags: string[], lim
   try {
     row.bar.removeAttribute("value"); // indeterminate while the server fetches
     row.status.textContent = "fetching";
-    const { answerOf, api } = await loadApi();
-    showResult(row, await answerOf(api().raw.POST("/upload/url", { body: { url, ...m, ...(tags.length ? { tags } : {}) } })));
+    const { answerOf, api, call } = await loadApi();
+    showResult(row, await answerOf(call(api().raw, "uploads.fromUrl", { body: { url, ...m, ...(tags.length ? { tags } : {}) } })));
     return true;
   } catch (err) {
     explain(row, failureOf(err), limitsEl);

@@ -84,7 +84,7 @@ export function explain(job: Row, err: { status: number; message: string }, limi
   const why = WHY[err.status];
   if (!why) return;
   loadApi()
-    .then(({ answerOf, api }) => answerOf(api().raw.GET("/account/limits")))
+    .then(({ answerOf, api, call }) => answerOf(call(api().raw, "account.limits")))
     .then((l) => {
       const left = l.rateLimits.uploads.remaining !== null ? `; ${l.rateLimits.uploads.remaining} uploads left in this window.` : ".";
       limitsEl.textContent = `${why} Plan ${l.plan}: files up to ${formatBytes(l.maxFileBytes)}; ${formatBytes(l.quota.remaining)} of ${formatBytes(l.quota.total)} storage left${left}`;

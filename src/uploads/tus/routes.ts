@@ -12,7 +12,10 @@ import type { AppEnv } from "../../platform/http/env";
 import { ApiError } from "../../platform/errors/errors";
 import { bearer, errors, json } from "../../platform/http/openapi";
 import { apiRouter } from "../../platform/http/router";
+import { mountAt } from "../../platform/http/mount";
+import { READS_PRIMARY, STARTS_UPLOAD, STREAMED_BODY } from "../../platform/http/route-traits";
 import { apiUrl } from "../../platform/http/urls";
+import { pathOf } from "@imghost/client";
 import { canStartUpload, startShard, uploadNotFound, uploaderOf } from "../access";
 import { FinalizeResponse } from "../schemas";
 import {
@@ -31,6 +34,7 @@ import { appendToTusUpload, createTusUpload, describeTusUpload, terminateTusUplo
 import type { Chunk } from "./chunk";
 
 export const tusRoutes = apiRouter();
+export const tusMount = mountAt("/upload/tus", tusRoutes);
 const tags = ["Uploads (tus)"];
 const UploadIdParam = z.object({ uploadId: z.string().min(1).max(64).openapi({ param: { name: "uploadId", in: "path" }, example: "upl_V1StGXR8_Z5jdHi6B-myT" }) });
 const noContent = (description: string) => ({ description });
@@ -104,6 +108,8 @@ tusRoutes.openapi(
     method: "post",
     path: "/",
     operationId: "uploads.tus.create",
+    [STARTS_UPLOAD]: true,
+    [STREAMED_BODY]: true,
     tags,
     summary: "Create a tus upload",
     description:
@@ -133,7 +139,7 @@ tusRoutes.openapi(
     const dbs = c.var.dbs.directoryAndShard(startShard(c.env, uploader));
     const albumDb = (albumId: string) => c.var.dbs.shardOf("alb", albumId);
     const created = await createTusUpload(c.env, c.executionCtx, dbs, uploader, { length, metadataHeader, chunk: chunkOf(c, false), albumDb });
-    c.header("Location", apiUrl(c.env, `/upload/tus/${created.uploadId}`));
+    c.header("Location", apiUrl(c.env, pathOf("uploads.tus.append", { uploadId: created.uploadId })));
     progressHeaders(c, created, created.expiresAt);
     if (created.uploadToken) c.header("Upload-Token", created.uploadToken);
     if (created.deleteToken) c.header("Upload-Delete-Token", created.deleteToken);
@@ -156,6 +162,7 @@ tusRoutes.openapi(
     method: "get",
     path: "/{uploadId}",
     operationId: "uploads.tus.get",
+    [READS_PRIMARY]: true,
     tags,
     summary: "Where a tus upload stands (JSON; HEAD gives tus's headers)",
     description: "HEAD answers Upload-Offset, Upload-Length, Upload-Metadata and Upload-Expires. Only the creator: anyone else gets 404.",
@@ -188,6 +195,7 @@ tusRoutes.openAPIRegistry.registerPath({
   method: "head",
   path: "/{uploadId}",
   operationId: "uploads.tus.head",
+  [READS_PRIMARY]: true,
   tags,
   summary: "Where a tus upload stands (tus's HEAD)",
   description: "Upload-Offset, Upload-Length, Upload-Metadata, Upload-Expires and Cache-Control: no-store. Only the creator: anyone else gets 404.",
@@ -201,6 +209,7 @@ tusRoutes.openapi(
     method: "patch",
     path: "/{uploadId}",
     operationId: "uploads.tus.append",
+    [STREAMED_BODY]: true,
     tags,
     summary: "Append a chunk",
     description:
