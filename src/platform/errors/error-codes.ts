@@ -78,7 +78,7 @@ export const ERROR_CODES = {
   // 402
   quota_exceeded: { status: 402, description: "The upload would exceed the storage quota" },
   // 403
-  api_key_not_allowed: { status: 403, description: "API keys can only access files, albums and uploads" },
+  api_key_not_allowed: { status: 403, description: "API keys cannot call this endpoint; the message names the routes they can" },
   missing_permission: { status: 403, description: "The API key lacks details.permission" },
   insufficient_role: { status: 403, description: "The caller's role does not allow this" },
   // At login, and for an API key of the account: not "API key has been revoked", the key is fine and works again
