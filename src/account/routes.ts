@@ -32,7 +32,7 @@ accountRoutes.openapi(
     responses: { 200: json(AccountBody, "The account"), ...errors(401, 403) },
   }),
   async (c) => {
-    const user = await findUserById(c.var.dbs.directory(), sessionPrincipal(c.get("principal")).user.id);
+    const user = await findUserById(c.get("dbs").directory(), sessionPrincipal(c.get("principal")).user.id);
     if (!user) throw unauthorized();
     return c.json({ user: accountResource(user) }, 200);
   },
@@ -56,7 +56,7 @@ accountRoutes.openapi(
     const patch = c.req.valid("json");
     let updated;
     try {
-      updated = await c.var.dbs
+      updated = await c.get("dbs")
         .directory()
         .update(users)
         .set({ ...patch, updatedAt: new Date() })
@@ -103,7 +103,7 @@ accountRoutes.openapi(
       "Cache-Control": "no-store",
     };
     // A streamed body, not c.json(): the route's typing expects JSON built in memory, hence the cast.
-    return new Response(exportStream(c.var.dbs.directoryAndShard(user.shard), c.env, user.id), { status: 200, headers }) as never;
+    return new Response(exportStream(c.get("dbs").directoryAndShard(user.shard), c.env, user.id), { status: 200, headers }) as never;
   },
 );
 
@@ -128,7 +128,7 @@ accountRoutes.openapi(
   }),
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
-    const deleted = await deleteAccount(c.var.dbs.directoryAndShards(), c.env, p.user.id, c.req.valid("json").password, p.ip);
+    const deleted = await deleteAccount(c.get("dbs").directoryAndShards(), c.env, p.user.id, c.req.valid("json").password, p.ip);
     return c.json({ message: "Your account has been deleted", deleted }, 200);
   },
 );

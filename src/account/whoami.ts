@@ -42,7 +42,7 @@ whoamiRoutes.openapi(
     const { id, username, email, plan } = callerUser(principal);
     let key = null;
     if (principal.kind === "key") {
-      const row = await c.var.dbs
+      const row = await c.get("dbs")
         .directory()
         .select({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix, expiresAt: apiKeys.expiresAt })
         .from(apiKeys)

@@ -41,7 +41,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset, ...filter } = c.req.valid("query");
-    return c.json(await listUsers(c.var.dbs.directoryAndShards(), filter, limit, offset), 200);
+    return c.json(await listUsers(c.get("dbs").directoryAndShards(), filter, limit, offset), 200);
   },
 );
 
@@ -58,7 +58,7 @@ adminRoutes.openapi(
     errors: ["user_not_found"],
     responses: { 200: json(z.object({ user: AdminUser }), "The account"), ...errors(401, 403, 404, 429) },
   }),
-  async (c) => c.json({ user: await adminUser(c.var.dbs.directoryAndShards(), c.req.valid("param").id) }, 200),
+  async (c) => c.json({ user: await adminUser(c.get("dbs").directoryAndShards(), c.req.valid("param").id) }, 200),
 );
 
 adminRoutes.openapi(
@@ -79,7 +79,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const admin = sessionPrincipal(c.get("principal")).user;
-    const user = await updateUser(c.var.dbs.directoryAndShards(), c.env, { actorId: admin.id, provider: "admin" }, c.req.valid("param").id, c.req.valid("json"));
+    const user = await updateUser(c.get("dbs").directoryAndShards(), c.env, { actorId: admin.id, provider: "admin" }, c.req.valid("param").id, c.req.valid("json"));
     return c.json({ message: "User updated", user }, 200);
   },
 );
@@ -98,7 +98,7 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset, status } = c.req.valid("query");
-    return c.json(await listPlanChanges(c.var.dbs.directory(), status, limit, offset), 200);
+    return c.json(await listPlanChanges(c.get("dbs").directory(), status, limit, offset), 200);
   },
 );
 
@@ -124,7 +124,7 @@ for (const decision of ["approve", "reject"] as const) {
     async (c) => {
       const admin = sessionPrincipal(c.get("principal")).user;
       const body = c.req.valid("json") as z.infer<typeof DecisionBody> | undefined;
-      const row = await decidePlanChange(c.var.dbs.directory(), c.env, c.req.valid("param").id, admin.id, decision, body?.note);
+      const row = await decidePlanChange(c.get("dbs").directory(), c.env, c.req.valid("param").id, admin.id, decision, body?.note);
       return c.json({ message: decision === "approve" ? "Plan change applied" : "Plan change rejected", planChange: planChangeResource(row) }, 200);
     },
   );

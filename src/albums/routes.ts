@@ -52,7 +52,7 @@ albumRoutes.openapi(
     const body = c.req.valid("json");
     const user = callerUser(c.get("principal"));
     const album = await createAlbum(
-      c.var.dbs.shard(user.shard),
+      c.get("dbs").shard(user.shard),
       user.id,
       {
         title: body.title,
@@ -65,7 +65,7 @@ albumRoutes.openapi(
       Date.now(),
     );
     const created = albumResource(c.env, album);
-    emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), user.id, "album.created", { album: created });
+    emitAfterResponse(c.executionCtx, c.env, c.get("dbs").directory(), user.id, "album.created", { album: created });
     return c.json(created, 201);
   },
 );
@@ -85,7 +85,7 @@ albumRoutes.openapi(
   async (c) => {
     const { limit, offset } = c.req.valid("query");
     const owner = callerUser(c.get("principal"));
-    const { rows, total } = await listAlbums(c.var.dbs.shard(owner.shard), owner.id, limit, offset);
+    const { rows, total } = await listAlbums(c.get("dbs").shard(owner.shard), owner.id, limit, offset);
     return c.json({ albums: rows.map((a) => albumResource(c.env, a)), pagination: { total, limit, offset, hasMore: offset + rows.length < total } }, 200);
   },
 );
@@ -115,7 +115,7 @@ albumRoutes.openapi(
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
     const id = c.req.valid("param").id;
-    const db = c.var.dbs.shardOf("alb", id);
+    const db = c.get("dbs").shardOf("alb", id);
     const { album } = await visibleAlbum(db, id, viewer);
     await checkAlbumPassword(c.env, album, viewer, c.get("principal").ip, c.req.header("x-album-password"));
     const { limit, offset } = c.req.valid("query");
@@ -154,7 +154,7 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const albumId = c.req.valid("param").id;
-    const db = c.var.dbs.shardOf("alb", albumId);
+    const db = c.get("dbs").shardOf("alb", albumId);
     const album = await ownAlbum(db, albumId, viewerOf(c.get("principal")));
     const body = c.req.valid("json");
     const outcome = await updateAlbum(
@@ -175,7 +175,7 @@ albumRoutes.openapi(
       throw albumNotFound();
     }
     const updated = albumResource(c.env, outcome.album);
-    emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), album.userId, "album.updated", { album: updated });
+    emitAfterResponse(c.executionCtx, c.env, c.get("dbs").directory(), album.userId, "album.updated", { album: updated });
     return c.json({ message: "Album updated", album: updated }, 200);
   },
 );
@@ -196,10 +196,10 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const albumId = c.req.valid("param").id;
-    const db = c.var.dbs.shardOf("alb", albumId);
+    const db = c.get("dbs").shardOf("alb", albumId);
     const album = await ownAlbum(db, albumId, viewerOf(c.get("principal")));
     if (!(await deleteAlbum(db, album.id))) throw albumNotFound();
-    emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), album.userId, "album.deleted", { albumId: album.id });
+    emitAfterResponse(c.executionCtx, c.env, c.get("dbs").directory(), album.userId, "album.deleted", { albumId: album.id });
     return c.json({ message: "Album deleted" }, 200);
   },
 );
@@ -225,7 +225,7 @@ albumRoutes.openapi(
   async (c) => {
     const user = callerUser(c.get("principal"));
     const albumId = c.req.valid("param").id;
-    const db = c.var.dbs.shardOf("alb", albumId);
+    const db = c.get("dbs").shardOf("alb", albumId);
     const album = await ownAlbum(db, albumId, viewerOf(c.get("principal")));
     const ids = [...new Set(c.req.valid("json").fileIds)];
     const added = await addFilesToAlbum(db, album.id, user.id, ids, Date.now());
@@ -249,7 +249,7 @@ albumRoutes.openapi(
   }),
   async (c) => {
     const { id, fileId } = c.req.valid("param");
-    const db = c.var.dbs.shardOf("alb", id);
+    const db = c.get("dbs").shardOf("alb", id);
     const album = await ownAlbum(db, id, viewerOf(c.get("principal")));
     if (!(await removeFileFromAlbum(db, album.id, fileId, Date.now()))) {
       throw new ApiError("file_not_in_album", "That file is not in this album");

@@ -49,7 +49,7 @@ mfaRoutes.openapi(
   }),
   async (c) => {
     const { user } = sessionPrincipal(c.get("principal"));
-    return c.json(await enrolTotp(c.var.dbs.directory(), c.env, user), 200);
+    return c.json(await enrolTotp(c.get("dbs").directory(), c.env, user), 200);
   },
 );
 
@@ -70,7 +70,7 @@ mfaRoutes.openapi(
   }),
   async (c) => {
     const { user } = sessionPrincipal(c.get("principal"));
-    const recoveryCodes = await confirmTotp(c.var.dbs.directory(), c.env, user.id, c.req.valid("json").code);
+    const recoveryCodes = await confirmTotp(c.get("dbs").directory(), c.env, user.id, c.req.valid("json").code);
     return c.json({ recoveryCodes }, 200);
   },
 );
@@ -93,7 +93,7 @@ mfaRoutes.openapi(
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
     const { code, password } = c.req.valid("json");
-    await turnOffTotp(c.var.dbs.directory(), c.env, p.user.id, p.sessionId, password !== undefined ? { password } : { code: code! }, p.ip);
+    await turnOffTotp(c.get("dbs").directory(), c.env, p.user.id, p.sessionId, password !== undefined ? { password } : { code: code! }, p.ip);
     return c.json({ message: "Two-factor sign-in is off" }, 200);
   },
 );
@@ -116,7 +116,7 @@ mfaRoutes.openapi(
   async (c) => {
     const { mfaToken, code, response } = c.req.valid("json");
     const proof = response !== undefined ? { response } : { code: code! };
-    const { user, session } = await completeSecondStep(c.var.dbs.directory(), c.env, mfaToken, proof, c.get("principal").ip);
+    const { user, session } = await completeSecondStep(c.get("dbs").directory(), c.env, mfaToken, proof, c.get("principal").ip);
     return c.json({ user: userResource(user), session }, 200);
   },
 );

@@ -7,7 +7,7 @@ import { liveSessionAtPrimary, resolvePrincipal } from "./principal";
 
 export const authenticate = () =>
   createMiddleware<AppEnv>(async (c, next) => {
-    c.set("principal", await resolvePrincipal(c.env, () => c.var.dbs.directory(), c.req.raw, c.executionCtx));
+    c.set("principal", await resolvePrincipal(c.env, () => c.get("dbs").directory(), c.req.raw, c.executionCtx));
     await next();
   });
 

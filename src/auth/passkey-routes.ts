@@ -43,7 +43,7 @@ passkeyRoutes.openapi(
     middleware: [sessionOnly(), sessionLiveAtPrimary()] as const,
     responses: { 200: json(CreationOptions, "The creation options"), ...errors(401, 403) },
   }),
-  async (c) => c.json(await registrationOptions(c.var.dbs.directory(), c.env, sessionPrincipal(c.get("principal")).user.id), 200),
+  async (c) => c.json(await registrationOptions(c.get("dbs").directory(), c.env, sessionPrincipal(c.get("principal")).user.id), 200),
 );
 
 passkeyRoutes.openapi(
@@ -63,7 +63,7 @@ passkeyRoutes.openapi(
   }),
   async (c) => {
     const { name, response } = c.req.valid("json");
-    return c.json(await registerPasskey(c.var.dbs.directory(), c.env, sessionPrincipal(c.get("principal")).user.id, name, response), 201);
+    return c.json(await registerPasskey(c.get("dbs").directory(), c.env, sessionPrincipal(c.get("principal")).user.id, name, response), 201);
   },
 );
 
@@ -79,7 +79,7 @@ passkeyRoutes.openapi(
     middleware: [sessionOnly()] as const,
     responses: { 200: json(PasskeyList, "The passkeys"), ...errors(401, 403) },
   }),
-  async (c) => c.json(await listPasskeys(c.var.dbs.directory(), sessionPrincipal(c.get("principal")).user.id), 200),
+  async (c) => c.json(await listPasskeys(c.get("dbs").directory(), sessionPrincipal(c.get("principal")).user.id), 200),
 );
 
 passkeyRoutes.openapi(
@@ -100,7 +100,7 @@ passkeyRoutes.openapi(
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
     const { code, password } = c.req.valid("json");
-    await removePasskey(c.var.dbs.directory(), c.env, p.user.id, p.sessionId, c.req.valid("param").id, password !== undefined ? { password } : { code: code! }, p.ip);
+    await removePasskey(c.get("dbs").directory(), c.env, p.user.id, p.sessionId, c.req.valid("param").id, password !== undefined ? { password } : { code: code! }, p.ip);
     return c.json({ message: "The passkey was removed" }, 200);
   },
 );
@@ -122,7 +122,7 @@ passkeyRoutes.openapi(
   }),
   async (c) => {
     const { mfaToken } = c.req.valid("json");
-    const db = c.var.dbs.directory();
+    const db = c.get("dbs").directory();
     return c.json(mfaToken === undefined ? await passwordlessOptions(db, c.env) : await secondStepPasskeyOptions(db, c.env, mfaToken), 200);
   },
 );
@@ -145,7 +145,7 @@ passkeyRoutes.openapi(
   async (c) => {
     const { response, mfaToken } = c.req.valid("json");
     const { ip } = c.get("principal");
-    const db = c.var.dbs.directory();
+    const db = c.get("dbs").directory();
     const { user, session } = mfaToken === undefined ? await signInWithPasskey(db, c.env, response, ip) : await completeSecondStep(db, c.env, mfaToken, { response }, ip);
     return c.json({ user: userResource(user), session }, 200);
   },

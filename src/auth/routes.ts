@@ -50,7 +50,7 @@ authRoutes.openapi(
   async (c) => {
     // request.cf's continent places the new owner on a shard of their region (platform/data/placement.ts).
     const continent = (c.req.raw.cf as { continent?: string } | undefined)?.continent;
-    const { user, session } = await signup(c.var.dbs.directory(), c.env, c.req.valid("json"), continent);
+    const { user, session } = await signup(c.get("dbs").directory(), c.env, c.req.valid("json"), continent);
     return c.json({ user: userResource(user), session }, 201);
   },
 );
@@ -72,7 +72,7 @@ authRoutes.openapi(
   }),
   async (c) => {
     const { email, password } = c.req.valid("json");
-    const result = await login(c.var.dbs.directory(), c.env, email, password, c.get("principal").ip);
+    const result = await login(c.get("dbs").directory(), c.env, email, password, c.get("principal").ip);
     if (result.kind === "mfa") return c.json({ mfaRequired: result.mfaRequired, mfaToken: result.mfaToken, methods: result.methods }, 200);
     return c.json({ user: userResource(result.user), session: result.session }, 200);
   },
@@ -93,7 +93,7 @@ authRoutes.openapi(
     responses: { 200: json(RefreshResponse, "New session"), ...errors(400, 401, 403) },
   }),
   async (c) => {
-    const session = await refreshSession(c.var.dbs.directory(), c.env, c.req.valid("json").refresh_token);
+    const session = await refreshSession(c.get("dbs").directory(), c.env, c.req.valid("json").refresh_token);
     return c.json({ session }, 200);
   },
 );
@@ -111,7 +111,7 @@ authRoutes.openapi(
     responses: { 200: json(MessageBody, "Signed out"), ...errors(401, 403) },
   }),
   async (c) => {
-    await revokeSession(c.var.dbs.directory(), c.env, sessionPrincipal(c.get("principal")).sessionId, "logout");
+    await revokeSession(c.get("dbs").directory(), c.env, sessionPrincipal(c.get("principal")).sessionId, "logout");
     return c.json({ message: "Signed out" }, 200);
   },
 );
@@ -131,7 +131,7 @@ authRoutes.openapi(
   }),
   async (c) => {
     const p = sessionPrincipal(c.get("principal"));
-    const revoked = await signOutOtherSessions(c.var.dbs.directory(), c.env, p.user.id, p.sessionId);
+    const revoked = await signOutOtherSessions(c.get("dbs").directory(), c.env, p.user.id, p.sessionId);
     return c.json({ message: revoked === 1 ? "Signed out 1 other session" : `Signed out ${revoked} other sessions`, revoked }, 200);
   },
 );
@@ -151,7 +151,7 @@ authRoutes.openapi(
     responses: { 200: json(MessageBody.extend({ user: AccountSchema }), "Verified"), ...errors(400, 403) },
   }),
   async (c) => {
-    const user = await verifyEmail(c.var.dbs.directory(), c.env, c.req.valid("json").token);
+    const user = await verifyEmail(c.get("dbs").directory(), c.env, c.req.valid("json").token);
     return c.json({ message: "E-mail address verified", user: accountResource(user) }, 200);
   },
 );
@@ -174,8 +174,8 @@ authRoutes.openapi(
     const p = sessionPrincipal(c.get("principal"));
     if (p.user.emailVerified) throw new ApiError("already_verified", "This e-mail address is already verified");
     await resendAllowed(c.env, p.user.email, p.ip);
-    const user = await findUserById(c.var.dbs.directory(), p.user.id);
-    if (user) await sendVerification(c.var.dbs.directory(), c.env, user);
+    const user = await findUserById(c.get("dbs").directory(), p.user.id);
+    if (user) await sendVerification(c.get("dbs").directory(), c.env, user);
     return c.json({ message: "Verification e-mail sent" }, 200);
   },
 );
@@ -199,7 +199,7 @@ authRoutes.openapi(
   async (c) => {
     const { currentPassword, newPassword } = c.req.valid("json");
     const p = sessionPrincipal(c.get("principal"));
-    const session = await changePassword(c.var.dbs.directory(), c.env, p.user.id, currentPassword, newPassword, p.ip);
+    const session = await changePassword(c.get("dbs").directory(), c.env, p.user.id, currentPassword, newPassword, p.ip);
     return c.json({ session }, 200);
   },
 );
@@ -243,7 +243,7 @@ authRoutes.openapi(
   }),
   async (c) => {
     const { token, newPassword } = c.req.valid("json");
-    await resetPassword(c.var.dbs.directory(), c.env, token, newPassword, c.get("principal").ip);
+    await resetPassword(c.get("dbs").directory(), c.env, token, newPassword, c.get("principal").ip);
     return c.json({ message: "Your password was changed. Sign in with the new one." }, 200);
   },
 );

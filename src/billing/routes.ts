@@ -58,7 +58,7 @@ billingRoutes.openapi(
   }),
   async (c) => {
     const userId = sessionPrincipal(c.get("principal")).user.id;
-    const [plan, pending] = await Promise.all([currentPlan(c.var.dbs.directory(), userId), findPendingChange(c.var.dbs.directory(), userId)]);
+    const [plan, pending] = await Promise.all([currentPlan(c.get("dbs").directory(), userId), findPendingChange(c.get("dbs").directory(), userId)]);
     return c.json({ plan, pendingChange: pending ? planChangeResource(pending) : null, provider: paymentProvider(c.env).name }, 200);
   },
 );
@@ -85,7 +85,7 @@ billingRoutes.openapi(
   async (c) => {
     const userId = sessionPrincipal(c.get("principal")).user.id;
     const { plan: toPlan } = c.req.valid("json");
-    const db = c.var.dbs.directory();
+    const db = c.get("dbs").directory();
     const fromPlan = await currentPlan(db, userId);
     if (fromPlan === toPlan) {
       const cancelled = await cancelPendingChanges(db, userId);
@@ -148,7 +148,7 @@ billingRoutes.openapi(
     }
     const event = WebhookEventSchema.safeParse(parsed);
     if (!event.success) throw validationError(event.error.issues);
-    const outcome = await applyWebhookEvent(c.var.dbs.directory(), c.env, event.data);
+    const outcome = await applyWebhookEvent(c.get("dbs").directory(), c.env, event.data);
     return c.json({ received: true as const, ...outcome }, 200);
   },
 );

@@ -51,7 +51,7 @@ devRoutes.openapi(
       200: json(z.object({ messages: z.array(DevMail) }), "Mail"),
     },
   }),
-  async (c) => c.json({ messages: await readOutbox(c.var.dbs.directory(), normalizeEmail(c.req.valid("query").to)) }, 200),
+  async (c) => c.json({ messages: await readOutbox(c.get("dbs").directory(), normalizeEmail(c.req.valid("query").to)) }, 200),
 );
 
 // `npm run admin` (scripts/admin.mjs): a local account's role or plan, changed by updateUser as PATCH
@@ -74,7 +74,7 @@ devRoutes.openapi(
   }),
   async (c) => {
     const { email, ...patch } = c.req.valid("json");
-    const dbs = c.var.dbs.directoryAndShards();
+    const dbs = c.get("dbs").directoryAndShards();
     const found = await findLiveUserByEmail(dbs.directory, normalizeEmail(email));
     if (!found) throw new ApiError("user_not_found", "No live account has this address");
     return c.json({ user: await updateUser(dbs, c.env, { actorId: null, provider: "cli" }, found.id, patch) }, 200);

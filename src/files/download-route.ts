@@ -37,7 +37,7 @@ downloadRoutes.openapi(
     const now = Date.now();
     const viewer = viewerOf(c.get("principal"));
     const id = c.req.valid("param").id;
-    const { file } = await readableFile(c.var.dbs.shardOf("file", id), id, viewer, now, { safeMode: true });
+    const { file } = await readableFile(c.get("dbs").shardOf("file", id), id, viewer, now, { safeMode: true });
     const obj = await c.env.BUCKET.get(file.storeKey);
     if (!obj) throw new ApiError("content_missing", "File content not found");
     countHit(c.env, c.executionCtx, "file_download", file.id);

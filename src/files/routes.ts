@@ -63,7 +63,7 @@ fileRoutes.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const user = callerUser(c.get("principal"));
-    const db = c.var.dbs.shard(user.shard);
+    const db = c.get("dbs").shard(user.shard);
     const match = q.q?.trim() ? matchExpression(user.id, parseTerms(q.q)) : undefined;
     const list: ListQuery = { limit: q.limit, offset: q.offset, sort: q.sort ?? "created", order: q.order, visibility: q.visibility, match, tag: q.tag, excludeNsfw: q.excludeNsfw === "true" || q.excludeNsfw === "1" };
     const { rows, total } = q.color ? await listByColour(db, user.id, list, q.color, Date.now()) : await listOwnFiles(db, user.id, list, Date.now());
@@ -100,7 +100,7 @@ fileRoutes.openapi(
     // Readers are decided from the byte links' edge-cached access record (no D1 on a hit; counts as old as the
     // record). D1 instead for a signed-in caller asking read-your-writes (x-d1-bookmark), and for the owner until
     // the analysis lands: the job forgets the record only in its own data centre (docs/api-conventions.md).
-    const db = c.var.dbs.shardOf("file", id);
+    const db = c.get("dbs").shardOf("file", id);
     const fromDb = () => loadFile(db, id);
     const fresh = viewer.userId !== null && c.req.header(BOOKMARK_HEADER) !== undefined;
     const cached = fresh ? undefined : await cachedAccess(c.env, c.executionCtx, id, fromDb);
@@ -136,7 +136,7 @@ fileRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const id = c.req.valid("param").id;
-    const db = c.var.dbs.shardOf("file", id);
+    const db = c.get("dbs").shardOf("file", id);
     const file = await ownFile(db, c.get("principal"), id, now);
     if (reviewReason(file)) throw underReview(); // refused, not recorded, until the review ends (owner-changes.ts)
     const body = c.req.valid("json");
@@ -195,7 +195,7 @@ fileRoutes.openapi(
     const now = Date.now();
     const id = c.req.valid("param").id;
     const token = c.req.header("x-delete-token");
-    const db = c.var.dbs.shardOf("file", id);
+    const db = c.get("dbs").shardOf("file", id);
     let file: FileRow;
     if (token !== undefined) {
       const loaded = await loadFile(db, id);
@@ -217,7 +217,7 @@ fileRoutes.openapi(
     }
     if (!(await softDeleteFile(db, file.id, now))) throw goneError("deleted");
     await accessChanged(c.env, { files: [file] }); // before answering: the next view must see the delete
-    emitAfterResponse(c.executionCtx, c.env, c.var.dbs.directory(), file.userId, "file.deleted", { fileId: file.id });
+    emitAfterResponse(c.executionCtx, c.env, c.get("dbs").directory(), file.userId, "file.deleted", { fileId: file.id });
     return c.json({ message: "File deleted" }, 200);
   },
 );

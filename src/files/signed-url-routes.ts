@@ -56,7 +56,7 @@ signedUrlRoutes.openapi(
   async (c) => {
     const now = Date.now();
     const id = c.req.valid("param").id;
-    const db = c.var.dbs.shardOf("file", id);
+    const db = c.get("dbs").shardOf("file", id);
     const file = await ownFileForLinks(db, c.get("principal"), id, now);
     const body = c.req.valid("json");
     let salt = file.signingSalt;
@@ -95,7 +95,7 @@ signedUrlRoutes.openapi(
   }),
   async (c) => {
     const id = c.req.valid("param").id;
-    const db = c.var.dbs.shardOf("file", id);
+    const db = c.get("dbs").shardOf("file", id);
     const file = await ownFileForLinks(db, c.get("principal"), id, Date.now());
     if (!(await rotateSigningSalt(db, file.id, newSigningSalt()))) throw fileNotFound();
     await accessChanged(c.env, { files: [file] }); // before answering: the very next view of an old link is refused

@@ -36,7 +36,7 @@ insightsRoutes.openapi(
     // A stranger, signed in or not, learns nothing: not even that the file exists.
     if (p.kind !== "session" && p.kind !== "key") throw notFound();
     const user = callerUser(p);
-    const db = c.var.dbs.shard(user.shard);
+    const db = c.get("dbs").shard(user.shard);
     if (!(await ownedFile(db, id, user.id))) throw notFound();
     return c.json(await fileStats(db, id, dayRange(c.req.valid("query"), Date.now())), 200);
   },
@@ -58,7 +58,7 @@ insightsRoutes.openapi(
   }),
   async (c) => {
     const user = callerUser(c.get("principal"));
-    return c.json(await accountStats(c.env, c.var.dbs.shard(user.shard), user.id, dayRange(c.req.valid("query"), Date.now())), 200);
+    return c.json(await accountStats(c.env, c.get("dbs").shard(user.shard), user.id, dayRange(c.req.valid("query"), Date.now())), 200);
   },
 );
 
@@ -75,5 +75,5 @@ insightsRoutes.openapi(
     request: { query: StatsQuery },
     responses: { 200: json(AdminStatsBody, "The service's days"), ...errors(400, 401, 403, 429) },
   }),
-  async (c) => c.json(await adminStats(c.var.dbs.directory(), dayRange(c.req.valid("query"), Date.now())), 200),
+  async (c) => c.json(await adminStats(c.get("dbs").directory(), dayRange(c.req.valid("query"), Date.now())), 200),
 );

@@ -31,7 +31,7 @@ keyRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const { key, resource } = await createApiKey(c.var.dbs.directory(), sessionPrincipal(c.get("principal")).user, {
+    const { key, resource } = await createApiKey(c.get("dbs").directory(), sessionPrincipal(c.get("principal")).user, {
       name: input.name,
       permissions: input.permissions,
       expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined,
@@ -55,7 +55,7 @@ keyRoutes.openapi(
   }),
   async (c) => {
     const { limit, offset } = c.req.valid("query");
-    return c.json(await listApiKeys(c.var.dbs.directory(), sessionPrincipal(c.get("principal")).user.id, limit, offset), 200);
+    return c.json(await listApiKeys(c.get("dbs").directory(), sessionPrincipal(c.get("principal")).user.id, limit, offset), 200);
   },
 );
 
@@ -74,7 +74,7 @@ keyRoutes.openapi(
     responses: { 200: json(MessageBody, "Revoked"), ...errors(401, 403, 404) },
   }),
   async (c) => {
-    await revokeApiKey(c.var.dbs.directory(), c.env, sessionPrincipal(c.get("principal")).user.id, c.req.valid("param").id);
+    await revokeApiKey(c.get("dbs").directory(), c.env, sessionPrincipal(c.get("principal")).user.id, c.req.valid("param").id);
     return c.json({ message: "API key revoked" }, 200);
   },
 );

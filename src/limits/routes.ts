@@ -43,7 +43,7 @@ limitRoutes.openapi(
     const principal = c.get("principal");
     const caller = callerUser(principal);
     // The plan from the principal, the usage from the owner's shard: no directory read. No row there: no upload yet.
-    const usage = await c.var.dbs
+    const usage = await c.get("dbs")
       .shard(caller.shard)
       .select({ used: owners.storageUsed, reserved: owners.storageReserved })
       .from(owners)

@@ -1,6 +1,6 @@
 // The request's database handles, each over a D1 Sessions API session: reads that need no read-your-writes go to the
 // nearest replica, a request carrying `x-d1-bookmark` reads at least that fresh, and requests that change things
-// start at the primary so their checks see the latest state. `c.var.dbs` hands out one handle per database, the
+// start at the primary so their checks see the latest state. `c.get("dbs")` hands out one handle per database, the
 // directory or a shard, each its own session; `x-d1-bookmark` carries one bookmark per database
 // (docs/api-conventions.md, docs/sharding.md).
 import type { Context } from "hono";
@@ -49,7 +49,7 @@ declare module "hono" {
  * session at all.
  */
 export function requestDbs(c: Context<AppEnv>, readsPrimary: RouteMatcher = () => false): RequestDbs {
-  const made = c.var.dbs as RequestDbs | undefined;
+  const made = c.get("dbs") as RequestDbs | undefined;
   if (made) return made;
   const databases = shardCount(c.env);
   const sent = parseBookmarks(c.req.header(BOOKMARK_HEADER), databases);
@@ -83,7 +83,7 @@ export function requestDbs(c: Context<AppEnv>, readsPrimary: RouteMatcher = () =
     bookmark: () => {
       const known = new Map<number, string | undefined>(sent);
       for (const [n, s] of sessions) known.set(n, laterBookmark(known.get(n), s.getBookmark()));
-      for (const [n, bm] of c.var.recordBookmarks ?? []) known.set(n, laterBookmark(known.get(n), bm));
+      for (const [n, bm] of c.get("recordBookmarks") ?? []) known.set(n, laterBookmark(known.get(n), bm));
       return formatBookmarks(known);
     },
   };
@@ -98,7 +98,7 @@ export function requestDbs(c: Context<AppEnv>, readsPrimary: RouteMatcher = () =
  */
 export function noteBookmark(c: Context<AppEnv>, bookmark: string | undefined, db = 0): void {
   if (!bookmark) return;
-  const known = c.var.recordBookmarks ?? new Map<number, string>();
+  const known = c.get("recordBookmarks") ?? new Map<number, string>();
   known.set(db, laterBookmark(known.get(db), bookmark)!);
   c.set("recordBookmarks", known);
 }

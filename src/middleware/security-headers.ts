@@ -1,4 +1,5 @@
 // Response headers every address gets (Hono's secure-headers), and the API's CORS policy.
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import { cors } from "hono/cors";
@@ -29,18 +30,30 @@ const apiCorsPolicy = cors({
   maxAge: 86400,
 });
 
+const exposed = corsHeaders.exposeHeaders.join(",");
+
 /**
  * CORS for Bearer credentials from any origin, never cookies (the API reads none; the web app's /app routes get no
- * CORS headers). Preflights are answered here, before authentication and rate limiting; a non-preflight OPTIONS to
- * a route of its own (`hasOptionsRoute`: tus's capability request, extensions.md § 1) goes on to that route.
+ * CORS headers). Preflights are answered here by Hono's cors, before authentication and rate limiting; a non-preflight
+ * OPTIONS to a route of its own (`hasOptionsRoute`: tus's capability request, extensions.md § 1) goes on to that route.
  */
 export const apiCors = (hasOptionsRoute: RouteMatcher) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (c.req.method === "OPTIONS" && hasOptionsRoute("OPTIONS", c.req.path) && c.req.header("access-control-request-method") === undefined) {
-      await next();
-      c.header("Access-Control-Allow-Origin", "*");
-      c.header("Access-Control-Expose-Headers", corsHeaders.exposeHeaders.join(","));
-      return;
+    if (c.req.method === "OPTIONS" && !(hasOptionsRoute("OPTIONS", c.req.path) && c.req.header("access-control-request-method") === undefined)) {
+      return apiCorsPolicy(c, next);
     }
-    return apiCorsPolicy(c, next);
+    // Set on the answer, not before it: a header set before the handler makes Hono build a placeholder response
+    // and copy its headers into the real one (a tenth of an API read's CPU in the profile).
+    await next();
+    setOnAnswer(c, "Access-Control-Allow-Origin", "*");
+    setOnAnswer(c, "Access-Control-Expose-Headers", exposed);
   });
+
+function setOnAnswer(c: Context<AppEnv>, name: string, value: string) {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.res = new Response(c.res.body, c.res); // a response passed through from a binding has immutable headers
+    c.res.headers.set(name, value);
+  }
+}

@@ -40,7 +40,7 @@ moderationRoutes.openapi(
   async (c) => {
     const input = c.req.valid("json");
     const principal = c.get("principal");
-    const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("file", input.fileId), shards: c.var.dbs };
+    const dbs = { directory: c.get("dbs").directory(), shard: c.get("dbs").shardOf("file", input.fileId), shards: c.get("dbs") };
     const filed = await fileReport(c.env, dbs, input, { viewer: viewerOf(principal), ip: principal.ip }, Date.now());
     return c.json(
       {
@@ -72,7 +72,7 @@ moderationRoutes.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const now = Date.now();
-    const { rows, total } = await listQueue(c.env, c.var.dbs.directoryAndShards(), q);
+    const { rows, total } = await listQueue(c.env, c.get("dbs").directoryAndShards(), q);
     return c.json(
       {
         reports: rows.map((r) => reportItem(c.env, r, now)),
@@ -106,7 +106,7 @@ moderationRoutes.openapi(
     const { action, note } = c.req.valid("json");
     const actor = sessionPrincipal(c.get("principal")).user;
     const now = Date.now();
-    const { report, effects } = await resolveReport(c.env, c.var.dbs.directoryAndShards(), actor, c.req.valid("param").id, action, note, now);
+    const { report, effects } = await resolveReport(c.env, c.get("dbs").directoryAndShards(), actor, c.req.valid("param").id, action, note, now);
     return c.json({ message: `Report resolved: ${action}`, report: reportItem(c.env, report, now), effects }, 200);
   },
 );
@@ -131,6 +131,6 @@ moderationRoutes.openapi(
   }),
   async (c) => {
     const actor = sessionPrincipal(c.get("principal")).user;
-    return (await reportedContent(c.env, c.var.dbs.directoryAndShards(), actor, c.req.valid("param").id, Date.now()));
+    return (await reportedContent(c.env, c.get("dbs").directoryAndShards(), actor, c.req.valid("param").id, Date.now()));
   },
 );

@@ -24,7 +24,7 @@ function entryName(title: string, filename: string, used: Set<string>): string {
 }
 
 async function* albumEntries(c: Context<AppEnv>, album: AlbumRow): AsyncGenerator<ZipEntry> {
-  const db = c.var.dbs.shardOf("alb", album.id);
+  const db = c.get("dbs").shardOf("alb", album.id);
   const used = new Set<string>();
   for (let offset = 0; offset < ZIP_MAX_FILES; offset += PAGE) {
     const { rows } = await albumFilesPage(db, album.id, ANONYMOUS_SEES, PAGE, offset, Date.now());

@@ -101,7 +101,7 @@ function AlbumPage(props: { env: Env; album: AlbumRow; files: Thumb[]; page: num
 
 /** The cover for link previews: the chosen cover, else the first image, among those an anonymous visitor sees. */
 async function coverImage(c: Context<AppEnv>, album: AlbumRow): Promise<OgImage | undefined> {
-  const f = await visibleCover(c.var.dbs.shardOf("alb", album.id), album, ANONYMOUS_SEES, Date.now());
+  const f = await visibleCover(c.get("dbs").shardOf("alb", album.id), album, ANONYMOUS_SEES, Date.now());
   return f && !isUnsafeToRender(f) ? { ...previewImage(c.env, f), alt: f.alt || f.title || album.title } : undefined;
 }
 
@@ -113,7 +113,7 @@ export function albumPages(deps: PageDeps) {
     const submitted = form !== undefined;
     try {
       const albumId = c.req.param("id") ?? "";
-      const { album } = await visibleAlbum(c.var.dbs.shardOf("alb", albumId), albumId, ANONYMOUS_VIEWER);
+      const { album } = await visibleAlbum(c.get("dbs").shardOf("alb", albumId), albumId, ANONYMOUS_VIEWER);
       deps.headers(c);
       if (album.passwordHash !== null) {
         // Protected pages are per visitor: never stored by shared caches.
@@ -143,7 +143,7 @@ export function albumPages(deps: PageDeps) {
       // `?q=`: the album's images the search index finds among its owner's (extensions.md § 9); public albums only.
       const q = submitted || album.passwordHash !== null ? undefined : c.req.query("q")?.trim().slice(0, 200) || undefined;
       const match = q === undefined ? undefined : matchExpression(album.userId, parseTerms(q));
-      const { rows, total } = await albumFilesPage(c.var.dbs.shardOf("alb", album.id), album.id, ANONYMOUS_SEES, size, (pageNo - 1) * size, Date.now(), match);
+      const { rows, total } = await albumFilesPage(c.get("dbs").shardOf("alb", album.id), album.id, ANONYMOUS_SEES, size, (pageNo - 1) * size, Date.now(), match);
       const cover = album.passwordHash === null ? await coverImage(c, album) : undefined;
       countHit(c.env, c.executionCtx, "album_view", album.id);
       return c.html(

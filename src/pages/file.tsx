@@ -228,7 +228,7 @@ export function filePages(deps: PageDeps) {
     try {
       // What an anonymous visitor may see (private -> 404), unless the signed-in owner asks (file-owner.tsx).
       const fileId = c.req.param("id");
-      const loaded = await loadFile(c.var.dbs.shardOf("file", fileId), fileId);
+      const loaded = await loadFile(c.get("dbs").shardOf("file", fileId), fileId);
       const viewer = await pageViewer(c, loaded);
       assertReadable(loaded, viewer, Date.now(), { safeMode: false });
       deps.headers(c);

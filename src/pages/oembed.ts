@@ -42,7 +42,7 @@ export async function oembed(c: Context<AppEnv>) {
 
   const fileId = /^\/(?:f|i)\/([^/]+)(?:\/thumb)?$/.exec(path)?.[1] ?? /^\/cdn\/uploads\/[^/]+\/([^/]+)\/[^/]+$/.exec(path)?.[1];
   if (fileId) {
-    const loaded = await loadFile(c.var.dbs.shardOf("file", fileId), fileId);
+    const loaded = await loadFile(c.get("dbs").shardOf("file", fileId), fileId);
     try {
       assertReadable(loaded, ANONYMOUS_VIEWER, Date.now(), { safeMode: true });
     } catch {
@@ -70,7 +70,7 @@ export async function oembed(c: Context<AppEnv>) {
   const albumId = /^\/a\/([^/]+)$/.exec(path)?.[1];
   if (albumId) {
     try {
-      const db = c.var.dbs.shardOf("alb", albumId);
+      const db = c.get("dbs").shardOf("alb", albumId);
       const { album } = await visibleAlbum(db, albumId, ANONYMOUS_VIEWER);
       if (album.passwordHash) return notFound();
       // The preview is a file the album page itself shows an anonymous visitor, never a private one.

@@ -39,7 +39,7 @@ searchRoutes.openapi(
     const match = matchExpression(user.id, terms);
     const page = { limit: q.limit, offset: q.offset };
     const found = match
-      ? await searchOwner(c.var.dbs.shard(user.shard), user.id, match, q.type, page, Date.now())
+      ? await searchOwner(c.get("dbs").shard(user.shard), user.id, match, q.type, page, Date.now())
       : { fileRows: [], fileTotal: 0, albumRows: [], albumTotal: 0 };
     const files = found.fileRows.map((r) => ({
       ...fileListItem(c.env, r),
@@ -71,7 +71,7 @@ searchRoutes.openapi(
     const now = Date.now();
     const id = c.req.valid("param").id;
     const viewer = viewerOf(c.get("principal"));
-    const db = c.var.dbs.shardOf("file", id);
+    const db = c.get("dbs").shardOf("file", id);
     const loaded = await loadFile(db, id);
     if (!loaded || !isOwner(loaded.file, viewer)) throw fileNotFound();
     assertReadable(loaded, viewer, now, { safeMode: false });

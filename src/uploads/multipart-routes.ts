@@ -46,8 +46,8 @@ multipartRoutes.openapi(
   async (c) => {
     const { albumId, ...input } = c.req.valid("json");
     const uploader = uploaderOf(c.get("principal"));
-    const init = { ...input, album: uploadAlbum(c.var.dbs, albumId) };
-    const result = await initMultipart(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, init);
+    const init = { ...input, album: uploadAlbum(c.get("dbs"), albumId) };
+    const result = await initMultipart(c.env, c.get("dbs").shard(startShard(c.env, uploader)), uploader, init);
     return c.json(result, 201);
   },
 );
@@ -72,7 +72,7 @@ multipartRoutes.openapi(
   }),
   async (c) => {
     const { uploadId, partNumber } = c.req.valid("param");
-    const result = await receivePart(c.env, c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId, Number(partNumber), c.req.raw);
+    const result = await receivePart(c.env, c.get("dbs").shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId, Number(partNumber), c.req.raw);
     return c.json(result, 200);
   },
 );
@@ -92,7 +92,7 @@ multipartRoutes.openapi(
   }),
   async (c) => {
     const { uploadId } = c.req.valid("param");
-    return c.json(await describeMultipart(c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId), 200);
+    return c.json(await describeMultipart(c.get("dbs").shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId), 200);
   },
 );
 
@@ -117,7 +117,7 @@ multipartRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    return c.json(await completeMultipart(c.env, c.var.dbs.shardOf("upl", input.uploadId), uploaderOf(c.get("principal")), input), 200);
+    return c.json(await completeMultipart(c.env, c.get("dbs").shardOf("upl", input.uploadId), uploaderOf(c.get("principal")), input), 200);
   },
 );
 
@@ -137,6 +137,6 @@ multipartRoutes.openapi(
   }),
   async (c) => {
     const { uploadId } = c.req.valid("param");
-    return c.json(await abortMultipart(c.env, c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId), 200);
+    return c.json(await abortMultipart(c.env, c.get("dbs").shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId), 200);
   },
 );

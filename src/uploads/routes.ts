@@ -60,8 +60,8 @@ uploadRoutes.openapi(
   async (c) => {
     const { albumId, ...input } = c.req.valid("json");
     const uploader = uploaderOf(c.get("principal"));
-    const start = { ...input, album: uploadAlbum(c.var.dbs, albumId) };
-    const started = await startUpload(c.env, c.var.dbs.shard(startShard(c.env, uploader)), uploader, start, { kind: "direct" });
+    const start = { ...input, album: uploadAlbum(c.get("dbs"), albumId) };
+    const started = await startUpload(c.env, c.get("dbs").shard(startShard(c.env, uploader)), uploader, start, { kind: "direct" });
     return c.json(
       {
         uploadId: started.uploadId,
@@ -99,7 +99,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const { fileId } = c.req.valid("param");
-    const result = await receiveDirectUpload(c.env, c.var.dbs.shardOf("file", fileId), uploaderOf(c.get("principal")), fileId, c.req.raw);
+    const result = await receiveDirectUpload(c.env, c.get("dbs").shardOf("file", fileId), uploaderOf(c.get("principal")), fileId, c.req.raw);
     c.header("ETag", result.etag);
     return c.json(result.body, 200);
   },
@@ -126,7 +126,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", input.uploadId) };
+    const dbs = { directory: c.get("dbs").directory(), shard: c.get("dbs").shardOf("upl", input.uploadId) };
     const body = await finalizeUpload(c.env, c.executionCtx, dbs, uploaderOf(c.get("principal")), input);
     return c.json(body as z.infer<typeof FinalizeResponse>, 200);
   },
@@ -157,7 +157,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const uploader = uploaderOf(c.get("principal"));
-    const body = await uploadFromForm(c.env, c.executionCtx, c.var.dbs.directoryAndShard(startShard(c.env, uploader)), uploader, c.req.raw, (form) => {
+    const body = await uploadFromForm(c.env, c.executionCtx, c.get("dbs").directoryAndShard(startShard(c.env, uploader)), uploader, c.req.raw, (form) => {
       const text: Record<string, string> = {};
       for (const key of FORM_TEXT_FIELDS) {
         const value = form.get(key);
@@ -166,7 +166,7 @@ uploadRoutes.openapi(
       const parsed = FormUploadFields.safeParse(text);
       if (!parsed.success) throw validationError(parsed.error.issues);
       const { albumId, ...fields } = parsed.data;
-      return { ...fields, album: uploadAlbum(c.var.dbs, albumId) };
+      return { ...fields, album: uploadAlbum(c.get("dbs"), albumId) };
     });
     return c.json(body as z.infer<typeof FormUploadResponse>, 201);
   },
@@ -197,8 +197,8 @@ uploadRoutes.openapi(
   async (c) => {
     const { albumId, ...input } = c.req.valid("json");
     const uploader = uploaderOf(c.get("principal"));
-    const album = uploadAlbum(c.var.dbs, albumId);
-    const body = await uploadFromUrl(c.env, c.executionCtx, c.var.dbs.directoryAndShard(startShard(c.env, uploader)), uploader, { ...input, album });
+    const album = uploadAlbum(c.get("dbs"), albumId);
+    const body = await uploadFromUrl(c.env, c.executionCtx, c.get("dbs").directoryAndShard(startShard(c.env, uploader)), uploader, { ...input, album });
     return c.json(body as z.infer<typeof FormUploadResponse>, 201);
   },
 );

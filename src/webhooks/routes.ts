@@ -41,7 +41,7 @@ webhookRoutes.openapi(
     responses: { 201: json(CreatedWebhook, "Created"), ...errors(400, 401, 403) },
   }),
   async (c) => {
-    const { row, secret } = await createEndpoint(c.var.dbs.directory(), c.env, user(c).id, c.req.valid("json"));
+    const { row, secret } = await createEndpoint(c.get("dbs").directory(), c.env, user(c).id, c.req.valid("json"));
     return c.json({ ...endpointView(row), secret }, 201);
   },
 );
@@ -57,7 +57,7 @@ webhookRoutes.openapi(
     middleware: [requirePermission("manage")] as const,
     responses: { 200: json(WebhookList, "Endpoints"), ...errors(401, 403) },
   }),
-  async (c) => c.json({ webhooks: (await listEndpoints(c.var.dbs.directory(), user(c).id)).map(endpointView) }, 200),
+  async (c) => c.json({ webhooks: (await listEndpoints(c.get("dbs").directory(), user(c).id)).map(endpointView) }, 200),
 );
 
 webhookRoutes.openapi(
@@ -73,7 +73,7 @@ webhookRoutes.openapi(
     errors: ["webhook_not_found"],
     responses: { 200: json(WebhookEndpoint, "Endpoint"), ...errors(401, 403, 404) },
   }),
-  async (c) => c.json(endpointView(await ownedEndpoint(c.var.dbs.directory(), user(c).id, c.req.valid("param").id)), 200),
+  async (c) => c.json(endpointView(await ownedEndpoint(c.get("dbs").directory(), user(c).id, c.req.valid("param").id)), 200),
 );
 
 webhookRoutes.openapi(
@@ -91,7 +91,7 @@ webhookRoutes.openapi(
     responses: { 200: json(WebhookEndpoint, "Updated"), ...errors(400, 401, 403, 404) },
   }),
   async (c) => {
-    const row = await updateEndpoint(c.var.dbs.directory(), c.env, user(c).id, c.req.valid("param").id, c.req.valid("json"));
+    const row = await updateEndpoint(c.get("dbs").directory(), c.env, user(c).id, c.req.valid("param").id, c.req.valid("json"));
     return c.json(endpointView(row), 200);
   },
 );
@@ -111,7 +111,7 @@ webhookRoutes.openapi(
     responses: { 200: json(MessageBody, "Deleted"), ...errors(401, 403, 404) },
   }),
   async (c) => {
-    await deleteEndpoint(c.var.dbs.directory(), user(c).id, c.req.valid("param").id);
+    await deleteEndpoint(c.get("dbs").directory(), user(c).id, c.req.valid("param").id);
     return c.json({ message: "Webhook endpoint deleted" }, 200);
   },
 );
@@ -131,7 +131,7 @@ webhookRoutes.openapi(
     responses: { 202: json(QueuedDelivery, "Queued"), ...errors(401, 403, 404, 409) },
   }),
   async (c) => {
-    const db = c.var.dbs.directory();
+    const db = c.get("dbs").directory();
     const endpoint = await ownedEndpoint(db, user(c).id, c.req.valid("param").id);
     return c.json({ ...(await sendPing(c.env, db, endpoint)), message: "Ping queued" }, 202);
   },
@@ -152,7 +152,7 @@ webhookRoutes.openapi(
     responses: { 200: json(WebhookAttemptList, "Attempts"), ...errors(400, 401, 403, 404) },
   }),
   async (c) => {
-    const db = c.var.dbs.directory();
+    const db = c.get("dbs").directory();
     const endpoint = await ownedEndpoint(db, user(c).id, c.req.valid("param").id);
     const { limit, offset } = c.req.valid("query");
     const { items, total } = await listAttempts(db, endpoint.id, limit, offset);
@@ -175,7 +175,7 @@ webhookRoutes.openapi(
     responses: { 202: json(QueuedDelivery, "Queued"), ...errors(401, 403, 404, 409) },
   }),
   async (c) => {
-    const db = c.var.dbs.directory();
+    const db = c.get("dbs").directory();
     const { id, deliveryId } = c.req.valid("param");
     const endpoint = await ownedEndpoint(db, user(c).id, id);
     return c.json({ ...(await retryDelivery(c.env, db, endpoint, deliveryId)), message: "Retry queued" }, 202);

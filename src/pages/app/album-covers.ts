@@ -14,7 +14,7 @@ export async function coversOf(c: Context<AppEnv>, albums: Listed[]): Promise<Ma
   const entries = await Promise.all(
     albums.map(async (a): Promise<[string, string | null]> => {
       if (a.coverImageId || a.fileCount === 0) return [a.id, a.coverImageId];
-      const first = await visibleCover(c.var.dbs.shardOf("alb", a.id), { id: a.id, coverFileId: null }, { owner: true, adult: true }, now).catch(() => undefined);
+      const first = await visibleCover(c.get("dbs").shardOf("alb", a.id), { id: a.id, coverFileId: null }, { owner: true, adult: true }, now).catch(() => undefined);
       return [a.id, first?.id ?? null];
     }),
   );

@@ -53,7 +53,7 @@ function inProcessFetch(c: Context<AppEnv>): typeof fetch {
     if (body) headers.set("content-length", String(body.byteLength));
     const ip = c.req.header("cf-connecting-ip");
     if (ip) headers.set("cf-connecting-ip", ip);
-    const bookmark = c.var.dbs.bookmark();
+    const bookmark = c.get("dbs").bookmark();
     if (bookmark) headers.set(BOOKMARK_HEADER, bookmark);
     const req = new Request(sent.url, { method: sent.method, headers, body });
     const s = c.get("pageSession");
@@ -63,7 +63,7 @@ function inProcessFetch(c: Context<AppEnv>): typeof fetch {
 
 /** The client of this page request: the session's bearer token, no retries (a 429 is the page's to explain). */
 function clientOf(c: Context<AppEnv>): ImghostClient {
-  let client = c.var.apiClient;
+  let client = c.get("apiClient");
   if (!client) {
     const baseUrl = new URL(API_BASE, c.req.url).href;
     client = createClient({ baseUrl, accessToken: c.get("pageSession")?.access, fetch: inProcessFetch(c), retry: { attempts: 1 } });

@@ -61,7 +61,7 @@ keyPages.post("/app/sharex", requireSession, requireFormToken, async (c) => {
   const key = typeof form.key === "string" ? form.key : "";
   let owner: Awaited<ReturnType<typeof authenticateApiKey>> | null = null;
   try {
-    owner = await authenticateApiKey(c.env, c.var.dbs.directory(), key, c.executionCtx);
+    owner = await authenticateApiKey(c.env, c.get("dbs").directory(), key, c.executionCtx);
   } catch {
     owner = null;
   }

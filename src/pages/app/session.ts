@@ -50,7 +50,7 @@ export async function pageSession(c: Context<AppEnv>): Promise<PageSession | nul
   // 60 s of margin so a token handed to a client script stays valid for its next calls.
   if (claims?.typ === "access" && claims.sid && claims.exp * 1000 - Date.now() > 60_000) {
     // The JWT alone outlives a logout or account deletion: check the session row too.
-    const found = await findSession(c.env, c.var.dbs.directory(), c.executionCtx, claims.sub, claims.sid);
+    const found = await findSession(c.env, c.get("dbs").directory(), c.executionCtx, claims.sub, claims.sid);
     if (sessionState(found) !== "live") {
       clearSessionCookie(c);
       return null;
@@ -58,11 +58,11 @@ export async function pageSession(c: Context<AppEnv>): Promise<PageSession | nul
     return { access, sessionId: claims.sid, userId: claims.sub, principal: { kind: "session", ip: clientIp(c.req.raw), user: found!.user.authUser, sessionId: claims.sid } };
   }
   try {
-    const next = await refreshSession(c.var.dbs.directory(), c.env, refresh);
+    const next = await refreshSession(c.get("dbs").directory(), c.env, refresh);
     setSessionCookie(c, next);
     const fresh = await verifyToken(jwtConfig(c.env), next.access_token);
     if (!fresh?.sid) return null;
-    const found = await findSession(c.env, c.var.dbs.directory(), c.executionCtx, fresh.sub, fresh.sid);
+    const found = await findSession(c.env, c.get("dbs").directory(), c.executionCtx, fresh.sub, fresh.sid);
     if (sessionState(found) !== "live") return null;
     const principal: Principal = { kind: "session", ip: clientIp(c.req.raw), user: found!.user.authUser, sessionId: fresh.sid };
     return { access: next.access_token, sessionId: fresh.sid, userId: fresh.sub, principal };

@@ -34,23 +34,25 @@ export type D1Client = D1Database | D1DatabaseSession;
  * drizzle (and runBatch) call only `prepare` and `batch`.
  */
 export class ShardClient {
-  #d1: D1Client;
+  #d1: D1Client | (() => D1Client);
   #shard: number;
-  constructor(d1: D1Client, shard: number) {
+  /** `d1` may be given as a function, called on first use: a handle that runs no query opens no session. */
+  constructor(d1: D1Client | (() => D1Client), shard: number) {
     this.#d1 = d1;
     this.#shard = shard;
   }
   get d1(): D1Client {
+    if (typeof this.#d1 === "function") this.#d1 = this.#d1();
     return this.#d1;
   }
   get shard(): number {
     return this.#shard;
   }
   prepare(query: string): D1PreparedStatement {
-    return this.#d1.prepare(query);
+    return this.d1.prepare(query);
   }
   batch<T = unknown>(statements: D1PreparedStatement[]): Promise<D1Result<T>[]> {
-    return this.#d1.batch<T>(statements);
+    return this.d1.batch<T>(statements);
   }
   /** From now on, reads through another shard's binding or session: only a routed handle moves (moved-ids.ts). */
   protected moveTo(d1: D1Client, shard: number): void {

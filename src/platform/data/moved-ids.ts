@@ -26,7 +26,7 @@ class RoutedShardClient extends ShardClient {
     private readonly open: (shard: number) => ShardDb,
     shard: number,
   ) {
-    super(open(shard).$client.d1, shard);
+    super(() => open(shard).$client.d1, shard); // opened by the first query (an edge-record answer runs none)
     this.triedShard0 = shard === 0;
   }
   /** Throws for a shard this deployment does not have, and then still points where it did. */

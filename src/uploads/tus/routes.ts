@@ -136,8 +136,8 @@ tusRoutes.openapi(
     const length = readSize("Upload-Length", c.req.header("upload-length"));
     if (length < 1) throw new ApiError("invalid_tus_header", "Upload-Length must be at least 1", { header: "Upload-Length" });
     const uploader = uploaderOf(c.get("principal"));
-    const dbs = c.var.dbs.directoryAndShard(startShard(c.env, uploader));
-    const albumDb = (albumId: string) => c.var.dbs.shardOf("alb", albumId);
+    const dbs = c.get("dbs").directoryAndShard(startShard(c.env, uploader));
+    const albumDb = (albumId: string) => c.get("dbs").shardOf("alb", albumId);
     const created = await createTusUpload(c.env, c.executionCtx, dbs, uploader, { length, metadataHeader, chunk: chunkOf(c, false), albumDb });
     c.header("Location", apiUrl(c.env, pathOf("uploads.tus.append", { uploadId: created.uploadId })));
     progressHeaders(c, created, created.expiresAt);
@@ -174,7 +174,7 @@ tusRoutes.openapi(
   }),
   async (c) => {
     const { uploadId } = c.req.valid("param");
-    const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", uploadId) };
+    const dbs = { directory: c.get("dbs").directory(), shard: c.get("dbs").shardOf("upl", uploadId) };
     const status = await describeTusUpload(c.env, c.executionCtx, dbs, uploaderOf(c.get("principal")), uploadId);
     if (c.req.method === "HEAD") {
       // A failed upload takes no more bytes: to a tus client it is gone (GET still says why: state "failed").
@@ -230,7 +230,7 @@ tusRoutes.openapi(
     const { uploadId } = c.req.valid("param");
     const chunk = chunkOf(c, true)!;
     const offset = readSize("Upload-Offset", c.req.header("upload-offset"));
-    const dbs = { directory: c.var.dbs.directory(), shard: c.var.dbs.shardOf("upl", uploadId) };
+    const dbs = { directory: c.get("dbs").directory(), shard: c.get("dbs").shardOf("upl", uploadId) };
     const uploader = uploaderOf(c.get("principal"));
     const progress = await appendToTusUpload(c.env, c.executionCtx, dbs, uploader, uploadId, offset, chunk);
     progressHeaders(c, progress, progress.expiresAt);
@@ -254,7 +254,7 @@ tusRoutes.openapi(
   }),
   async (c) => {
     const { uploadId } = c.req.valid("param");
-    await terminateTusUpload(c.env, c.var.dbs.shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId);
+    await terminateTusUpload(c.env, c.get("dbs").shardOf("upl", uploadId), uploaderOf(c.get("principal")), uploadId);
     return c.body(null, 204);
   },
 );
