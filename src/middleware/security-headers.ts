@@ -11,12 +11,24 @@ import { config } from "../config/env";
 // Headers a route already set win (overwrite: false): pages send their own CSP and X-Frame-Options, and
 // byte links their Cross-Origin-Resource-Policy: cross-origin (images are embedded everywhere).
 const common = { overwrite: false, crossOriginResourcePolicy: false } as const;
-const withHsts = secureHeaders({ ...common, strictTransportSecurity: "max-age=31536000; includeSubDomains" });
-const withoutHsts = secureHeaders({ ...common, strictTransportSecurity: false });
+// JSON is never a document: the API gets the headers OWASP's REST cheat sheet names (nosniff, no framing; HSTS),
+// not those that only act on pages (COOP, Origin-Agent-Cluster, DNS prefetch, IE8's download and XSS options).
+const forJson = {
+  ...common, xFrameOptions: "DENY", crossOriginOpenerPolicy: false, originAgentCluster: false, referrerPolicy: false,
+  xDnsPrefetchControl: false, xDownloadOptions: false, xPermittedCrossDomainPolicies: false, xXssProtection: false,
+} as const;
+const HSTS = "max-age=31536000; includeSubDomains";
+const headers = {
+  production: { api: secureHeaders({ ...forJson, strictTransportSecurity: HSTS }), other: secureHeaders({ ...common, strictTransportSecurity: HSTS }) },
+  local: { api: secureHeaders({ ...forJson, strictTransportSecurity: false }), other: secureHeaders({ ...common, strictTransportSecurity: false }) },
+};
 
-/** nosniff and friends everywhere; HSTS only in production (locally everything is plain http). */
+/** nosniff everywhere, and the rest of Hono's set where it applies; HSTS only in production (locally all is http). */
 export const securityHeaders = () =>
-  createMiddleware<AppEnv>((c, next) => (config(c.env).environment === "production" ? withHsts : withoutHsts)(c, next));
+  createMiddleware<AppEnv>((c, next) => {
+    const set = config(c.env).environment === "production" ? headers.production : headers.local;
+    return (c.req.path.startsWith("/api/") ? set.api : set.other)(c, next);
+  });
 
 const corsHeaders = {
   allowHeaders: ["Authorization", "Content-Type", "X-Album-Password", "X-Delete-Token", "If-None-Match", "X-D1-Bookmark", "X-Request-Id", ...TUS_REQUEST_HEADERS],

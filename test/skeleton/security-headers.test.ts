@@ -17,8 +17,18 @@ describe("security headers", () => {
   it("JSON API responses carry nosniff: successes, errors, 404s, validation errors", async () => {
     for (const reply of [await call("/account", { token: user.access }), await call("/account"), await call("/nope"), await call("/auth/signup", { body: {} })]) {
       expect(reply.headers.get("x-content-type-options"), String(reply.status)).toBe("nosniff");
+      expect(reply.headers.get("x-frame-options"), String(reply.status)).toBe("DENY");
       expect(reply.headers.get("strict-transport-security")).toBeNull(); // not production
     }
+  });
+
+  it("JSON gets the API's set, pages the document headers too", async () => {
+    const documentOnly = ["cross-origin-opener-policy", "origin-agent-cluster", "x-dns-prefetch-control", "x-download-options", "x-xss-protection"];
+    const api = await call(`/files/${fileId}`);
+    for (const h of documentOnly) expect(api.headers.get(h), h).toBeNull();
+    const page = await fetchRaw(`${SITE}/docs`);
+    await page.body?.cancel();
+    for (const h of [...documentOnly, "referrer-policy", "x-permitted-cross-domain-policies"]) expect(page.headers.get(h), h).not.toBeNull();
   });
 
   it("production responses carry HSTS on the API, pages and byte links", async () => {
