@@ -15,7 +15,7 @@
 // Run: npm run bench -- serving   (3 interleaved rounds of 4 s per case; --quick: one round of 2 s). Port: BENCH_PORT_BASE + 40 (default 8830);
 // --against <commit>: that commit's app on BENCH_PORT_BASE + 41, interleaved case by case (bench:interleaves-against).
 import { createHash, randomBytes } from "node:crypto";
-import { benchPort, fmt, load, printTable, quick, ratio, startBenchApp, writeSummary } from "./lib/index.mjs";
+import { benchPort, fmt, load, medianRatio, printTable, quick, ratio, startBenchApp, writeSummary } from "./lib/index.mjs";
 import { makePng } from "./lib/png.mjs";
 
 // Interleaved rounds: every case runs once per round, so a burst of load from elsewhere on the machine falls on
@@ -186,6 +186,8 @@ printTable(rows, [
   { key: "rps", title: "vs 3 bare lookups (D)", format: (v, row) => (/^(short link \{|CDN link)/.test(row.label) && baseOf.D ? ratio(v, baseOf.D.rps) : "") },
   // ... and reads decided from one record against one bare lookup (E): what the API's chain and handler cost.
   { key: "rps", title: "vs 1 bare lookup (E)", format: (v, row) => (row.base === "A" && !/baseline [AE]\)/.test(row.label) && baseOf.E ? ratio(v, baseOf.E.rps) : "") },
+  // ... and the median of each round's own ratio to E (measured next to it), which a slow round does not pull.
+  { key: "roundsRps", title: "vs E, median of rounds", format: (v, row) => (row.base === "A" && !/baseline [AE]\)/.test(row.label) && baseOf.E ? `${medianRatio(v, baseOf.E.roundsRps)?.toFixed(3) ?? "-"}x` : "") },
 ]);
 console.log(`${connections} connections, ${rounds} interleaved rounds of ${seconds} s per case, load generator: ${rows[0]?.tool}. Baseline A: static JSON route;
 baseline B: bare BUCKET.get of the same 1 MB object; baseline C: bare caches.default.match of it; baseline D: two small

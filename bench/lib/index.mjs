@@ -5,4 +5,4 @@ export { within, fetchWithin } from "./bounded.mjs";
 export { benchConfigPath, BENCH_CONFIG } from "./bench-config.mjs";
 export { load, findWrk } from "./load.mjs";
 export { inWorkerd, summarize } from "./workerd.mjs";
-export { stats, fmt, ratio, printTable, writeSummary, environment, quick, benchPort, resultsDir } from "./report.mjs";
+export { stats, fmt, ratio, medianRatio, printTable, writeSummary, environment, quick, benchPort, resultsDir } from "./report.mjs";

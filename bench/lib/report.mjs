@@ -102,3 +102,10 @@ export const quick = process.env.BENCH_QUICK === "1" || process.argv.includes("-
 export function benchPort(offset = 0) {
   return Number(process.env.BENCH_PORT_BASE ?? 8790) + offset;
 }
+
+/** The median of the rounds' own ratios: each round measured a read next to its baseline, so a slow round cancels. */
+export const medianRatio = (rounds, baseRounds) => {
+  if (!rounds?.length || rounds.length !== baseRounds?.length) return null;
+  const each = rounds.map((v, i) => v / baseRounds[i]).sort((a, b) => a - b);
+  return each.length % 2 ? each[(each.length - 1) / 2] : (each[each.length / 2 - 1] + each[each.length / 2]) / 2;
+};

@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { medianRatio } from "../../bench/lib/report.mjs";
 
 const git = (root, ...args) => execFileSync("git", ["-C", root, ...args], { encoding: "utf8" }).trim();
 
@@ -33,6 +34,7 @@ function figures(name, summary) {
       if (r.label.startsWith("bare") || r.label.startsWith("static")) continue;
       out.push([`${r.label} vs baseline ${r.base}`, ratio(r.rps, base[r.base]?.rps)]);
       if (r.base === "A" && base.E) out.push([`${r.label} vs baseline E`, ratio(r.rps, base.E.rps)]);
+      if (r.base === "A" && base.E) out.push([`${r.label} vs baseline E, median of rounds`, medianRatio(r.roundsRps, base.E.roundsRps)]);
       out.push([`${r.label}: CPU ms over baseline ${r.base}`, r.cpuMsPerRequest - base[r.base]?.cpuMsPerRequest, "ms"]);
     }
     return out;
