@@ -57,12 +57,19 @@ describe("database handles", () => {
 });
 
 describe("a request's handles", () => {
-  // A write on each database through c.var.dbs, answered with x-d1-bookmark as the API answers it.
-  const app = new Hono<AppEnv>().use(dbHandle()).post("/api/write/:shard", async (c) => {
-    const n = Number(c.req.param("shard"));
-    await c.var.dbs.shard(n).$client.prepare("SELECT 1").run();
-    return c.text("ok");
-  });
+  // A write on each database through c.get("dbs"), answered with x-d1-bookmark as the API answers it.
+  const app = new Hono<AppEnv>()
+    .use(dbHandle())
+    .post("/api/write/:shard", async (c) => {
+      const n = Number(c.req.param("shard"));
+      await c.get("dbs").shard(n).$client.prepare("SELECT 1").run();
+      return c.text("ok");
+    })
+    .post("/api/routed/:query", async (c) => {
+      const db = c.get("dbs").shardOf("file", "f_not_a_real_id");
+      if (c.req.param("query") === "yes") await db.$client.prepare("SELECT 1").run();
+      return c.text(String(db.$client.shard));
+    });
   const post = (path: string, bookmark?: string) =>
     app.request(path, { method: "POST", headers: bookmark ? { [BOOKMARK_HEADER]: bookmark } : {} }, env);
 
@@ -83,5 +90,22 @@ describe("a request's handles", () => {
     // Sent back, each database's session starts at least at the client's bookmark.
     const third = parseBookmarks((await post("/api/write/1", first)).headers.get(BOOKMARK_HEADER), 2);
     expect(third.get(1)!.localeCompare(marks.get(1)!)).toBeGreaterThan(0);
+  });
+
+  it("a routed handle opens its session at its first query: a read answered from an edge record opens none", async () => {
+    // The real binding, with its sessions counted.
+    let sessions = 0;
+    const DB = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "withSession") return (...args: Parameters<D1Database["withSession"]>) => (sessions++, target.withSession(...args));
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const unused = await app.request("/api/routed/no", { method: "POST" }, { ...env, DB });
+    expect([await unused.text(), sessions]).toEqual(["0", 0]);
+    const queried = await app.request("/api/routed/yes", { method: "POST" }, { ...env, DB });
+    expect([await queried.text(), sessions]).toEqual(["0", 1]);
+    expect(queried.headers.get(BOOKMARK_HEADER)).toMatch(/^[0-9a-f-]+$/);
   });
 });
