@@ -6,6 +6,7 @@ import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { AppEnv } from "../platform/http/env";
 import { clientIp } from "../platform/http/client-ip";
+import { setAnswerHeaders } from "../platform/http/answer-headers";
 import { RateLimitError } from "../platform/errors/errors";
 import { limiterFor, type LimitState } from "./rate-limiter";
 import { leases, type LeaseSource, type WaitUntil } from "./leases";
@@ -111,16 +112,9 @@ function tooManyRequests(state: LimitState): RateLimitError {
 function setHeaders(c: Context<AppEnv>, s: LimitState) {
   // A more specific limit (e.g. login attempts) may already have described itself on its own 429.
   if (c.res.headers.has("X-RateLimit-Limit")) return;
-  const values: [string, string][] = [
+  setAnswerHeaders(c, [
     ["X-RateLimit-Limit", String(s.limit)],
     ["X-RateLimit-Remaining", String(s.remaining)],
     ["X-RateLimit-Reset", String(s.reset)],
-  ];
-  try {
-    for (const [k, v] of values) c.res.headers.set(k, v);
-  } catch {
-    // Responses passed through from a binding (e.g. fetch) have immutable headers: copy once.
-    c.res = new Response(c.res.body, c.res);
-    for (const [k, v] of values) c.res.headers.set(k, v);
-  }
+  ]);
 }

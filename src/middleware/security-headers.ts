@@ -1,10 +1,10 @@
 // Response headers every address gets (Hono's secure-headers), and the API's CORS policy.
-import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { secureHeaders } from "hono/secure-headers";
 import { cors } from "hono/cors";
 import type { AppEnv } from "../platform/http/env";
 import type { RouteMatcher } from "../platform/http/route-traits";
+import { setAnswerHeaders } from "../platform/http/answer-headers";
 import { TUS_REQUEST_HEADERS, TUS_RESPONSE_HEADERS } from "../platform/http/tus-headers";
 import { config } from "../config/env";
 
@@ -42,7 +42,7 @@ const apiCorsPolicy = cors({
   maxAge: 86400,
 });
 
-const exposed = corsHeaders.exposeHeaders.join(",");
+const answerCors = [["Access-Control-Allow-Origin", "*"], ["Access-Control-Expose-Headers", corsHeaders.exposeHeaders.join(",")]] as const;
 
 /**
  * CORS for Bearer credentials from any origin, never cookies (the API reads none; the web app's /app routes get no
@@ -57,15 +57,5 @@ export const apiCors = (hasOptionsRoute: RouteMatcher) =>
     // Set on the answer, not before it: a header set before the handler makes Hono build a placeholder response
     // and copy its headers into the real one (a tenth of an API read's CPU in the profile).
     await next();
-    setOnAnswer(c, "Access-Control-Allow-Origin", "*");
-    setOnAnswer(c, "Access-Control-Expose-Headers", exposed);
+    setAnswerHeaders(c, answerCors);
   });
-
-function setOnAnswer(c: Context<AppEnv>, name: string, value: string) {
-  try {
-    c.res.headers.set(name, value);
-  } catch {
-    c.res = new Response(c.res.body, c.res); // a response passed through from a binding has immutable headers
-    c.res.headers.set(name, value);
-  }
-}

@@ -48,11 +48,17 @@ export type VerifiedPut =
 /** R2's own refusal of a body whose SHA-256 is not the one it was given (BadDigest, code 10037). */
 const R2_BAD_DIGEST = /checksum you specified did not match|\(10037\)/i;
 
-/** PUT of a whole file; R2 gets the expected SHA-256 and refuses a body that does not match, so nothing wrong becomes
- * visible and the worker hashes nothing. `knownLength`: the body goes to R2 natively (no JavaScript per chunk) while
- * its magic bytes are sniffed from a tee (a mismatch is removed by the caller); else a counting source into a
- * FixedLengthStream tells a wrong size from an interruption (docs/uploads.md). Without an expected SHA-256 (upload
- * from a URL) the chunked path hashes the bytes on the way (DigestStream) and answers the digest. */
+/**
+ * PUT of a whole file. R2 is given the expected SHA-256 and refuses to store a body that does not match it,
+ * so nothing wrong ever becomes visible and the worker hashes nothing itself.
+ * - `knownLength` (the Content-Length is the presigned size, as curl, ShareX and browsers send it): the
+ *   request body goes to R2 as it is, natively streamed with no JavaScript per chunk, like a bare put; the
+ *   magic bytes are then read back from the stored object (64 bytes), and a mismatch is removed by the caller.
+ * - a chunked body: the sniffed head and then the rest flow through a counting source into a
+ *   FixedLengthStream of the presigned size; the count tells a wrong size from an interruption.
+ * Without an expected SHA-256 (upload from a URL: nobody knew it before the bytes came), the chunked path hashes
+ * the bytes as they pass (crypto.DigestStream) and answers the digest; R2 then has nothing to check.
+ */
 export async function putVerified(
   bucket: R2Bucket,
   key: string,
@@ -124,25 +130,18 @@ async function putKnownLength(
   expect: { bytes: number; sha256: string; mime: UploadMime },
   options: R2PutOptions,
 ): Promise<VerifiedPut> {
-  // workerd tees a request body natively (both branches keep its length): R2 streams one branch while the first
-  // bytes are read from the other, which is then cancelled. No read-back of the stored object.
-  const [probe, rest] = body.tee();
-  const reader = probe.getReader();
-  const sniffing = readHead(reader, SNIFF_BYTES).then(
-    (head) => head.bytes,
-    () => new Uint8Array(),
-  ).finally(() => reader.cancel().catch(() => undefined));
   let object: R2Object;
   try {
-    object = (await bucket.put(key, rest, options))!;
+    object = (await bucket.put(key, body, options))!;
   } catch (err) {
-    await sniffing;
     const text = errorText(err);
     if (R2_BAD_DIGEST.test(text)) return { ok: false, reason: "checksum_mismatch", receivedBytes: expect.bytes, stored: false };
     if (R2_PUT_ERROR.test(text)) throw err;
     return { ok: false, reason: "interrupted", stored: false }; // the body broke off: R2 stored nothing
   }
-  if (!magicMatches(expect.mime, await sniffing)) return { ok: false, reason: "magic_mismatch", stored: true };
+  const head = await bucket.get(key, { range: { offset: 0, length: SNIFF_BYTES } });
+  const first = head ? new Uint8Array(await head.arrayBuffer()) : new Uint8Array();
+  if (!magicMatches(expect.mime, first)) return { ok: false, reason: "magic_mismatch", stored: true };
   return { ok: true, object, sha256: expect.sha256 };
 }
 

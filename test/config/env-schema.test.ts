@@ -2,9 +2,8 @@
 // with its name, production's refusals, and the single slot that parses once per env (and again when a test
 // changes the shared env in place).
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it, vi } from "vitest";
-import worker from "../../src/index";
+import { describe, expect, it } from "vitest";
+import { fetchWithEnv, queueWithEnv, quietly } from "../support/startup";
 import { config, configAtEntry, ConfigError } from "../../src/config/env";
 import { CONFIG_NAMES, parseConfig, REQUIRED_SECRETS, VAR_DEFAULTS } from "../../src/config/env-schema";
 
@@ -140,18 +139,13 @@ describe("config(env): parsed once, frozen", () => {
 describe("at startup", () => {
   it("a bad var: every request 503 naming it, logged; queue batches refused", async () => {
     const bad = { ...env, PHASH_DISTANCE: "near" } as Env;
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    try {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request("http://localhost:8787/api/v1/health"), bad, ctx);
-      await waitOnExecutionContext(ctx);
+    await quietly(async (logged) => {
+      const res = await fetchWithEnv(bad);
       expect(res.status).toBe(503);
       expect(await res.text()).toMatch(/^Service misconfigured: PHASH_DISTANCE: expected a whole number/);
-      expect(logged.mock.calls.flat().join(" ")).toMatch(/refusing to run: PHASH_DISTANCE/);
-      const batch = { queue: "image-jobs", messages: [], retryAll: () => {}, ackAll: () => {} } as unknown as MessageBatch<never>;
-      await expect(worker.queue(batch, bad)).rejects.toThrow(/PHASH_DISTANCE/);
-    } finally {
-      logged.mockRestore();
-    }
+      expect(logged()).toMatch(/refusing to run: PHASH_DISTANCE/);
+      await expect(queueWithEnv(bad)).rejects.toThrow(/PHASH_DISTANCE/);
+    });
   });
+
 });

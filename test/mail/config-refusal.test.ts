@@ -2,20 +2,16 @@
 // an address), the worker refuses every request, queue batch and cron run and says why, as it refuses
 // OUTBOUND_ALLOW_HOSTS (test/webhooks/config-refusal.test.ts).
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
-import { describe, expect, it, vi } from "vitest";
+import { createExecutionContext, createScheduledController } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { parseMailFrom } from "../../src/config/env-schema";
+import { fetchWithEnv, queueWithEnv, quietly } from "../support/startup";
 
 const { EMAIL: _, ...withoutBinding } = env;
 const production = (overrides: Record<string, unknown>) => ({ ...env, ENVIRONMENT: "production", ...overrides }) as Env;
 
-async function answer(e: Env): Promise<Response> {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://localhost:8787/api/v1/openapi.json"), e, ctx);
-  await waitOnExecutionContext(ctx);
-  return res;
-}
+const answer = (e: Env) => fetchWithEnv(e, "/api/v1/openapi.json");
 
 describe("production without mail", () => {
   it.each([
@@ -24,18 +20,14 @@ describe("production without mail", () => {
     ["a MAIL_FROM without a name", production({ MAIL_FROM: "noreply@example.com" }), /MAIL_FROM.*production/],
     ["a MAIL_FROM without an address", production({ MAIL_FROM: "imghost <noreply>" }), /MAIL_FROM.*production/],
   ])("%s: every request is 503 with the reason, logged; queue batches and crons fail", async (_, misconfigured, reason) => {
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    try {
+    await quietly(async (logged) => {
       const res = await answer(misconfigured);
       expect(res.status).toBe(503);
       expect(await res.text()).toMatch(reason);
-      expect(logged.mock.calls.flat().join(" ")).toMatch(reason);
-      const batch = { queue: "image-jobs", messages: [], retryAll: () => {}, ackAll: () => {} } as unknown as MessageBatch<never>;
-      await expect(worker.queue(batch, misconfigured)).rejects.toThrow(reason);
+      expect(logged()).toMatch(reason);
+      await expect(queueWithEnv(misconfigured)).rejects.toThrow(reason);
       await expect(worker.scheduled(createScheduledController(), misconfigured, createExecutionContext())).rejects.toThrow(reason);
-    } finally {
-      logged.mockRestore();
-    }
+    });
   });
 
   it("with both, production runs; outside production neither is required", async () => {
