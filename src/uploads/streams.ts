@@ -48,17 +48,11 @@ export type VerifiedPut =
 /** R2's own refusal of a body whose SHA-256 is not the one it was given (BadDigest, code 10037). */
 const R2_BAD_DIGEST = /checksum you specified did not match|\(10037\)/i;
 
-/**
- * PUT of a whole file. R2 is given the expected SHA-256 and refuses to store a body that does not match it,
- * so nothing wrong ever becomes visible and the worker hashes nothing itself.
- * - `knownLength` (the Content-Length is the presigned size, as curl, ShareX and browsers send it): the
- *   request body goes to R2 as it is, natively streamed with no JavaScript per chunk, like a bare put; the
- *   magic bytes are then read back from the stored object (64 bytes), and a mismatch is removed by the caller.
- * - a chunked body: the sniffed head and then the rest flow through a counting source into a
- *   FixedLengthStream of the presigned size; the count tells a wrong size from an interruption.
- * Without an expected SHA-256 (upload from a URL: nobody knew it before the bytes came), the chunked path hashes
- * the bytes as they pass (crypto.DigestStream) and answers the digest; R2 then has nothing to check.
- */
+/** PUT of a whole file; R2 gets the expected SHA-256 and refuses a body that does not match, so nothing wrong becomes
+ * visible and the worker hashes nothing. `knownLength`: the body goes to R2 natively (no JavaScript per chunk), then its
+ * first 64 bytes are read back (a mismatch is removed by the caller); else a counting source into a FixedLengthStream
+ * tells a wrong size from an interruption (docs/uploads.md). Without an expected SHA-256 (upload from a URL) the
+ * chunked path hashes the bytes on the way (DigestStream) and answers the digest. */
 export async function putVerified(
   bucket: R2Bucket,
   key: string,
